@@ -1,0 +1,163 @@
+import { t, type Static } from 'elysia'
+import { Value } from '@sinclair/typebox/value'
+
+/**
+ * Chat configuration, read from the environment.
+ *
+ * | Variable | Default | Meaning |
+ * |---|---|---|
+ * | `CHAT_PROVIDERS` | `{}` | JSON object naming OpenAI-compatible upstreams: `{"<name>": {"baseUrl": "https://api.deepseek.com/v1", "apiKeyEnv": "DEEPSEEK_API_KEY"}}`. Per provider: `baseUrl` (required, http/https, the prefix before `/chat/completions`); `apiKey` or `apiKeyEnv` (the name of another variable holding the key; omit both for keyless servers such as Ollama); `headers` (extra request headers); `connectTimeoutMs` (10000, until response headers of a stream); `firstTokenTimeoutMs` (60000, from headers to the first chunk); `idleTimeoutMs` (30000, silence allowed between chunks); `requestTimeoutMs` (600000, a whole non-streaming request); `maxRetries` (2, extra attempts on 429, 5xx, connect errors and timeouts before the first byte reaches the client); `retryBaseMs` (250, first back-off, doubled per attempt); `retryMaxMs` (10000, cap on any back-off, including an upstream `Retry-After`). The name `echo` is reserved for the built-in offline provider. |
+ * | `CHAT_MODELS` | `{"echo":[{"provider":"echo","model":"echo"}],"echo-reasoner":[{"provider":"echo","model":"echo-reasoner"}]}` | JSON object mapping each public model name (listed by `GET /models`) to an ordered list of `{"provider","model"}` attempts; `model` is the name sent upstream. Later entries are fallbacks, tried only before the first byte reaches the client. `provider` is a `CHAT_PROVIDERS` name or `echo`. |
+ * | `CHAT_KEEPALIVE_MS` | `15000` | Interval of `: keep-alive` comments while a stream waits on its upstream; a positive integer. |
+ * | `ECHO_TOKEN_DELAY_MS` | `0` | Pause between tokens streamed by the `echo` provider (`0` = as fast as possible). |
+ *
+ * An empty variable counts as unset. Any other bad value throws an `Error` whose one-line message names the variable.
+ */
+export function parseChatConfig(env: Record<string, string | undefined>): ChatConfig {
+  const providers = parseProviders(env)
+  const models = parseModels(env.CHAT_MODELS, providers)
+  return {
+    providers,
+    models,
+    keepAliveMs: parseInteger(env, 'CHAT_KEEPALIVE_MS', 15_000, 1),
+    echoTokenDelayMs: parseInteger(env, 'ECHO_TOKEN_DELAY_MS', 0, 0),
+  }
+}
+
+/** The name of the built-in offline provider; `CHAT_PROVIDERS` may not redefine it. */
+export const ECHO_PROVIDER = 'echo'
+
+const Timeout = t.Integer({ minimum: 1 })
+
+const ProviderSettings = t.Object(
+  {
+    baseUrl: t.String({ minLength: 1 }),
+    apiKey: t.Optional(t.String({ minLength: 1 })),
+    apiKeyEnv: t.Optional(t.String({ minLength: 1 })),
+    headers: t.Optional(t.Record(t.String(), t.String())),
+    connectTimeoutMs: t.Optional(Timeout),
+    firstTokenTimeoutMs: t.Optional(Timeout),
+    idleTimeoutMs: t.Optional(Timeout),
+    requestTimeoutMs: t.Optional(Timeout),
+    maxRetries: t.Optional(t.Integer({ minimum: 0, maximum: 10 })),
+    retryBaseMs: t.Optional(t.Integer({ minimum: 0 })),
+    retryMaxMs: t.Optional(t.Integer({ minimum: 0 })),
+  },
+  { additionalProperties: false },
+)
+
+const ProvidersSetting = t.Record(t.String({ minLength: 1 }), ProviderSettings)
+
+const ModelRoute = t.Object(
+  { provider: t.String({ minLength: 1 }), model: t.String({ minLength: 1 }) },
+  { additionalProperties: false },
+)
+
+const ModelsSetting = t.Record(t.String({ minLength: 1 }), t.Array(ModelRoute, { minItems: 1 }))
+
+type Settings = Static<typeof ProviderSettings>
+type Tuning = 'connectTimeoutMs' | 'firstTokenTimeoutMs' | 'idleTimeoutMs' | 'requestTimeoutMs' | 'maxRetries' | 'retryBaseMs' | 'retryMaxMs'
+
+/** One upstream after defaults are applied and `apiKeyEnv` is resolved to `apiKey`. */
+export type ProviderConfig = Omit<Settings, 'apiKeyEnv' | Tuning> & Required<Pick<Settings, Tuning>>
+/** One attempt of a public model: which provider, and the model name it is sent as. */
+export type ModelRoute = Static<typeof ModelRoute>
+
+/** The chat feature's slice of the configuration. */
+export type ChatConfig = {
+  providers: Record<string, ProviderConfig>
+  models: Record<string, ModelRoute[]>
+  keepAliveMs: number
+  echoTokenDelayMs: number
+}
+
+/** Defaults for every provider setting a `CHAT_PROVIDERS` entry may omit. */
+export const PROVIDER_DEFAULTS: Required<Pick<Settings, Tuning>> = {
+  connectTimeoutMs: 10_000,
+  firstTokenTimeoutMs: 60_000,
+  idleTimeoutMs: 30_000,
+  requestTimeoutMs: 600_000,
+  maxRetries: 2,
+  retryBaseMs: 250,
+  retryMaxMs: 10_000,
+}
+
+/** What `GET /models` lists when `CHAT_MODELS` is unset. */
+export const DEFAULT_MODELS: Record<string, ModelRoute[]> = {
+  echo: [{ provider: ECHO_PROVIDER, model: 'echo' }],
+  'echo-reasoner': [{ provider: ECHO_PROVIDER, model: 'echo-reasoner' }],
+}
+
+function parseProviders(env: Record<string, string | undefined>): Record<string, ProviderConfig> {
+  const name = 'CHAT_PROVIDERS'
+  const settings = parseJson(name, env[name], ProvidersSetting) ?? {}
+  const providers: Record<string, ProviderConfig> = {}
+  for (const [provider, { apiKeyEnv, ...entry }] of Object.entries(settings)) {
+    const at = `${name}: provider '${provider}'`
+    if (provider === ECHO_PROVIDER) throw new Error(`${at}: the name '${ECHO_PROVIDER}' is reserved for the built-in provider`)
+    if (!isHttpUrl(entry.baseUrl)) throw new Error(`${at}: baseUrl must be an http:// or https:// URL, got '${entry.baseUrl}'`)
+    if (entry.apiKey !== undefined && apiKeyEnv !== undefined) throw new Error(`${at}: set apiKey or apiKeyEnv, not both`)
+    let apiKey = entry.apiKey
+    if (apiKeyEnv !== undefined) {
+      apiKey = env[apiKeyEnv]
+      if (!apiKey) throw new Error(`${at}: apiKeyEnv names ${apiKeyEnv}, which is unset or empty`)
+    }
+    providers[provider] = {
+      ...PROVIDER_DEFAULTS,
+      ...entry,
+      baseUrl: entry.baseUrl.replace(/\/+$/, ''),
+      ...(apiKey === undefined ? {} : { apiKey }),
+    }
+  }
+  return providers
+}
+
+function parseModels(raw: string | undefined, providers: Record<string, ProviderConfig>): Record<string, ModelRoute[]> {
+  const name = 'CHAT_MODELS'
+  const models = parseJson(name, raw, ModelsSetting)
+  if (models === undefined) return DEFAULT_MODELS
+  if (Object.keys(models).length === 0) throw new Error(`${name}: must name at least one model`)
+  for (const [model, routes] of Object.entries(models)) {
+    for (const route of routes) {
+      if (route.provider !== ECHO_PROVIDER && !(route.provider in providers)) {
+        throw new Error(`${name}: model '${model}' uses provider '${route.provider}', which CHAT_PROVIDERS does not define`)
+      }
+    }
+  }
+  return models
+}
+
+function parseJson<Schema extends typeof ProvidersSetting | typeof ModelsSetting>(
+  name: string,
+  raw: string | undefined,
+  schema: Schema,
+): Static<Schema> | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined
+  let value: unknown
+  try {
+    value = JSON.parse(raw)
+  } catch (error) {
+    throw new Error(`${name}: not valid JSON (${(error as Error).message})`)
+  }
+  const problem = Value.Errors(schema, value).First()
+  if (problem) throw new Error(`${name}: ${problem.path || '(root)'}: ${problem.message}`)
+  return value as Static<Schema>
+}
+
+function parseInteger(env: Record<string, string | undefined>, name: string, fallback: number, minimum: number): number {
+  const raw = env[name]?.trim()
+  if (raw === undefined || raw === '') return fallback
+  if (!/^\d+$/.test(raw) || Number(raw) < minimum || !Number.isSafeInteger(Number(raw))) {
+    throw new Error(`${name}: expected an integer >= ${minimum} (milliseconds), got '${env[name]}'`)
+  }
+  return Number(raw)
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value)
+    return url.protocol === 'http:' || url.protocol === 'https:'
+  } catch {
+    return false
+  }
+}

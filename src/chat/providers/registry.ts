@@ -1,0 +1,193 @@
+import { ECHO_PROVIDER, type ChatConfig } from '../config'
+import { openaiProvider } from './openai'
+import { ProviderError, type ChatCompletion, type ChatCompletionChunk, type ChatProvider, type ChatRequest } from './provider'
+
+/** How often, and how patiently, one provider is retried before the registry moves on. */
+export type RetryPolicy = { maxRetries: number; retryBaseMs: number; retryMaxMs: number }
+
+/** One attempt of a public model: a provider and the model name it is sent as. */
+export type RouteEntry = { provider: ChatProvider; model: string; retry: RetryPolicy }
+
+/** Tells the registry whether the client has already received a byte of the response. */
+export type StreamState = { committed: boolean }
+
+/** Waits `ms`, rejecting with the signal's reason as soon as it aborts. */
+export type Sleep = (ms: number, signal: AbortSignal) => Promise<void>
+
+/** Options of the built-in `echo` provider, which the chat feature builds. */
+export type EchoOptions = { tokenDelayMs: number }
+
+/** What {@link buildRegistry} needs from outside. */
+export type RegistryDeps = {
+  /** Builds the offline `echo` provider (src/chat/providers/echo.ts). */
+  echo: (options: EchoOptions) => ChatProvider
+  /** Used for every upstream request; tests and benchmarks may pass their own. */
+  fetch?: typeof fetch
+  /** Current time, for `Retry-After` given as an HTTP date. */
+  clock?: () => Date
+  sleep?: Sleep
+}
+
+const NO_RETRY: RetryPolicy = { maxRetries: 0, retryBaseMs: 0, retryMaxMs: 0 }
+
+/**
+ * Maps public model names to ordered lists of (provider, upstream model) and runs a request
+ * through them: retrying a provider with back-off on retryable failures, then falling back to
+ * the next entry. Both happen only while nothing has reached the client.
+ *
+ * @example
+ * const registry = buildRegistry(parseChatConfig(process.env), { echo: echoProvider })
+ * for await (const chunk of registry.stream(request, signal, state)) write(chunk)
+ */
+export class ModelRegistry {
+  readonly #routes: Map<string, RouteEntry[]>
+  readonly #sleep: Sleep
+
+  constructor(routes: Map<string, RouteEntry[]>, sleep: Sleep = abortableSleep) {
+    this.#routes = routes
+    this.#sleep = sleep
+  }
+
+  /** Public model names, in configuration order, for `GET /models`. */
+  list(): string[] {
+    return [...this.#routes.keys()]
+  }
+
+  has(name: string): boolean {
+    return this.#routes.has(name)
+  }
+
+  /** A non-streaming completion; every failure is still retryable because nothing has been sent yet. */
+  async complete(request: ChatRequest, signal: AbortSignal): Promise<ChatCompletion> {
+    let lastError: unknown
+    for (const entry of this.#entries(request.model)) {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await entry.provider.complete({ ...request, model: entry.model }, signal)
+        } catch (error) {
+          lastError = error
+          const next = await this.#afterFailure(error, entry, attempt, signal, false)
+          if (next === 'retry') continue
+          break
+        }
+      }
+    }
+    throw lastError
+  }
+
+  /**
+   * Streams chunks of the first entry that produces one. Failures before that chunk are retried
+   * or fall back while `state.committed` is false; once a chunk has been yielded, or the route has
+   * written anything (keep-alives included), failures are thrown from the iterator as they are.
+   */
+  async *stream(request: ChatRequest, signal: AbortSignal, state: StreamState): AsyncGenerator<ChatCompletionChunk> {
+    let lastError: unknown
+    for (const entry of this.#entries(request.model)) {
+      for (let attempt = 0; ; attempt++) {
+        const iterator = entry.provider.stream({ ...request, model: entry.model }, signal)[Symbol.asyncIterator]()
+        let first: IteratorResult<ChatCompletionChunk>
+        try {
+          first = await iterator.next()
+        } catch (error) {
+          lastError = error
+          const next = await this.#afterFailure(error, entry, attempt, signal, state.committed)
+          if (next === 'retry') continue
+          break
+        }
+        try {
+          if (first.done) return
+          yield first.value
+          for (let result = await iterator.next(); !result.done; result = await iterator.next()) yield result.value
+          return
+        } finally {
+          // Runs when the consumer stops early too: releases the upstream connection.
+          await iterator.return?.()
+        }
+      }
+    }
+    throw lastError
+  }
+
+  #entries(model: string): RouteEntry[] {
+    const entries = this.#routes.get(model)
+    if (!entries) throw modelNotFound(model)
+    return entries
+  }
+
+  /** Rethrows what must reach the client; otherwise waits out the back-off and says what to do next. */
+  async #afterFailure(error: unknown, entry: RouteEntry, attempt: number, signal: AbortSignal, committed: boolean): Promise<'retry' | 'next'> {
+    if (signal.aborted || committed || !(error instanceof ProviderError)) throw error
+    if (error.options.retryable && attempt < entry.retry.maxRetries) {
+      await this.#sleep(backoffMs(entry.retry, attempt, error.options.retryAfter), signal)
+      return 'retry'
+    }
+    if (isRequestFault(error)) throw error
+    return 'next'
+  }
+}
+
+/**
+ * Builds the registry the chat route serves from: one provider instance per configured name
+ * (the built-in `echo` included when a model uses it), shared by every model that routes to it.
+ */
+export function buildRegistry(config: ChatConfig, deps: RegistryDeps): ModelRegistry {
+  const instances = new Map<string, { provider: ChatProvider; retry: RetryPolicy }>()
+  const instance = (name: string) => {
+    let found = instances.get(name)
+    if (found) return found
+    if (name === ECHO_PROVIDER) {
+      found = { provider: deps.echo({ tokenDelayMs: config.echoTokenDelayMs }), retry: NO_RETRY }
+    } else {
+      const settings = config.providers[name]
+      if (!settings) throw new Error(`chat model registry: provider '${name}' is not configured`)
+      const { maxRetries, retryBaseMs, retryMaxMs } = settings
+      found = {
+        provider: openaiProvider({ ...settings, name, fetch: deps.fetch, clock: deps.clock }),
+        retry: { maxRetries, retryBaseMs, retryMaxMs },
+      }
+    }
+    instances.set(name, found)
+    return found
+  }
+  const routes = new Map<string, RouteEntry[]>()
+  for (const [publicName, entries] of Object.entries(config.models)) {
+    routes.set(
+      publicName,
+      entries.map(({ provider, model }) => ({ ...instance(provider), model })),
+    )
+  }
+  return new ModelRegistry(routes, deps.sleep)
+}
+
+/** Back-off before retry number `attempt + 1`: the upstream's `Retry-After` if given, else exponential; both capped. */
+export function backoffMs(policy: RetryPolicy, attempt: number, retryAfterSeconds?: number): number {
+  const wanted = retryAfterSeconds === undefined ? policy.retryBaseMs * 2 ** attempt : retryAfterSeconds * 1000
+  return Math.min(wanted, policy.retryMaxMs)
+}
+
+/** A failure caused by the request itself would repeat on every provider, so it is not worth a fallback. */
+function isRequestFault(error: ProviderError): boolean {
+  return error.status === 400 || error.status === 413 || error.status === 415
+}
+
+function modelNotFound(model: string): ProviderError {
+  return new ProviderError(404, `The model '${model}' does not exist or you do not have access to it.`, {
+    type: 'invalid_request_error',
+    code: 'model_not_found',
+    param: 'model',
+  })
+}
+
+const abortableSleep: Sleep = (ms, signal) =>
+  new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason)
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal.reason)
+    }
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
