@@ -52,7 +52,7 @@ class OpenAICompatibleProvider implements ChatProvider {
       call.watch('request', this.#options.requestTimeoutMs)
       const response = await this.#post(call, body, this.#jsonHeaders)
       const text = await response.text().catch((error) => {
-        throw call.failure(error)
+        throw call.failure(error, true)
       })
       call.complete()
       if (!response.ok) throw this.#httpError(request, response, text)
@@ -74,7 +74,7 @@ class OpenAICompatibleProvider implements ChatProvider {
       if (!response.ok) {
         call.watch('first_token', firstTokenTimeoutMs)
         const text = await response.text().catch((error) => {
-          throw call.failure(error)
+          throw call.failure(error, true)
         })
         throw this.#httpError(request, response, text)
       }
@@ -88,7 +88,7 @@ class OpenAICompatibleProvider implements ChatProvider {
         if (started) call.watch('idle', idleTimeoutMs)
         else call.watch('first_token', Math.max(0, firstTokenDeadline - Date.now()), firstTokenTimeoutMs)
         const read = await reader.read().catch((error) => {
-          throw call.failure(error)
+          throw call.failure(error, true)
         })
         call.unwatch()
         const events = read.done ? decoder.end() : decoder.push(read.value)
@@ -162,10 +162,10 @@ class UpstreamCall {
   }
 
   /** What to throw for an error from fetch or a body read: the caller's abort, our timeout, or a connection failure. */
-  failure(error: unknown): unknown {
+  failure(error: unknown, midResponse = false): unknown {
     if (this.#caller.aborted) return this.#caller.reason
     if (this.#expired) return timeoutError(this.#provider, this.#expired.phase, this.#expired.ms)
-    return connectionError(this.#provider, error)
+    return connectionError(this.#provider, error, midResponse)
   }
 
   /** The whole response has been read; nothing is left to cancel. */

@@ -1,23 +1,25 @@
+import type { ChatCompletionChunkObject, ChatCompletionRequest, ChatCompletionResponse } from '../model'
+
 /**
  * The contract between the chat route and whatever produces completions.
  *
  * Requests and responses are plain JSON objects in the OpenAI Chat Completions wire
- * format (with DeepSeek's additions). Providers must preserve fields they do not model,
- * so the types are open records refined by the TypeBox schemas in `../model.ts`.
+ * format (with DeepSeek's additions), typed by the TypeBox schemas in `../model.ts`.
+ * Providers must preserve fields they do not model, so every type stays an open record.
  */
 export type JsonObject = { [key: string]: unknown }
 
 /** A validated request, with `model` already rewritten to the provider's upstream model. */
-export type ChatRequest = JsonObject & { model: string; messages: JsonObject[]; stream?: boolean }
+export type ChatRequest = ChatCompletionRequest & JsonObject
 /** `object: "chat.completion"` */
-export type ChatCompletion = JsonObject & { id: string; object: 'chat.completion'; choices: JsonObject[] }
-/** `object: "chat.completion.chunk"` */
-export type ChatCompletionChunk = JsonObject & { id: string; object: 'chat.completion.chunk'; choices: JsonObject[] }
+export type ChatCompletion = ChatCompletionResponse & JsonObject
+/** `object: "chat.completion.chunk"`; the usage chunk of `include_usage` has `choices: []`. */
+export type ChatCompletionChunk = ChatCompletionChunkObject & JsonObject
 
 export interface ChatProvider {
   /** Registry name, e.g. `echo` or `openai:deepseek`. */
   readonly name: string
-  /** The upstream's own model list, when the provider can answer without a network call. */
+  /** Answers the whole completion at once (`stream` false or absent). */
   complete(request: ChatRequest, signal: AbortSignal): Promise<ChatCompletion>
   /**
    * Yields chunks as they arrive. The iterator must stop promptly and release the

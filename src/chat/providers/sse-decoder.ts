@@ -10,7 +10,9 @@
  * for (const data of decoder.push(bytes)) if (data !== '[DONE]') handle(JSON.parse(data))
  */
 export class SseDataDecoder {
-  readonly #text = new TextDecoder()
+  // The BOM is stripped by hand: Bun's streaming TextDecoder keeps it when it arrives split across reads.
+  readonly #text = new TextDecoder('utf-8', { ignoreBOM: true })
+  #started = false
   #pending = ''
   #data: string[] = []
   /** The previous read ended in CR, so an LF opening the next read ends no further line. */
@@ -20,6 +22,10 @@ export class SseDataDecoder {
   push(bytes: Uint8Array): string[] {
     let text = this.#text.decode(bytes, { stream: true })
     if (text.length === 0) return []
+    if (!this.#started) {
+      this.#started = true
+      if (text.charCodeAt(0) === BOM) text = text.slice(1)
+    }
     if (this.#afterCr && text.charCodeAt(0) === LF) text = text.slice(1)
     this.#afterCr = false
     return this.#lines(this.#pending.length === 0 ? text : this.#pending + text)
@@ -80,5 +86,6 @@ export class SseDataDecoder {
 }
 
 const LF = 10
+const BOM = 0xfeff
 const SPACE = 32
 const COLON = 58

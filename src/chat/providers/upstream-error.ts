@@ -80,10 +80,11 @@ export function upstreamHttpError(
   }
 }
 
-/** The upstream could not be reached, or the connection broke before a complete answer. */
-export function connectionError(provider: string, cause: unknown): ProviderError {
+/** The upstream could not be reached, or (`midResponse`) the connection broke before a complete answer. */
+export function connectionError(provider: string, cause: unknown, midResponse = false): ProviderError {
   const detail = cause instanceof Error ? cause.message : String(cause)
-  return new ProviderError(502, `Could not reach the upstream provider '${provider}': ${detail}`, {
+  const what = midResponse ? `The connection to the upstream provider '${provider}' broke mid-response` : `Could not reach the upstream provider '${provider}'`
+  return new ProviderError(502, `${what}: ${detail}`, {
     type: 'api_error',
     code: 'upstream_unreachable',
     retryable: true,

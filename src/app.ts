@@ -1,0 +1,88 @@
+import { openapi } from '@elysiajs/openapi'
+import { Elysia } from 'elysia'
+import type { TokenService } from './auth/service'
+import type { Config } from './config'
+import type { DatabaseHandle } from './db/connect'
+import { errorResponse, plantStoreErrors } from './http/error-contract'
+import type { Logger } from './http/logger'
+import { allowedMethods } from './http/method-not-allowed'
+import { observability } from './http/observability'
+import { UI_ASSETS, type UiAssetLoader, type UiAssetName } from './http/ui-assets'
+import { plantsPlugin } from './plants'
+
+export type AppDeps = {
+  config: Config
+  database: DatabaseHandle
+  tokens: TokenService
+  logger: Logger
+  clock: () => Date
+  /** Files of the API-reference UI; without it, /openapi still serves the page but its assets 404. */
+  uiAssets?: UiAssetLoader
+  /** Called for responses that may stay open long (streams), so the server can lift its idle timeout. */
+  onLongLivedRequest?: (request: Request) => void
+  /** Aborts when the server is shutting down, so open streams can end cleanly. */
+  shutdownSignal?: AbortSignal
+}
+
+/**
+ * Builds the whole HTTP application from its dependencies. Web-standard only, so any
+ * runtime can serve `createApp(deps).fetch`: Bun (src/server.ts), Deno and Node (src/runtimes).
+ */
+export function createApp(deps: AppDeps) {
+  const db = deps.database.db
+  const app = new Elysia({ name: 'trellis', normalize: false })
+    .use(observability(deps.logger))
+    .use(
+      openapi({
+        path: '/openapi',
+        specPath: '/openapi.json',
+        provider: 'swagger-ui',
+        swagger: { theme: '/openapi/assets/swagger-ui.css', cdn: '/openapi/assets/swagger-ui-bundle.js' },
+        documentation: {
+          info: {
+            title: 'Trellis',
+            version: '1.0.0',
+            description: 'Plant store, OpenAI-compatible chat completions and docs.json configuration, in one server.',
+          },
+          components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A `trl_…` token from `trellis token create`' } } },
+        },
+      }),
+    )
+    .get(
+      '/openapi/assets/:file',
+      async ({ params }) => {
+        const bytes = params.file in UI_ASSETS ? await deps.uiAssets?.(params.file as UiAssetName) : undefined
+        if (!bytes) return errorResponse(404, `no asset named ${params.file}`)
+        return new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': UI_ASSETS[params.file as UiAssetName], 'cache-control': 'public, max-age=86400' } })
+      },
+      { detail: { hide: true } },
+    )
+    .get('/health', () => ({ status: 'ok' as const }), { detail: { summary: 'Liveness: the process answers' } })
+    .get(
+      '/ready',
+      async () => {
+        try {
+          await deps.database.ping()
+          return { status: 'ready' as const, database: deps.database.kind }
+        } catch (error) {
+          return errorResponse(503, `database unreachable: ${(error as Error).message}`)
+        }
+      },
+      { detail: { summary: 'Readiness: the database answers (503 otherwise)' } },
+    )
+    .use(plantsPlugin({ db, tokens: deps.tokens, logger: deps.logger, config: deps.config }))
+
+  const allowed = allowedMethods(app.routes)
+  const fallback = plantStoreErrors(deps.logger)
+  return app.onError((context) => {
+    if (context.code === 'NOT_FOUND') {
+      const pathname = new URL(context.request.url).pathname
+      const methods = allowed(pathname)
+      if (methods.length > 0)
+        return errorResponse(405, `${context.request.method} is not allowed on ${pathname}; allowed: ${methods.join(', ')}`, { allow: methods.join(', ') })
+    }
+    return fallback(context)
+  })
+}
+
+export type App = ReturnType<typeof createApp>

@@ -1,0 +1,117 @@
+import { and, asc, eq, isNull, sql } from 'drizzle-orm'
+import type { Database } from '../db/connect'
+import { tokens } from '../db/schema'
+import { type Principal, type Scope, SCOPES } from './model'
+
+const TOKEN_PREFIX = 'trl_'
+/** `trl_` + base64url of 32 random bytes. */
+const TOKEN_SHAPE = /^trl_[A-Za-z0-9_-]{43}$/
+
+export type TokenServiceOptions = {
+  /**
+   * How long a verification result is reused. Revocation from another process (the CLI,
+   * another replica) takes effect within this time; revocation through this instance
+   * drops the entry at once.
+   */
+  cacheTtlMs?: number
+  /** Upper bound on cached entries, so a flood of random tokens cannot grow memory. */
+  cacheSize?: number
+  now?: () => number
+}
+
+type CacheEntry = { principal: Principal | null; expires: number }
+
+/**
+ * Issues, lists, revokes and verifies API tokens. Only SHA-256 hashes are stored and
+ * looked up, so no secret is ever compared in JS; verified results are cached so that
+ * a request costs no database round trip for auth.
+ */
+export class TokenService {
+  private readonly cache = new Map<string, CacheEntry>()
+  private readonly ttl: number
+  private readonly maxEntries: number
+  private readonly now: () => number
+
+  constructor(
+    private readonly db: Database,
+    options: TokenServiceOptions = {},
+  ) {
+    this.ttl = options.cacheTtlMs ?? 5000
+    this.maxEntries = options.cacheSize ?? 10_000
+    this.now = options.now ?? Date.now
+  }
+
+  /** Creates a token; the secret is returned here and never again. */
+  async create(input: { owner: string; scopes: Scope[] }) {
+    const owner = input.owner.trim()
+    if (!owner || owner.length > 200) throw new Error('owner must be 1 to 200 characters')
+    const secret = TOKEN_PREFIX + base64url(crypto.getRandomValues(new Uint8Array(32)))
+    const id = 'tok_' + base64url(crypto.getRandomValues(new Uint8Array(9)))
+    await this.db.insert(tokens).values({ id, owner, scopes: input.scopes, hash: await hashToken(secret) })
+    return { id, owner, scopes: input.scopes, token: secret }
+  }
+
+  async list() {
+    return this.db
+      .select({ id: tokens.id, owner: tokens.owner, scopes: tokens.scopes, createdAt: tokens.createdAt, revokedAt: tokens.revokedAt })
+      .from(tokens)
+      .orderBy(asc(tokens.createdAt), asc(tokens.id))
+  }
+
+  /** False when no live token has that id. */
+  async revoke(id: string): Promise<boolean> {
+    const rows = await this.db
+      .update(tokens)
+      .set({ revokedAt: sql`now()` })
+      .where(and(eq(tokens.id, id), isNull(tokens.revokedAt)))
+      .returning({ hash: tokens.hash })
+    for (const row of rows) this.cache.delete(row.hash)
+    return rows.length > 0
+  }
+
+  async count(): Promise<number> {
+    const [row] = await this.db.select({ n: sql<number>`count(*)::int` }).from(tokens)
+    return Number(row.n)
+  }
+
+  /** The principal behind a live token, or null for an unknown, revoked or malformed one. */
+  async verify(secret: string): Promise<Principal | null> {
+    if (!TOKEN_SHAPE.test(secret)) return null
+    const hash = await hashToken(secret)
+    const now = this.now()
+    const hit = this.cache.get(hash)
+    if (hit && hit.expires > now) return hit.principal
+    const [row] = await this.db
+      .select({ id: tokens.id, owner: tokens.owner, scopes: tokens.scopes })
+      .from(tokens)
+      .where(and(eq(tokens.hash, hash), isNull(tokens.revokedAt)))
+      .limit(1)
+    const principal: Principal | null = row
+      ? {
+          tokenId: row.id,
+          owner: row.owner,
+          scopes: row.scopes.filter((s): s is Scope => SCOPES.includes(s as Scope)),
+          isAdmin: row.scopes.includes('admin'),
+        }
+      : null
+    this.remember(hash, principal, now)
+    return principal
+  }
+
+  private remember(hash: string, principal: Principal | null, now: number) {
+    this.cache.delete(hash)
+    if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value as string)
+    this.cache.set(hash, { principal, expires: now + this.ttl })
+  }
+}
+
+export async function hashToken(secret: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(secret))
+  return base64url(new Uint8Array(digest))
+}
+
+function base64url(bytes: Uint8Array): string {
+  let binary = ''
+  for (const byte of bytes) binary += String.fromCharCode(byte)
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+}

@@ -1,0 +1,341 @@
+import type {
+  ChunkDelta,
+  FinishReason,
+  FunctionTool,
+  RequestMessage,
+  TokenLogprob,
+  ToolCall,
+  Usage,
+} from '../model'
+import type { ChatCompletion, ChatCompletionChunk, ChatProvider, ChatRequest } from './provider'
+import { contentText, promptTokens, PromptCache, tokenize } from './tokenizer'
+
+/**
+ * `echo`: the built-in offline provider. It is not a language model and does not pretend
+ * to be one; it is deterministic so that clients, tests and benchmarks can rely on it.
+ *
+ * - It answers with the text of the last `user` message, split by the rule in `tokenizer.ts`
+ *   and streamed one token per chunk, `tokenDelayMs` apart (default 0: as fast as possible).
+ * - The text is cut before the first `stop` sequence (finish `stop`), then to `max_tokens`
+ *   / `max_completion_tokens` tokens (finish `length`).
+ * - With `tool_choice` `required` (the first tool) or a named function, it calls that tool
+ *   with arguments that are valid JSON for the tool's `parameters` (strings are the user
+ *   text; see `exampleFor`), streamed a token at a time; finish `tool_calls`. With `auto`
+ *   or `none` it answers with text.
+ * - `response_format` `json_object` answers `{"echo": text}`; `json_schema` answers an
+ *   example of the schema, built like tool arguments.
+ * - A model named `echo-reasoner…` first streams `reasoning_content` (one fixed sentence),
+ *   counted in `completion_tokens` and `reasoning_tokens` and in the `max_tokens` budget.
+ * - `logprobs` are deterministic: the sampled token is the most likely one (see `logprobFor`).
+ * - Usage is exact for its tokenizer; cache hits come from `PromptCache`.
+ * - `n` identical choices are returned when `n` > 1.
+ */
+export type EchoOptions = {
+  /** Registry name; default `echo`. */
+  name?: string
+  /** Milliseconds to wait before each streamed chunk; 0 (default) streams as fast as possible. */
+  tokenDelayMs?: number
+  /** Source of `created`; injectable for tests. */
+  clock?: () => Date
+  /** How many prompts the prompt cache remembers; see `PromptCache`. */
+  promptCacheEntries?: number
+}
+
+const SYSTEM_FINGERPRINT = 'fp_trellis_echo'
+
+/** Tokens offered as `top_logprobs` alternatives, in order, skipping the sampled token. */
+const ALTERNATIVES = [' the', ',', '.', ' and', ' a', ' of', ' to', ' in', ' is', ' it', ' that', ' I', ' you', ' for', ' on', ' with', ' as', ' was', ' be', ' at', ' not']
+
+/** Creates an echo provider. Each instance has its own prompt cache. */
+export function createEchoProvider(options: EchoOptions = {}): ChatProvider {
+  const clock = options.clock ?? (() => new Date())
+  const cache = new PromptCache(options.promptCacheEntries)
+  const delay = options.tokenDelayMs ?? 0
+
+  return {
+    name: options.name ?? 'echo',
+
+    async complete(request, signal) {
+      signal.throwIfAborted()
+      const answer = planAnswer(request, cache)
+      const message: ChatCompletion['choices'][number]['message'] = {
+        role: 'assistant',
+        content: answer.toolCall ? null : answer.content.join(''),
+      }
+      if (answer.reasoning.length) message.reasoning_content = answer.reasoning.join('')
+      if (answer.toolCall) message.tool_calls = [{ ...answer.toolCall, function: { ...answer.toolCall.function, arguments: answer.argumentTokens.join('') } }]
+      const logprobs = request.logprobs ? { content: answer.content.map((token) => logprobFor(token, request.top_logprobs ?? 0)) } : null
+      return {
+        id: completionId(),
+        object: 'chat.completion',
+        created: unixSeconds(clock),
+        model: request.model,
+        system_fingerprint: SYSTEM_FINGERPRINT,
+        choices: choiceIndexes(request).map((index) => ({ index, message, logprobs, finish_reason: answer.finishReason })),
+        usage: answer.usage,
+      }
+    },
+
+    async *stream(request, signal) {
+      signal.throwIfAborted()
+      const answer = planAnswer(request, cache)
+      const includeUsage = request.stream_options?.include_usage === true
+      const base = {
+        id: completionId(),
+        object: 'chat.completion.chunk' as const,
+        created: unixSeconds(clock),
+        model: request.model,
+        system_fingerprint: SYSTEM_FINGERPRINT,
+        ...(includeUsage ? { usage: null } : {}),
+      }
+      const indexes = choiceIndexes(request)
+      for (const step of streamSteps(answer, request)) {
+        if (delay > 0) await sleep(delay, signal)
+        signal.throwIfAborted()
+        for (const index of indexes) {
+          const choice = { index, delta: step.delta, logprobs: step.logprobs ?? null, finish_reason: step.finishReason ?? null }
+          yield { ...base, choices: [choice] } satisfies ChatCompletionChunk
+        }
+      }
+      if (includeUsage) yield { ...base, choices: [], usage: answer.usage }
+    },
+  }
+}
+
+/** Everything the echo provider will say, decided before the first chunk. */
+type Answer = {
+  reasoning: string[]
+  content: string[]
+  toolCall?: ToolCall
+  argumentTokens: string[]
+  finishReason: FinishReason
+  usage: Usage
+}
+
+function planAnswer(request: ChatRequest, cache: PromptCache): Answer {
+  const messages = request.messages as RequestMessage[]
+  const lastUser = [...messages].reverse().find((message) => message.role === 'user')
+  const text = contentText(lastUser?.content)
+  const userTokens = tokenize(text)
+  let budget = request.max_completion_tokens ?? request.max_tokens ?? Number.POSITIVE_INFINITY
+  let truncated = false
+  const take = (tokens: string[]) => {
+    if (tokens.length > budget) {
+      truncated = true
+      tokens = tokens.slice(0, budget)
+    }
+    budget -= tokens.length
+    return tokens
+  }
+
+  const reasoning = take(isReasoner(request.model) ? tokenize(reasoningFor(userTokens.length)) : [])
+  const tool = forcedTool(request)
+  let content: string[] = []
+  let argumentTokens: string[] = []
+  let toolCall: ToolCall | undefined
+  if (tool) {
+    const args = JSON.stringify(exampleFor(tool.function.parameters ?? { type: 'object', properties: {} }, text))
+    toolCall = { id: toolCallId(), type: 'function', function: { name: tool.function.name, arguments: '' } }
+    argumentTokens = take(tokenize(args))
+  } else {
+    content = take(tokenize(cutAtStop(formatted(request, text), request.stop)))
+  }
+
+  const prompt = promptTokens(messages, request.tools)
+  const { hits, misses } = cache.lookupAndRemember(prompt)
+  const perChoice = reasoning.length + content.length + argumentTokens.length
+  const choices = choiceIndexes(request).length
+  return {
+    reasoning,
+    content,
+    toolCall,
+    argumentTokens,
+    finishReason: truncated ? 'length' : toolCall ? 'tool_calls' : 'stop',
+    usage: {
+      prompt_tokens: prompt.length,
+      completion_tokens: perChoice * choices,
+      total_tokens: prompt.length + perChoice * choices,
+      prompt_cache_hit_tokens: hits,
+      prompt_cache_miss_tokens: misses,
+      completion_tokens_details: { reasoning_tokens: reasoning.length * choices },
+    },
+  }
+}
+
+/** One streamed event of a choice, before it is wrapped into a chunk per choice. */
+type Step = { delta: ChunkDelta; logprobs?: { content: TokenLogprob[] }; finishReason?: FinishReason }
+
+function* streamSteps(answer: Answer, request: ChatRequest): Generator<Step> {
+  const first: ChunkDelta = { role: 'assistant', content: answer.toolCall || answer.reasoning.length ? null : '' }
+  if (answer.reasoning.length) first.reasoning_content = ''
+  if (answer.toolCall && !answer.reasoning.length) first.tool_calls = [toolCallStart(answer.toolCall)]
+  yield { delta: first }
+  for (const token of answer.reasoning) yield { delta: { reasoning_content: token } }
+  if (answer.toolCall && answer.reasoning.length) yield { delta: { tool_calls: [toolCallStart(answer.toolCall)] } }
+  for (const token of answer.argumentTokens) yield { delta: { tool_calls: [{ index: 0, function: { arguments: token } }] } }
+  for (const token of answer.content) {
+    const step: Step = { delta: { content: token } }
+    if (request.logprobs) step.logprobs = { content: [logprobFor(token, request.top_logprobs ?? 0)] }
+    yield step
+  }
+  yield { delta: {}, finishReason: answer.finishReason }
+}
+
+function toolCallStart(call: ToolCall) {
+  return { index: 0, id: call.id, type: 'function' as const, function: { name: call.function.name, arguments: '' } }
+}
+
+function isReasoner(model: string): boolean {
+  return model.startsWith('echo-reasoner')
+}
+
+function reasoningFor(tokenCount: number): string {
+  return `I am the echo provider, not a language model. The last user message has ${tokenCount} tokens, so I will repeat it.`
+}
+
+/** The tool `tool_choice` forces: a named function, or the first tool when `required`. */
+function forcedTool(request: ChatRequest): FunctionTool | undefined {
+  const tools = request.tools ?? []
+  const choice = request.tool_choice
+  if (choice === 'required') return tools[0]
+  if (typeof choice === 'object') return tools.find((tool) => tool.function.name === choice.function.name)
+  return undefined
+}
+
+function formatted(request: ChatRequest, text: string): string {
+  const format = request.response_format
+  if (format?.type === 'json_object') return JSON.stringify({ echo: text })
+  if (format?.type === 'json_schema') return JSON.stringify(exampleFor(format.json_schema?.schema ?? {}, text))
+  return text
+}
+
+function cutAtStop(text: string, stop: ChatRequest['stop']): string {
+  const sequences = typeof stop === 'string' ? [stop] : (stop ?? [])
+  let end = text.length
+  for (const sequence of sequences) {
+    const at = sequence ? text.indexOf(sequence) : -1
+    if (at >= 0 && at < end) end = at
+  }
+  return text.slice(0, end)
+}
+
+/**
+ * A value valid for a JSON Schema, for the subset tools use: `const`, `enum` (first value),
+ * `anyOf`/`oneOf`/`allOf` (first branch), objects (every listed property), arrays
+ * (`minItems` items, at least one unless `maxItems` is 0), strings (the user text, padded
+ * or cut to `minLength`/`maxLength`; fixed values for common `format`s), numbers (0 moved
+ * into the bounds), booleans (`true`) and `null`. `pattern` and `$ref` are not honoured.
+ */
+export function exampleFor(schema: unknown, text: string, depth = 0): unknown {
+  if (typeof schema !== 'object' || schema === null || depth > 16) return text
+  const s = schema as Record<string, unknown>
+  if ('const' in s) return s.const
+  if (Array.isArray(s.enum) && s.enum.length) return s.enum[0]
+  for (const key of ['anyOf', 'oneOf', 'allOf']) {
+    const branches = s[key]
+    if (Array.isArray(branches) && branches.length) return exampleFor(branches[0], text, depth + 1)
+  }
+  const type = Array.isArray(s.type) ? (s.type.find((name) => name !== 'null') ?? 'null') : s.type
+  if (type === 'object' || (type === undefined && typeof s.properties === 'object')) {
+    const properties = (s.properties ?? {}) as Record<string, unknown>
+    return Object.fromEntries(Object.entries(properties).map(([key, value]) => [key, exampleFor(value, text, depth + 1)]))
+  }
+  if (type === 'array') {
+    const count = typeof s.minItems === 'number' ? s.minItems : s.maxItems === 0 ? 0 : 1
+    return Array.from({ length: count }, () => exampleFor(s.items, text, depth + 1))
+  }
+  if (type === 'integer' || type === 'number') return numberWithin(s, type === 'integer')
+  if (type === 'boolean') return true
+  if (type === 'null') return null
+  return stringFor(s, text)
+}
+
+const FORMAT_EXAMPLES: Record<string, string> = {
+  'date-time': '1970-01-01T00:00:00Z',
+  date: '1970-01-01',
+  time: '00:00:00Z',
+  email: 'echo@example.com',
+  uri: 'https://example.com/',
+  url: 'https://example.com/',
+  uuid: '00000000-0000-4000-8000-000000000000',
+}
+
+function stringFor(schema: Record<string, unknown>, text: string): string {
+  if (typeof schema.format === 'string' && FORMAT_EXAMPLES[schema.format]) return FORMAT_EXAMPLES[schema.format]!
+  let value = text
+  if (typeof schema.minLength === 'number' && value.length < schema.minLength) value = value.padEnd(schema.minLength, '.')
+  if (typeof schema.maxLength === 'number' && value.length > schema.maxLength) value = value.slice(0, schema.maxLength)
+  return value
+}
+
+function numberWithin(schema: Record<string, unknown>, integer: boolean): number {
+  let value = 0
+  const step = integer ? 1 : 0.5
+  if (typeof schema.minimum === 'number' && value < schema.minimum) value = integer ? Math.ceil(schema.minimum) : schema.minimum
+  if (typeof schema.exclusiveMinimum === 'number' && value <= schema.exclusiveMinimum) value = (integer ? Math.floor(schema.exclusiveMinimum) : schema.exclusiveMinimum) + step
+  if (typeof schema.maximum === 'number' && value > schema.maximum) value = integer ? Math.floor(schema.maximum) : schema.maximum
+  if (typeof schema.exclusiveMaximum === 'number' && value >= schema.exclusiveMaximum) value = (integer ? Math.ceil(schema.exclusiveMaximum) : schema.exclusiveMaximum) - step
+  return value
+}
+
+/**
+ * Deterministic log-probabilities: the sampled token gets `-(fnv1a(token) % 1000 + 1) / 10000`
+ * (between -0.0001 and -0.1), and the `k`-th alternative from `ALTERNATIVES` gets
+ * that minus `2k`, so the sampled token is always the most likely.
+ */
+export function logprobFor(token: string, topCount: number): TokenLogprob {
+  const logprob = -((fnv1a(token) % 1000) + 1) / 10000
+  const alternatives = ALTERNATIVES.filter((candidate) => candidate !== token).slice(0, Math.max(0, topCount - 1))
+  const top = topCount > 0 ? [{ token, logprob, bytes: utf8(token) }] : []
+  alternatives.forEach((candidate, k) => top.push({ token: candidate, logprob: logprob - 2 * (k + 1), bytes: utf8(candidate) }))
+  return { token, logprob, bytes: utf8(token), top_logprobs: top }
+}
+
+const encoder = new TextEncoder()
+
+function utf8(text: string): number[] {
+  return Array.from(encoder.encode(text))
+}
+
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i)
+    hash = Math.imul(hash, 0x01000193)
+  }
+  return hash >>> 0
+}
+
+function choiceIndexes(request: ChatRequest): number[] {
+  return Array.from({ length: request.n ?? 1 }, (_, index) => index)
+}
+
+function unixSeconds(clock: () => Date): number {
+  return Math.floor(clock().getTime() / 1000)
+}
+
+function completionId(): string {
+  return `chatcmpl-${randomHex(12)}`
+}
+
+function toolCallId(): string {
+  return `call_${randomHex(12)}`
+}
+
+function randomHex(bytes: number): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (byte) => byte.toString(16).padStart(2, '0')).join('')
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal.reason)
+    }
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
+}

@@ -1,0 +1,103 @@
+/**
+ * Environment → validated configuration. Every value is checked at start; a bad value
+ * stops the process with one readable line instead of being silently defaulted.
+ */
+export type Config = {
+  port: number
+  host: string
+  /** Unset → embedded PGlite in `dataDir`. */
+  databaseUrl: string | undefined
+  dataDir: string
+  dbPoolSize: number
+  logLevel: LogLevel
+  bodyLimit: number
+  migrateOnStart: boolean
+  nodeEnv: string
+  /** Seconds a connection may sit idle before Bun closes it; streams lift it per request. */
+  idleTimeout: number
+  /** How long SIGTERM waits for in-flight requests and streams. */
+  shutdownTimeoutMs: number
+  workers: number
+  env: Readonly<Record<string, string | undefined>>
+}
+
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+type Env = Record<string, string | undefined>
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`)
+  const value = Number(raw.trim())
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`)
+  return value
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  const value = raw.trim().toLowerCase()
+  if (['1', 'true', 'yes', 'on'].includes(value)) return true
+  if (['0', 'false', 'no', 'off'].includes(value)) return false
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`)
+}
+
+/** `1mb`, `512kb`, `1048576` → bytes. */
+function byteSize(env: Env, name: string, fallback: number): number {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  const match = /^(\d+)\s*(b|kb|kib|mb|mib)?$/i.exec(raw.trim())
+  if (!match) throw new ConfigError(`${name} must be a size such as 1048576, 512kb or 1mb, got "${raw}"`)
+  const unit = (match[2] ?? 'b').toLowerCase()
+  const factor = unit.startsWith('k') ? 1024 : unit.startsWith('m') ? 1024 * 1024 : 1
+  const value = Number(match[1]) * factor
+  if (value < 1024 || value > 64 * 1024 * 1024) throw new ConfigError(`${name} must be between 1kb and 64mb, got "${raw}"`)
+  return value
+}
+
+function databaseUrl(env: Env): string | undefined {
+  const raw = env.DATABASE_URL?.trim()
+  if (!raw) return undefined
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    throw new ConfigError(`DATABASE_URL is not a URL: "${raw}"`)
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
+    throw new ConfigError(`DATABASE_URL must start with postgres:// or postgresql://, got "${url.protocol}//…"`)
+  return raw
+}
+
+export function loadConfig(env: Env): Config {
+  const logLevel = (env.LOG_LEVEL?.trim() || 'info') as LogLevel
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`)
+  const host = env.HOST?.trim() || '0.0.0.0'
+  if (/\s/.test(host)) throw new ConfigError(`HOST must be a host name or address, got "${env.HOST}"`)
+  const config: Config = {
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    host,
+    databaseUrl: databaseUrl(env),
+    dataDir: env.TRELLIS_DATA_DIR?.trim() || './data',
+    dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 1000),
+    logLevel,
+    bodyLimit: byteSize(env, 'BODY_LIMIT', 1024 * 1024),
+    migrateOnStart: boolean(env, 'MIGRATE_ON_START', true),
+    nodeEnv: env.NODE_ENV?.trim() || 'development',
+    idleTimeout: integer(env, 'IDLE_TIMEOUT', 30, 1, 255),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    workers: integer(env, 'WORKERS', 1, 1, 256),
+    env,
+  }
+  if (config.workers > 1 && !config.databaseUrl)
+    throw new ConfigError('WORKERS > 1 needs DATABASE_URL: the embedded PGlite database can only be opened by one process')
+  return config
+}
+
+export const isProduction = (config: Config) => config.nodeEnv === 'production'

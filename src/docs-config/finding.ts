@@ -1,0 +1,57 @@
+/**
+ * A problem found in a parsed docs.json before it is given a line and column. `path` is what is reported;
+ * `at` and `part` say which node's position to report (a missing property is reported at its parent object).
+ */
+export interface Finding {
+  severity: 'error' | 'warning'
+  path: string
+  at: string
+  part: 'key' | 'value'
+  message: string
+  expected?: string
+  received?: string
+  suggestion?: string
+}
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$-]*$/
+
+/** A JSON Pointer written the way people name fields: `/anchors/0/color` → `anchors[0].color`. */
+export function fieldName(pointer: string): string {
+  if (pointer === '') return 'docs.json'
+  let name = ''
+  for (const raw of pointer.slice(1).split('/')) {
+    const token = raw.replace(/~1/g, '/').replace(/~0/g, '~')
+    if (/^(0|[1-9][0-9]*)$/.test(token)) name += `[${token}]`
+    else if (IDENTIFIER.test(token)) name += name === '' ? token : `.${token}`
+    else name += `[${JSON.stringify(token)}]`
+  }
+  return name
+}
+
+/** A short, readable rendering of a JSON value for messages. */
+export function describeValue(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  switch (typeof value) {
+    case 'string':
+      return `the string ${quote(value)}`
+    case 'number':
+      return `the number ${value}`
+    case 'boolean':
+      return `the boolean ${value}`
+    case 'object':
+      return 'an object'
+    default:
+      return String(value)
+  }
+}
+
+/** A string in double quotes, shortened when it is long. */
+export function quote(value: string): string {
+  return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value)
+}
+
+/** True for a JSON object (not an array, not null). */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}

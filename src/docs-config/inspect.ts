@@ -1,0 +1,207 @@
+import type { TSchema } from 'elysia'
+import { escapePointerToken } from './json-source'
+import { describeValue, fieldName, isPlainObject, quote, type Finding } from './finding'
+import { SCHEMA_REFERENCES } from './schema'
+import { closestMatch } from './suggest'
+
+/** Keys people commonly use for a key the schema names differently; suggested before edit distance. */
+const KEY_ALIASES: Readonly<Record<string, string>> = { twitter: 'x' }
+
+/**
+ * Walks a parsed value alongside the TypeBox schema (read as the JSON Schema it is) and, in one pass:
+ * reports every type, enum, pattern, required and size problem with a readable message; reports unknown
+ * properties (warnings, or errors where the schema closes the object) with a suggestion; and fills in the
+ * schema's defaults, in place.
+ *
+ * Unions in the docs.json schema differ by JSON type (a string or an object, a string or an array), so the
+ * branch is chosen by type; a value of no branch's type gets one line naming every branch.
+ */
+export function inspect(schema: TSchema, value: unknown, findings: Finding[]): void {
+  walk(schema, value, '', findings)
+}
+
+function walk(schema: TSchema, value: unknown, pointer: string, findings: Finding[]): void {
+  const resolved = resolve(schema)
+  if (resolved.anyOf) return union(resolved, value, pointer, findings)
+  switch (resolved.type) {
+    case 'object':
+      return object(resolved, value, pointer, findings)
+    case 'array':
+      return array(resolved, value, pointer, findings)
+    case 'string':
+      if (typeof value !== 'string') return mismatch(resolved, value, pointer, findings)
+      if (resolved.pattern !== undefined && !patternOf(resolved).test(value)) {
+        const rule = resolved.patternErrorMessage ?? `does not match the pattern ${resolved.pattern}`
+        findings.push(valueError(pointer, `${fieldName(pointer)}: ${quote(value)} is ${rule}`, resolved, value))
+      }
+      return
+    case 'boolean':
+      if (typeof value !== 'boolean') mismatch(resolved, value, pointer, findings)
+      return
+    case 'number':
+      if (typeof value !== 'number') mismatch(resolved, value, pointer, findings)
+      return
+  }
+}
+
+function object(schema: TSchema, value: unknown, pointer: string, findings: Finding[]): void {
+  if (!isPlainObject(value)) return mismatch(schema, value, pointer, findings)
+  const properties: Record<string, TSchema> = schema.properties ?? {}
+  const required: string[] = schema.required ?? []
+  for (const key of required) {
+    if (value[key] !== undefined) continue
+    const path = `${pointer}/${escapePointerToken(key)}`
+    const rule = required.length > 1 ? `; ${fieldName(pointer)} needs ${required.join(' and ')}` : ''
+    findings.push({
+      severity: 'error',
+      path,
+      at: pointer,
+      part: 'value',
+      message: `${fieldName(path)} is required${rule}`,
+      expected: describeSchema(properties[key]),
+    })
+  }
+  for (const key in properties) {
+    const child = value[key]
+    if (child !== undefined) walk(properties[key], child, `${pointer}/${escapePointerToken(key)}`, findings)
+    else if (properties[key].default !== undefined) value[key] = copyDefault(properties[key].default)
+  }
+  for (const key in value) {
+    if (Object.hasOwn(properties, key)) continue
+    const known = Object.keys(properties)
+    const alias = KEY_ALIASES[key]
+    const suggestion = alias !== undefined && known.includes(alias) ? alias : closestMatch(key, known)
+    const path = `${pointer}/${escapePointerToken(key)}`
+    const closed = schema.additionalProperties === false
+    findings.push({
+      severity: closed ? 'error' : 'warning',
+      path,
+      at: path,
+      part: 'key',
+      message: closed
+        ? `${fieldName(path)}: ${quote(key)} is not an allowed key of ${fieldName(pointer)}; use one of ${known.join(', ')}`
+        : `${fieldName(path)}: unknown property; it is ignored`,
+      ...(closed ? { expected: `one of ${known.join(', ')}`, received: quote(key) } : {}),
+      ...(suggestion !== undefined ? { suggestion } : {}),
+    })
+  }
+}
+
+function array(schema: TSchema, value: unknown, pointer: string, findings: Finding[]): void {
+  if (!Array.isArray(value)) return mismatch(schema, value, pointer, findings)
+  const minimum: number | undefined = schema.minItems
+  if (minimum !== undefined && value.length < minimum) {
+    findings.push(
+      valueError(pointer, `${fieldName(pointer)} is empty; it needs at least ${minimum} item${minimum === 1 ? '' : 's'}`, schema, value),
+    )
+  }
+  if (schema.items === undefined) return
+  for (let index = 0; index < value.length; index++) walk(schema.items, value[index], `${pointer}/${index}`, findings)
+}
+
+function union(schema: TSchema, value: unknown, pointer: string, findings: Finding[]): void {
+  const branches: TSchema[] = schema.anyOf.map(resolve)
+  if (branches.every((branch) => branch.const !== undefined)) {
+    const allowed = branches.map((branch) => branch.const as unknown)
+    if (allowed.includes(value)) return
+    const names = allowed.map(String)
+    const suggestion = typeof value === 'string' ? closestMatch(value, names) : undefined
+    const shown = typeof value === 'string' ? quote(value) : describeValue(value)
+    findings.push({
+      ...valueError(pointer, `${fieldName(pointer)}: ${shown} is not allowed; use one of ${names.join(', ')}`, schema, value),
+      ...(suggestion !== undefined ? { suggestion } : {}),
+    })
+    return
+  }
+  const branch = branches.find((candidate) => hasJsonType(candidate, value))
+  if (branch === undefined) return mismatch(schema, value, pointer, findings)
+  const before = findings.length
+  walk(branch, value, pointer, findings)
+  const others = branches.filter((candidate) => candidate !== branch).map(describeSchema)
+  for (let index = before; index < findings.length; index++) {
+    const finding = findings[index]
+    if (finding.severity !== 'error' || finding.path !== pointer) continue
+    finding.message += ` (or use ${others.join(' or ')})`
+    finding.expected = describeSchema(schema)
+  }
+}
+
+function mismatch(schema: TSchema, value: unknown, pointer: string, findings: Finding[]): void {
+  const expected = describeSchema(schema)
+  findings.push(
+    valueError(pointer, `${fieldName(pointer)}: expected ${expected}, received ${describeValue(value)}`, schema, value),
+  )
+}
+
+function valueError(pointer: string, message: string, schema: TSchema, value: unknown): Finding {
+  return {
+    severity: 'error',
+    path: pointer,
+    at: pointer,
+    part: 'value',
+    message,
+    expected: describeSchema(schema),
+    received: typeof value === 'string' ? quote(value) : describeValue(value),
+  }
+}
+
+/** What a schema accepts, in a few words: its title when it has one. */
+export function describeSchema(schema: TSchema): string {
+  const resolved = resolve(schema)
+  if (typeof resolved.title === 'string') return resolved.title
+  if (resolved.anyOf) {
+    const branches: TSchema[] = resolved.anyOf.map(resolve)
+    if (branches.every((branch) => branch.const !== undefined)) {
+      return `one of ${branches.map((branch) => String(branch.const)).join(', ')}`
+    }
+    return branches.map(describeSchema).join(' or ')
+  }
+  switch (resolved.type) {
+    case 'object':
+      return 'an object'
+    case 'array':
+      return resolved.items ? `an array (each item ${describeSchema(resolved.items)})` : 'an array'
+    case 'boolean':
+      return 'true or false'
+    case 'number':
+      return 'a number'
+    case 'string':
+      return 'a string'
+    default:
+      return 'a value'
+  }
+}
+
+function hasJsonType(schema: TSchema, value: unknown): boolean {
+  switch (schema.type) {
+    case 'object':
+      return isPlainObject(value)
+    case 'array':
+      return Array.isArray(value)
+    default:
+      return typeof value === schema.type
+  }
+}
+
+function resolve(schema: TSchema): TSchema {
+  if (typeof schema.$ref !== 'string') return schema
+  const target = SCHEMA_REFERENCES.get(schema.$ref)
+  if (target === undefined) throw new Error(`docs.json schema: unresolved $ref ${schema.$ref}`)
+  return target
+}
+
+const PATTERNS = new WeakMap<TSchema, RegExp>()
+
+function patternOf(schema: TSchema): RegExp {
+  let pattern = PATTERNS.get(schema)
+  if (pattern === undefined) {
+    pattern = new RegExp(schema.pattern as string)
+    PATTERNS.set(schema, pattern)
+  }
+  return pattern
+}
+
+/** Defaults are small JSON values; each normalised config gets its own copy. */
+function copyDefault(value: unknown): unknown {
+  return typeof value === 'object' && value !== null ? JSON.parse(JSON.stringify(value)) : value
+}

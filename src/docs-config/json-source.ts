@@ -1,0 +1,294 @@
+/**
+ * A JSON scanner that keeps what `JSON.parse` throws away: where every key and value starts, and which keys
+ * appear twice in one object. It also explains syntax errors (trailing comma, missing comma, unquoted key,
+ * comment) with the offset of the offending character.
+ *
+ * It does not build values; the validator uses `JSON.parse` for that and only scans when it has something to
+ * report, so the common case stays fast.
+ */
+
+/** Offsets (UTF-16 code units into the text) of one node: its key, if it is a property, and its value. */
+export interface NodePosition {
+  key?: number
+  value: number
+}
+
+/** A key that appears a second time in the same object. */
+export interface DuplicateKey {
+  pointer: string
+  key: string
+  offset: number
+  firstOffset: number
+}
+
+/** Why the text is not JSON, and where. */
+export interface JsonSyntaxError {
+  offset: number
+  message: string
+}
+
+export type JsonScan =
+  | { ok: true; positions: Map<string, NodePosition>; duplicates: DuplicateKey[] }
+  | { ok: false; error: JsonSyntaxError }
+
+class SyntaxFailure {
+  constructor(
+    readonly offset: number,
+    readonly message: string,
+  ) {}
+}
+
+const QUOTE = 34
+const BACKSLASH = 92
+const IDENTIFIER_START = /[A-Za-z_$]/
+const WORD = /[A-Za-z0-9_$]+/y
+const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y
+
+/** Escapes one JSON Pointer reference token (RFC 6901). */
+export function escapePointerToken(token: string): string {
+  return token.includes('~') || token.includes('/') ? token.replace(/~/g, '~0').replace(/\//g, '~1') : token
+}
+
+/** Scans `text`, recording positions and duplicate keys, or reports the first syntax error. */
+export function scanJson(text: string): JsonScan {
+  const scanner = new Scanner(text)
+  try {
+    scanner.document()
+    return { ok: true, positions: scanner.positions, duplicates: scanner.duplicates }
+  } catch (failure) {
+    if (failure instanceof SyntaxFailure) return { ok: false, error: { offset: failure.offset, message: failure.message } }
+    throw failure
+  }
+}
+
+class Scanner {
+  pos = 0
+  readonly positions = new Map<string, NodePosition>()
+  readonly duplicates: DuplicateKey[] = []
+
+  constructor(private readonly text: string) {
+    // A byte-order mark is not JSON, but editors on Windows write one; tolerate it.
+    if (text.charCodeAt(0) === 0xfeff) this.pos = 1
+  }
+
+  document(): void {
+    this.skipWhitespace()
+    if (this.pos >= this.text.length) throw new SyntaxFailure(this.pos, 'the file is empty; expected a JSON object')
+    this.value('', undefined)
+    this.skipWhitespace()
+    if (this.pos < this.text.length) {
+      this.rejectComment()
+      throw new SyntaxFailure(this.pos, `unexpected ${this.describeHere()} after the end of the JSON value`)
+    }
+  }
+
+  private value(pointer: string, keyOffset: number | undefined): void {
+    const start = this.pos
+    this.positions.set(pointer, keyOffset === undefined ? { value: start } : { key: keyOffset, value: start })
+    const code = this.text.charCodeAt(this.pos)
+    if (code === 123) return this.object(pointer)
+    if (code === 91) return this.array(pointer)
+    if (code === QUOTE) return void this.string()
+    if (code === 45 || (code >= 48 && code <= 57)) return this.number()
+    this.literalOrFail('a value')
+  }
+
+  private object(pointer: string): void {
+    this.pos++
+    const seen = new Map<string, number>()
+    this.skipWhitespace()
+    if (this.peek() === 125) {
+      this.pos++
+      return
+    }
+    for (;;) {
+      this.skipWhitespace()
+      const keyOffset = this.pos
+      if (this.peek() !== QUOTE) this.failExpectingKey()
+      const key = this.string()
+      const childPointer = `${pointer}/${escapePointerToken(key)}`
+      const firstOffset = seen.get(key)
+      if (firstOffset === undefined) seen.set(key, keyOffset)
+      else this.duplicates.push({ pointer: childPointer, key, offset: keyOffset, firstOffset })
+      this.skipWhitespace()
+      if (this.peek() !== 58) {
+        this.rejectComment()
+        throw new SyntaxFailure(this.pos, `expected ":" after the property name "${key}" but found ${this.describeHere()}`)
+      }
+      this.pos++
+      this.skipWhitespace()
+      this.value(childPointer, keyOffset)
+      this.skipWhitespace()
+      const next = this.peek()
+      if (next === 125) {
+        this.pos++
+        return
+      }
+      if (next === 44) {
+        const comma = this.pos
+        this.pos++
+        this.skipWhitespace()
+        if (this.peek() === 125) throw new SyntaxFailure(comma, 'trailing comma before "}"; remove this comma')
+        continue
+      }
+      this.rejectComment()
+      if (next === QUOTE || next === 39 || IDENTIFIER_START.test(this.text[this.pos] ?? '')) {
+        throw new SyntaxFailure(this.pos, 'missing comma between properties; add "," before this property')
+      }
+      throw new SyntaxFailure(this.pos, `expected "," or "}" after a property value but found ${this.describeHere()}`)
+    }
+  }
+
+  private array(pointer: string): void {
+    this.pos++
+    this.skipWhitespace()
+    if (this.peek() === 93) {
+      this.pos++
+      return
+    }
+    for (let index = 0; ; index++) {
+      this.skipWhitespace()
+      this.value(`${pointer}/${index}`, undefined)
+      this.skipWhitespace()
+      const next = this.peek()
+      if (next === 93) {
+        this.pos++
+        return
+      }
+      if (next === 44) {
+        const comma = this.pos
+        this.pos++
+        this.skipWhitespace()
+        if (this.peek() === 93) throw new SyntaxFailure(comma, 'trailing comma before "]"; remove this comma')
+        continue
+      }
+      this.rejectComment()
+      if (next === QUOTE || next === 123 || next === 91 || next === 45 || (next >= 48 && next <= 57)) {
+        throw new SyntaxFailure(this.pos, 'missing comma between array items; add "," before this item')
+      }
+      throw new SyntaxFailure(this.pos, `expected "," or "]" after an array item but found ${this.describeHere()}`)
+    }
+  }
+
+  /** Reads a string starting at the opening quote and returns its decoded content. */
+  private string(): string {
+    const start = this.pos
+    let hasEscape = false
+    this.pos++
+    for (;;) {
+      if (this.pos >= this.text.length) throw new SyntaxFailure(start, 'unterminated string; add the closing "')
+      const code = this.text.charCodeAt(this.pos)
+      if (code === QUOTE) break
+      if (code === BACKSLASH) {
+        hasEscape = true
+        const escaped = this.text[this.pos + 1] ?? ''
+        if (escaped === 'u') {
+          if (!/^[0-9a-fA-F]{4}$/.test(this.text.slice(this.pos + 2, this.pos + 6))) {
+            throw new SyntaxFailure(this.pos, 'invalid \\u escape in string; use four hex digits such as \\u00e9')
+          }
+          this.pos += 6
+          continue
+        }
+        if (!'"\\/bfnrt'.includes(escaped) || escaped === '') {
+          throw new SyntaxFailure(this.pos, `invalid escape "\\${escaped}" in string`)
+        }
+        this.pos += 2
+        continue
+      }
+      if (code < 0x20) {
+        throw new SyntaxFailure(
+          this.pos,
+          code === 10 || code === 13
+            ? 'line break inside a string; the closing " is probably missing'
+            : 'control character inside a string; escape it',
+        )
+      }
+      this.pos++
+    }
+    this.pos++
+    const raw = this.text.slice(start + 1, this.pos - 1)
+    return hasEscape ? (JSON.parse(this.text.slice(start, this.pos)) as string) : raw
+  }
+
+  private number(): void {
+    NUMBER.lastIndex = this.pos
+    const match = NUMBER.exec(this.text)
+    const end = match ? this.pos + match[0].length : this.pos
+    const after = this.text[end] ?? ''
+    if (!match || match[0] === '-' || /[0-9.eE+\-xXA-Za-z]/.test(after)) {
+      throw new SyntaxFailure(this.pos, 'invalid number; JSON numbers have no leading zeros, "+", hex or trailing "."')
+    }
+    this.pos = end
+  }
+
+  private literalOrFail(expected: string): void {
+    for (const literal of ['true', 'false', 'null']) {
+      if (this.text.startsWith(literal, this.pos)) {
+        const after = this.text[this.pos + literal.length] ?? ''
+        if (!/[A-Za-z0-9_$]/.test(after)) {
+          this.pos += literal.length
+          return
+        }
+      }
+    }
+    this.rejectComment()
+    if (this.pos >= this.text.length) throw this.endOfInput()
+    const code = this.text.charCodeAt(this.pos)
+    if (code === 39) throw new SyntaxFailure(this.pos, 'strings must use double quotes, not single quotes')
+    if (code === 44 || code === 125 || code === 93) {
+      throw new SyntaxFailure(this.pos, `expected ${expected} but found ${this.describeHere()}`)
+    }
+    if (IDENTIFIER_START.test(this.text[this.pos])) {
+      WORD.lastIndex = this.pos
+      const word = WORD.exec(this.text)?.[0] ?? ''
+      throw new SyntaxFailure(this.pos, `unexpected word "${word}"; strings must be in double quotes`)
+    }
+    throw new SyntaxFailure(this.pos, `expected ${expected} but found ${this.describeHere()}`)
+  }
+
+  private failExpectingKey(): never {
+    this.rejectComment()
+    if (this.pos >= this.text.length) throw this.endOfInput()
+    const code = this.text.charCodeAt(this.pos)
+    if (code === 39) throw new SyntaxFailure(this.pos, 'property names must use double quotes, not single quotes')
+    if (IDENTIFIER_START.test(this.text[this.pos])) {
+      WORD.lastIndex = this.pos
+      const word = WORD.exec(this.text)?.[0] ?? ''
+      throw new SyntaxFailure(this.pos, `unquoted property name ${word}; write it as "${word}"`)
+    }
+    throw new SyntaxFailure(this.pos, `expected a property name in double quotes but found ${this.describeHere()}`)
+  }
+
+  private rejectComment(): void {
+    if (this.text.charCodeAt(this.pos) !== 47) return
+    const next = this.text.charCodeAt(this.pos + 1)
+    if (next === 47 || next === 42) throw new SyntaxFailure(this.pos, 'comments are not allowed in JSON; remove it')
+  }
+
+  private endOfInput(): SyntaxFailure {
+    let end = this.text.length
+    while (end > 0 && /\s/.test(this.text[end - 1])) end--
+    return new SyntaxFailure(end, 'unexpected end of the file; a closing "}" or "]" is probably missing')
+  }
+
+  private describeHere(): string {
+    if (this.pos >= this.text.length) return 'the end of the file'
+    return JSON.stringify(this.text[this.pos])
+  }
+
+  private peek(): number {
+    if (this.pos >= this.text.length) throw this.endOfInput()
+    return this.text.charCodeAt(this.pos)
+  }
+
+  private skipWhitespace(): void {
+    const text = this.text
+    let pos = this.pos
+    for (;;) {
+      const code = text.charCodeAt(pos)
+      if (code === 32 || code === 10 || code === 13 || code === 9) pos++
+      else break
+    }
+    this.pos = pos
+  }
+}

@@ -1,0 +1,325 @@
+import { t, type Static, type TSchema } from 'elysia'
+import { TypeCompiler } from '@sinclair/typebox/compiler'
+
+/**
+ * The docs.json schema (legacy shape: `navigation` is an array of groups).
+ *
+ * This is the single source of truth: the `DocsConfig` type, runtime validation, the defaults applied on
+ * normalisation and the JSON Schema served at `/docs.json/schema` all come from it. Descriptions follow the
+ * spec's tables so editors show them on hover. Unknown properties are allowed here (they are warnings, reported
+ * by the validator), except in `footerSocials`, whose keys are a closed set.
+ */
+
+/** Matches `#RGB` and `#RRGGBB`. */
+export const HEX_COLOUR_PATTERN = '^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$'
+
+const hexColour = (description: string) =>
+  t.String({
+    description,
+    title: 'a hex colour such as "#16A34A"',
+    pattern: HEX_COLOUR_PATTERN,
+    // VS Code's JSON language service shows this instead of a bare pattern mismatch.
+    patternErrorMessage: 'not a hex colour; use #RGB or #RRGGBB such as "#16A34A"',
+  })
+
+/** Allowed values of `iconType` (anchors and topAnchor). */
+export const ICON_TYPES = ['brands', 'duotone', 'light', 'sharp-solid', 'solid', 'thin'] as const
+
+const iconType = (description: string) =>
+  t.Union(
+    ICON_TYPES.map((value) => t.Literal(value)),
+    { description, default: 'duotone' },
+  )
+
+/** A navigation group; `pages` holds page paths or further groups, to any depth. */
+export const NavigationGroup = t.Recursive(
+  (Group) =>
+    t.Object(
+      {
+        group: t.String({ description: 'group name' }),
+        pages: t.Array(
+          t.Union([t.String({ title: 'a page path', description: 'relative path to a markdown file that serves as a page' }), Group], {
+            description: 'a page path, or a nested {group, pages} object',
+          }),
+          { minItems: 1, description: 'relative paths to the markdown files that serve as pages, or nested groups' },
+        ),
+      },
+      { title: 'a group object {group, pages}', description: 'a group of pages' },
+    ),
+  { $id: 'NavigationGroup' },
+)
+
+const Logo = t.Object(
+  {
+    light: t.String({ description: 'logo path in light mode' }),
+    dark: t.String({ description: 'logo path in dark mode' }),
+    href: t.Optional(t.String({ description: 'target of a click on the logo', default: '/' })),
+  },
+  { title: 'a logo object {light, dark, href}', description: 'light and dark logo paths' },
+)
+
+const Colors = t.Object(
+  {
+    primary: hexColour('primary color in light mode (highlights, section headers, accents)'),
+    light: t.Optional(hexColour('primary color for dark mode')),
+    dark: t.Optional(hexColour('color for important buttons')),
+    background: t.Optional(
+      t.Object(
+        {
+          light: hexColour('background color in light mode'),
+          dark: hexColour('background color in dark mode'),
+        },
+        { description: 'hex background color per mode' },
+      ),
+    ),
+  },
+  { description: 'hex color codes for the global theme' },
+)
+
+const TopbarLink = t.Object(
+  {
+    name: t.Optional(t.String({ description: 'link text' })),
+    url: t.Optional(t.String({ description: 'link target' })),
+  },
+  { description: 'a link in the topbar' },
+)
+
+/** Allowed values of `topbarCtaButton.type`. */
+export const CTA_TYPES = ['link', 'github'] as const
+
+const TopbarCtaButton = t.Object(
+  {
+    type: t.Optional(
+      t.Union(
+        CTA_TYPES.map((value) => t.Literal(value)),
+        {
+          default: 'link',
+          description:
+            'link shows a button; github shows repository information at the given url, including the star count',
+        },
+      ),
+    ),
+    url: t.Optional(t.String({ description: 'with link: target of the button; with github: the repository link' })),
+    name: t.Optional(t.String({ description: 'button text; required only when type is link' })),
+  },
+  { description: 'topbar call-to-action button' },
+)
+
+const Gradient = t.Object(
+  {
+    from: hexColour('gradient start colour'),
+    to: hexColour('gradient end colour'),
+  },
+  { title: 'a gradient object {from, to}', description: 'a gradient between two hex colours' },
+)
+
+const Anchor = t.Object(
+  {
+    icon: t.Optional(t.String({ description: 'icon name from an icon library' })),
+    name: t.Optional(t.String({ description: 'label' })),
+    url: t.Optional(
+      t.String({ description: 'start of the URL that marks which pages belong to the anchor; usually the folder name' }),
+    ),
+    color: t.Optional(
+      t.Union([hexColour('icon background color'), Gradient], {
+        description: 'icon background color; the object form gives a gradient',
+      }),
+    ),
+    version: t.Optional(t.String({ description: 'hides the anchor until that docs version is selected' })),
+    isDefaultHidden: t.Optional(
+      t.Boolean({ default: false, description: 'when true, hides the anchor until someone is linked into its docs' }),
+    ),
+    iconType: t.Optional(iconType('icon style: one of brands, duotone, light, sharp-solid, solid, thin')),
+  },
+  { description: 'an anchor' },
+)
+
+const TopAnchor = t.Object(
+  {
+    name: t.Optional(t.String({ default: 'Documentation', description: 'label of the top-most anchor' })),
+    icon: t.Optional(t.String({ default: 'book-open', description: 'icon of the top-most anchor' })),
+    iconType: t.Optional(iconType('icon style (same allowed values as for an anchor)')),
+  },
+  {
+    default: { name: 'Documentation', icon: 'book-open', iconType: 'duotone' },
+    description: 'overrides for the top-most anchor',
+  },
+)
+
+const Tab = t.Object(
+  {
+    name: t.Optional(t.String({ description: 'tab label' })),
+    url: t.Optional(
+      t.String({ description: 'start of the URL that marks which pages belong to the tab; usually the folder name' }),
+    ),
+  },
+  { description: 'a navigational tab' },
+)
+
+/** Allowed values of `api.auth.method`. */
+export const AUTH_METHODS = ['bearer', 'basic', 'key'] as const
+/** Allowed values of `api.playground.mode`. */
+export const PLAYGROUND_MODES = ['show', 'simple', 'hide'] as const
+
+const Api = t.Object(
+  {
+    baseUrl: t.Optional(
+      t.Union(
+        [
+          t.String({ title: 'a URL string', description: 'base URL of all API endpoints' }),
+          t.Array(t.String(), { title: 'an array of URL strings', description: 'several base URLs the user can toggle' }),
+        ],
+        {
+          description:
+            'base URL of all API endpoints; an array gives several base URLs that the user can toggle (absolute URLs)',
+        },
+      ),
+    ),
+    auth: t.Optional(
+      t.Object(
+        {
+          method: t.Optional(
+            t.Union(
+              AUTH_METHODS.map((value) => t.Literal(value)),
+              { description: 'authentication strategy for all endpoints' },
+            ),
+          ),
+          name: t.Optional(
+            t.String({
+              description:
+                'name of the authentication parameter in the playground; for basic the form is [usernameName]:[passwordName]',
+            }),
+          ),
+          inputPrefix: t.Optional(t.String({ description: 'default prefix of the authentication input field' })),
+        },
+        { description: 'authentication settings' },
+      ),
+    ),
+    playground: t.Optional(
+      t.Object(
+        {
+          mode: t.Optional(
+            t.Union(
+              PLAYGROUND_MODES.map((value) => t.Literal(value)),
+              {
+                default: 'show',
+                description: 'show, hide, or simple (the endpoint is shown without interactivity)',
+              },
+            ),
+          ),
+        },
+        { default: { mode: 'show' }, description: 'API playground settings' },
+      ),
+    ),
+    maintainOrder: t.Optional(
+      t.Boolean({
+        description:
+          'when enabled, key order on OpenAPI pages follows the order in the OpenAPI file; to be deprecated once this becomes the default behavior',
+      }),
+    ),
+  },
+  { description: 'API page settings' },
+)
+
+/** The only keys `footerSocials` may have. */
+export const FOOTER_SOCIAL_KEYS = [
+  'website',
+  'facebook',
+  'x',
+  'discord',
+  'slack',
+  'github',
+  'linkedin',
+  'instagram',
+  'hacker-news',
+] as const
+
+const FooterSocials = t.Object(
+  Object.fromEntries(
+    FOOTER_SOCIAL_KEYS.map((key) => [key, t.Optional(t.String({ description: `account URL on ${key}` }))]),
+  ),
+  {
+    additionalProperties: false,
+    description: `map from platform key to account URL; keys: ${FOOTER_SOCIAL_KEYS.join(', ')}`,
+  },
+)
+
+const Feedback = t.Object(
+  {
+    suggestEdit: t.Optional(
+      t.Boolean({ default: false, description: 'shows a button to suggest edits via pull requests' }),
+    ),
+    raiseIssue: t.Optional(t.Boolean({ default: false, description: 'shows a button to raise an issue about the docs' })),
+  },
+  { default: { suggestEdit: false, raiseIssue: false }, description: 'feedback buttons' },
+)
+
+/** Allowed values of `modeToggle.default`. */
+export const MODES = ['light', 'dark'] as const
+
+const ModeToggle = t.Object(
+  {
+    default: t.Optional(
+      t.Union(
+        MODES.map((value) => t.Literal(value)),
+        { description: "mode shown to new users; when absent, the user's operating-system mode" },
+      ),
+    ),
+    isHidden: t.Optional(
+      t.Boolean({ default: false, description: 'hides the toggle; together with default it forces one mode' }),
+    ),
+  },
+  { default: { isHidden: false }, description: 'dark mode toggle settings' },
+)
+
+/** The whole docs.json file. */
+export const DocsConfigSchema = t.Object(
+  {
+    $schema: t.Optional(t.String({ description: 'URL of a JSON Schema for this file, for editor autocompletion' })),
+    name: t.String({ description: 'project name; used for the global title' }),
+    navigation: t.Array(NavigationGroup, { minItems: 1, description: 'groups of pages' }),
+    logo: t.Optional(
+      t.Union([t.String({ title: 'a logo path string', description: 'path to the logo' }), Logo], {
+        description: 'path to the logo, or light and dark logo paths',
+      }),
+    ),
+    favicon: t.Optional(t.String({ description: 'path to the favicon image' })),
+    colors: t.Optional(Colors),
+    topbarLinks: t.Optional(t.Array(TopbarLink, { description: 'links in the topbar' })),
+    topbarCtaButton: t.Optional(TopbarCtaButton),
+    versions: t.Optional(
+      t.Array(t.String(), { description: 'version names; shows a version dropdown in the navigation bar' }),
+    ),
+    anchors: t.Optional(t.Array(Anchor, { description: 'anchors' })),
+    topAnchor: t.Optional(TopAnchor),
+    tabs: t.Optional(t.Array(Tab, { description: 'navigational tabs' })),
+    api: t.Optional(Api),
+    openapi: t.Optional(
+      t.Union(
+        [
+          t.String({ title: 'a URL or path string', description: 'URL or relative path of an OpenAPI file' }),
+          t.Array(t.String(), { title: 'an array of URL or path strings', description: 'URLs or relative paths' }),
+        ],
+        { description: 'URL(s) or relative path(s) of OpenAPI file(s)' },
+      ),
+    ),
+    footerSocials: t.Optional(FooterSocials),
+    feedback: t.Optional(Feedback),
+    modeToggle: t.Optional(ModeToggle),
+    backgroundImage: t.Optional(t.String({ description: 'background image shown behind every page' })),
+  },
+  {
+    title: 'docs.json',
+    description:
+      'Configuration of a documentation site: name, navigation, theme, topbar, anchors, tabs, API playground, feedback and mode toggle.',
+  },
+)
+
+/** A docs.json configuration (before or after normalisation). */
+export type DocsConfig = Static<typeof DocsConfigSchema>
+
+/** The schema compiled once at module load; every validation reuses it. */
+export const DOCS_CONFIG_CHECK = TypeCompiler.Compile(DocsConfigSchema)
+
+/** `$id` of recursive schemas, so walkers can resolve `$ref`s without a registry. */
+export const SCHEMA_REFERENCES: ReadonlyMap<string, TSchema> = new Map([['NavigationGroup', NavigationGroup]])

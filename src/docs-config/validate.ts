@@ -1,0 +1,155 @@
+import { describeValue, isPlainObject, type Finding } from './finding'
+import { inspect } from './inspect'
+import { scanJson, type NodePosition } from './json-source'
+import type { Issue, ValidateOptions, ValidationResult } from './model'
+import { checkCrossFieldRules } from './rules'
+import { DOCS_CONFIG_CHECK, DocsConfigSchema, type DocsConfig } from './schema'
+import { TextPositions } from './text-position'
+
+/**
+ * Validates and normalises a docs.json text.
+ *
+ * Every problem is reported, in document order, with a JSON Pointer and the line and column in `text`.
+ * Invalid JSON is a single error explaining the likely cause; duplicate keys are errors at their second
+ * occurrence; unknown properties are warnings (errors when `strict`). `config`, with the schema's defaults
+ * filled in, is present only when the result is valid.
+ *
+ * @example
+ * const result = validateDocsConfig(await file.text())
+ * for (const issue of result.errors) console.log(`${issue.line}:${issue.column} ${issue.message}`)
+ */
+export function validateDocsConfig(text: string, options: ValidateOptions = {}): ValidationResult {
+  // Editors on Windows may save a byte-order mark; JSON.parse rejects it, the scanner skips it.
+  const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
+  let value: unknown
+  try {
+    value = JSON.parse(source)
+  } catch {
+    return syntaxFailure(text)
+  }
+  // Native JSON.parse keeps the last of two equal keys; comparing key counts finds that cheaply.
+  const mayHaveDuplicates = countKeysInText(source) !== countKeys(value)
+  const findings: Finding[] = []
+  if (!isPlainObject(value)) {
+    findings.push(rootNotAnObject(value))
+  } else {
+    inspect(DocsConfigSchema, value, findings)
+    checkCrossFieldRules(value, findings)
+    explainNewerShape(value, findings)
+  }
+  const schemaAccepts = DOCS_CONFIG_CHECK.Check(value)
+  if (findings.length === 0 && !mayHaveDuplicates && schemaAccepts) {
+    return { valid: true, errors: [], warnings: [], config: value as DocsConfig }
+  }
+  if (!schemaAccepts && !findings.some((finding) => finding.severity === 'error')) findings.push(schemaFallback(value))
+  return locate(text, value, findings, options)
+}
+
+function locate(text: string, value: unknown, findings: Finding[], options: ValidateOptions): ValidationResult {
+  const scan = scanJson(text)
+  const positions = scan.ok ? scan.positions : new Map<string, NodePosition>()
+  const lines = new TextPositions(text)
+  const located: { offset: number; severity: Finding['severity']; issue: Issue }[] = []
+  if (scan.ok) {
+    for (const duplicate of scan.duplicates) {
+      located.push({
+        offset: duplicate.offset,
+        severity: 'error',
+        issue: {
+          path: duplicate.pointer,
+          ...lines.at(duplicate.offset),
+          message: `duplicate key ${JSON.stringify(duplicate.key)}; it already appears at line ${lines.at(duplicate.firstOffset).line}, and only one of the two values would be used`,
+          received: JSON.stringify(duplicate.key),
+        },
+      })
+    }
+  }
+  for (const finding of findings) {
+    const offset = offsetOf(positions, finding)
+    const { severity, at: _at, part: _part, ...rest } = finding
+    located.push({ offset, severity: options.strict ? 'error' : severity, issue: { ...rest, ...lines.at(offset) } })
+  }
+  located.sort((a, b) => a.offset - b.offset)
+  const errors = located.filter((entry) => entry.severity === 'error').map((entry) => entry.issue)
+  const warnings = located.filter((entry) => entry.severity === 'warning').map((entry) => entry.issue)
+  if (errors.length > 0) return { valid: false, errors, warnings }
+  return { valid: true, errors, warnings, config: value as DocsConfig }
+}
+
+/** The offset of a finding's node, or of its nearest ancestor present in the text. */
+function offsetOf(positions: Map<string, NodePosition>, finding: Finding): number {
+  let pointer = finding.at
+  for (;;) {
+    const position = positions.get(pointer)
+    if (position !== undefined) return finding.part === 'key' && pointer === finding.at ? (position.key ?? position.value) : position.value
+    if (pointer === '') return 0
+    pointer = pointer.slice(0, pointer.lastIndexOf('/'))
+  }
+}
+
+function syntaxFailure(text: string): ValidationResult {
+  const scan = scanJson(text)
+  const offset = scan.ok ? 0 : scan.error.offset
+  const reason = scan.ok ? 'the text could not be parsed' : scan.error.message
+  const issue: Issue = { path: '', ...new TextPositions(text).at(offset), message: `invalid JSON: ${reason}` }
+  return { valid: false, errors: [issue], warnings: [] }
+}
+
+function rootNotAnObject(value: unknown): Finding {
+  return {
+    severity: 'error',
+    path: '',
+    at: '',
+    part: 'value',
+    message: `docs.json: expected a JSON object with name and navigation, received ${describeValue(value)}`,
+    expected: 'an object',
+    received: describeValue(value),
+  }
+}
+
+/** The newer docs.json shape has `navigation` as an object; say so instead of only "expected an array". */
+function explainNewerShape(config: Record<string, unknown>, findings: Finding[]): void {
+  if (!isPlainObject(config.navigation)) return
+  const finding = findings.find((candidate) => candidate.path === '/navigation' && candidate.severity === 'error')
+  if (finding === undefined) return
+  finding.message +=
+    '; this file uses the newer docs.json shape, where navigation is an object, which is not supported here: write navigation as an array of {group, pages} groups'
+}
+
+/** Should the walk ever miss something the compiled schema rejects, TypeBox's own first error is reported. */
+function schemaFallback(value: unknown): Finding {
+  const first = DOCS_CONFIG_CHECK.Errors(value).First()
+  const path = first?.path ?? ''
+  return {
+    severity: 'error',
+    path,
+    at: path,
+    part: 'value',
+    message: `${path || 'docs.json'}: ${first?.message ?? 'does not match the docs.json schema'}`,
+  }
+}
+
+const JSON_STRING = /"[^"\\]*(?:\\.[^"\\]*)*"(?:\s*:)?/g
+
+/** Counts property names in valid JSON text: each string that is followed by a colon. */
+function countKeysInText(text: string): number {
+  const strings = text.match(JSON_STRING)
+  if (strings === null) return 0
+  let keys = 0
+  for (const match of strings) if (match.charCodeAt(match.length - 1) === 58) keys++
+  return keys
+}
+
+function countKeys(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 0
+  let keys = 0
+  if (Array.isArray(value)) {
+    for (const item of value) keys += countKeys(item)
+    return keys
+  }
+  for (const key in value) {
+    keys++
+    keys += countKeys((value as Record<string, unknown>)[key])
+  }
+  return keys
+}

@@ -1,0 +1,48 @@
+import type { ValidationError } from 'elysia'
+import { asHttpError, STATUS_TEXT } from './errors'
+import type { Logger } from './logger'
+import { describeValidation } from './validation'
+
+/**
+ * The plant store's error contract, also used by docs.json and unknown routes:
+ * every non-2xx body is `{ "error": <status>, "message": "<specific sentence>" }`.
+ */
+export function errorResponse(status: number, message: string, headers: Record<string, string> = {}, extra: Record<string, unknown> = {}) {
+  return new Response(JSON.stringify({ error: status, message, ...extra }), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  })
+}
+
+type ErrorContext = { code: unknown; error: unknown; request: Request; set: { headers: Record<string, unknown> } }
+
+/**
+ * An Elysia onError hook that renders any failure in the `{error, message}` contract:
+ * our HttpErrors as they are, Elysia's 422 validation errors as 400 naming the field,
+ * and anything unexpected as a 500 whose details go to the log (with the request id),
+ * never to the client.
+ */
+export function plantStoreErrors(logger: Logger) {
+  return ({ code, error, request, set }: ErrorContext) => {
+    const known = asHttpError(error)
+    if (known) return errorResponse(known.status, known.message, known.extra.headers, known.extra.body)
+    if (code === 'VALIDATION') return errorResponse(400, describeValidation(error as ValidationError).message)
+    if (code === 'PARSE') return errorResponse(400, 'request body could not be parsed')
+    if (code === 'NOT_FOUND') return errorResponse(404, `no route for ${request.method} ${new URL(request.url).pathname}`)
+    const status = statusOf(error)
+    if (status && status < 500) return errorResponse(status, (error as Error).message || STATUS_TEXT[status] || 'request failed')
+    logger.error('unhandled error', {
+      request_id: set.headers['x-request-id'],
+      method: request.method,
+      path: new URL(request.url).pathname,
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    })
+    return errorResponse(500, 'internal error; the details are in the server log under this request id')
+  }
+}
+
+/** Elysia's own errors (and `status()` throws) carry a numeric `status`. */
+function statusOf(error: unknown): number | undefined {
+  const status = (error as { status?: unknown })?.status
+  return typeof status === 'number' && status >= 400 && status < 600 ? status : undefined
+}

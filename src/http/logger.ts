@@ -1,0 +1,24 @@
+import type { LogLevel } from '../config'
+
+const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 }
+
+export type Logger = {
+  debug(message: string, fields?: Record<string, unknown>): void
+  info(message: string, fields?: Record<string, unknown>): void
+  warn(message: string, fields?: Record<string, unknown>): void
+  error(message: string, fields?: Record<string, unknown>): void
+}
+
+/**
+ * One JSON object per line on `write` (stdout by default): easy to grep, easy to ship.
+ * Lines below `level` are dropped before any formatting work is done.
+ */
+export function createLogger(level: LogLevel, write: (line: string) => void = (line) => console.log(line)): Logger {
+  const emit = (at: LogLevel) => (message: string, fields?: Record<string, unknown>) => {
+    if (RANK[at] < RANK[level]) return
+    write(JSON.stringify({ time: new Date().toISOString(), level: at, msg: message, ...fields }, bigintSafe))
+  }
+  return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') }
+}
+
+const bigintSafe = (_key: string, value: unknown) => (typeof value === 'bigint' ? value.toString() : value)

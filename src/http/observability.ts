@@ -1,0 +1,33 @@
+import { Elysia } from 'elysia'
+import type { Logger } from './logger'
+
+/** Incoming ids are reused only when they are short and plain, so they are safe to log and echo. */
+const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/
+
+const startedAt = new WeakMap<Request, number>()
+
+/**
+ * Gives every response an `X-Request-Id` (the caller's, when it sent a plain one) and
+ * writes one structured log line per request: time, request id, method, path, status,
+ * duration and owner. For a stream, the duration is the time to the response head.
+ */
+export const observability = (logger: Logger) =>
+  new Elysia({ name: 'observability' })
+    .onRequest(({ request, set }) => {
+      const incoming = request.headers.get('x-request-id')
+      set.headers['x-request-id'] = incoming && ACCEPTABLE_ID.test(incoming) ? incoming : crypto.randomUUID()
+      startedAt.set(request, performance.now())
+    })
+    .onAfterResponse({ as: 'global' }, (context) => {
+      const { request, set, responseValue } = context
+      const started = startedAt.get(request)
+      const principal = (context as { principal?: { owner?: string } }).principal
+      logger.info('request', {
+        request_id: set.headers['x-request-id'],
+        method: request.method,
+        path: new URL(request.url).pathname,
+        status: responseValue instanceof Response ? responseValue.status : Number(set.status ?? 200),
+        duration_ms: started === undefined ? undefined : Math.round((performance.now() - started) * 1000) / 1000,
+        owner: principal?.owner ?? null,
+      })
+    })

@@ -1,0 +1,81 @@
+import { Elysia } from 'elysia'
+import { authPlugin } from '../auth'
+import type { TokenService } from '../auth/service'
+import type { Database } from '../db/connect'
+import { plantStoreErrors } from '../http/error-contract'
+import { HttpError } from '../http/errors'
+import { readBodyText, requireJsonContentType } from '../http/body'
+import { parseJsonLossless } from '../http/json'
+import type { Logger } from '../http/logger'
+import { ErrorBody, ListQuery, NewPlant, Plant, PlantIdParams } from './model'
+import { DuplicatePlantId, PlantService } from './service'
+import { t } from 'elysia'
+
+export type PlantsDeps = { db: Database; tokens: TokenService; logger: Logger; config: { bodyLimit: number } }
+
+const errors = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((status) => [status, ErrorBody])) as Record<number, typeof ErrorBody>
+
+/** The plant store: `POST /plants`, `GET /plants`, `DELETE /plants/{id}`. */
+export const plantsPlugin = (deps: PlantsDeps) => {
+  const service = new PlantService(deps.db)
+  return new Elysia({ name: 'plants' })
+    .use(authPlugin(deps.tokens))
+    .onError(plantStoreErrors(deps.logger))
+    .post(
+      '/plants',
+      async ({ body, principal }) => {
+        try {
+          return await service.create(principal.owner, { ...body, id: body.id === undefined ? undefined : BigInt(body.id) })
+        } catch (error) {
+          if (error instanceof DuplicatePlantId) throw new HttpError(409, error.message)
+          throw error
+        }
+      },
+      {
+        auth: 'plants:write',
+        // Lossless: JSON.parse would round ids above 2^53 before validation could see them.
+        parse: async ({ request }) => {
+          requireJsonContentType(request)
+          return parseJsonLossless(await readBodyText(request, deps.config.bodyLimit))
+        },
+        body: NewPlant,
+        response: { 200: Plant, ...errors(400, 401, 403, 409, 413, 415, 500) },
+        detail: { summary: 'Create a plant', description: 'Creates a new plant in the store. The response carries name and tag, never the id.', security: [{ bearerAuth: [] }] },
+      },
+    )
+    .get(
+      '/plants',
+      async ({ query, principal, request, set }) => {
+        const limit = query.limit ?? 100
+        const page = await service.list(principal, limit, query.after === undefined ? undefined : BigInt(query.after))
+        if (page.next) set.headers.link = `<${new URL(request.url).pathname}?limit=${limit}&after=${page.next}>; rel="next"`
+        return page.plants
+      },
+      {
+        auth: 'plants:read',
+        query: ListQuery,
+        response: { 200: t.Array(Plant), ...errors(400, 401, 403, 500) },
+        detail: {
+          summary: 'List plants',
+          description:
+            'Returns the plants the caller owns (an admin token sees all), oldest first. When more exist, a `Link: <…>; rel="next"` header points at the next page; the body shape never changes.',
+          security: [{ bearerAuth: [] }],
+        },
+      },
+    )
+    .delete(
+      '/plants/:id',
+      async ({ params, principal, set }) => {
+        if (!(await service.delete(principal, BigInt(params.id)))) throw new HttpError(404, `no plant with id ${params.id}`)
+        set.status = 204
+        return new Response(null, { status: 204 })
+      },
+      {
+        auth: 'plants:write',
+        params: PlantIdParams,
+        response: { 204: t.Void({ description: 'Plant deleted' }), ...errors(400, 401, 403, 404, 500) },
+        detail: { summary: 'Delete a plant', description: 'Deletes a single plant based on the ID supplied. Another owner\'s plant answers 404, exactly like a missing one.', security: [{ bearerAuth: [] }] },
+      },
+    )
+}

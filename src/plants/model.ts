@@ -1,0 +1,64 @@
+import { t, type Static } from 'elysia'
+import { Int64, Int64String, TrimmedText } from '../http/int64'
+
+export const NAME_MAX = 200
+export const TAG_MAX = 100
+export const LIST_LIMIT_DEFAULT = 100
+export const LIST_LIMIT_MAX = 1000
+
+/** A plant as the published contract returns it: never with its id. */
+export const Plant = t.Object(
+  {
+    name: t.String({ description: 'The name of the plant' }),
+    tag: t.Optional(t.String({ description: 'Tag to specify the type' })),
+  },
+  { $id: '#/components/schemas/Plant' },
+)
+export type Plant = Static<typeof Plant>
+
+export const NewPlant = t.Object(
+  {
+    name: TrimmedText({
+      minLength: 1,
+      maxLength: NAME_MAX,
+      description: `The name of the plant; 1 to ${NAME_MAX} characters after trimming (stored trimmed)`,
+      error: `name must be a string of 1 to ${NAME_MAX} characters after trimming`,
+    }),
+    tag: t.Optional(
+      t.String({ maxLength: TAG_MAX, description: `Tag to specify the type; at most ${TAG_MAX} characters`, error: `tag must be a string of at most ${TAG_MAX} characters` }),
+    ),
+    id: t.Optional(Int64('id', { description: 'Identification number of the plant (int64). Assigned by the service when omitted.' })),
+  },
+  { additionalProperties: false },
+)
+export type NewPlant = Static<typeof NewPlant>
+
+export const ListQuery = t.Object({
+  limit: t.Optional(
+    t.Integer({
+      minimum: 1,
+      maximum: LIST_LIMIT_MAX,
+      default: LIST_LIMIT_DEFAULT,
+      description: `The maximum number of results to return (1 to ${LIST_LIMIT_MAX}, default ${LIST_LIMIT_DEFAULT})`,
+      error: `limit must be an integer from 1 to ${LIST_LIMIT_MAX}`,
+    }),
+  ),
+  after: t.Optional(
+    t.String({
+      pattern: '^[0-9]{1,19}$',
+      description: 'Opaque cursor from the `Link: rel="next"` header of the previous page',
+      error: 'after must be a cursor taken from a Link header',
+    }),
+  ),
+})
+
+export const PlantIdParams = t.Object({ id: Int64String('id', { description: 'ID of plant to delete' }) })
+
+/** The plant store's error contract. */
+export const ErrorBody = t.Object(
+  {
+    error: t.Integer({ format: 'int32', description: 'The HTTP status code' }),
+    message: t.String({ description: 'What went wrong, in one specific sentence' }),
+  },
+  { $id: '#/components/schemas/Error' },
+)

@@ -1,0 +1,66 @@
+import { describe, expect, test } from 'bun:test'
+import { SseDataDecoder } from '../../src/chat/providers/sse-decoder'
+
+const bytes = (text: string) => new TextEncoder().encode(text)
+
+/** Decodes `stream` fed in pieces cut at `cuts` (byte offsets). */
+function decode(stream: Uint8Array, cuts: number[]): string[] {
+  const decoder = new SseDataDecoder()
+  const events: string[] = []
+  let from = 0
+  for (const cut of [...cuts, stream.length]) {
+    events.push(...decoder.push(stream.subarray(from, cut)))
+    from = cut
+  }
+  events.push(...decoder.end())
+  return events
+}
+
+// One row per rule of the event-stream grammar: the raw stream and the data payloads it carries.
+const CASES: { rule: string; stream: string; data: string[] }[] = [
+  { rule: 'LF line ends', stream: 'data: {"a":1}\n\ndata: {"b":2}\n\n', data: ['{"a":1}', '{"b":2}'] },
+  { rule: 'CRLF line ends', stream: 'data: {"a":1}\r\n\r\ndata: [DONE]\r\n\r\n', data: ['{"a":1}', '[DONE]'] },
+  { rule: 'CR line ends', stream: 'data: one\r\rdata: two\r\r', data: ['one', 'two'] },
+  { rule: 'comments are skipped', stream: ': keep-alive\n\n: OPENROUTER PROCESSING\n\ndata: x\n\n', data: ['x'] },
+  { rule: 'several data lines join with LF', stream: 'data: {"a":\ndata: 1}\n\n', data: ['{"a":\n1}'] },
+  { rule: 'event, id and retry fields are ignored', stream: 'event: message\nid: 7\nretry: 10\ndata: y\n\n', data: ['y'] },
+  { rule: 'an event of only other fields dispatches nothing', stream: 'event: ping\n\ndata: z\n\n', data: ['z'] },
+  { rule: 'only one space after the colon is stripped', stream: 'data:  two spaces\n\ndata:none\n\n', data: [' two spaces', 'none'] },
+  { rule: 'a bare data field is an empty line of data', stream: 'data\ndata: b\n\n', data: ['\nb'] },
+  { rule: 'a leading byte-order mark is dropped', stream: '\uFEFFdata: bom\n\n', data: ['bom'] },
+  { rule: 'multi-byte UTF-8 survives any split', stream: 'data: {"c":"é🌱漢"}\n\n', data: ['{"c":"é🌱漢"}'] },
+  { rule: 'an unterminated last event is dropped', stream: 'data: whole\n\ndata: cut off', data: ['whole'] },
+  { rule: 'blank lines between events dispatch nothing', stream: '\n\n\ndata: q\n\n\n\n', data: ['q'] },
+]
+
+describe('SSE data decoder', () => {
+  for (const { rule, stream, data } of CASES) {
+    test(`${rule}: in one read`, () => {
+      expect(decode(bytes(stream), [])).toEqual(data)
+    })
+
+    test(`${rule}: split at every byte boundary`, () => {
+      const raw = bytes(stream)
+      for (let cut = 1; cut < raw.length; cut++) expect(decode(raw, [cut])).toEqual(data)
+    })
+
+    test(`${rule}: one byte per read`, () => {
+      const raw = bytes(stream)
+      expect(decode(raw, Array.from({ length: raw.length - 1 }, (_, i) => i + 1))).toEqual(data)
+    })
+  }
+
+  test('a CRLF split across reads ends one line, not two', () => {
+    const decoder = new SseDataDecoder()
+    expect(decoder.push(bytes('data: a\r'))).toEqual([])
+    expect(decoder.push(bytes('\ndata: b\r\n'))).toEqual([])
+    expect(decoder.push(bytes('\r\n'))).toEqual(['a\nb'])
+  })
+
+  test('returns each event from the read that completes it, not later', () => {
+    const decoder = new SseDataDecoder()
+    expect(decoder.push(bytes('data: first\n'))).toEqual([])
+    expect(decoder.push(bytes('\ndata: sec'))).toEqual(['first'])
+    expect(decoder.push(bytes('ond\n\n'))).toEqual(['second'])
+  })
+})

@@ -1,0 +1,152 @@
+import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { PROVIDER_DEFAULTS } from '../../src/chat/config'
+import { openaiProvider, type OpenAIProviderOptions } from '../../src/chat/providers/openai'
+import { ProviderError, type ChatCompletionChunk, type ChatRequest } from '../../src/chat/providers/provider'
+import { completionOf, eventsOf, piecesOf, startMockUpstream, type MockUpstream } from './mock-upstream'
+
+let upstream: MockUpstream
+beforeEach(async () => {
+  upstream = await startMockUpstream()
+})
+afterEach(async () => {
+  await upstream.stop()
+})
+
+function relay(overrides: Partial<OpenAIProviderOptions> = {}) {
+  return openaiProvider({ ...PROVIDER_DEFAULTS, name: 'mock', baseUrl: upstream.baseUrl, ...overrides })
+}
+
+const request = (extra: Record<string, unknown> = {}): ChatRequest => ({
+  model: 'upstream-model',
+  messages: [{ role: 'user', content: 'hi' }],
+  ...extra,
+})
+
+async function collect(chunks: AsyncIterable<ChatCompletionChunk>): Promise<ChatCompletionChunk[]> {
+  const out: ChatCompletionChunk[] = []
+  for await (const chunk of chunks) out.push(chunk)
+  return out
+}
+
+/** Runs the stream to its end and returns what arrived before it failed, plus the failure. */
+async function collectUntilFailure(chunks: AsyncIterable<ChatCompletionChunk>) {
+  const out: ChatCompletionChunk[] = []
+  try {
+    for await (const chunk of chunks) out.push(chunk)
+  } catch (error) {
+    return { chunks: out, error }
+  }
+  throw new Error(`the stream ended without failing after ${out.length} chunks`)
+}
+
+const contentOf = (chunks: ChatCompletionChunk[]) =>
+  chunks.map((chunk) => ((chunk.choices[0]?.delta as { content?: string } | undefined)?.content ?? '')).join('')
+
+describe('streaming relay', () => {
+  test('relays every chunk in order, exactly as the upstream sent it, fields we do not model included', async () => {
+    const reply = { chunks: 64 }
+    upstream.script(reply)
+    const chunks = await collect(relay().stream(request(), new AbortController().signal))
+
+    expect(chunks).toEqual(eventsOf(reply, upstream.requests[0].body) as ChatCompletionChunk[])
+    expect(contentOf(chunks)).toBe(piecesOf(reply).join(''))
+    expect(chunks[1].obfuscation).toBe('x0')
+    expect(chunks[0].choices[0]).toEqual({ index: 0, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null })
+  })
+
+  test('keeps the usage chunk and its vendor fields when include_usage is asked for', async () => {
+    const chunks = await collect(relay().stream(request({ stream_options: { include_usage: true } }), new AbortController().signal))
+    const last = chunks.at(-1)!
+    expect(last.choices).toEqual([])
+    expect(last.usage).toEqual({ prompt_tokens: 5, completion_tokens: 3, total_tokens: 8, vendor_extra: { kept: true } })
+  })
+
+  test('yields each chunk as soon as it arrives, without waiting for the rest of the stream', async () => {
+    upstream.script({ chunks: 4, chunkDelayMs: 150 })
+    const started = performance.now()
+    const iterator = relay().stream(request(), new AbortController().signal)[Symbol.asyncIterator]()
+    await iterator.next()
+    const second = await iterator.next()
+    expect(contentOf([second.value])).toBe('tok0 ')
+    expect(performance.now() - started).toBeLessThan(450)
+    await iterator.return?.()
+  })
+
+  test('sends the request upstream untouched apart from stream: true, unknown fields included, with the key and extra headers', async () => {
+    const sent = request({ temperature: 0.2, seed: 7, vendor_flag: { nested: [1, 2] }, reasoning_effort: 'low' })
+    await collect(relay({ apiKey: 'sk-upstream', headers: { 'x-team': 'plants' } }).stream(sent, new AbortController().signal))
+
+    const seen = upstream.requests[0]
+    expect(seen.path).toBe('/v1/chat/completions')
+    expect(seen.body).toEqual({ ...sent, stream: true })
+    expect(seen.headers.get('authorization')).toBe('Bearer sk-upstream')
+    expect(seen.headers.get('x-team')).toBe('plants')
+    expect(seen.headers.get('accept')).toBe('text/event-stream')
+  })
+
+  test('sends no authorization header to a keyless upstream such as Ollama', async () => {
+    await collect(relay().stream(request(), new AbortController().signal))
+    expect(upstream.requests[0].headers.get('authorization')).toBeNull()
+  })
+
+  test('an upstream that breaks the connection mid-stream: the chunks before it arrive, then a 502', async () => {
+    upstream.script({ chunks: 10, failAfterChunks: 4 })
+    const { chunks, error } = await collectUntilFailure(relay().stream(request(), new AbortController().signal))
+
+    expect(contentOf(chunks)).toBe(piecesOf({ chunks: 4 }).join(''))
+    expect(error).toBeInstanceOf(ProviderError)
+    expect((error as ProviderError).status).toBe(502)
+    expect((error as ProviderError).message).toContain("upstream provider 'mock' broke mid-response")
+  })
+
+  test('an upstream stream that ends without [DONE] is reported as truncated, not as a complete answer', async () => {
+    upstream.script({ chunks: 2, omitDone: true })
+    const { chunks, error } = await collectUntilFailure(relay().stream(request(), new AbortController().signal))
+    expect(chunks).toHaveLength(4)
+    expect((error as ProviderError).status).toBe(502)
+    expect((error as ProviderError).message).toContain('closed the stream before [DONE]')
+  })
+
+  test('an error event inside a 200 stream (as OpenRouter sends) ends the stream with its message', async () => {
+    upstream.script({ rawPieces: ['data: {"id":"a","object":"chat.completion.chunk","choices":[]}\n\n', 'data: {"error":{"message":"provider overloaded","code":502}}\n\n'] })
+    const { chunks, error } = await collectUntilFailure(relay().stream(request(), new AbortController().signal))
+    expect(chunks).toHaveLength(1)
+    expect((error as ProviderError).status).toBe(502)
+    expect((error as ProviderError).message).toContain('provider overloaded')
+  })
+
+  test('an event that is not JSON is a 502 naming it', async () => {
+    upstream.script({ rawPieces: ['data: not json\n\n'] })
+    const { error } = await collectUntilFailure(relay().stream(request(), new AbortController().signal))
+    expect((error as ProviderError).status).toBe(502)
+    expect((error as ProviderError).message).toContain('not a JSON object: not json')
+  })
+
+  test('an unreachable upstream is a retryable 502', async () => {
+    const port = upstream.port
+    await upstream.stop()
+    const { error } = await collectUntilFailure(relay({ baseUrl: `http://127.0.0.1:${port}/v1` }).stream(request(), new AbortController().signal))
+    expect(error).toBeInstanceOf(ProviderError)
+    expect((error as ProviderError).status).toBe(502)
+    expect((error as ProviderError).options).toMatchObject({ code: 'upstream_unreachable', retryable: true })
+    upstream = await startMockUpstream()
+  })
+})
+
+describe('non-streaming relay', () => {
+  test('returns the upstream completion exactly, fields we do not model included', async () => {
+    const completion = await relay().complete(request({ logit_bias: { '42': 1 } }), new AbortController().signal)
+    expect(completion).toEqual(completionOf({}, upstream.requests[0].body) as typeof completion)
+    expect(completion.service_tier).toBe('default')
+    expect(upstream.requests[0].body).toEqual(request({ logit_bias: { '42': 1 } }))
+    expect(upstream.requests[0].headers.get('accept')).toBe('application/json')
+  })
+
+  test('maps an upstream error status the same way streams do', async () => {
+    upstream.script({ status: 404, errorBody: { error: { message: 'no such model', code: 'model_not_found' } } })
+    const error = await relay().complete(request(), new AbortController().signal).catch((caught) => caught)
+    expect(error).toBeInstanceOf(ProviderError)
+    expect(error.status).toBe(404)
+    expect(error.options.code).toBe('model_not_found')
+  })
+})

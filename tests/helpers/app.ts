@@ -1,0 +1,45 @@
+import { createApp, type AppDeps } from '../../src/app'
+import type { Scope } from '../../src/auth/model'
+import { TokenService } from '../../src/auth/service'
+import { loadConfig } from '../../src/config'
+import { createLogger } from '../../src/http/logger'
+import { bunUiAssets } from '../../src/runtimes/bun-assets'
+import { freshDatabase } from './database'
+
+export type TestApp = Awaited<ReturnType<typeof makeTestApp>>
+
+/**
+ * The real application on a fresh database, for `app.handle` tests.
+ * `logs` collects the structured log lines instead of printing them.
+ */
+export async function makeTestApp(options: { env?: Record<string, string>; deps?: Partial<AppDeps> } = {}) {
+  const config = loadConfig({ LOG_LEVEL: 'info', ...options.env })
+  const database = await freshDatabase()
+  const logs: Record<string, unknown>[] = []
+  const logger = createLogger(config.logLevel, (line) => logs.push(JSON.parse(line)))
+  const tokens = new TokenService(database.db)
+  const deps: AppDeps = { config, database, tokens, logger, clock: () => new Date(), uiAssets: bunUiAssets, ...options.deps }
+  const app = createApp(deps)
+  return {
+    app,
+    deps,
+    logs,
+    /** Issues a real token through the token service. */
+    tokenFor: async (owner: string, scopes: Scope[] = ['plants:read', 'plants:write']) => (await tokens.create({ owner, scopes })).token,
+    /** `app.handle` with a path and optional init; JSON bodies get their content type. */
+    request: (path: string, init: RequestInit & { token?: string; json?: unknown } = {}) => {
+      const headers = new Headers(init.headers)
+      if (init.token) headers.set('authorization', `Bearer ${init.token}`)
+      let body = init.body
+      if (init.json !== undefined) {
+        headers.set('content-type', 'application/json')
+        body = typeof init.json === 'string' ? init.json : JSON.stringify(init.json)
+      }
+      return app.handle(new Request(`http://localhost${path}`, { ...init, headers, body }))
+    },
+    close: () => database.close(),
+  }
+}
+
+/** A unique owner name, so tests on a shared database never see each other's plants. */
+export const uniqueOwner = (label: string) => `${label}-${crypto.randomUUID().slice(0, 8)}`

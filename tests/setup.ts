@@ -1,0 +1,3 @@
+// Preloaded by bunfig.toml for every test file.
+// Tests speak to servers on loopback only; keep proxies configured on the machine out of the way.
+process.env.NO_PROXY = '127.0.0.1,localhost'
