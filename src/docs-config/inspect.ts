@@ -8,10 +8,9 @@ import { closestMatch } from './suggest'
 const KEY_ALIASES: Readonly<Record<string, string>> = { twitter: 'x' }
 
 /**
- * Walks a parsed value alongside the TypeBox schema (read as the JSON Schema it is) and, in one pass:
+ * Walks a parsed value alongside the TypeBox schema (read as the JSON Schema it is) and, in one pass,
  * reports every type, enum, pattern, required and size problem with a readable message; reports unknown
- * properties (warnings, or errors where the schema closes the object) with a suggestion; and fills in the
- * schema's defaults, in place.
+ * properties (warnings, or errors where the schema closes the object) with a suggestion.
  *
  * Unions in the docs.json schema differ by JSON type (a string or an object, a string or an array), so the
  * branch is chosen by type; a value of no branch's type gets one line naming every branch.
@@ -64,7 +63,6 @@ function object(schema: TSchema, value: unknown, pointer: string, findings: Find
   for (const key in properties) {
     const child = value[key]
     if (child !== undefined) walk(properties[key], child, `${pointer}/${escapePointerToken(key)}`, findings)
-    else if (properties[key].default !== undefined) value[key] = copyDefault(properties[key].default)
   }
   for (const key in value) {
     if (Object.hasOwn(properties, key)) continue
@@ -199,9 +197,4 @@ function patternOf(schema: TSchema): RegExp {
     PATTERNS.set(schema, pattern)
   }
   return pattern
-}
-
-/** Defaults are small JSON values; each normalised config gets its own copy. */
-function copyDefault(value: unknown): unknown {
-  return typeof value === 'object' && value !== null ? JSON.parse(JSON.stringify(value)) : value
 }

@@ -77,7 +77,7 @@ class Scanner {
     this.value('', undefined)
     this.skipWhitespace()
     if (this.pos < this.text.length) {
-      this.rejectComment()
+      this.rejectCommentOrConflict()
       throw new SyntaxFailure(this.pos, `unexpected ${this.describeHere()} after the end of the JSON value`)
     }
   }
@@ -112,7 +112,7 @@ class Scanner {
       else this.duplicates.push({ pointer: childPointer, key, offset: keyOffset, firstOffset })
       this.skipWhitespace()
       if (this.peek() !== 58) {
-        this.rejectComment()
+        this.rejectCommentOrConflict()
         throw new SyntaxFailure(this.pos, `expected ":" after the property name "${key}" but found ${this.describeHere()}`)
       }
       this.pos++
@@ -131,7 +131,7 @@ class Scanner {
         if (this.peek() === 125) throw new SyntaxFailure(comma, 'trailing comma before "}"; remove this comma')
         continue
       }
-      this.rejectComment()
+      this.rejectCommentOrConflict()
       if (next === QUOTE || next === 39 || IDENTIFIER_START.test(this.text[this.pos] ?? '')) {
         throw new SyntaxFailure(this.pos, 'missing comma between properties; add "," before this property')
       }
@@ -162,7 +162,7 @@ class Scanner {
         if (this.peek() === 93) throw new SyntaxFailure(comma, 'trailing comma before "]"; remove this comma')
         continue
       }
-      this.rejectComment()
+      this.rejectCommentOrConflict()
       if (next === QUOTE || next === 123 || next === 91 || next === 45 || (next >= 48 && next <= 57)) {
         throw new SyntaxFailure(this.pos, 'missing comma between array items; add "," before this item')
       }
@@ -231,7 +231,7 @@ class Scanner {
         }
       }
     }
-    this.rejectComment()
+    this.rejectCommentOrConflict()
     if (this.pos >= this.text.length) throw this.endOfInput()
     const code = this.text.charCodeAt(this.pos)
     if (code === 39) throw new SyntaxFailure(this.pos, 'strings must use double quotes, not single quotes')
@@ -247,7 +247,7 @@ class Scanner {
   }
 
   private failExpectingKey(): never {
-    this.rejectComment()
+    this.rejectCommentOrConflict()
     if (this.pos >= this.text.length) throw this.endOfInput()
     const code = this.text.charCodeAt(this.pos)
     if (code === 39) throw new SyntaxFailure(this.pos, 'property names must use double quotes, not single quotes')
@@ -259,7 +259,11 @@ class Scanner {
     throw new SyntaxFailure(this.pos, `expected a property name in double quotes but found ${this.describeHere()}`)
   }
 
-  private rejectComment(): void {
+  private rejectCommentOrConflict(): void {
+    const marker = this.text.slice(this.pos, this.pos + 7)
+    if (marker === '<<<<<<<' || marker === '=======' || marker === '>>>>>>>') {
+      throw new SyntaxFailure(this.pos, `unresolved merge conflict marker ${marker}; resolve the conflict and remove the markers`)
+    }
     if (this.text.charCodeAt(this.pos) !== 47) return
     const next = this.text.charCodeAt(this.pos + 1)
     if (next === 47 || next === 42) throw new SyntaxFailure(this.pos, 'comments are not allowed in JSON; remove it')

@@ -3,7 +3,8 @@ import { inspect } from './inspect'
 import { scanJson, type NodePosition } from './json-source'
 import type { Issue, ValidateOptions, ValidationResult } from './model'
 import { checkCrossFieldRules } from './rules'
-import { DOCS_CONFIG_CHECK, DocsConfigSchema, type DocsConfig } from './schema'
+import { applyDefaults } from './defaults'
+import { CLOSED_DOCS_CONFIG_CHECK, DOCS_CONFIG_CHECK, DocsConfigSchema, type DocsConfig } from './schema'
 import { TextPositions } from './text-position'
 
 /**
@@ -27,21 +28,21 @@ export function validateDocsConfig(text: string, options: ValidateOptions = {}):
   } catch {
     return syntaxFailure(text)
   }
-  // Native JSON.parse keeps the last of two equal keys; comparing key counts finds that cheaply.
-  const mayHaveDuplicates = countKeysInText(source) !== countKeys(value)
+  const mayHaveDuplicates = mayHaveDuplicateKeys(source, value)
   const findings: Finding[] = []
   if (!isPlainObject(value)) {
     findings.push(rootNotAnObject(value))
   } else {
-    inspect(DocsConfigSchema, value, findings)
-    checkCrossFieldRules(value, findings)
+    const typesAccepted = DOCS_CONFIG_CHECK.Check(value)
+    if (!typesAccepted || !CLOSED_DOCS_CONFIG_CHECK.Check(value)) inspect(DocsConfigSchema, value, findings)
+    if (!typesAccepted && !findings.some((finding) => finding.severity === 'error')) findings.push(schemaFallback(value))
     explainNewerShape(value, findings)
+    applyDefaults(DocsConfigSchema, value)
+    checkCrossFieldRules(value, findings)
   }
-  const schemaAccepts = DOCS_CONFIG_CHECK.Check(value)
-  if (findings.length === 0 && !mayHaveDuplicates && schemaAccepts) {
+  if (findings.length === 0 && !mayHaveDuplicates) {
     return { valid: true, errors: [], warnings: [], config: value as DocsConfig }
   }
-  if (!schemaAccepts && !findings.some((finding) => finding.severity === 'error')) findings.push(schemaFallback(value))
   return locate(text, value, findings, options)
 }
 
@@ -129,27 +130,33 @@ function schemaFallback(value: unknown): Finding {
   }
 }
 
-const JSON_STRING = /"[^"\\]*(?:\\.[^"\\]*)*"(?:\s*:)?/g
-
-/** Counts property names in valid JSON text: each string that is followed by a colon. */
-function countKeysInText(text: string): number {
-  const strings = text.match(JSON_STRING)
-  if (strings === null) return 0
-  let keys = 0
-  for (const match of strings) if (match.charCodeAt(match.length - 1) === 58) keys++
-  return keys
+/**
+ * Native JSON.parse silently keeps the last of two equal keys. Without `\\u` escapes, every ":" in the text
+ * is either after a key or inside a string, and strings decode to themselves, so the colon count matches the
+ * parsed keys plus the colons in parsed strings exactly when no key was dropped. A mismatch (or an escape)
+ * sends the text to the scanner, which finds the duplicates precisely.
+ */
+function mayHaveDuplicateKeys(text: string, value: unknown): boolean {
+  if (text.includes('\\u')) return true
+  let colons = 0
+  for (let index = text.indexOf(':'); index !== -1; index = text.indexOf(':', index + 1)) colons++
+  return colons !== keysAndColons(value)
 }
 
-function countKeys(value: unknown): number {
+function keysAndColons(value: unknown): number {
+  if (typeof value === 'string') return colonsIn(value)
   if (typeof value !== 'object' || value === null) return 0
-  let keys = 0
+  let count = 0
   if (Array.isArray(value)) {
-    for (const item of value) keys += countKeys(item)
-    return keys
+    for (const item of value) count += keysAndColons(item)
+    return count
   }
-  for (const key in value) {
-    keys++
-    keys += countKeys((value as Record<string, unknown>)[key])
-  }
-  return keys
+  for (const key in value) count += 1 + colonsIn(key) + keysAndColons((value as Record<string, unknown>)[key])
+  return count
+}
+
+function colonsIn(text: string): number {
+  let count = 0
+  for (let index = text.indexOf(':'); index !== -1; index = text.indexOf(':', index + 1)) count++
+  return count
 }
