@@ -9,6 +9,7 @@ import { allowedMethods } from './http/method-not-allowed'
 import { observability } from './http/observability'
 import { UI_ASSETS, type UiAssetLoader, type UiAssetName } from './http/ui-assets'
 import { plantsPlugin } from './plants'
+import { chatPlugin } from './chat'
 
 export type AppDeps = {
   config: Config
@@ -71,6 +72,7 @@ export function createApp(deps: AppDeps) {
       { detail: { summary: 'Readiness: the database answers (503 otherwise)' } },
     )
     .use(plantsPlugin({ db, tokens: deps.tokens, logger: deps.logger, config: deps.config }))
+    .use(chatPlugin(deps))
 
   const allowed = allowedMethods(app.routes)
   const fallback = plantStoreErrors(deps.logger)

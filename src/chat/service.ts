@@ -92,7 +92,7 @@ function checkRules(request: ChatCompletionRequest): void {
  * explained through the branch that matches the value's JSON type, so `temperature: 3`
  * reads "expected a value <= 2" rather than "expected union value".
  */
-function describeIssue(issue: ValueError): OpenAIError {
+export function describeIssue(issue: ValueError): OpenAIError {
   const param = fieldName(issue.path)
   if (issue.type === ValueErrorType.ObjectRequiredProperty) {
     return badRequest(`Missing required parameter: '${param}'.`, param, 'missing_required_parameter')

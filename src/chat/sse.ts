@@ -37,6 +37,8 @@ export type EventStreamOptions = {
   keepAliveMs?: number
   /** Told about failures after the first byte, which the client only sees as an error event. */
   onStreamError?: (error: unknown) => void
+  /** Called once when the stream ends, whether finished, failed or cancelled. */
+  onClose?: () => void
 }
 
 type Next<T> = IteratorResult<T> | { timedOut: true }
@@ -56,9 +58,16 @@ export async function openEventStream<T>(chunks: AsyncIterable<T>, options: Even
   const iterator = chunks[Symbol.asyncIterator]()
   let pending: Promise<IteratorResult<T>> | undefined
   let finished = false
+  let closed = false
 
-  const stop = () => {
+  const close = () => {
     finished = true
+    if (closed) return
+    closed = true
+    options.onClose?.()
+  }
+  const stop = () => {
+    close()
     abort.abort()
     iterator.return?.().catch(() => {})
   }
@@ -76,6 +85,7 @@ export async function openEventStream<T>(chunks: AsyncIterable<T>, options: Even
     first = await next()
   } catch (error) {
     abort.abort()
+    close()
     throw error
   }
   state.committed = true
@@ -84,7 +94,7 @@ export async function openEventStream<T>(chunks: AsyncIterable<T>, options: Even
     if ('timedOut' in result) return controller.enqueue(KEEP_ALIVE)
     pending = undefined
     if (result.done) {
-      finished = true
+      close()
       controller.enqueue(DONE)
       return controller.close()
     }

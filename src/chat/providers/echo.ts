@@ -1,8 +1,9 @@
 import type {
+  ChatCompletionRequest,
   ChunkDelta,
   FinishReason,
   FunctionTool,
-  RequestMessage,
+  ResponseMessage,
   TokenLogprob,
   ToolCall,
   Usage,
@@ -55,10 +56,11 @@ export function createEchoProvider(options: EchoOptions = {}): ChatProvider {
   return {
     name: options.name ?? 'echo',
 
-    async complete(request, signal) {
+    async complete(raw, signal) {
       signal.throwIfAborted()
+      const request = validated(raw)
       const answer = planAnswer(request, cache)
-      const message: ChatCompletion['choices'][number]['message'] = {
+      const message: ResponseMessage = {
         role: 'assistant',
         content: answer.toolCall ? null : answer.content.join(''),
       }
@@ -76,8 +78,9 @@ export function createEchoProvider(options: EchoOptions = {}): ChatProvider {
       }
     },
 
-    async *stream(request, signal) {
+    async *stream(raw, signal) {
       signal.throwIfAborted()
+      const request = validated(raw)
       const answer = planAnswer(request, cache)
       const includeUsage = request.stream_options?.include_usage === true
       const base = {
@@ -102,6 +105,11 @@ export function createEchoProvider(options: EchoOptions = {}): ChatProvider {
   }
 }
 
+/** The route has checked the request against `ChatCompletionRequest`; echo relies on that shape. */
+function validated(request: ChatRequest): ChatCompletionRequest {
+  return request as ChatCompletionRequest
+}
+
 /** Everything the echo provider will say, decided before the first chunk. */
 type Answer = {
   reasoning: string[]
@@ -112,8 +120,8 @@ type Answer = {
   usage: Usage
 }
 
-function planAnswer(request: ChatRequest, cache: PromptCache): Answer {
-  const messages = request.messages as RequestMessage[]
+function planAnswer(request: ChatCompletionRequest, cache: PromptCache): Answer {
+  const messages = request.messages
   const lastUser = [...messages].reverse().find((message) => message.role === 'user')
   const text = contentText(lastUser?.content)
   const userTokens = tokenize(text)
@@ -165,7 +173,7 @@ function planAnswer(request: ChatRequest, cache: PromptCache): Answer {
 /** One streamed event of a choice, before it is wrapped into a chunk per choice. */
 type Step = { delta: ChunkDelta; logprobs?: { content: TokenLogprob[] }; finishReason?: FinishReason }
 
-function* streamSteps(answer: Answer, request: ChatRequest): Generator<Step> {
+function* streamSteps(answer: Answer, request: ChatCompletionRequest): Generator<Step> {
   const first: ChunkDelta = { role: 'assistant', content: answer.toolCall || answer.reasoning.length ? null : '' }
   if (answer.reasoning.length) first.reasoning_content = ''
   if (answer.toolCall && !answer.reasoning.length) first.tool_calls = [toolCallStart(answer.toolCall)]
@@ -190,11 +198,11 @@ function isReasoner(model: string): boolean {
 }
 
 function reasoningFor(tokenCount: number): string {
-  return `I am the echo provider, not a language model. The last user message has ${tokenCount} tokens, so I will repeat it.`
+  return `Echo provider, not a model: repeating ${tokenCount} tokens.`
 }
 
 /** The tool `tool_choice` forces: a named function, or the first tool when `required`. */
-function forcedTool(request: ChatRequest): FunctionTool | undefined {
+function forcedTool(request: ChatCompletionRequest): FunctionTool | undefined {
   const tools = request.tools ?? []
   const choice = request.tool_choice
   if (choice === 'required') return tools[0]
@@ -202,14 +210,14 @@ function forcedTool(request: ChatRequest): FunctionTool | undefined {
   return undefined
 }
 
-function formatted(request: ChatRequest, text: string): string {
+function formatted(request: ChatCompletionRequest, text: string): string {
   const format = request.response_format
   if (format?.type === 'json_object') return JSON.stringify({ echo: text })
   if (format?.type === 'json_schema') return JSON.stringify(exampleFor(format.json_schema?.schema ?? {}, text))
   return text
 }
 
-function cutAtStop(text: string, stop: ChatRequest['stop']): string {
+function cutAtStop(text: string, stop: ChatCompletionRequest['stop']): string {
   const sequences = typeof stop === 'string' ? [stop] : (stop ?? [])
   let end = text.length
   for (const sequence of sequences) {
@@ -306,7 +314,7 @@ function fnv1a(text: string): number {
   return hash >>> 0
 }
 
-function choiceIndexes(request: ChatRequest): number[] {
+function choiceIndexes(request: ChatCompletionRequest): number[] {
   return Array.from({ length: request.n ?? 1 }, (_, index) => index)
 }
 

@@ -1,20 +1,22 @@
-import type { ChatCompletionChunkObject, ChatCompletionRequest, ChatCompletionResponse } from '../model'
-
 /**
  * The contract between the chat route and whatever produces completions.
  *
  * Requests and responses are plain JSON objects in the OpenAI Chat Completions wire
- * format (with DeepSeek's additions), typed by the TypeBox schemas in `../model.ts`.
- * Providers must preserve fields they do not model, so every type stays an open record.
+ * format (with DeepSeek's additions). Providers must preserve fields they do not model,
+ * so the types are open records; their precise shapes are the TypeBox schemas in
+ * `../model.ts` (`ChatCompletionRequest`, `ChatCompletionResponse`, `ChatCompletionChunkSchema`).
  */
 export type JsonObject = { [key: string]: unknown }
 
-/** A validated request, with `model` already rewritten to the provider's upstream model. */
-export type ChatRequest = ChatCompletionRequest & JsonObject
+/**
+ * A request the route has validated against `ChatCompletionRequest`, with `model` already
+ * rewritten to the provider's upstream model.
+ */
+export type ChatRequest = JsonObject & { model: string; messages: JsonObject[]; stream?: boolean }
 /** `object: "chat.completion"` */
-export type ChatCompletion = ChatCompletionResponse & JsonObject
+export type ChatCompletion = JsonObject & { id: string; object: 'chat.completion'; choices: JsonObject[] }
 /** `object: "chat.completion.chunk"`; the usage chunk of `include_usage` has `choices: []`. */
-export type ChatCompletionChunk = ChatCompletionChunkObject & JsonObject
+export type ChatCompletionChunk = JsonObject & { id: string; object: 'chat.completion.chunk'; choices: JsonObject[] }
 
 export interface ChatProvider {
   /** Registry name, e.g. `echo` or `openai:deepseek`. */

@@ -1,0 +1,158 @@
+import { Elysia, type DocumentDecoration, type TSchema, type ValidationError } from 'elysia'
+import { authPlugin } from '../auth'
+import type { TokenService } from '../auth/service'
+import { readBodyText, requireJsonContentType } from '../http/body'
+import type { Logger } from '../http/logger'
+import { parseChatConfig } from './config'
+import { ChatCompletionRequest, ChatCompletionResponse, ModelEntry, ModelList } from './model'
+import { OpenAIError, openAIErrorResponse, toOpenAIError } from './openai-error'
+import { createEchoProvider } from './providers/echo'
+import type { ChatRequest } from './providers/provider'
+import { buildRegistry, type ModelRegistry } from './providers/registry'
+import { describeIssue, modelList, modelNotFound, parseChatRequest } from './service'
+import { KEEP_ALIVE_MS, openEventStream } from './sse'
+
+/** What the chat routes serve from: the model registry and the keep-alive interval. */
+export type ChatSetup = { registry: ModelRegistry; keepAliveMs: number }
+
+export type ChatDeps = {
+  config: { bodyLimit: number; env: Readonly<Record<string, string | undefined>> }
+  tokens: TokenService
+  logger: Logger
+  clock: () => Date
+  /** Defaults to {@link chatSetupFromEnv} on `config.env`; tests pass their own registry. */
+  chat?: ChatSetup
+  /** Called for every completion request: streams and slow upstreams may outlive the server's idle timeout. */
+  onLongLivedRequest?: (request: Request) => void
+  /** Aborts every upstream request when the server shuts down; open streams end with a 503 error event. */
+  shutdownSignal?: AbortSignal
+}
+
+/** The registry `CHAT_PROVIDERS`/`CHAT_MODELS` describe (see `config.ts`); `echo` alone when unset. */
+export function chatSetupFromEnv(env: Readonly<Record<string, string | undefined>>): ChatSetup {
+  const config = parseChatConfig(env)
+  return { registry: buildRegistry(config, { echo: createEchoProvider }), keepAliveMs: config.keepAliveMs }
+}
+
+const security = [{ bearerAuth: [] }]
+
+/** A TypeBox schema as the plain JSON Schema an OpenAPI document embeds. */
+function documented(schema: TSchema, mediaType = 'application/json') {
+  return { [mediaType]: { schema: JSON.parse(JSON.stringify(schema)) as unknown } }
+}
+
+/**
+ * OpenAI-compatible chat: `POST /chat/completions`, `GET /models` and `GET /models/{model}`,
+ * also under `/v1`, so an OpenAI SDK pointed at `http://host:port/v1` works unchanged.
+ * Bearer tokens need the `chat` scope. Every error is in OpenAI's shape.
+ *
+ * The body is read in the handler rather than by Elysia's parser, so that authentication
+ * is checked before the body is read (401 before 400, like OpenAI) and the size limit holds.
+ */
+export function chatPlugin(deps: ChatDeps) {
+  const chat = deps.chat ?? chatSetupFromEnv(deps.config.env)
+  const listedAt = deps.clock()
+
+  const complete = async ({ request }: { request: Request }) => {
+    requireJsonContentType(request)
+    const parsed = parseChatRequest(await readBodyText(request, deps.config.bodyLimit))
+    if (!chat.registry.has(parsed.model)) throw modelNotFound(parsed.model)
+    const body: ChatRequest = { ...parsed, stream: parsed.stream === true }
+    deps.onLongLivedRequest?.(request)
+
+    const abort = new AbortController()
+    const release = linkAborts(abort, request.signal, deps.shutdownSignal)
+    if (!body.stream) {
+      try {
+        return Response.json(await chat.registry.complete(body, abort.signal))
+      } finally {
+        release()
+      }
+    }
+    const state = { committed: false }
+    return openEventStream(chat.registry.stream(body, abort.signal, state), {
+      state,
+      abort,
+      keepAliveMs: chat.keepAliveMs || KEEP_ALIVE_MS,
+      onStreamError: (error) => logFailure(deps.logger, error, request, 'chat stream failed after the first byte'),
+      onClose: release,
+    })
+  }
+
+  const completeHook = {
+    auth: 'chat' as const,
+    parse: 'none' as const,
+    detail: {
+      summary: 'Create a chat completion',
+      description:
+        'OpenAI Chat Completions, with DeepSeek\'s `reasoning_content` and cache counters. With `stream: true` the answer is `text/event-stream`: `data: <chunk>` events, then `data: [DONE]`.',
+      tags: ['chat'],
+      security,
+      requestBody: { required: true, content: documented(ChatCompletionRequest) },
+      responses: {
+        200: {
+          description: 'The completion, or its event stream',
+          content: { ...documented(ChatCompletionResponse), 'text/event-stream': { schema: { type: 'string' } } },
+        },
+      },
+    } as DocumentDecoration,
+  }
+
+  const models = () => modelList(chat.registry.list(), listedAt)
+  const model = ({ params }: { params: { model: string } }) => {
+    const entry = models().data.find((candidate) => candidate.id === params.model)
+    if (!entry) throw modelNotFound(params.model)
+    return entry
+  }
+  const modelsHook = {
+    auth: 'chat' as const,
+    detail: { summary: 'List models', tags: ['chat'], security, responses: { 200: { description: 'Public model names', content: documented(ModelList) } } } as DocumentDecoration,
+  }
+  const modelHook = {
+    auth: 'chat' as const,
+    detail: { summary: 'Retrieve a model', tags: ['chat'], security, responses: { 200: { description: 'One model', content: documented(ModelEntry) } } } as DocumentDecoration,
+  }
+
+  return new Elysia({ name: 'chat' })
+    .use(authPlugin(deps.tokens))
+    .onError(({ code, error, request }) => {
+      if (code === 'VALIDATION') return openAIErrorResponse(describeIssue((error as ValidationError).valueError!).init)
+      if (code === 'PARSE') return openAIErrorResponse({ status: 400, message: 'We could not parse the JSON body of your request.' })
+      const init = toOpenAIError(error)
+      if (init.isInternal || init.status >= 500) logFailure(deps.logger, error, request, 'chat request failed')
+      return openAIErrorResponse(init)
+    })
+    .post('/chat/completions', complete, completeHook)
+    .post('/v1/chat/completions', complete, { ...completeHook, detail: { ...completeHook.detail, hide: true } })
+    .get('/models', models, modelsHook)
+    .get('/v1/models', models, { ...modelsHook, detail: { ...modelsHook.detail, hide: true } })
+    .get('/models/:model', model, modelHook)
+    .get('/v1/models/:model', model, { ...modelHook, detail: { ...modelHook.detail, hide: true } })
+}
+
+/**
+ * Aborts `abort` when the client disconnects or the server shuts down. A shutdown aborts
+ * with a 503 so that a stream already under way ends with an error event that says so.
+ * Returns a function that detaches the listeners.
+ */
+function linkAborts(abort: AbortController, client: AbortSignal, shutdown?: AbortSignal): () => void {
+  const onClientGone = () => abort.abort(client.reason)
+  const onShutdown = () =>
+    abort.abort(new OpenAIError({ status: 503, message: 'The server is shutting down; retry the request.', retryAfter: 1 }))
+  if (client.aborted) onClientGone()
+  else client.addEventListener('abort', onClientGone, { once: true })
+  if (shutdown?.aborted) onShutdown()
+  else shutdown?.addEventListener('abort', onShutdown, { once: true })
+  return () => {
+    client.removeEventListener('abort', onClientGone)
+    shutdown?.removeEventListener('abort', onShutdown)
+  }
+}
+
+function logFailure(logger: Logger, error: unknown, request: Request, message: string) {
+  logger.error(message, {
+    method: request.method,
+    path: new URL(request.url).pathname,
+    error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+  })
+}
