@@ -1,6 +1,6 @@
 /**
- * An OpenAI-compatible upstream for relay tests and benchmarks: a real HTTP server (node:http on
- * port 0) whose answers are scripted per request. It records every request it receives and
+ * An OpenAI-compatible upstream for relay tests and benchmarks: a real HTTP/1.1 server (raw TCP
+ * on port 0) whose answers are scripted per request. It records every request it receives and
  * whether the client went away before the answer was complete.
  *
  * @example
@@ -8,8 +8,7 @@
  * upstream.script({ status: 429, headers: { 'retry-after': '1' } }, { chunks: 3 })
  * // first request gets the 429, the second (and every later one) three content chunks
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo, Socket } from 'node:net'
+import { createServer, type AddressInfo, type Socket } from 'node:net'
 
 /** One scripted answer. Everything is optional; `{}` streams {@link DEFAULT_CHUNKS} content chunks. */
 export type MockReply = {
@@ -29,7 +28,7 @@ export type MockReply = {
   failAfterChunks?: number
   /** Stop sending, but keep the connection open, after this many content chunks. */
   stallAfterChunks?: number
-  /** Send `: keep-alive` comments at this interval while stalled or waiting for the first chunk. */
+  /** Send `: keep-alive` comments at this interval during every wait between events, and while stalled. */
   commentEveryMs?: number
   /** Send these exact byte pieces as the body instead of generated events (parser tests). */
   rawPieces?: (string | Uint8Array)[]
@@ -111,82 +110,25 @@ export async function startMockUpstream(): Promise<MockUpstream> {
   const requests: RecordedRequest[] = []
   const sockets = new Set<Socket>()
 
-  // node:http rather than Bun.serve: only a raw socket can break a response mid-stream the way a
-  // crashing upstream does (Bun.serve ends the chunked body cleanly when its stream errors).
-  const server = createServer(async (request, response) => {
-    const reply = queue.length > 1 ? queue.shift()! : queue[0]
-    const body = JSON.parse(await readBody(request)) as Record<string, unknown>
-    let markAborted = () => {}
-    const recorded: RecordedRequest = {
-      path: request.url ?? '',
-      headers: new Headers(request.headers as Record<string, string>),
-      body,
-      aborted: new Promise<void>((resolve) => (markAborted = resolve)),
-      wasAborted: false,
-      completed: false,
-    }
-    response.on('close', () => {
-      if (recorded.completed || response.writableFinished) return
-      recorded.wasAborted = true
-      markAborted()
-    })
-    requests.push(recorded)
-    const gone = () => recorded.wasAborted || response.destroyed
-
-    if (reply.headerDelayMs) await sleep(reply.headerDelayMs)
-    if (gone()) return
-    const status = reply.status ?? 200
-    if (status !== 200) {
-      const error = reply.errorBody ?? { error: { message: `mock error ${status}`, type: 'mock', param: null, code: null } }
-      return finish(response, recorded, status, { 'content-type': 'application/json', ...reply.headers }, JSON.stringify(error))
-    }
-    if (!body.stream) {
-      return finish(response, recorded, 200, { 'content-type': 'application/json', ...reply.headers }, JSON.stringify(completionOf(reply, body)))
-    }
-    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...reply.headers })
-    response.flushHeaders()
-    const send = (text: string | Uint8Array) => {
-      if (!gone()) response.write(text)
-    }
-    const waitWithComments = async (ms: number) => {
-      const every = reply.commentEveryMs
-      if (!every) return sleep(ms)
-      for (let waited = 0; waited < ms && !gone(); waited += every) {
-        await sleep(Math.min(every, ms - waited))
-        send(': keep-alive\n\n')
-      }
-    }
-    if (reply.rawPieces) {
-      for (const raw of reply.rawPieces) {
-        if (reply.chunkDelayMs) await sleep(reply.chunkDelayMs)
-        send(raw)
-      }
-    } else {
-      if (reply.firstChunkDelayMs) await waitWithComments(reply.firstChunkDelayMs)
-      for (const [i, event] of eventsOf(reply, body).entries()) {
-        const contentIndex = i - 1
-        if (contentIndex === reply.failAfterChunks) {
-          await sleep(5)
-          response.socket?.destroy()
-          return
-        }
-        if (contentIndex === reply.stallAfterChunks) {
-          while (!gone()) await waitWithComments(reply.commentEveryMs ?? 20)
-          return
-        }
-        if (i > 0 && reply.chunkDelayMs) await sleep(reply.chunkDelayMs)
-        if (gone()) return
-        send(`data: ${JSON.stringify(event)}\n\n`)
-      }
-      if (!reply.omitDone) send('data: [DONE]\n\n')
-    }
-    if (gone()) return
-    recorded.completed = true
-    response.end()
-  })
-  server.on('connection', (socket) => {
+  // Raw TCP rather than Bun.serve or node:http: only a socket we own can break a response
+  // mid-stream the way a crashing upstream does (Bun.serve ends the chunked body cleanly when its
+  // stream errors), and show a client disconnect after the request body was read (Bun's
+  // node:http reports neither).
+  const server = createServer((socket) => {
     sockets.add(socket)
+    let received = Buffer.alloc(0)
+    let handled = false
     socket.on('close', () => sockets.delete(socket))
+    socket.on('error', () => {})
+    socket.on('data', (data) => {
+      if (handled) return
+      received = Buffer.concat([received, data])
+      const request = parseRequest(received)
+      if (!request) return
+      handled = true
+      const reply = queue.length > 1 ? queue.shift()! : queue[0]
+      void answer(socket, request, reply, requests)
+    })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const port = (server.address() as AddressInfo).port
@@ -205,16 +147,106 @@ export async function startMockUpstream(): Promise<MockUpstream> {
   }
 }
 
-function finish(response: ServerResponse, recorded: RecordedRequest, status: number, headers: Record<string, string>, body: string): void {
-  recorded.completed = true
-  response.writeHead(status, headers)
-  response.end(body)
+type ParsedRequest = { path: string; headers: Headers; body: Record<string, unknown> }
+
+/** A complete HTTP/1.1 request (head and Content-Length body) from the bytes so far, or undefined. */
+function parseRequest(bytes: Buffer): ParsedRequest | undefined {
+  const headEnd = bytes.indexOf('\r\n\r\n')
+  if (headEnd === -1) return undefined
+  const [requestLine, ...lines] = bytes.subarray(0, headEnd).toString('latin1').split('\r\n')
+  const headers = new Headers()
+  for (const line of lines) {
+    const colon = line.indexOf(':')
+    headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim())
+  }
+  const length = Number(headers.get('content-length') ?? 0)
+  const body = bytes.subarray(headEnd + 4)
+  if (body.length < length) return undefined
+  return {
+    path: requestLine.split(' ')[1] ?? '',
+    headers,
+    body: JSON.parse(body.subarray(0, length).toString('utf8')) as Record<string, unknown>,
+  }
 }
 
-async function readBody(request: IncomingMessage): Promise<string> {
-  const parts: Buffer[] = []
-  for await (const part of request) parts.push(part as Buffer)
-  return Buffer.concat(parts).toString('utf8')
+async function answer(socket: Socket, request: ParsedRequest, reply: MockReply, requests: RecordedRequest[]): Promise<void> {
+  let markAborted = () => {}
+  const recorded: RecordedRequest = {
+    ...request,
+    aborted: new Promise<void>((resolve) => (markAborted = resolve)),
+    wasAborted: false,
+    completed: false,
+  }
+  socket.on('close', () => {
+    if (recorded.completed) return
+    recorded.wasAborted = true
+    markAborted()
+  })
+  requests.push(recorded)
+  const gone = () => recorded.wasAborted || socket.destroyed
+  const head = (status: number, headers: Record<string, string>) => {
+    const lines = Object.entries({ ...headers, connection: 'close' }).map(([name, value]) => `${name}: ${value}\r\n`)
+    socket.write(`HTTP/1.1 ${status} Mock\r\n${lines.join('')}\r\n`)
+  }
+  const send = (data: string | Uint8Array) => {
+    const bytes = typeof data === 'string' ? Buffer.from(data) : data
+    if (!gone() && bytes.length > 0) socket.write(Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, Buffer.from('\r\n')]))
+  }
+  const end = () => {
+    recorded.completed = true
+    socket.end()
+  }
+
+  if (reply.headerDelayMs) await sleep(reply.headerDelayMs)
+  if (gone()) return
+  const status = reply.status ?? 200
+  if (status !== 200 || !request.body.stream) {
+    const payload =
+      status !== 200
+        ? (reply.errorBody ?? { error: { message: `mock error ${status}`, type: 'mock', param: null, code: null } })
+        : completionOf(reply, request.body)
+    const text = Buffer.from(typeof payload === 'string' ? payload : JSON.stringify(payload))
+    head(status, { 'content-type': 'application/json', 'content-length': String(text.length), ...reply.headers })
+    socket.write(text)
+    return end()
+  }
+
+  head(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'transfer-encoding': 'chunked', ...reply.headers })
+  const waitWithComments = async (ms: number) => {
+    const every = reply.commentEveryMs
+    if (!every) return sleep(ms)
+    for (let waited = 0; waited < ms && !gone(); waited += every) {
+      await sleep(Math.min(every, ms - waited))
+      send(': keep-alive\n\n')
+    }
+  }
+  if (reply.rawPieces) {
+    for (const raw of reply.rawPieces) {
+      if (reply.chunkDelayMs) await sleep(reply.chunkDelayMs)
+      send(raw)
+    }
+  } else {
+    if (reply.firstChunkDelayMs) await waitWithComments(reply.firstChunkDelayMs)
+    for (const [i, event] of eventsOf(reply, request.body).entries()) {
+      const contentIndex = i - 1
+      if (contentIndex === reply.failAfterChunks) {
+        await sleep(5)
+        socket.destroy()
+        return
+      }
+      if (contentIndex === reply.stallAfterChunks) {
+        while (!gone()) await waitWithComments(reply.commentEveryMs ?? 20)
+        return
+      }
+      if (i > 0 && reply.chunkDelayMs) await waitWithComments(reply.chunkDelayMs)
+      if (gone()) return
+      send(`data: ${JSON.stringify(event)}\n\n`)
+    }
+    if (!reply.omitDone) send('data: [DONE]\n\n')
+  }
+  if (gone()) return
+  socket.write('0\r\n\r\n')
+  end()
 }
 
 function sleep(ms: number): Promise<void> {

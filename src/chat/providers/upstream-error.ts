@@ -114,7 +114,8 @@ export function parseRetryAfter(value: string | null, now: Date): number | undef
   if (value === null) return undefined
   const text = value.trim()
   if (/^\d+(\.\d+)?$/.test(text)) return Number(text)
-  const date = Date.parse(text)
+  // An HTTP date always names its month; this keeps Date.parse from reading '-3' as a year.
+  const date = /[a-z]{3}/i.test(text) ? Date.parse(text) : Number.NaN
   if (Number.isNaN(date)) return undefined
   return Math.max(0, Math.ceil((date - now.getTime()) / 1000))
 }
