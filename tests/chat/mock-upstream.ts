@@ -120,7 +120,7 @@ export async function startMockUpstream(): Promise<MockUpstream> {
     let handled = false
     socket.on('close', () => sockets.delete(socket))
     socket.on('error', () => {})
-    socket.on('data', (data) => {
+    socket.on('data', (data: Buffer) => {
       if (handled) return
       received = Buffer.concat([received, data])
       const request = parseRequest(received)
