@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { authPlugin } from '../auth'
+import { authenticatedParse, authPlugin } from '../auth'
 import type { TokenService } from '../auth/service'
 import type { Database } from '../db/connect'
 import { plantStoreErrors } from '../http/error-contract'
@@ -35,10 +35,10 @@ export const plantsPlugin = (deps: PlantsDeps) => {
       {
         auth: 'plants:write',
         // Lossless: JSON.parse would round ids above 2^53 before validation could see them.
-        parse: async ({ request }) => {
+        parse: authenticatedParse(deps.tokens, 'plants:write', async (request) => {
           requireJsonContentType(request)
           return parseJsonLossless(await readBodyText(request, deps.config.bodyLimit))
-        },
+        }),
         body: NewPlant,
         response: { 200: Plant, ...errors(400, 401, 403, 409, 413, 415, 500) },
         detail: { summary: 'Create a plant', description: 'Creates a new plant in the store. The response carries name and tag, never the id.', security: [{ bearerAuth: [] }] },

@@ -1,0 +1,67 @@
+import type { PGliteOptions } from '@electric-sql/pglite'
+import { createApp, type AppDeps } from './app'
+import { TokenService } from './auth/service'
+import { type Config, isProduction } from './config'
+import { type DatabaseHandle, openDatabase } from './db/connect'
+import { lockDataDir } from './db/data-dir-lock'
+import { migrate } from './db/migrate'
+import { createLogger, type Logger } from './http/logger'
+
+/**
+ * Opens the configured database: PostgreSQL, or PGlite in `dataDir` guarded by a lock
+ * file so no second process can open it at the same time.
+ */
+export async function openConfiguredDatabase(config: Config, pglite?: PGliteOptions): Promise<DatabaseHandle> {
+  if (config.databaseUrl) return openDatabase({ url: config.databaseUrl, poolSize: config.dbPoolSize })
+  const unlock = lockDataDir(config.dataDir)
+  try {
+    const handle = await openDatabase({ dataDir: config.dataDir, pglite })
+    return { ...handle, close: () => handle.close().finally(unlock) }
+  } catch (error) {
+    unlock()
+    throw error
+  }
+}
+
+/**
+ * Everything a runtime entry needs before it can serve: database, migrations, tokens,
+ * the first-run development token, and the app itself. Runtime-neutral; the entries in
+ * src/server.ts and src/runtimes/ only add the listening socket and signal handling.
+ */
+export async function bootstrap(config: Config, extra: Partial<AppDeps> & { pglite?: PGliteOptions; logger?: Logger } = {}) {
+  const logger = extra.logger ?? createLogger(config.logLevel)
+  const database = await openConfiguredDatabase(config, extra.pglite)
+  try {
+    if (config.migrateOnStart) {
+      const applied = await migrate(database.db)
+      if (applied.length) logger.info('migrations applied', { applied })
+    }
+    const tokens = new TokenService(database.db)
+    await announceDevelopmentToken(config, tokens)
+    const deps: AppDeps = { config, database, tokens, logger, clock: () => new Date(), ...extra }
+    return { app: createApp(deps), deps, close: () => database.close() }
+  } catch (error) {
+    await database.close()
+    throw error
+  }
+}
+
+/**
+ * On the first start with no tokens at all, and never in production, mint one admin
+ * token so a newcomer can try the API at once. It is printed once and not stored in clear.
+ */
+export async function announceDevelopmentToken(config: Config, tokens: TokenService) {
+  if (isProduction(config) || config.env.TRELLIS_WORKER || (await tokens.count()) > 0) return
+  const { token } = await tokens.create({ owner: 'dev', scopes: ['admin'] })
+  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host
+  console.log(
+    [
+      '',
+      'No tokens existed, so a development admin token was created. It is shown only this once:',
+      `  ${token}`,
+      'Try it:',
+      `  curl -s -X POST http://${host}:${config.port}/plants -H 'Authorization: Bearer ${token}' -H 'Content-Type: application/json' -d '{"name":"Monstera","tag":"tropical"}'`,
+      '',
+    ].join('\n'),
+  )
+}
