@@ -1,0 +1,290 @@
+import { describe, expect, test } from 'bun:test'
+import type { ChatCompletionChunkObject, ChatCompletionResponse } from '../../src/chat/model'
+import { createEchoProvider, exampleFor, logprobFor } from '../../src/chat/providers/echo'
+import type { ChatRequest } from '../../src/chat/providers/provider'
+import { promptTokens, PromptCache, tokenize } from '../../src/chat/providers/tokenizer'
+
+/*
+ * `echo` is deterministic and offline: it answers with the last user message, split by a
+ * documented tokenizer, and reports usage that can be computed by hand.
+ */
+
+const signal = () => new AbortController().signal
+const ask = (content: string, extra: Partial<ChatRequest> = {}): ChatRequest => ({ model: 'echo', messages: [{ role: 'user', content }], ...extra })
+
+async function complete(request: ChatRequest, provider = createEchoProvider()) {
+  return (await provider.complete(request, signal())) as ChatCompletionResponse
+}
+
+async function stream(request: ChatRequest, provider = createEchoProvider()) {
+  const chunks: ChatCompletionChunkObject[] = []
+  for await (const chunk of provider.stream(request, signal())) chunks.push(chunk as ChatCompletionChunkObject)
+  return chunks
+}
+
+describe('tokenizer', () => {
+  test.each([
+    ['Hello, world!', ['Hello', ',', ' world', '!']],
+    ['  two  spaces ', ['  two', '  spaces', ' ']],
+    ['line\n\nbreak', ['line', '\n\nbreak']],
+    ['naïve café 42x', ['naïve', ' café', ' 42x']],
+    ['emoji 🌱!', ['emoji', ' 🌱', '!']],
+    ['', []],
+  ])('%j', (text, tokens) => {
+    expect(tokenize(text)).toEqual(tokens)
+    expect(tokenize(text).join('')).toBe(text)
+  })
+
+  test('prompt tokens: a role marker per message, then its text', () => {
+    expect(promptTokens([{ role: 'system', content: 'Be kind.' }, { role: 'user', content: 'Hi there' }])).toEqual(['<|system|>', 'Be', ' kind', '.', '<|user|>', 'Hi', ' there'])
+  })
+})
+
+describe('answers', () => {
+  test('the last user message, whole, finishing with stop', async () => {
+    const completion = await complete({ model: 'echo', messages: [{ role: 'user', content: 'first' }, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'Hello, world!' }] })
+    expect(completion.object).toBe('chat.completion')
+    expect(completion.id).toMatch(/^chatcmpl-/)
+    expect(completion.model).toBe('echo')
+    expect(completion.system_fingerprint).toBeString()
+    expect(completion.choices).toEqual([{ index: 0, message: { role: 'assistant', content: 'Hello, world!' }, logprobs: null, finish_reason: 'stop' }])
+  })
+
+  test('created is in unix seconds from the clock', async () => {
+    const provider = createEchoProvider({ clock: () => new Date('2026-01-02T03:04:05.678Z') })
+    expect((await complete(ask('hi'), provider)).created).toBe(Date.UTC(2026, 0, 2, 3, 4, 5) / 1000)
+  })
+
+  test('max_tokens cuts the answer and finishes with length', async () => {
+    const completion = await complete(ask('one two three four', { max_tokens: 2 }))
+    expect(completion.choices[0]!.message.content).toBe('one two')
+    expect(completion.choices[0]!.finish_reason).toBe('length')
+    expect(completion.usage!.completion_tokens).toBe(2)
+  })
+
+  test('max_completion_tokens counts the same way', async () => {
+    expect((await complete(ask('one two three', { max_completion_tokens: 1 }))).choices[0]!.message.content).toBe('one')
+  })
+
+  test('the answer ends before the earliest stop sequence', async () => {
+    const completion = await complete(ask('alpha beta. gamma; delta', { stop: [';', '.'] }))
+    expect(completion.choices[0]!.message.content).toBe('alpha beta')
+    expect(completion.choices[0]!.finish_reason).toBe('stop')
+    expect((await complete(ask('alpha beta', { stop: 'beta' }))).choices[0]!.message.content).toBe('alpha ')
+  })
+
+  test('n choices, identical', async () => {
+    const completion = await complete(ask('hi there', { n: 3 }))
+    expect(completion.choices.map((choice) => choice.index)).toEqual([0, 1, 2])
+    expect(new Set(completion.choices.map((choice) => choice.message.content))).toEqual(new Set(['hi there']))
+    expect(completion.usage!.completion_tokens).toBe(6)
+  })
+
+  test('json_object format answers a JSON object holding the text', async () => {
+    const content = (await complete(ask('hi', { response_format: { type: 'json_object' } }))).choices[0]!.message.content!
+    expect(JSON.parse(content)).toEqual({ echo: 'hi' })
+  })
+
+  test('json_schema format answers an example of the schema', async () => {
+    const schema = { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1 } } }
+    const content = (await complete(ask('Oslo', { response_format: { type: 'json_schema', json_schema: { name: 'trip', schema } } }))).choices[0]!.message.content!
+    expect(JSON.parse(content)).toEqual({ city: 'Oslo', days: 1 })
+  })
+})
+
+describe('usage', () => {
+  test('exact for the tokenizer, with reasoning tokens 0 and no cache hit the first time', async () => {
+    const completion = await complete(ask('Hello, world!'))
+    // <|user|> Hello , world !  → 5 prompt tokens; Hello , world ! → 4 completion tokens
+    expect(completion.usage).toEqual({
+      prompt_tokens: 5,
+      completion_tokens: 4,
+      total_tokens: 9,
+      prompt_cache_hit_tokens: 0,
+      prompt_cache_miss_tokens: 5,
+      completion_tokens_details: { reasoning_tokens: 0 },
+    })
+  })
+
+  test('a repeated prompt prefix counts as cache hits', async () => {
+    const provider = createEchoProvider()
+    const system = { role: 'system', content: 'You are a gardener.' } // <|system|> You are a gardener . → 6
+    await complete({ model: 'echo', messages: [system, { role: 'user', content: 'water?' }] }, provider)
+    const second = await complete({ model: 'echo', messages: [system, { role: 'user', content: 'soil?' }] }, provider)
+    // shared: the 6 system tokens and the <|user|> marker
+    expect(second.usage!.prompt_cache_hit_tokens).toBe(7)
+    expect(second.usage!.prompt_cache_miss_tokens).toBe(second.usage!.prompt_tokens - 7)
+    const again = await complete({ model: 'echo', messages: [system, { role: 'user', content: 'soil?' }] }, provider)
+    expect(again.usage!.prompt_cache_hit_tokens).toBe(again.usage!.prompt_tokens)
+    expect(again.usage!.prompt_cache_miss_tokens).toBe(0)
+  })
+
+  test('the cache is per provider instance', async () => {
+    await complete(ask('same words'), createEchoProvider())
+    expect((await complete(ask('same words'), createEchoProvider())).usage!.prompt_cache_hit_tokens).toBe(0)
+  })
+
+  test('the cache is bounded: the least recently seen prompt is forgotten', () => {
+    const cache = new PromptCache(2)
+    cache.lookupAndRemember(['a', 'b'])
+    cache.lookupAndRemember(['c'])
+    cache.lookupAndRemember(['d'])
+    expect(cache.lookupAndRemember(['a', 'b']).hits).toBe(0)
+    expect(cache.lookupAndRemember(['d']).hits).toBe(1)
+  })
+})
+
+describe('logprobs', () => {
+  test('one deterministic entry per content token, with UTF-8 bytes and top alternatives', async () => {
+    const completion = await complete(ask('Hi café', { logprobs: true, top_logprobs: 3 }))
+    const entries = completion.choices[0]!.logprobs!.content!
+    expect(entries.map((entry) => entry.token)).toEqual(['Hi', ' café'])
+    expect(entries[1]!.bytes).toEqual([...new TextEncoder().encode(' café')])
+    for (const entry of entries) {
+      expect(entry.logprob).toBeLessThan(0)
+      expect(entry.top_logprobs).toHaveLength(3)
+      expect(entry.top_logprobs[0]).toEqual({ token: entry.token, logprob: entry.logprob, bytes: entry.bytes })
+      const logprobs = entry.top_logprobs.map((top) => top.logprob)
+      expect(logprobs).toEqual([...logprobs].sort((a, b) => b - a))
+    }
+    expect((await complete(ask('Hi café', { logprobs: true, top_logprobs: 3 }))).choices[0]!.logprobs).toEqual(completion.choices[0]!.logprobs)
+  })
+
+  test('top_logprobs defaults to none', () => {
+    expect(logprobFor('x', 0).top_logprobs).toEqual([])
+  })
+})
+
+describe('streaming', () => {
+  test('one token per chunk: role first, an empty delta with finish_reason last, same id/created/model throughout', async () => {
+    const chunks = await stream(ask('Hello, world!'))
+    expect(chunks.map((chunk) => chunk.choices[0]!.delta)).toEqual([
+      { role: 'assistant', content: '' },
+      { content: 'Hello' },
+      { content: ',' },
+      { content: ' world' },
+      { content: '!' },
+      {},
+    ])
+    expect(chunks.map((chunk) => chunk.choices[0]!.finish_reason)).toEqual([null, null, null, null, null, 'stop'])
+    expect(new Set(chunks.map((chunk) => `${chunk.id} ${chunk.created} ${chunk.model} ${chunk.object}`)).size).toBe(1)
+    expect(chunks[0]!.object).toBe('chat.completion.chunk')
+    expect(chunks.some((chunk) => 'usage' in chunk)).toBe(false)
+  })
+
+  test('include_usage adds one chunk with choices [] and the usage', async () => {
+    const chunks = await stream(ask('Hello, world!', { stream_options: { include_usage: true } }))
+    const last = chunks.at(-1)!
+    expect(last.choices).toEqual([])
+    expect(last.usage).toEqual((await complete(ask('Hello, world!'))).usage!)
+    expect(chunks.slice(0, -1).every((chunk) => chunk.usage === null)).toBe(true)
+  })
+
+  test('logprobs ride on each content chunk', async () => {
+    const chunks = await stream(ask('a b', { logprobs: true, top_logprobs: 1 }))
+    expect(chunks[1]!.choices[0]!.logprobs).toEqual({ content: [logprobFor('a', 1)] })
+  })
+
+  test('echo-reasoner streams reasoning_content before content, and counts it', async () => {
+    const chunks = await stream({ ...ask('Hi there', { stream_options: { include_usage: true } }), model: 'echo-reasoner' })
+    const deltas = chunks.flatMap((chunk) => chunk.choices.map((choice) => choice.delta))
+    const kinds = deltas.map((delta) => (delta.reasoning_content ? 'r' : delta.content ? 'c' : '-')).join('')
+    expect(kinds).toMatch(/^-r+c+-$/)
+    const reasoning = deltas.map((delta) => delta.reasoning_content ?? '').join('')
+    expect(reasoning).toBe('Echo provider, not a model: repeating 2 tokens.')
+    const usage = chunks.at(-1)!.usage!
+    expect(usage.completion_tokens_details!.reasoning_tokens).toBe(tokenize(reasoning).length)
+    expect(usage.completion_tokens).toBe(tokenize(reasoning).length + 2)
+  })
+
+  test('a configured pace spaces the chunks', async () => {
+    const started = performance.now()
+    await stream(ask('a b c'), createEchoProvider({ tokenDelayMs: 20 }))
+    // five chunks: role, three tokens, finish
+    expect(performance.now() - started).toBeGreaterThanOrEqual(5 * 20 - 5)
+  })
+
+  test('stops promptly when the signal aborts', async () => {
+    const abort = new AbortController()
+    const provider = createEchoProvider({ tokenDelayMs: 10_000 })
+    const iterator = provider.stream(ask('never finishes'), abort.signal)[Symbol.asyncIterator]()
+    const next = iterator.next()
+    setTimeout(() => abort.abort(new Error('client went away')), 10)
+    const started = performance.now()
+    await expect(next).rejects.toThrow('client went away')
+    expect(performance.now() - started).toBeLessThan(1000)
+  })
+})
+
+describe('tool calls', () => {
+  const weather = {
+    type: 'function' as const,
+    function: {
+      name: 'get_weather',
+      parameters: {
+        type: 'object',
+        properties: {
+          city: { type: 'string', minLength: 1 },
+          unit: { type: 'string', enum: ['celsius', 'fahrenheit'] },
+          days: { type: 'integer', minimum: 1, maximum: 7 },
+          when: { type: 'string', format: 'date' },
+          tags: { type: 'array', items: { type: 'string' } },
+          exact: { type: 'boolean' },
+        },
+        required: ['city'],
+      },
+    },
+  }
+  const other = { type: 'function' as const, function: { name: 'noop' } }
+
+  test('tool_choice required calls the first tool with arguments valid for its schema', async () => {
+    const completion = await complete(ask('Paris', { tools: [weather, other], tool_choice: 'required' }))
+    const choice = completion.choices[0]!
+    expect(choice.finish_reason).toBe('tool_calls')
+    expect(choice.message.content).toBeNull()
+    const call = choice.message.tool_calls![0]!
+    expect(call).toMatchObject({ type: 'function', function: { name: 'get_weather' } })
+    expect(call.id).toMatch(/^call_/)
+    expect(JSON.parse(call.function.arguments)).toEqual({ city: 'Paris', unit: 'celsius', days: 1, when: '1970-01-01', tags: ['Paris'], exact: true })
+  })
+
+  test('a named function is called even when it is not first', async () => {
+    const completion = await complete(ask('x', { tools: [weather, other], tool_choice: { type: 'function', function: { name: 'noop' } } }))
+    expect(completion.choices[0]!.message.tool_calls![0]!.function).toEqual({ name: 'noop', arguments: '{}' })
+  })
+
+  test('auto and none answer with text', async () => {
+    for (const tool_choice of ['auto', 'none'] as const) {
+      const completion = await complete(ask('Paris', { tools: [weather], tool_choice }))
+      expect(completion.choices[0]!.message.content).toBe('Paris')
+    }
+  })
+
+  test('streamed the way OpenAI does: id, type and name first with empty arguments, then pieces', async () => {
+    const chunks = await stream(ask('Paris', { tools: [weather], tool_choice: 'required' }))
+    const deltas = chunks.map((chunk) => chunk.choices[0]!.delta)
+    expect(deltas[0]).toEqual({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'get_weather', arguments: '' } }] })
+    const pieces = deltas.slice(1, -1)
+    expect(pieces.length).toBeGreaterThan(1)
+    for (const piece of pieces) expect(Object.keys(piece.tool_calls![0]!).sort()).toEqual(['function', 'index'])
+    const args = pieces.map((piece) => piece.tool_calls![0]!.function!.arguments).join('')
+    expect(JSON.parse(args).city).toBe('Paris')
+    expect(chunks.at(-1)!.choices[0]).toMatchObject({ delta: {}, finish_reason: 'tool_calls' })
+  })
+})
+
+describe('exampleFor (tool arguments)', () => {
+  test.each([
+    [{ type: 'string', maxLength: 3 }, 'Hel'],
+    [{ type: 'string', minLength: 8 }, 'Hello...'],
+    [{ type: 'number', exclusiveMinimum: 0 }, 0.5],
+    [{ type: 'integer', maximum: -3 }, -3],
+    [{ const: 'fixed' }, 'fixed'],
+    [{ anyOf: [{ type: 'null' }, { type: 'string' }] }, null],
+    [{ type: ['null', 'integer'] }, 0],
+    [{ type: 'array', items: { type: 'boolean' }, minItems: 2 }, [true, true]],
+    [{ type: 'object', properties: { inner: { type: 'object', properties: { n: { type: 'number' } } } } }, { inner: { n: 0 } }],
+  ])('%j', (schema, expected) => {
+    expect(exampleFor(schema, 'Hello')).toEqual(expected)
+  })
+})
