@@ -37,3 +37,17 @@ TypeRegistry.Set('TrimmedText', (schema: { minLength?: number; maxLength?: numbe
 /** A string whose length, counted in characters after trimming, lies within bounds. */
 export const TrimmedText = (options: { minLength?: number; maxLength: number; description?: string; error: string }) =>
   t.Unsafe<string>({ [Kind]: 'TrimmedText', type: 'string', ...options })
+
+// Numbers pass too: Elysia fills in the schema's `default` as a number.
+TypeRegistry.Set('IntegerString', (schema: { minimum: number; maximum: number }, value) => {
+  if (typeof value === 'string' ? !/^-?\d{1,10}$/.test(value) : !Number.isInteger(value)) return false
+  const n = Number(value)
+  return n >= schema.minimum && n <= schema.maximum
+})
+
+/**
+ * A bounded integer in a query string. Kept as text until the handler reads it, and
+ * documented as a plain `integer` (Elysia's own coercion would document `string | integer`).
+ */
+export const IntegerString = (options: { minimum: number; maximum: number; default?: number; format?: 'int32'; description?: string; error: string }) =>
+  t.Unsafe<string | number>({ [Kind]: 'IntegerString', type: 'integer', ...options })

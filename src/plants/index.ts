@@ -7,7 +7,7 @@ import { HttpError } from '../http/errors'
 import { readBodyText, requireJsonContentType } from '../http/body'
 import { parseJsonLossless } from '../http/json'
 import type { Logger } from '../http/logger'
-import { ErrorBody, ListQuery, NewPlant, Plant, PlantIdParams } from './model'
+import { ErrorBody, LIST_LIMIT_DEFAULT, ListQuery, NewPlant, Plant, PlantIdParams } from './model'
 import { DuplicatePlantId, PlantService } from './service'
 import { t } from 'elysia'
 
@@ -47,7 +47,7 @@ export const plantsPlugin = (deps: PlantsDeps) => {
     .get(
       '/plants',
       async ({ query, principal, request, set }) => {
-        const limit = query.limit ?? 100
+        const limit = query.limit === undefined ? LIST_LIMIT_DEFAULT : Number(query.limit)
         const page = await service.list(principal, limit, query.after === undefined ? undefined : BigInt(query.after))
         if (page.next) set.headers.link = `<${new URL(request.url).pathname}?limit=${limit}&after=${page.next}>; rel="next"`
         return page.plants

@@ -1,5 +1,5 @@
 import { t, type Static } from 'elysia'
-import { Int64, Int64String, TrimmedText } from '../http/int64'
+import { Int64, Int64String, IntegerString, TrimmedText } from '../http/int64'
 
 export const NAME_MAX = 200
 export const TAG_MAX = 100
@@ -35,7 +35,8 @@ export type NewPlant = Static<typeof NewPlant>
 
 export const ListQuery = t.Object({
   limit: t.Optional(
-    t.Integer({
+    IntegerString({
+      format: 'int32',
       minimum: 1,
       maximum: LIST_LIMIT_MAX,
       default: LIST_LIMIT_DEFAULT,

@@ -43,3 +43,9 @@ export async function makeTestApp(options: { env?: Record<string, string>; deps?
 
 /** A unique owner name, so tests on a shared database never see each other's plants. */
 export const uniqueOwner = (label: string) => `${label}-${crypto.randomUUID().slice(0, 8)}`
+
+/**
+ * For beforeAll/afterAll: the first PGlite of a run performs initdb, which takes seconds
+ * on a busy two-core machine, well past bun's 5 s default for hooks.
+ */
+export const SETUP_TIMEOUT = 120_000

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { makeTestApp, type TestApp, uniqueOwner } from '../helpers/app'
+import { makeTestApp, SETUP_TIMEOUT, type TestApp, uniqueOwner } from '../helpers/app'
 
 let t: TestApp
 let token: string
 beforeAll(async () => {
   t = await makeTestApp()
   token = await t.tokenFor(uniqueOwner('bad'))
-})
-afterAll(() => t.close())
+}, SETUP_TIMEOUT)
+afterAll(() => t.close(), SETUP_TIMEOUT)
 
 type Row = { name: string; method?: string; path?: string; body?: string; headers?: Record<string, string>; auth?: 'token' | 'none'; status: number; message: string }
 

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { makeTestApp, type TestApp, uniqueOwner } from '../helpers/app'
+import { makeTestApp, SETUP_TIMEOUT, type TestApp, uniqueOwner } from '../helpers/app'
 
 let t: TestApp
 beforeAll(async () => {
   t = await makeTestApp()
-})
-afterAll(() => t.close())
+}, SETUP_TIMEOUT)
+afterAll(() => t.close(), SETUP_TIMEOUT)
 
 const create = (token: string, json: unknown) => t.request('/plants', { method: 'POST', token, json })
 const list = async (token: string, query = '') => {
