@@ -117,17 +117,25 @@ export async function startMockUpstream(): Promise<MockUpstream> {
   const server = createServer((socket) => {
     sockets.add(socket)
     let received = Buffer.alloc(0)
-    let handled = false
+    let answering = false
+    // Keep-alive like a real upstream: requests on one connection are answered in turn.
+    const next = () => {
+      if (answering) return
+      const request = parseRequest(received)
+      if (!request) return
+      received = received.subarray(request.size)
+      answering = true
+      const reply = queue.length > 1 ? queue.shift()! : queue[0]
+      void answer(socket, request, reply, requests).then(() => {
+        answering = false
+        next()
+      })
+    }
     socket.on('close', () => sockets.delete(socket))
     socket.on('error', () => {})
     socket.on('data', (data: Buffer) => {
-      if (handled) return
       received = Buffer.concat([received, data])
-      const request = parseRequest(received)
-      if (!request) return
-      handled = true
-      const reply = queue.length > 1 ? queue.shift()! : queue[0]
-      void answer(socket, request, reply, requests)
+      next()
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -147,7 +155,7 @@ export async function startMockUpstream(): Promise<MockUpstream> {
   }
 }
 
-type ParsedRequest = { path: string; headers: Headers; body: Record<string, unknown> }
+type ParsedRequest = { path: string; headers: Headers; body: Record<string, unknown>; size: number }
 
 /** A complete HTTP/1.1 request (head and Content-Length body) from the bytes so far, or undefined. */
 function parseRequest(bytes: Buffer): ParsedRequest | undefined {
@@ -166,13 +174,16 @@ function parseRequest(bytes: Buffer): ParsedRequest | undefined {
     path: requestLine.split(' ')[1] ?? '',
     headers,
     body: JSON.parse(body.subarray(0, length).toString('utf8')) as Record<string, unknown>,
+    size: headEnd + 4 + length,
   }
 }
 
 async function answer(socket: Socket, request: ParsedRequest, reply: MockReply, requests: RecordedRequest[]): Promise<void> {
   let markAborted = () => {}
   const recorded: RecordedRequest = {
-    ...request,
+    path: request.path,
+    headers: request.headers,
+    body: request.body,
     aborted: new Promise<void>((resolve) => (markAborted = resolve)),
     wasAborted: false,
     completed: false,
@@ -185,7 +196,7 @@ async function answer(socket: Socket, request: ParsedRequest, reply: MockReply, 
   requests.push(recorded)
   const gone = () => recorded.wasAborted || socket.destroyed
   const head = (status: number, headers: Record<string, string>) => {
-    const lines = Object.entries({ ...headers, connection: 'close' }).map(([name, value]) => `${name}: ${value}\r\n`)
+    const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`)
     socket.write(`HTTP/1.1 ${status} Mock\r\n${lines.join('')}\r\n`)
   }
   const send = (data: string | Uint8Array) => {
@@ -194,7 +205,6 @@ async function answer(socket: Socket, request: ParsedRequest, reply: MockReply, 
   }
   const end = () => {
     recorded.completed = true
-    socket.end()
   }
 
   if (reply.headerDelayMs) await sleep(reply.headerDelayMs)
