@@ -1,4 +1,6 @@
-import { t, type Static } from 'elysia'
+// Plain TypeBox, not Elysia's `t`: Elysia's numeric types accept numeric strings, and a
+// configuration file that says "30000" where a number belongs should be corrected, not guessed.
+import { Type as t, type Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 
 /**

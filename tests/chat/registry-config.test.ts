@@ -1,0 +1,87 @@
+import { describe, expect, test } from 'bun:test'
+import { DEFAULT_MODELS, parseChatConfig, PROVIDER_DEFAULTS } from '../../src/chat/config'
+
+describe('chat configuration from the environment', () => {
+  test('with nothing set: echo and echo-reasoner, 15 s keep-alive, echo at full speed', () => {
+    expect(parseChatConfig({})).toEqual({ providers: {}, models: DEFAULT_MODELS, keepAliveMs: 15_000, echoTokenDelayMs: 0 })
+  })
+
+  test('empty variables count as unset', () => {
+    expect(parseChatConfig({ CHAT_PROVIDERS: '', CHAT_MODELS: ' ', CHAT_KEEPALIVE_MS: '', ECHO_TOKEN_DELAY_MS: '' })).toEqual(parseChatConfig({}))
+  })
+
+  test('a full configuration: defaults filled in, apiKeyEnv resolved, trailing slash dropped', () => {
+    const config = parseChatConfig({
+      CHAT_PROVIDERS: JSON.stringify({
+        deepseek: { baseUrl: 'https://api.deepseek.com/v1/', apiKeyEnv: 'DEEPSEEK_API_KEY', maxRetries: 1 },
+        local: { baseUrl: 'http://127.0.0.1:11434/v1', idleTimeoutMs: 120000, headers: { 'x-tenant': 'plants' } },
+      }),
+      CHAT_MODELS: JSON.stringify({
+        'deepseek-chat': [
+          { provider: 'deepseek', model: 'deepseek-chat' },
+          { provider: 'local', model: 'qwen2.5:7b' },
+        ],
+        offline: [{ provider: 'echo', model: 'echo' }],
+      }),
+      DEEPSEEK_API_KEY: 'sk-test',
+      CHAT_KEEPALIVE_MS: '5000',
+      ECHO_TOKEN_DELAY_MS: '50',
+    })
+    expect(config.providers.deepseek).toEqual({ ...PROVIDER_DEFAULTS, baseUrl: 'https://api.deepseek.com/v1', apiKey: 'sk-test', maxRetries: 1 })
+    expect(config.providers.local).toEqual({ ...PROVIDER_DEFAULTS, baseUrl: 'http://127.0.0.1:11434/v1', idleTimeoutMs: 120000, headers: { 'x-tenant': 'plants' } })
+    expect(Object.keys(config.models)).toEqual(['deepseek-chat', 'offline'])
+    expect(config.models['deepseek-chat'][1]).toEqual({ provider: 'local', model: 'qwen2.5:7b' })
+    expect(config.keepAliveMs).toBe(5000)
+    expect(config.echoTokenDelayMs).toBe(50)
+  })
+
+  const provider = (settings: Record<string, unknown>) => JSON.stringify({ up: { baseUrl: 'http://up.example/v1', ...settings } })
+
+  // Every bad value fails loudly, with a one-line message that names the variable.
+  const BAD: { env: Record<string, string>; message: string }[] = [
+    { env: { CHAT_PROVIDERS: '{not json' }, message: 'CHAT_PROVIDERS: not valid JSON' },
+    { env: { CHAT_PROVIDERS: '[]' }, message: 'CHAT_PROVIDERS: (root): Expected object' },
+    { env: { CHAT_PROVIDERS: JSON.stringify({ up: {} }) }, message: 'CHAT_PROVIDERS: /up/baseUrl' },
+    { env: { CHAT_PROVIDERS: provider({ baseURL: 'x' }) }, message: 'CHAT_PROVIDERS: /up/baseURL' },
+    { env: { CHAT_PROVIDERS: JSON.stringify({ up: { baseUrl: 'ftp://up.example' } }) }, message: "provider 'up': baseUrl must be an http:// or https:// URL" },
+    { env: { CHAT_PROVIDERS: JSON.stringify({ up: { baseUrl: 'api.openai.com/v1' } }) }, message: "provider 'up': baseUrl must be an http:// or https:// URL" },
+    { env: { CHAT_PROVIDERS: provider({ connectTimeoutMs: 0 }) }, message: 'CHAT_PROVIDERS: /up/connectTimeoutMs' },
+    { env: { CHAT_PROVIDERS: provider({ idleTimeoutMs: '30000' }) }, message: 'CHAT_PROVIDERS: /up/idleTimeoutMs' },
+    { env: { CHAT_PROVIDERS: provider({ maxRetries: 1.5 }) }, message: 'CHAT_PROVIDERS: /up/maxRetries' },
+    { env: { CHAT_PROVIDERS: provider({ maxRetries: 50 }) }, message: 'CHAT_PROVIDERS: /up/maxRetries' },
+    { env: { CHAT_PROVIDERS: provider({ headers: { 'x-n': 1 } }) }, message: 'CHAT_PROVIDERS: /up/headers/x-n' },
+    { env: { CHAT_PROVIDERS: provider({ apiKey: 'a', apiKeyEnv: 'B' }), B: 'b' }, message: "provider 'up': set apiKey or apiKeyEnv, not both" },
+    { env: { CHAT_PROVIDERS: provider({ apiKeyEnv: 'MISSING_KEY' }) }, message: "provider 'up': apiKeyEnv names MISSING_KEY, which is unset or empty" },
+    { env: { CHAT_PROVIDERS: JSON.stringify({ echo: { baseUrl: 'http://up.example' } }) }, message: "CHAT_PROVIDERS: provider 'echo': the name 'echo' is reserved" },
+    { env: { CHAT_MODELS: '{}' }, message: 'CHAT_MODELS: must name at least one model' },
+    { env: { CHAT_MODELS: JSON.stringify({ m: [] }) }, message: 'CHAT_MODELS: /m' },
+    { env: { CHAT_MODELS: JSON.stringify({ m: { provider: 'echo', model: 'echo' } }) }, message: 'CHAT_MODELS: /m' },
+    { env: { CHAT_MODELS: JSON.stringify({ m: [{ provider: 'echo' }] }) }, message: 'CHAT_MODELS: /m/0/model' },
+    { env: { CHAT_MODELS: JSON.stringify({ m: [{ provider: 'nowhere', model: 'x' }] }) }, message: "CHAT_MODELS: model 'm' uses provider 'nowhere', which CHAT_PROVIDERS does not define" },
+    { env: { CHAT_KEEPALIVE_MS: '0' }, message: "CHAT_KEEPALIVE_MS: expected an integer >= 1 (milliseconds), got '0'" },
+    { env: { CHAT_KEEPALIVE_MS: '15s' }, message: "CHAT_KEEPALIVE_MS: expected an integer >= 1 (milliseconds), got '15s'" },
+    { env: { CHAT_KEEPALIVE_MS: '1e3' }, message: 'CHAT_KEEPALIVE_MS' },
+    { env: { ECHO_TOKEN_DELAY_MS: '-1' }, message: "ECHO_TOKEN_DELAY_MS: expected an integer >= 0 (milliseconds), got '-1'" },
+    { env: { ECHO_TOKEN_DELAY_MS: '2.5' }, message: 'ECHO_TOKEN_DELAY_MS' },
+  ]
+
+  for (const { env, message } of BAD) {
+    test(`rejects ${JSON.stringify(env)}`, () => {
+      let thrown: unknown
+      try {
+        parseChatConfig(env)
+      } catch (error) {
+        thrown = error
+      }
+      expect(thrown).toBeInstanceOf(Error)
+      expect((thrown as Error).message).toContain(message)
+      expect((thrown as Error).message).not.toContain('\n')
+    })
+  }
+
+  test('an API key never appears in an error message', () => {
+    const env = { CHAT_PROVIDERS: JSON.stringify({ up: { baseUrl: 'nope', apiKey: 'sk-secret-value' } }) }
+    expect(() => parseChatConfig(env)).toThrow(/baseUrl/)
+    expect(() => parseChatConfig(env)).not.toThrow(/sk-secret-value/)
+  })
+})
