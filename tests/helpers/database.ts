@@ -28,16 +28,27 @@ function emptyCluster(): Promise<Blob> {
 }
 
 async function freshPostgres(url: string): Promise<DatabaseHandle> {
+  const scratch = await scratchPostgresDatabase(url)
+  const handle = await openDatabase({ url: scratch.url, poolSize: 20 })
+  return {
+    ...handle,
+    close: async () => {
+      await handle.close()
+      await scratch.drop()
+    },
+  }
+}
+
+/** A new, empty database on the server DATABASE_URL points at; `drop` removes it. */
+export async function scratchPostgresDatabase(url: string) {
   const name = `trellis_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
   const admin = postgres(url, { max: 1, onnotice: () => {} })
   await admin.unsafe(`create database "${name}"`)
   const target = new URL(url)
   target.pathname = `/${name}`
-  const handle = await openDatabase({ url: target.toString(), poolSize: 20 })
   return {
-    ...handle,
-    close: async () => {
-      await handle.close()
+    url: target.toString(),
+    drop: async () => {
       await admin.unsafe(`drop database if exists "${name}" with (force)`)
       await admin.end()
     },

@@ -1,0 +1,65 @@
+import { describe, expect, test } from 'bun:test'
+import { ConfigError, loadConfig } from '../src/config'
+
+describe('configuration from the environment', () => {
+  test('defaults', () => {
+    const config = loadConfig({})
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '0.0.0.0',
+      databaseUrl: undefined,
+      dataDir: './data',
+      logLevel: 'info',
+      bodyLimit: 1024 * 1024,
+      migrateOnStart: true,
+      nodeEnv: 'development',
+      workers: 1,
+    })
+  })
+
+  test('every variable is read', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '127.0.0.1',
+      DATABASE_URL: 'postgres://u@db:5432/x',
+      TRELLIS_DATA_DIR: '/data',
+      DB_POOL_SIZE: '4',
+      LOG_LEVEL: 'warn',
+      BODY_LIMIT: '2mb',
+      MIGRATE_ON_START: 'false',
+      NODE_ENV: 'production',
+      WORKERS: '2',
+      SHUTDOWN_TIMEOUT_MS: '2500',
+    })
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      databaseUrl: 'postgres://u@db:5432/x',
+      dataDir: '/data',
+      dbPoolSize: 4,
+      logLevel: 'warn',
+      bodyLimit: 2 * 1024 * 1024,
+      migrateOnStart: false,
+      nodeEnv: 'production',
+      workers: 2,
+      shutdownTimeoutMs: 2500,
+    })
+  })
+
+  test.each([
+    [{ PORT: 'abc' }, 'PORT must be a whole number, got "abc"'],
+    [{ PORT: '70000' }, 'PORT must be between 0 and 65535, got 70000'],
+    [{ PORT: '-1' }, 'PORT must be a whole number'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of debug, info, warn, error, silent, got "loud"'],
+    [{ BODY_LIMIT: 'lots' }, 'BODY_LIMIT must be a size such as 1048576, 512kb or 1mb, got "lots"'],
+    [{ BODY_LIMIT: '1' }, 'BODY_LIMIT must be between 1kb and 64mb'],
+    [{ MIGRATE_ON_START: 'maybe' }, 'MIGRATE_ON_START must be true or false, got "maybe"'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL must start with postgres:// or postgresql://'],
+    [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL is not a URL'],
+    [{ DB_POOL_SIZE: '0' }, 'DB_POOL_SIZE must be between 1 and 1000'],
+    [{ WORKERS: '2' }, 'WORKERS > 1 needs DATABASE_URL'],
+  ])('%o is refused with one clear line', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError)
+    expect(() => loadConfig(env)).toThrow(message)
+  })
+})

@@ -1,0 +1,132 @@
+import { afterEach, describe, expect, test } from 'bun:test'
+import { type RunningServer, runCli, startServer, storageEnv } from '../helpers/process'
+
+/** The real server as a newcomer runs it: `bun src/server.ts`, spoken to over TCP with fetch. */
+const cleanups: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {})
+})
+
+async function server(env: Record<string, string>): Promise<RunningServer> {
+  const running = await startServer(env)
+  cleanups.push(async () => {
+    if (running.child.exitCode === null) await running.stop('SIGKILL')
+  })
+  return running
+}
+
+async function storage() {
+  const storage = await storageEnv()
+  cleanups.push(storage.cleanup)
+  return storage.env
+}
+
+const devToken = (output: string[]) => output.join('\n').match(/^ {2}(trl_[A-Za-z0-9_-]{43})$/m)?.[1]
+
+describe('a fresh start', () => {
+  test('prints one admin development token with a curl line, and serves the plant store with it', async () => {
+    const env = await storage()
+    const running = await server(env)
+    const token = devToken(running.output)
+    expect(token).toBeDefined()
+    expect(running.output.join('\n')).toContain(`curl -s -X POST http://127.0.0.1:`)
+    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+    const created = await fetch(`${running.url}/plants`, { method: 'POST', headers: auth, body: '{"name":"Monstera","tag":"tropical","id":9223372036854775807}' })
+    expect(created.status).toBe(200)
+    expect(created.headers.get('x-request-id')).toBeTruthy()
+    expect(await created.json()).toEqual({ name: 'Monstera', tag: 'tropical' })
+    expect(await (await fetch(`${running.url}/plants`, { headers: auth })).json()).toEqual([{ name: 'Monstera', tag: 'tropical' }])
+    expect((await fetch(`${running.url}/plants/9223372036854775807`, { method: 'DELETE', headers: auth })).status).toBe(204)
+    expect((await fetch(`${running.url}/plants`)).status).toBe(401)
+    expect(await running.stop('SIGTERM')).toBe(0)
+  }, 90_000)
+
+  test('in production no development token is ever created', async () => {
+    const running = await server({ ...(await storage()), NODE_ENV: 'production' })
+    expect(devToken(running.output)).toBeUndefined()
+    expect(await running.stop()).toBe(0)
+  }, 90_000)
+
+  test('a bad setting stops the server with one clear line', async () => {
+    const result = await runCli(['serve'], { PORT: 'eighty' })
+    expect(result.code).toBe(1)
+    expect(result.stderr.trim()).toBe('trellis: configuration error: PORT must be a whole number, got "eighty"')
+  })
+})
+
+describe('durability', () => {
+  test('acknowledged writes survive a SIGKILL, and a restart mints no second dev token', async () => {
+    const env = await storage()
+    const first = await server(env)
+    const token = devToken(first.output)!
+    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+    for (let i = 0; i < 20; i++) expect((await fetch(`${first.url}/plants`, { method: 'POST', headers: auth, body: JSON.stringify({ name: `kept ${i}` }) })).status).toBe(200)
+    expect(await first.stop('SIGKILL')).not.toBe(0)
+    const second = await server(env)
+    expect(devToken(second.output)).toBeUndefined()
+    const listed = (await (await fetch(`${second.url}/plants`, { headers: auth })).json()) as { name: string }[]
+    expect(listed.map((p) => p.name)).toEqual(Array.from({ length: 20 }, (_, i) => `kept ${i}`))
+    expect(await second.stop()).toBe(0)
+  }, 120_000)
+})
+
+describe('the CLI', () => {
+  test('token create prints the secret once; list never shows it; revoke makes it useless', async () => {
+    const env = await storage()
+    const created = await runCli(['token', 'create', '--owner', 'alice', '--scope', 'plants:read,chat'], env)
+    expect(created.code).toBe(0)
+    const token = created.stdout.match(/trl_[A-Za-z0-9_-]{43}/)![0]
+    const id = created.stdout.match(/created (tok_\S+) for alice with scopes plants:read,chat/)![1]
+    const listed = await runCli(['token', 'list'], env)
+    expect(listed.code).toBe(0)
+    expect(listed.stdout).toContain(`${id}\talice\tplants:read,chat`)
+    expect(listed.stdout).not.toContain(token.slice(4, 20))
+
+    const running = await server(env)
+    expect((await fetch(`${running.url}/plants`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200)
+    if (!env.DATABASE_URL) expect(await running.stop()).toBe(0)
+    const revoked = await runCli(['token', 'revoke', id], env)
+    expect(revoked.code).toBe(0)
+    if (env.DATABASE_URL) {
+      // Another process revoked it: the running server notices within its 5 s cache window.
+      await Bun.sleep(5_200)
+      expect((await fetch(`${running.url}/plants`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401)
+      expect(await running.stop()).toBe(0)
+    } else {
+      const restarted = await server(env)
+      expect((await fetch(`${restarted.url}/plants`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401)
+    }
+    expect((await runCli(['token', 'revoke', id], env)).code).toBe(1)
+  }, 120_000)
+
+  test.each([
+    [['token', 'create'], 'token create needs --owner NAME'],
+    [['token', 'create', '--owner', 'x', '--scope', 'plants:eat'], 'unknown scope "plants:eat"'],
+    [['token', 'revoke'], 'token revoke needs a token id'],
+    [['token', 'frobnicate'], 'expected create, list or revoke'],
+    [['dance'], 'unknown command "dance"'],
+  ])('%p is a usage error (exit 2): %s', async (args, message) => {
+    const result = await runCli(args)
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain(message)
+  })
+
+  test('--version, --help and migrate', async () => {
+    const version = await runCli(['--version'])
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/)
+    const help = await runCli(['--help'])
+    for (const word of ['serve', 'migrate', 'token create', 'docs validate']) expect(help.stdout).toContain(word)
+    const env = await storage()
+    expect((await runCli(['migrate'], env)).stdout).toContain('applied 0000_init')
+    expect((await runCli(['migrate'], env)).stdout).toContain('database is up to date')
+  }, 60_000)
+
+  test.skipIf(!!process.env.DATABASE_URL)('the embedded database refuses a second process with a clear message', async () => {
+    const env = await storage()
+    const running = await server(env)
+    const second = await runCli(['token', 'list'], env)
+    expect(second.code).toBe(1)
+    expect(second.stderr).toContain('is in use by process')
+    expect(await running.stop()).toBe(0)
+  }, 90_000)
+})

@@ -1,0 +1,45 @@
+import { describe, expect, test } from 'bun:test'
+import { HttpError } from '../../src/http/errors'
+import { parseJsonLossless } from '../../src/http/json'
+
+describe('lossless JSON parsing', () => {
+  test('agrees with JSON.parse on ordinary documents', () => {
+    const text = '{"a":[1,-2.5,3e2,true,false,null,"x\\n\\u00e9"],"b":{"c":{}},"d":[]}'
+    expect(parseJsonLossless(text)).toEqual(JSON.parse(text))
+  })
+
+  test('integers beyond 2^53 become exact bigints', () => {
+    expect(parseJsonLossless('9223372036854775807')).toBe(9223372036854775807n)
+    expect(parseJsonLossless('[9007199254740993]')).toEqual([9007199254740993n])
+    expect(parseJsonLossless('-9223372036854775808')).toBe(-9223372036854775808n)
+  })
+
+  test('safe integers, fractions and exponents stay numbers', () => {
+    expect(parseJsonLossless('9007199254740991')).toBe(9007199254740991)
+    expect(parseJsonLossless('1.5')).toBe(1.5)
+    expect(parseJsonLossless('1e300')).toBe(1e300)
+  })
+
+  test('"__proto__" is an ordinary key, not a prototype', () => {
+    const value = parseJsonLossless('{"__proto__":{"polluted":true}}') as Record<string, unknown>
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype)
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+  })
+
+  test.each([
+    ['', 'line 1, column 1: the body is empty'],
+    ['{"a":1,}', "line 1, column 8: unexpected character \"}\"; expected a property name"],
+    ['{"a" 1}', "expected ':' after property name \"a\""],
+    ['[1 2]', "expected ',' or ']' in array"],
+    ['{a:1}', 'expected a property name in double quotes'],
+    ['"abc', 'unterminated string'],
+    ['01', 'after the JSON value'],
+    ['-', 'invalid number'],
+    ['tru', 'expected a JSON value'],
+    ['{"a":1}\n\n  }', 'line 3, column 3'],
+    ['['.repeat(500), 'nesting deeper than 128 levels'],
+  ])('%p is a 400 that says where: %s', (text, message) => {
+    expect(() => parseJsonLossless(text)).toThrow(HttpError)
+    expect(() => parseJsonLossless(text)).toThrow(message)
+  })
+})
