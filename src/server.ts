@@ -9,6 +9,10 @@ import { bunUiAssets } from './runtimes/bun-assets'
  */
 export async function serve(config: Config) {
   const shutdown = new AbortController()
+  // A signal during start-up (migrations can take a while) is honoured once serving begins.
+  let signalledEarly: string | undefined
+  const early = (signal: string) => void (signalledEarly = signal)
+  process.on('SIGTERM', early).on('SIGINT', early)
   let server: ReturnType<typeof Bun.serve> | undefined
   const { app, deps, close } = await bootstrap(config, {
     uiAssets: bunUiAssets,
@@ -24,7 +28,6 @@ export async function serve(config: Config) {
     reusePort: config.workers > 1,
     fetch: app.fetch,
   })
-  deps.logger.info('listening', { url: server.url.toString(), database: deps.database.kind, pid: process.pid })
 
   let stopping = false
   const stop = async (signal: string) => {
@@ -43,8 +46,12 @@ export async function serve(config: Config) {
     deps.logger.info('stopped')
     process.exit(0)
   }
+  process.off('SIGTERM', early).off('SIGINT', early)
   process.on('SIGTERM', () => void stop('SIGTERM'))
   process.on('SIGINT', () => void stop('SIGINT'))
+  // Announced only once the signal handlers are in place, so "listening" means "drainable" too.
+  deps.logger.info('listening', { url: server.url.toString(), database: deps.database.kind, pid: process.pid })
+  if (signalledEarly) void stop(signalledEarly)
   return server
 }
 
