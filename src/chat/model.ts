@@ -176,6 +176,8 @@ export const ResponseMessage = t.Object(
     role: t.Literal('assistant'),
     content: t.Union([t.String(), t.Null()]),
     reasoning_content: t.Optional(t.Union([t.String(), t.Null()])),
+    /** OpenAI's; the SDK types require it, so providers send `null`. */
+    refusal: t.Optional(t.Union([t.String(), t.Null()])),
     tool_calls: t.Optional(t.Array(ToolCall)),
   },
   open,
@@ -228,6 +230,7 @@ export const ChunkDelta = t.Object(
     role: t.Optional(t.Literal('assistant')),
     content: t.Optional(t.Union([t.String(), t.Null()])),
     reasoning_content: t.Optional(t.Union([t.String(), t.Null()])),
+    refusal: t.Optional(t.Union([t.String(), t.Null()])),
     tool_calls: t.Optional(t.Array(ToolCallDelta)),
   },
   open,

@@ -47,7 +47,7 @@ describe('answers', () => {
     expect(completion.id).toMatch(/^chatcmpl-/)
     expect(completion.model).toBe('echo')
     expect(completion.system_fingerprint).toBeString()
-    expect(completion.choices).toEqual([{ index: 0, message: { role: 'assistant', content: 'Hello, world!' }, logprobs: null, finish_reason: 'stop' }])
+    expect(completion.choices).toEqual([{ index: 0, message: { role: 'assistant', content: 'Hello, world!', refusal: null }, logprobs: null, finish_reason: 'stop' }])
   })
 
   test('created is in unix seconds from the clock', async () => {
@@ -159,7 +159,7 @@ describe('streaming', () => {
   test('one token per chunk: role first, an empty delta with finish_reason last, same id/created/model throughout', async () => {
     const chunks = await stream(ask('Hello, world!'))
     expect(chunks.map((chunk) => chunk.choices[0]!.delta)).toEqual([
-      { role: 'assistant', content: '' },
+      { role: 'assistant', content: '', refusal: null },
       { content: 'Hello' },
       { content: ',' },
       { content: ' world' },
@@ -263,7 +263,7 @@ describe('tool calls', () => {
   test('streamed the way OpenAI does: id, type and name first with empty arguments, then pieces', async () => {
     const chunks = await stream(ask('Paris', { tools: [weather], tool_choice: 'required' }))
     const deltas = chunks.map((chunk) => chunk.choices[0]!.delta)
-    expect(deltas[0]).toEqual({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'get_weather', arguments: '' } }] })
+    expect(deltas[0]).toEqual({ role: 'assistant', content: null, refusal: null, tool_calls: [{ index: 0, id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'get_weather', arguments: '' } }] })
     const pieces = deltas.slice(1, -1)
     expect(pieces.length).toBeGreaterThan(1)
     for (const piece of pieces) expect(Object.keys(piece.tool_calls![0]!).sort()).toEqual(['function', 'index'])

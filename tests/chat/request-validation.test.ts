@@ -1,5 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { makeChatApp, USER } from './chat-app'
+
+// Each app starts on a fresh database; the first one in a process takes seconds.
+setDefaultTimeout(30_000)
 
 /*
  * POST /chat/completions validates every field OpenAI documents, with OpenAI's bounds,

@@ -1,7 +1,9 @@
-import { afterEach, describe, expect, test } from 'bun:test'
+import { afterEach, describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { ProviderError, type ChatCompletionChunk, type ChatProvider } from '../../src/chat/providers/provider'
-import { createEchoProvider } from '../../src/chat/providers/echo'
 import { eventsOf, makeChatApp, readAll, registryOf, USER } from './chat-app'
+
+// Each app starts on a fresh database; the first one in a process takes seconds.
+setDefaultTimeout(30_000)
 
 /*
  * The streaming wire format, byte for byte as OpenAI clients parse it, read with

@@ -63,6 +63,7 @@ export function createEchoProvider(options: EchoOptions = {}): ChatProvider {
       const message: ResponseMessage = {
         role: 'assistant',
         content: answer.toolCall ? null : answer.content.join(''),
+        refusal: null,
       }
       if (answer.reasoning.length) message.reasoning_content = answer.reasoning.join('')
       if (answer.toolCall) message.tool_calls = [{ ...answer.toolCall, function: { ...answer.toolCall.function, arguments: answer.argumentTokens.join('') } }]
@@ -174,7 +175,7 @@ function planAnswer(request: ChatCompletionRequest, cache: PromptCache): Answer 
 type Step = { delta: ChunkDelta; logprobs?: { content: TokenLogprob[] }; finishReason?: FinishReason }
 
 function* streamSteps(answer: Answer, request: ChatCompletionRequest): Generator<Step> {
-  const first: ChunkDelta = { role: 'assistant', content: answer.toolCall || answer.reasoning.length ? null : '' }
+  const first: ChunkDelta = { role: 'assistant', content: answer.toolCall || answer.reasoning.length ? null : '', refusal: null }
   if (answer.reasoning.length) first.reasoning_content = ''
   if (answer.toolCall && !answer.reasoning.length) first.tool_calls = [toolCallStart(answer.toolCall)]
   yield { delta: first }
