@@ -20,6 +20,7 @@ Usage:
   trellis token revoke ID              revoke a token
   trellis docs validate FILE|- [--strict] [--json]
                                        check a docs.json like a compiler: file:line:column
+  trellis healthcheck                  exit 0 when the local server's /health answers (container probes)
   trellis --version | --help
 
 Configuration comes from the environment; see README.md.`
@@ -51,7 +52,19 @@ export async function main(argv: string[]): Promise<number> {
     return 0
   }, { migrate: false })
   if (command === 'token') return tokenCommand(rest)
+  if (command === 'healthcheck') return healthcheck()
   return usage(`unknown command "${command}"`)
+}
+
+/** For container HEALTHCHECKs in images with no curl: 0 when this host's /health answers 200. */
+async function healthcheck(): Promise<number> {
+  const config = configOrExit()
+  try {
+    const response = await fetch(`http://127.0.0.1:${config.port}/health`, { signal: AbortSignal.timeout(2000) })
+    return response.ok ? 0 : 1
+  } catch {
+    return 1
+  }
 }
 
 async function tokenCommand(args: string[]): Promise<number> {
