@@ -38,9 +38,10 @@ async function streamOnce(url: string, token: string): Promise<{ body: string; f
     body: JSON.stringify({ model: 'echo', messages: USER('slow but sure'), stream: true }),
   })
   let body = ''
+  const reader = response.body!.getReader()
+  const decoder = new TextDecoder()
   try {
-    const decoder = new TextDecoder()
-    for await (const piece of response.body!) body += decoder.decode(piece, { stream: true })
+    for (let piece = await reader.read(); !piece.done; piece = await reader.read()) body += decoder.decode(piece.value, { stream: true })
     return { body, failed: false }
   } catch {
     return { body, failed: true }
