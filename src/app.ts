@@ -10,6 +10,7 @@ import { observability } from './http/observability'
 import { UI_ASSETS, type UiAssetLoader, type UiAssetName } from './http/ui-assets'
 import { plantsPlugin } from './plants'
 import { chatPlugin } from './chat'
+import { docsConfigPlugin } from './docs-config'
 
 export type AppDeps = {
   config: Config
@@ -73,6 +74,7 @@ export function createApp(deps: AppDeps) {
     )
     .use(plantsPlugin({ db, tokens: deps.tokens, logger: deps.logger, config: deps.config }))
     .use(chatPlugin(deps))
+    .use(docsConfigPlugin({ db, tokens: deps.tokens, logger: deps.logger, clock: deps.clock }))
 
   const allowed = allowedMethods(app.routes)
   const fallback = plantStoreErrors(deps.logger)

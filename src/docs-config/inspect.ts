@@ -78,7 +78,7 @@ function object(schema: TSchema, value: unknown, pointer: string, findings: Find
       part: 'key',
       message: closed
         ? `${fieldName(path)}: ${quote(key)} is not an allowed key of ${fieldName(pointer)}; use one of ${known.join(', ')}`
-        : `${fieldName(path)}: unknown property; it is ignored`,
+        : `${fieldName(path)}: unknown property; it is kept but not checked`,
       ...(closed ? { expected: `one of ${known.join(', ')}`, received: quote(key) } : {}),
       ...(suggestion !== undefined ? { suggestion } : {}),
     })

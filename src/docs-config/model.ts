@@ -1,5 +1,5 @@
 import { t, type Static } from 'elysia'
-import { DocsConfigSchema } from './schema'
+import type { DocsConfig } from './schema'
 
 /** One problem in a submitted docs.json, located in the text as it was sent. */
 export const Issue = t.Object(
@@ -16,20 +16,83 @@ export const Issue = t.Object(
 )
 export type Issue = Static<typeof Issue>
 
+/**
+ * The normalised docs.json as served. Described, not spelt out, in the OpenAPI document: its full JSON Schema
+ * (recursive navigation groups included) is served at /docs.json/schema.
+ */
+export const DocsConfigBody = t.Object(
+  {},
+  {
+    additionalProperties: true,
+    description: 'The normalised docs.json (defaults filled in). Its JSON Schema is served at GET /docs.json/schema.',
+  },
+)
+
 /** The outcome of validating a docs.json text. */
 export const ValidationResult = t.Object(
   {
     valid: t.Boolean(),
     errors: t.Array(Issue, { description: 'every error, in document order' }),
     warnings: t.Array(Issue, { description: 'every warning (unknown properties), in document order' }),
-    config: t.Optional(t.Unsafe<Static<typeof DocsConfigSchema>>({ type: 'object', description: 'the normalised config with defaults filled in; present only when valid' })),
+    config: t.Optional(DocsConfigBody),
   },
   { title: 'ValidationResult' },
 )
-export type ValidationResult = Static<typeof ValidationResult>
+/** `config`, present only when valid, is typed by the docs.json schema itself. */
+export type ValidationResult = Omit<Static<typeof ValidationResult>, 'config'> & { config?: DocsConfig }
 
 /** Options of a validation. */
 export interface ValidateOptions {
   /** Treat warnings (unknown properties) as errors. */
   strict?: boolean
 }
+
+/** The docs.json error contract (the plant store's), with every validation issue when there are any. */
+export const DocsErrorBody = t.Object(
+  {
+    error: t.Integer({ format: 'int32', description: 'The HTTP status code' }),
+    message: t.String({ description: 'What went wrong, in one specific sentence' }),
+    errors: t.Optional(t.Array(Issue, { description: 'every validation error, in document order (400 only)' })),
+  },
+  { title: 'DocsError' },
+)
+
+/** `?strict=true` turns warnings (unknown properties) into errors. */
+export const StrictQuery = t.Object({
+  strict: t.Optional(t.Union([t.Literal('true'), t.Literal('false')], { description: 'treat unknown properties as errors' })),
+})
+
+export const RevisionParams = t.Object({
+  n: t.String({ pattern: '^[0-9]{1,9}$', description: 'revision number, from 1' }),
+})
+
+const revisionFields = {
+  revision: t.Integer({ minimum: 1, description: 'revision number, 1 for the first stored docs.json' }),
+  createdAt: t.String({ format: 'date-time', description: 'when it was stored' }),
+  author: t.String({ description: 'owner of the token that stored it' }),
+  size: t.Integer({ description: 'size of the submitted text in bytes' }),
+  etag: t.String({ description: 'its entity tag, for If-Match' }),
+}
+
+export const RevisionSummary = t.Object(revisionFields, { title: 'DocsRevisionSummary' })
+export type RevisionSummary = Static<typeof RevisionSummary>
+
+export const RevisionList = t.Object({ revisions: t.Array(RevisionSummary, { description: 'oldest first' }) })
+
+export const Revision = t.Object(
+  {
+    ...revisionFields,
+    source: t.String({ description: 'the text exactly as submitted' }),
+    config: DocsConfigBody,
+  },
+  { title: 'DocsRevision' },
+)
+
+export const StoredResult = t.Object(
+  {
+    ...revisionFields,
+    config: DocsConfigBody,
+    warnings: t.Array(Issue, { description: 'warnings of the accepted text (unknown properties)' }),
+  },
+  { title: 'DocsStored' },
+)

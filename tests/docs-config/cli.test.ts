@@ -53,7 +53,7 @@ describe('trellis docs validate (in process)', () => {
     const name = file('docs.json')
     expect(result.code).toBe(1)
     expect(result.stdout.split('\n')).toEqual([
-      `${name}:4:3: warning favicn: unknown property; it is ignored (did you mean "favicon"?)`,
+      `${name}:4:3: warning favicn: unknown property; it is kept but not checked (did you mean "favicon"?)`,
       `${name}:5:26: error colors.primary: "red" is not a hex colour; use #RGB or #RRGGBB such as "#16A34A"`,
       `${name}:6:22: error footerSocials.twitter: "twitter" is not an allowed key of footerSocials; use one of website, facebook, x, discord, slack, github, linkedin, instagram, hacker-news (did you mean "x"?)`,
       `${name}: invalid, 2 errors, 1 warning`,

@@ -1,0 +1,179 @@
+import { Elysia, t } from 'elysia'
+import { authenticatedParse, authPlugin } from '../auth'
+import type { TokenService } from '../auth/service'
+import type { Database } from '../db/connect'
+import { readBodyText } from '../http/body'
+import { plantStoreErrors } from '../http/error-contract'
+import { HttpError } from '../http/errors'
+import type { Logger } from '../http/logger'
+import { ifNoneMatchHits } from './etag'
+import { DOCS_JSON_SCHEMA_TEXT } from './json-schema'
+import {
+  DocsConfigBody,
+  DocsErrorBody,
+  Revision,
+  RevisionList,
+  RevisionParams,
+  StoredResult,
+  StrictQuery,
+  ValidationResult,
+} from './model'
+import { DocsConfigService, InvalidDocsConfig, StaleRevision } from './service'
+import { DocsRevisionStore, type RevisionSummary, type StoredRevision } from './store'
+import { validateDocsConfig } from './validate'
+
+export type DocsConfigDeps = { db: Database; tokens: TokenService; logger: Logger; clock: () => Date }
+
+/** The docs.json contract caps request bodies at 1 MiB, whatever the server-wide limit. */
+export const DOCS_BODY_LIMIT = 1024 * 1024
+
+const errors = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((status) => [status, DocsErrorBody])) as Record<number, typeof DocsErrorBody>
+
+const BEARER = [{ bearerAuth: [] }]
+
+const RAW_BODY_DOC = {
+  required: true,
+  description: 'The docs.json text. It is read as sent (any Content-Type), so line and column numbers refer to it.',
+  content: { 'application/json': { schema: { type: 'object' as const, description: 'a docs.json; see GET /docs.json/schema' } } },
+}
+
+/**
+ * docs.json: `GET /docs.json` (public, ETag / If-None-Match), `PUT /docs.json` (docs:write, If-Match, a new
+ * revision each time), `POST /docs.json/validate` (any token), `GET /docs.json/schema` (public JSON Schema),
+ * `GET /docs.json/revisions` and `GET /docs.json/revisions/{n}` (any token). Errors use the plant store's
+ * `{error, message}` contract, plus `errors` for validation failures.
+ */
+export const docsConfigPlugin = (deps: DocsConfigDeps) => {
+  const service = new DocsConfigService(new DocsRevisionStore(deps.db), deps.clock)
+  const readBody = (request: Request) => readBodyText(request, DOCS_BODY_LIMIT)
+
+  return new Elysia({ name: 'docs-config' })
+    .use(authPlugin(deps.tokens))
+    .onError(plantStoreErrors(deps.logger))
+    .get(
+      '/docs.json',
+      async ({ request }) => {
+        const current = await service.current()
+        const headers = { etag: current.etag, 'cache-control': 'no-cache' }
+        const ifNoneMatch = request.headers.get('if-none-match')
+        if (ifNoneMatch !== null && ifNoneMatchHits(ifNoneMatch, current.etag)) return new Response(null, { status: 304, headers })
+        return new Response(current.body, { headers: { ...headers, 'content-type': 'application/json' } })
+      },
+      {
+        response: { 200: DocsConfigBody, 304: t.Void({ description: 'Not modified: If-None-Match names the current ETag' }), ...errors(500) },
+        detail: {
+          summary: 'The current docs.json',
+          description:
+            'Public. The current configuration, normalised (defaults filled in), with an ETag; If-None-Match with that ETag answers 304. Before any PUT it is the built-in default that describes Trellis.',
+          tags: ['docs.json'],
+        },
+      },
+    )
+    .put(
+      '/docs.json',
+      async ({ body, principal, query, request, set }) => {
+        try {
+          const { stored, warnings } = await service.replace({
+            text: body as string,
+            author: principal.owner,
+            strict: query.strict === 'true',
+            ifMatch: request.headers.get('if-match') ?? undefined,
+          })
+          set.headers.etag = stored.etag
+          return { ...summary(stored), config: stored.config, warnings }
+        } catch (error) {
+          if (error instanceof InvalidDocsConfig) throw new HttpError(400, error.message, { body: { errors: error.result.errors } })
+          if (error instanceof StaleRevision) throw new HttpError(412, error.message, { headers: { etag: error.current } })
+          throw error
+        }
+      },
+      {
+        auth: 'docs:write',
+        parse: authenticatedParse(deps.tokens, 'docs:write', readBody),
+        query: StrictQuery,
+        response: { 200: StoredResult, ...errors(400, 401, 403, 412, 413, 500) },
+        detail: {
+          summary: 'Replace docs.json',
+          description:
+            'Needs the docs:write scope. Validates the text (400 with every error when invalid; ?strict=true makes unknown properties errors) and stores it as a new revision; history is never rewritten. With If-Match, a stale ETag answers 412, so two editors never silently overwrite each other. Bodies over 1 MiB answer 413.',
+          security: BEARER,
+          tags: ['docs.json'],
+          requestBody: RAW_BODY_DOC,
+        },
+      },
+    )
+    .post(
+      '/docs.json/validate',
+      // The parse hook hands over the raw text; there is no body schema so the OpenAPI requestBody below stands.
+      ({ body, query }) => validateDocsConfig(body as string, { strict: query.strict === 'true' }),
+      {
+        auth: 'any',
+        parse: authenticatedParse(deps.tokens, 'any', readBody),
+        query: StrictQuery,
+        response: { 200: ValidationResult, ...errors(400, 401, 413, 500) },
+        detail: {
+          summary: 'Validate a docs.json without storing it',
+          description:
+            'Any valid token. Validates the body text as sent and returns every error and warning with its JSON Pointer, line and column (200 whether or not it is valid). ?strict=true makes unknown properties errors.',
+          security: BEARER,
+          tags: ['docs.json'],
+          requestBody: RAW_BODY_DOC,
+        },
+      },
+    )
+    .get(
+      '/docs.json/schema',
+      () => new Response(DOCS_JSON_SCHEMA_TEXT, { headers: { 'content-type': 'application/schema+json', 'cache-control': 'public, max-age=300' } }),
+      {
+        response: { 200: t.Object({}, { additionalProperties: true, description: 'a JSON Schema (draft-07)' }) },
+        detail: {
+          summary: 'The JSON Schema of docs.json',
+          description:
+            'Public. Generated from the same TypeBox schema the validator uses, with descriptions, defaults and enums, so `"$schema": "<this URL>"` gives editors autocompletion and hover docs.',
+          tags: ['docs.json'],
+        },
+      },
+    )
+    .get('/docs.json/revisions', async () => ({ revisions: (await service.list()).map(summary) }), {
+      auth: 'any',
+      response: { 200: RevisionList, ...errors(401, 500) },
+      detail: {
+        summary: 'List docs.json revisions',
+        description: 'Any valid token. Every stored revision, oldest first: number, time, author (token owner), size and ETag.',
+        security: BEARER,
+        tags: ['docs.json'],
+      },
+    })
+    .get(
+      '/docs.json/revisions/:n',
+      async ({ params }) => {
+        const stored = Number(params.n) === 0 ? undefined : await service.get(Number(params.n))
+        if (stored === undefined) {
+          throw new HttpError(404, `no docs.json revision ${params.n}; revisions are numbered from 1, and before the first PUT GET /docs.json serves the built-in default`)
+        }
+        return { ...summary(stored), source: stored.source, config: stored.config }
+      },
+      {
+        auth: 'any',
+        params: RevisionParams,
+        response: { 200: Revision, ...errors(400, 401, 404, 500) },
+        detail: {
+          summary: 'One docs.json revision',
+          description: 'Any valid token. The revision as submitted (source) and normalised (config).',
+          security: BEARER,
+          tags: ['docs.json'],
+        },
+      },
+    )
+}
+
+function summary(revision: RevisionSummary | StoredRevision) {
+  return {
+    revision: revision.revision,
+    createdAt: revision.createdAt.toISOString(),
+    author: revision.author,
+    size: revision.size,
+    etag: revision.etag,
+  }
+}

@@ -1,0 +1,111 @@
+import DEFAULT_DOCS from './default-docs.json'
+import { etagFor, ifMatchAccepts } from './etag'
+import type { Issue, ValidateOptions, ValidationResult } from './model'
+import type { DocsConfig } from './schema'
+import type { DocsRevisionStore, StoredRevision } from './store'
+import { validateDocsConfig } from './validate'
+
+/**
+ * The docs.json being served: a stored revision, or the built-in default (revision 0) before the first one.
+ * `body` is the normalised config as JSON text, keys in the order they were written.
+ */
+export type CurrentDocs = { revision: number; etag: string; body: string }
+
+/** The submitted text does not validate; `result` holds every issue. */
+export class InvalidDocsConfig extends Error {
+  constructor(readonly result: ValidationResult) {
+    const count = result.errors.length
+    super(`docs.json is invalid: ${count} error${count === 1 ? '' : 's'}; the first is at line ${result.errors[0]?.line}, column ${result.errors[0]?.column}: ${result.errors[0]?.message}`)
+  }
+}
+
+/** The client's `If-Match` no longer names the current revision. */
+export class StaleRevision extends Error {
+  constructor(readonly current: string) {
+    super(`docs.json has changed since that version was read; the current ETag is ${current}. Fetch it, merge, and retry with If-Match: ${current}`)
+  }
+}
+
+const DEFAULT_RESULT = validateDocsConfig(JSON.stringify(DEFAULT_DOCS))
+if (!DEFAULT_RESULT.valid || DEFAULT_RESULT.config === undefined) {
+  throw new Error(`the built-in default docs.json is invalid: ${JSON.stringify(DEFAULT_RESULT.errors)}`)
+}
+const DEFAULT_CONFIG = DEFAULT_RESULT.config
+const DEFAULT_BODY = JSON.stringify(DEFAULT_CONFIG)
+let defaultEtag: Promise<string> | undefined
+
+/** Attempts for a write without If-Match that keeps losing the race for the next revision number. */
+const UNCONDITIONAL_ATTEMPTS = 5
+
+/**
+ * docs.json without HTTP: what is current, replacing it with a validated new revision (guarded by an
+ * optional If-Match), and history. Revisions are appended only; nothing is ever updated or deleted.
+ */
+export class DocsConfigService {
+  private cached: CurrentDocs | undefined
+
+  constructor(
+    private readonly store: DocsRevisionStore,
+    private readonly clock: () => Date,
+  ) {}
+
+  /** The current config, normalised, with its ETag. */
+  async current(): Promise<CurrentDocs> {
+    const latest = await this.store.latestSummary()
+    if (latest === undefined) return { revision: 0, etag: await this.defaultEtag(), body: DEFAULT_BODY }
+    if (this.cached?.etag !== latest.etag) this.cached = { ...latest, body: await this.bodyOf(latest.revision) }
+    return this.cached
+  }
+
+  /**
+   * The stored `config` column is jsonb, which reorders keys; re-normalising the stored source gives the
+   * author's order back. Revisions never change, so one cached body serves every GET until the next PUT.
+   */
+  private async bodyOf(revision: number): Promise<string> {
+    const stored = await this.store.get(revision)
+    if (stored === undefined) throw new Error(`docs.json revision ${revision} vanished`)
+    const again = validateDocsConfig(stored.source)
+    return JSON.stringify(again.valid && again.config !== undefined ? again.config : stored.config)
+  }
+
+  /**
+   * Validates `text` and stores it as the next revision.
+   * @throws InvalidDocsConfig when it does not validate; StaleRevision when `ifMatch` is not current,
+   *   including when another writer stored a revision first.
+   */
+  async replace(input: { text: string; author: string; ifMatch?: string } & ValidateOptions): Promise<{ stored: StoredRevision; warnings: Issue[] }> {
+    const result = validateDocsConfig(input.text, { strict: input.strict })
+    if (!result.valid || result.config === undefined) throw new InvalidDocsConfig(result)
+    for (let attempt = 0; attempt < UNCONDITIONAL_ATTEMPTS; attempt++) {
+      const latest = await this.store.latestSummary()
+      const revision = latest?.revision ?? 0
+      const currentEtag = latest?.etag ?? (await this.defaultEtag())
+      if (input.ifMatch !== undefined && !ifMatchAccepts(input.ifMatch, currentEtag)) throw new StaleRevision(currentEtag)
+      const stored = await this.store.append(revision, {
+        source: input.text,
+        config: result.config,
+        etag: await etagFor(revision + 1, result.config),
+        author: input.author,
+        size: new TextEncoder().encode(input.text).byteLength,
+        createdAt: this.clock(),
+      })
+      if (stored !== undefined) return { stored, warnings: result.warnings }
+      // Someone else stored revision + 1 first: a conditional write is now stale; an unconditional one retries.
+      if (input.ifMatch !== undefined) throw new StaleRevision((await this.store.latestSummary())?.etag ?? currentEtag)
+    }
+    throw new StaleRevision((await this.store.latestSummary())?.etag ?? '')
+  }
+
+  list() {
+    return this.store.list()
+  }
+
+  get(revision: number) {
+    return this.store.get(revision)
+  }
+
+  private defaultEtag(): Promise<string> {
+    defaultEtag ??= etagFor(0, DEFAULT_CONFIG)
+    return defaultEtag
+  }
+}
