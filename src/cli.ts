@@ -5,6 +5,7 @@ import { announceDevelopmentToken, openConfiguredDatabase } from './bootstrap'
 import type { Config } from './config'
 import { migrate } from './db/migrate'
 import { runDocsValidate } from './docs-config/cli'
+import { bunPgliteFiles } from './runtimes/bun-pglite'
 import { configOrExit, serve } from './server'
 import { runWorkers } from './workers'
 
@@ -113,7 +114,7 @@ async function withDatabase(
   options: { migrate?: boolean; config?: Config } = {},
 ): Promise<number> {
   const config = options.config ?? configOrExit()
-  const database = await openConfiguredDatabase(config)
+  const database = await openConfiguredDatabase(config, config.databaseUrl ? undefined : await bunPgliteFiles())
   try {
     if (options.migrate !== false && config.migrateOnStart) await migrate(database.db)
     return await run(config, database.db)

@@ -1,6 +1,7 @@
 import { bootstrap } from './bootstrap'
 import { type Config, ConfigError, loadConfig } from './config'
 import { bunUiAssets } from './runtimes/bun-assets'
+import { bunPgliteFiles } from './runtimes/bun-pglite'
 
 /**
  * The Bun entry: build the app, listen, and on SIGTERM/SIGINT drain — stop accepting,
@@ -20,6 +21,7 @@ export async function serve(config: Config) {
     // Bun closes a connection idle for `idleTimeout` seconds; a stream waiting on a slow
     // upstream must never be cut by that, so long-lived responses opt out per request.
     onLongLivedRequest: (request) => server?.timeout(request, 0),
+    pglite: config.databaseUrl ? undefined : await bunPgliteFiles(),
   })
   server = Bun.serve({
     port: config.port,
