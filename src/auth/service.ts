@@ -31,11 +31,18 @@ export class TokenService {
   private readonly ttl: number
   private readonly maxEntries: number
   private readonly now: () => number
+  private readonly byHash
 
   constructor(
     private readonly db: Database,
     options: TokenServiceOptions = {},
   ) {
+    this.byHash = db
+      .select({ id: tokens.id, owner: tokens.owner, scopes: tokens.scopes })
+      .from(tokens)
+      .where(and(eq(tokens.hash, sql.placeholder('hash')), isNull(tokens.revokedAt)))
+      .limit(1)
+      .prepare('tokens_by_hash')
     this.ttl = options.cacheTtlMs ?? 5000
     this.maxEntries = options.cacheSize ?? 10_000
     this.now = options.now ?? Date.now
@@ -81,11 +88,7 @@ export class TokenService {
     const now = this.now()
     const hit = this.cache.get(hash)
     if (hit && hit.expires > now) return hit.principal
-    const [row] = await this.db
-      .select({ id: tokens.id, owner: tokens.owner, scopes: tokens.scopes })
-      .from(tokens)
-      .where(and(eq(tokens.hash, hash), isNull(tokens.revokedAt)))
-      .limit(1)
+    const [row] = await this.byHash.execute({ hash })
     const principal: Principal | null = row
       ? {
           tokenId: row.id,

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, sql, type SQL } from 'drizzle-orm'
+import { and, asc, eq, gt, sql } from 'drizzle-orm'
 import type { Principal } from '../auth/model'
 import type { Database } from '../db/connect'
 import { plants } from '../db/schema'
@@ -20,47 +20,68 @@ const MAX_ASSIGN_ATTEMPTS = 1000
 
 export type PlantPage = { plants: Plant[]; next?: string }
 
+/**
+ * Builds the hot queries once, as prepared statements: the SQL text is rendered a single
+ * time and PostgreSQL plans it once per connection, instead of both on every request.
+ */
+function statements(db: Database) {
+  const owner = sql.placeholder('owner')
+  const after = sql.placeholder('after')
+  const limit = sql.placeholder('limit')
+  const columns = { seq: plants.seq, name: plants.name, tag: plants.tag }
+  const newRow = { owner, name: sql.placeholder('name'), tag: sql.placeholder('tag') }
+  return {
+    listOwn: db.select(columns).from(plants).where(and(eq(plants.owner, owner), gt(plants.seq, after))).orderBy(asc(plants.seq)).limit(limit).prepare('plants_list_own'),
+    listAll: db.select(columns).from(plants).where(gt(plants.seq, after)).orderBy(asc(plants.seq)).limit(limit).prepare('plants_list_all'),
+    insertWithId: db
+      .insert(plants)
+      .values({ ...newRow, id: sql.placeholder('id') })
+      .onConflictDoNothing({ target: plants.id })
+      .returning({ seq: plants.seq })
+      .prepare('plants_insert_with_id'),
+    insertAssigned: db
+      .insert(plants)
+      .values({ ...newRow, id: sql`nextval('plant_id_seq')` })
+      .onConflictDoNothing({ target: plants.id })
+      .returning({ seq: plants.seq })
+      .prepare('plants_insert_assigned'),
+    deleteOwn: db.delete(plants).where(and(eq(plants.id, sql.placeholder('id')), eq(plants.owner, owner))).returning({ seq: plants.seq }).prepare('plants_delete_own'),
+    deleteAny: db.delete(plants).where(eq(plants.id, sql.placeholder('id'))).returning({ seq: plants.seq }).prepare('plants_delete_any'),
+  }
+}
+
 /** Plant storage with owner-scoped visibility; knows nothing of HTTP. */
 export class PlantService {
-  constructor(private readonly db: Database) {}
+  private readonly query: ReturnType<typeof statements>
+
+  constructor(db: Database) {
+    this.query = statements(db)
+  }
 
   async create(owner: string, input: { name: string; tag?: string; id?: bigint }): Promise<Plant> {
     const row = { owner, name: input.name.trim(), tag: input.tag ?? null }
     if (input.id !== undefined) {
-      const inserted = await this.insert({ ...row, id: input.id })
-      if (!inserted) throw new DuplicatePlantId(input.id)
+      const inserted = await this.query.insertWithId.execute({ ...row, id: input.id })
+      if (inserted.length === 0) throw new DuplicatePlantId(input.id)
       return toPlant(row)
     }
     for (let attempt = 0; attempt < MAX_ASSIGN_ATTEMPTS; attempt++)
-      if (await this.insert({ ...row, id: sql`nextval('plant_id_seq')` })) return toPlant(row)
+      if ((await this.query.insertAssigned.execute(row)).length > 0) return toPlant(row)
     throw new Error(`no free plant id after ${MAX_ASSIGN_ATTEMPTS} attempts`)
   }
 
   /** Oldest first. `after` is the cursor of the previous page. Admins see every owner's plants. */
-  async list(principal: Principal, limit: number, after?: bigint): Promise<PlantPage> {
-    const conditions: SQL[] = []
-    if (!principal.isAdmin) conditions.push(eq(plants.owner, principal.owner))
-    if (after !== undefined) conditions.push(gt(plants.seq, after))
-    const rows = await this.db
-      .select({ seq: plants.seq, name: plants.name, tag: plants.tag })
-      .from(plants)
-      .where(and(...conditions))
-      .orderBy(asc(plants.seq))
-      .limit(limit + 1)
+  async list(principal: Principal, limit: number, after = 0n): Promise<PlantPage> {
+    const params = { owner: principal.owner, after, limit: limit + 1 }
+    const rows = await (principal.isAdmin ? this.query.listAll : this.query.listOwn).execute(params)
     const page = rows.slice(0, limit)
     return { plants: page.map(toPlant), next: rows.length > limit ? String(page[page.length - 1].seq) : undefined }
   }
 
   /** False when no visible plant has that id: another owner's plant looks exactly like a missing one. */
   async delete(principal: Principal, id: bigint): Promise<boolean> {
-    const visible = principal.isAdmin ? eq(plants.id, id) : and(eq(plants.id, id), eq(plants.owner, principal.owner))
-    const deleted = await this.db.delete(plants).where(visible).returning({ seq: plants.seq })
+    const deleted = await (principal.isAdmin ? this.query.deleteAny : this.query.deleteOwn).execute({ id, owner: principal.owner })
     return deleted.length > 0
-  }
-
-  private async insert(values: Omit<typeof plants.$inferInsert, 'id'> & { id: bigint | SQL }): Promise<boolean> {
-    const inserted = await this.db.insert(plants).values(values).onConflictDoNothing({ target: plants.id }).returning({ seq: plants.seq })
-    return inserted.length > 0
   }
 }
 

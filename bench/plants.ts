@@ -1,0 +1,85 @@
+/**
+ * Plant store throughput: Trellis vs the raw Bun.serve + postgres.js floor, in one run,
+ * on PostgreSQL. `bun bench/plants.ts` (needs wrk; PostgreSQL at BENCH_DATABASE_URL,
+ * default postgres://postgres@127.0.0.1:5432/test, where a scratch database is made).
+ * Prints a markdown table of req/s, p99 and the Trellis/floor ratio per route.
+ */
+import { join } from 'node:path'
+import { TokenService } from '../src/auth/service'
+import { openDatabase } from '../src/db/connect'
+import { migrate } from '../src/db/migrate'
+import { plants } from '../src/db/schema'
+import { scratchPostgresDatabase } from '../tests/helpers/database'
+
+const ROOT = join(import.meta.dir, '..')
+const DURATION = process.env.BENCH_DURATION ?? '10s'
+const CONNECTIONS = process.env.BENCH_CONNECTIONS ?? '32'
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2)
+
+const scratch = await scratchPostgresDatabase(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test')
+const children: ReturnType<typeof Bun.spawn>[] = []
+try {
+  const database = await openDatabase({ url: scratch.url })
+  await migrate(database.db)
+  const { token } = await new TokenService(database.db).create({ owner: 'bench', scopes: ['plants:read', 'plants:write'] })
+  await database.db.insert(plants).values(Array.from({ length: 1000 }, (_, i) => ({ id: BigInt(i + 1), owner: 'bench', name: `seed ${i}`, tag: 'seed' })))
+  await database.close()
+
+  const env = { ...process.env, DATABASE_URL: scratch.url, NODE_ENV: 'production', HOST: '127.0.0.1', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' }
+  const targets = {
+    floor: await start(['bun', join(ROOT, 'bench/plants-floor.ts')], { ...env, PORT: '3101' }, 'http://127.0.0.1:3101'),
+    trellis: await start(['bun', join(ROOT, 'src/server.ts')], { ...env, PORT: '3102' }, 'http://127.0.0.1:3102'),
+  }
+  const results: Record<string, { rps: number[]; p99: number[] }> = {}
+  let offset = 10_000_000_000
+  for (let round = 0; round < ROUNDS; round++)
+    for (const route of ['GET /plants?limit=10', 'POST /plants'] as const)
+      for (const [name, url] of Object.entries(targets)) {
+        const args = route.startsWith('GET') ? [`${url}/plants?limit=10`] : ['-s', join(ROOT, 'bench/wrk-post-plants.lua'), `${url}/plants`, '--', String((offset += 1_000_000_000_000))]
+        const out = wrk(['-t1', `-c${CONNECTIONS}`, `-d${DURATION}`, '--latency', '-H', `Authorization: Bearer ${token}`, ...args])
+        const key = `${route} | ${name}`
+        results[key] ??= { rps: [], p99: [] }
+        results[key].rps.push(out.rps)
+        results[key].p99.push(out.p99)
+        if (out.non2xx) throw new Error(`${key}: ${out.non2xx} non-2xx responses`)
+      }
+
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
+  console.log(`\nwrk -t1 -c${CONNECTIONS} -d${DURATION}, ${ROUNDS} rounds (mean), Trellis LOG_LEVEL=${env.LOG_LEVEL}\n`)
+  console.log('| route | floor req/s | floor p99 | Trellis req/s | Trellis p99 | Trellis / floor |')
+  console.log('|---|---|---|---|---|---|')
+  for (const route of ['GET /plants?limit=10', 'POST /plants']) {
+    const floor = results[`${route} | floor`]
+    const trellis = results[`${route} | trellis`]
+    console.log(
+      `| ${route} | ${mean(floor.rps).toFixed(0)} | ${mean(floor.p99).toFixed(2)} ms | ${mean(trellis.rps).toFixed(0)} | ${mean(trellis.p99).toFixed(2)} ms | **${(mean(trellis.rps) / mean(floor.rps)).toFixed(2)}×** |`,
+    )
+  }
+} finally {
+  for (const child of children) child.kill()
+  await Promise.all(children.map((c) => c.exited))
+  await scratch.drop()
+}
+
+async function start(command: string[], env: Record<string, string | undefined>, url: string) {
+  const child = Bun.spawn(command, { cwd: ROOT, env, stdout: 'ignore', stderr: 'inherit' })
+  children.push(child)
+  for (let i = 0; i < 200; i++) {
+    try {
+      if ((await fetch(`${url}/health`)).status < 500) return url
+    } catch {}
+    await Bun.sleep(50)
+  }
+  throw new Error(`${command.join(' ')} did not start`)
+}
+
+function wrk(args: string[]) {
+  const run = Bun.spawnSync(['wrk', ...args], { stdout: 'pipe', stderr: 'pipe' })
+  const text = run.stdout.toString()
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1])
+  const p99raw = /\s99%\s+([\d.]+)(us|ms|s)/.exec(text)
+  const p99 = p99raw ? Number(p99raw[1]) * { us: 0.001, ms: 1, s: 1000 }[p99raw[2] as 'us' | 'ms' | 's'] : NaN
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(text)?.[1] ?? 0)
+  if (!rps) throw new Error(`wrk failed: ${text}\n${run.stderr}`)
+  return { rps, p99, non2xx }
+}
