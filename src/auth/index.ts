@@ -14,7 +14,7 @@ const verified = new WeakMap<Request, Principal>()
 export async function authenticate(tokens: TokenService, request: Request, required: Requirement): Promise<Principal> {
   let principal = verified.get(request)
   if (!principal) {
-    const secret = extractBearer(request, new URL(request.url))
+    const secret = extractBearer(request)
     const found = await tokens.verify(secret)
     if (!found) throw invalidToken('the bearer token is unknown, revoked or malformed')
     verified.set(request, (principal = found))

@@ -19,13 +19,13 @@ export const observability = (logger: Logger) =>
       startedAt.set(request, performance.now())
     })
     .onAfterResponse({ as: 'global' }, (context) => {
-      const { request, set, responseValue } = context
+      const { request, set, responseValue, path } = context
       const started = startedAt.get(request)
       const principal = (context as { principal?: { owner?: string } }).principal
       logger.info('request', {
         request_id: set.headers['x-request-id'],
         method: request.method,
-        path: new URL(request.url).pathname,
+        path,
         status: responseValue instanceof Response ? responseValue.status : Number(set.status ?? 200),
         duration_ms: started === undefined ? undefined : Math.round((performance.now() - started) * 1000) / 1000,
         owner: principal?.owner ?? null,
