@@ -42,7 +42,7 @@ export async function main(argv: string[]): Promise<number> {
     const config = configOrExit(env)
     if (config.workers > 1 && !process.env.TRELLIS_WORKER) {
       await withDatabase(async (cfg, db) => (await announceDevelopmentToken(cfg, new TokenService(db)), 0), { config })
-      return runWorkers(config.workers)
+      return runWorkers(config)
     }
     await serve(config)
     return -1

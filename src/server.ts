@@ -2,6 +2,7 @@ import { bootstrap } from './bootstrap'
 import { type Config, ConfigError, loadConfig } from './config'
 import { bunUiAssets } from './runtimes/bun-assets'
 import { bunPgliteFiles } from './runtimes/bun-pglite'
+import { workerLogger } from './workers'
 
 /**
  * The Bun entry: build the app, listen, and on SIGTERM/SIGINT drain — stop accepting,
@@ -16,6 +17,7 @@ export async function serve(config: Config) {
   process.on('SIGTERM', early).on('SIGINT', early)
   let server: ReturnType<typeof Bun.serve> | undefined
   const { app, deps, close } = await bootstrap(config, {
+    logger: workerLogger(config),
     uiAssets: bunUiAssets,
     shutdownSignal: shutdown.signal,
     // Bun closes a connection idle for `idleTimeout` seconds; a stream waiting on a slow

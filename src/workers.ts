@@ -1,21 +1,62 @@
+import type { Config } from './config'
+import { createLogger, type Logger } from './http/logger'
+
 /**
  * `trellis serve --workers N`: N copies of this process share one port through
  * SO_REUSEPORT, so the kernel spreads connections across them. The parent only
- * supervises: it migrates once before they start, forwards SIGTERM/SIGINT and exits when every worker has.
+ * supervises: it has migrated once before they start, forwards SIGTERM/SIGINT, and exits
+ * when every worker has. A worker that dies on its own takes the others down with it, so
+ * the orchestrator sees one failed process instead of a silently shrunken one.
  * Requires PostgreSQL (checked in config): PGlite cannot be opened by two processes.
  */
-export async function runWorkers(count: number): Promise<number> {
+export async function runWorkers(config: Config): Promise<number> {
+  const logger = createLogger(config.logLevel)
+  // With PORT=0 each worker would get a port of its own; they must share one.
+  const port = config.port === 0 ? freePort(config.host) : config.port
   // From source (`bun src/cli.ts`) the script path comes along; a compiled binary is its own script.
   const script = process.argv[1]
   const command = script && /\.(ts|js)$/.test(script) && !script.startsWith('/$bunfs/') ? [process.execPath, script, 'serve'] : [process.execPath, 'serve']
-  const children = Array.from({ length: count }, (_, index) =>
+  let stopping = false
+  const children = Array.from({ length: config.workers }, (_, index) =>
     Bun.spawn(command, {
       // The parent already migrated and announced any development token; workers only serve.
-      env: { ...process.env, WORKERS: String(count), TRELLIS_WORKER: String(index + 1), MIGRATE_ON_START: 'false' },
+      env: { ...process.env, PORT: String(port), WORKERS: String(config.workers), TRELLIS_WORKER: String(index + 1), MIGRATE_ON_START: 'false' },
       stdio: ['ignore', 'inherit', 'inherit'],
+      onExit: (child, code) => {
+        if (stopping) return
+        stopping = true
+        logger.error('worker exited; stopping the others', { worker: index + 1, pid: child.pid, code })
+        for (const other of children) if (other !== child) other.kill('SIGTERM')
+      },
     }),
   )
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => children.forEach((child) => child.kill(signal)))
+  for (const signal of ['SIGTERM', 'SIGINT'] as const)
+    process.on(signal, () => {
+      stopping = true
+      for (const child of children) child.kill(signal)
+    })
   const codes = await Promise.all(children.map((child) => child.exited))
   return codes.find((code) => code !== 0) ?? 0
+}
+
+/** The logger of one worker: every line names the worker and its pid, since all workers share one stdout. */
+export function workerLogger(config: Config): Logger {
+  const logger = createLogger(config.logLevel)
+  const worker = config.env.TRELLIS_WORKER
+  if (!worker) return logger
+  const tag = { worker: Number(worker), pid: process.pid }
+  return {
+    debug: (message, fields) => logger.debug(message, { ...tag, ...fields }),
+    info: (message, fields) => logger.info(message, { ...tag, ...fields }),
+    warn: (message, fields) => logger.warn(message, { ...tag, ...fields }),
+    error: (message, fields) => logger.error(message, { ...tag, ...fields }),
+  }
+}
+
+/** A port nobody listens on right now: the kernel picks it and we release it at once. */
+function freePort(hostname: string): number {
+  const probe = Bun.listen({ hostname, port: 0, socket: { data() {} } })
+  const port = probe.port
+  probe.stop(true)
+  return port
 }

@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pkg from '../../package.json' with { type: 'json' }
-import { ROOT } from '../helpers/process'
+import { buildBinary } from '../helpers/binary'
 
 /**
  * The compiled binary, exactly as `bun run build` makes it, copied alone into an empty
@@ -25,17 +25,6 @@ beforeAll(async () => {
 afterAll(() => {
   rmSync(scratch, { recursive: true, force: true })
 })
-
-/** Runs `bun run build`'s own command line with the output redirected, so the test builds what CI ships. */
-async function buildBinary(outDir: string): Promise<string> {
-  const outfile = join(outDir, 'trellis')
-  const command = pkg.scripts.build.replace('dist/trellis', outfile)
-  expect(command).toContain('--compile')
-  const build = Bun.spawn(['sh', '-c', command], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
-  const [stdout, stderr, code] = await Promise.all([new Response(build.stdout).text(), new Response(build.stderr).text(), build.exited])
-  if (code !== 0) throw new Error(`build failed (${code}):\n${stdout}\n${stderr}`)
-  return outfile
-}
 
 /** The binary's environment: nothing of the suite's database, the embedded PGlite in ./data. */
 function env(extra: Record<string, string> = {}): Record<string, string | undefined> {
