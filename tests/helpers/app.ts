@@ -9,10 +9,17 @@ import { freshDatabase } from './database'
 export type TestApp = Awaited<ReturnType<typeof makeTestApp>>
 
 /**
- * The real application on a fresh database, for `app.handle` tests.
+ * How a test reaches the app: in process through `app.handle`, or over TCP through a
+ * real `Bun.serve` listening on a random loopback port.
+ */
+export type Transport = 'app.handle' | 'listening server'
+export const TRANSPORTS: Transport[] = ['app.handle', 'listening server']
+
+/**
+ * The real application on a fresh database. `request` goes through `transport`;
  * `logs` collects the structured log lines instead of printing them.
  */
-export async function makeTestApp(options: { env?: Record<string, string>; deps?: Partial<AppDeps> } = {}) {
+export async function makeTestApp(options: { env?: Record<string, string>; deps?: Partial<AppDeps>; transport?: Transport } = {}) {
   const config = loadConfig({ LOG_LEVEL: 'info', ...options.env })
   const database = await freshDatabase()
   const logs: Record<string, unknown>[] = []
@@ -20,6 +27,7 @@ export async function makeTestApp(options: { env?: Record<string, string>; deps?
   const tokens = new TokenService(database.db)
   const deps: AppDeps = { config, database, tokens, logger, clock: () => new Date(), uiAssets: bunUiAssets, ...options.deps }
   const app = createApp(deps)
+  const server = options.transport === 'listening server' ? Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: app.fetch }) : undefined
   return {
     app,
     deps,
@@ -35,9 +43,13 @@ export async function makeTestApp(options: { env?: Record<string, string>; deps?
         headers.set('content-type', 'application/json')
         body = typeof init.json === 'string' ? init.json : JSON.stringify(init.json)
       }
+      if (server) return fetch(`${server.url.origin}${path}`, { ...init, headers, body, redirect: 'manual' })
       return app.handle(new Request(`http://localhost${path}`, { ...init, headers, body }))
     },
-    close: () => database.close(),
+    close: async () => {
+      await server?.stop(true)
+      await database.close()
+    },
   }
 }
 
