@@ -67,7 +67,10 @@ export async function startServer(env: Record<string, string>, command = ['bun',
 async function collect(stream: ReadableStream<Uint8Array>, into: string[], onLine?: (line: string) => void) {
   const decoder = new TextDecoder()
   let buffered = ''
-  for await (const chunk of stream) {
+  const reader = stream.getReader()
+  for (;;) {
+    const { done, value: chunk } = await reader.read()
+    if (done) break
     buffered += decoder.decode(chunk, { stream: true })
     let newline
     while ((newline = buffered.indexOf('\n')) >= 0) {
