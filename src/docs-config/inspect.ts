@@ -2,6 +2,7 @@ import type { TSchema } from 'elysia'
 import { escapePointerToken } from './json-source'
 import { describeValue, fieldName, isPlainObject, quote, type Finding } from './finding'
 import { SCHEMA_REFERENCES } from './schema'
+import { hasJsonType as planHasJsonType, planOf, type Plan } from './plan'
 import { closestMatch } from './suggest'
 
 /** Keys people commonly use for a key the schema names differently; suggested before edit distance. */
@@ -17,6 +18,34 @@ const KEY_ALIASES: Readonly<Record<string, string>> = { twitter: 'x' }
  */
 export function inspect(schema: TSchema, value: unknown, findings: Finding[]): void {
   walk(schema, value, '', findings)
+}
+
+/**
+ * Only the unknown-property findings, for a value the compiled schema has already accepted: leaves are
+ * never visited, only the objects and arrays that can hold objects, which keeps the common "valid but with
+ * vendor extras" case cheap.
+ */
+export function findUnknownProperties(schema: TSchema, value: unknown, findings: Finding[]): void {
+  unknowns(planOf(schema), value, '', findings)
+}
+
+function unknowns(plan: Plan, value: unknown, pointer: string, findings: Finding[]): void {
+  if (plan.kind === 'union') {
+    for (const branch of plan.branches) if (planHasJsonType(branch, value)) return unknowns(branch, value, pointer, findings)
+  } else if (plan.kind === 'array') {
+    if (!Array.isArray(value) || plan.items === undefined || !plan.items.holdsObjects) return
+    for (let index = 0; index < value.length; index++) {
+      const item = value[index]
+      // Pages are mostly strings; only objects can hold unknown keys.
+      if (typeof item === 'object' && item !== null) unknowns(plan.items, item, `${pointer}/${index}`, findings)
+    }
+  } else if (plan.kind === 'object' && isPlainObject(value)) {
+    for (const key in value) {
+      const property = plan.properties.get(key)
+      if (property === undefined) findings.push(unknownProperty(plan.schema, key, pointer))
+      else if (property.holdsObjects) unknowns(property, value[key], `${pointer}/${escapePointerToken(key)}`, findings)
+    }
+  }
 }
 
 function walk(schema: TSchema, value: unknown, pointer: string, findings: Finding[]): void {
@@ -65,23 +94,29 @@ function object(schema: TSchema, value: unknown, pointer: string, findings: Find
     if (child !== undefined) walk(properties[key], child, `${pointer}/${escapePointerToken(key)}`, findings)
   }
   for (const key in value) {
-    if (Object.hasOwn(properties, key)) continue
-    const known = Object.keys(properties)
-    const alias = KEY_ALIASES[key]
-    const suggestion = alias !== undefined && known.includes(alias) ? alias : closestMatch(key, known)
-    const path = `${pointer}/${escapePointerToken(key)}`
-    const closed = schema.additionalProperties === false
-    findings.push({
-      severity: closed ? 'error' : 'warning',
-      path,
-      at: path,
-      part: 'key',
-      message: closed
-        ? `${fieldName(path)}: ${quote(key)} is not an allowed key of ${fieldName(pointer)}; use one of ${known.join(', ')}`
-        : `${fieldName(path)}: unknown property; it is kept but not checked`,
-      ...(closed ? { expected: `one of ${known.join(', ')}`, received: quote(key) } : {}),
-      ...(suggestion !== undefined ? { suggestion } : {}),
-    })
+    if (!Object.hasOwn(properties, key)) findings.push(unknownProperty(schema, key, pointer))
+  }
+}
+
+const KNOWN_KEYS = new WeakMap<TSchema, string[]>()
+
+function unknownProperty(schema: TSchema, key: string, pointer: string): Finding {
+  let known = KNOWN_KEYS.get(schema)
+  if (known === undefined) KNOWN_KEYS.set(schema, (known = Object.keys(schema.properties ?? {})))
+  const alias = KEY_ALIASES[key]
+  const suggestion = alias !== undefined && known.includes(alias) ? alias : closestMatch(key, known)
+  const path = `${pointer}/${escapePointerToken(key)}`
+  const closed = schema.additionalProperties === false
+  return {
+    severity: closed ? 'error' : 'warning',
+    path,
+    at: path,
+    part: 'key',
+    message: closed
+      ? `${fieldName(path)}: ${quote(key)} is not an allowed key of ${fieldName(pointer)}; use one of ${known.join(', ')}`
+      : `${fieldName(path)}: unknown property; it is kept but not checked`,
+    ...(closed ? { expected: `one of ${known.join(', ')}`, received: quote(key) } : {}),
+    ...(suggestion !== undefined ? { suggestion } : {}),
   }
 }
 
@@ -97,12 +132,26 @@ function array(schema: TSchema, value: unknown, pointer: string, findings: Findi
   for (let index = 0; index < value.length; index++) walk(schema.items, value[index], `${pointer}/${index}`, findings)
 }
 
+/** What a union needs at validation time, worked out once per schema. */
+type UnionShape = { branches: TSchema[]; literals: unknown[] | undefined }
+const UNION_SHAPES = new WeakMap<TSchema, UnionShape>()
+
+function unionShape(schema: TSchema): UnionShape {
+  let shape = UNION_SHAPES.get(schema)
+  if (shape === undefined) {
+    const branches: TSchema[] = schema.anyOf.map(resolve)
+    const literals = branches.every((branch) => branch.const !== undefined) ? branches.map((branch) => branch.const) : undefined
+    shape = { branches, literals }
+    UNION_SHAPES.set(schema, shape)
+  }
+  return shape
+}
+
 function union(schema: TSchema, value: unknown, pointer: string, findings: Finding[]): void {
-  const branches: TSchema[] = schema.anyOf.map(resolve)
-  if (branches.every((branch) => branch.const !== undefined)) {
-    const allowed = branches.map((branch) => branch.const as unknown)
-    if (allowed.includes(value)) return
-    const names = allowed.map(String)
+  const { branches, literals } = unionShape(schema)
+  if (literals !== undefined) {
+    if (literals.includes(value)) return
+    const names = literals.map(String)
     const suggestion = typeof value === 'string' ? closestMatch(value, names) : undefined
     const shown = typeof value === 'string' ? quote(value) : describeValue(value)
     findings.push({
@@ -111,14 +160,20 @@ function union(schema: TSchema, value: unknown, pointer: string, findings: Findi
     })
     return
   }
-  const branch = branches.find((candidate) => hasJsonType(candidate, value))
+  let branch: TSchema | undefined
+  for (const candidate of branches) {
+    if (hasJsonType(candidate, value)) {
+      branch = candidate
+      break
+    }
+  }
   if (branch === undefined) return mismatch(schema, value, pointer, findings)
   const before = findings.length
   walk(branch, value, pointer, findings)
-  const others = branches.filter((candidate) => candidate !== branch).map(describeSchema)
   for (let index = before; index < findings.length; index++) {
     const finding = findings[index]
     if (finding.severity !== 'error' || finding.path !== pointer) continue
+    const others = branches.filter((candidate) => candidate !== branch).map(describeSchema)
     finding.message += ` (or use ${others.join(' or ')})`
     finding.expected = describeSchema(schema)
   }

@@ -49,9 +49,15 @@ export function escapePointerToken(token: string): string {
   return token.includes('~') || token.includes('/') ? token.replace(/~/g, '~0').replace(/\//g, '~1') : token
 }
 
-/** Scans `text`, recording positions and duplicate keys, or reports the first syntax error. */
-export function scanJson(text: string): JsonScan {
-  const scanner = new Scanner(text)
+/**
+ * Scans `text`, recording positions and duplicate keys, or reports the first syntax error.
+ *
+ * With `focus` (a set of JSON Pointers, which must include every ancestor of the nodes wanted), only those
+ * nodes are recorded and everything else is skipped without building pointers; duplicate keys are then not
+ * looked for. Focus is meant for text already known to be valid JSON.
+ */
+export function scanJson(text: string, focus?: ReadonlySet<string>): JsonScan {
+  const scanner = new Scanner(text, focus)
   try {
     scanner.document()
     return { ok: true, positions: scanner.positions, duplicates: scanner.duplicates }
@@ -66,7 +72,10 @@ class Scanner {
   readonly positions = new Map<string, NodePosition>()
   readonly duplicates: DuplicateKey[] = []
 
-  constructor(private readonly text: string) {
+  constructor(
+    private readonly text: string,
+    private readonly focus?: ReadonlySet<string>,
+  ) {
     // A byte-order mark is not JSON, but editors on Windows write one; tolerate it.
     if (text.charCodeAt(0) === 0xfeff) this.pos = 1
   }
@@ -84,6 +93,7 @@ class Scanner {
 
   private value(pointer: string, keyOffset: number | undefined): void {
     const start = this.pos
+    if (this.focus !== undefined && !this.focus.has(pointer)) return this.skipValue()
     this.positions.set(pointer, keyOffset === undefined ? { value: start } : { key: keyOffset, value: start })
     const code = this.text.charCodeAt(this.pos)
     if (code === 123) return this.object(pointer)
@@ -107,9 +117,11 @@ class Scanner {
       if (this.peek() !== QUOTE) this.failExpectingKey()
       const key = this.string()
       const childPointer = `${pointer}/${escapePointerToken(key)}`
-      const firstOffset = seen.get(key)
-      if (firstOffset === undefined) seen.set(key, keyOffset)
-      else this.duplicates.push({ pointer: childPointer, key, offset: keyOffset, firstOffset })
+      if (this.focus === undefined) {
+        const firstOffset = seen.get(key)
+        if (firstOffset === undefined) seen.set(key, keyOffset)
+        else this.duplicates.push({ pointer: childPointer, key, offset: keyOffset, firstOffset })
+      }
       this.skipWhitespace()
       if (this.peek() !== 58) {
         this.rejectCommentOrConflict()
@@ -285,6 +297,31 @@ class Scanner {
     return this.text.charCodeAt(this.pos)
   }
 
+  /** Moves past one value of text known to be valid JSON, without recording anything. */
+  private skipValue(): void {
+    const text = this.text
+    let pos = this.pos
+    let depth = 0
+    do {
+      const code = text.charCodeAt(pos)
+      if (code === QUOTE) {
+        pos = endOfString(text, pos)
+      } else if (code === 123 || code === 91) {
+        depth++
+        pos++
+      } else if (code === 125 || code === 93) {
+        depth--
+        pos++
+      } else if (depth === 0) {
+        // A number or literal at the top of the skip: it ends at the next delimiter.
+        while (pos < text.length && !/[\s,\]}]/.test(text[pos])) pos++
+      } else {
+        pos++
+      }
+    } while (depth > 0 && pos < text.length)
+    this.pos = pos
+  }
+
   private skipWhitespace(): void {
     const text = this.text
     let pos = this.pos
@@ -294,5 +331,17 @@ class Scanner {
       else break
     }
     this.pos = pos
+  }
+}
+
+/** The offset just past the string that opens at `start`. */
+function endOfString(text: string, start: number): number {
+  let quote = text.indexOf('"', start + 1)
+  for (;;) {
+    if (quote === -1) return text.length
+    let backslashes = 0
+    while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes++
+    if (backslashes % 2 === 0) return quote + 1
+    quote = text.indexOf('"', quote + 1)
   }
 }

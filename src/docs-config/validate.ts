@@ -1,5 +1,5 @@
 import { describeValue, isPlainObject, type Finding } from './finding'
-import { inspect } from './inspect'
+import { findUnknownProperties, inspect } from './inspect'
 import { scanJson, type NodePosition } from './json-source'
 import type { Issue, ValidateOptions, ValidationResult } from './model'
 import { checkCrossFieldRules } from './rules'
@@ -34,7 +34,8 @@ export function validateDocsConfig(text: string, options: ValidateOptions = {}):
     findings.push(rootNotAnObject(value))
   } else {
     const typesAccepted = DOCS_CONFIG_CHECK.Check(value)
-    if (!typesAccepted || !CLOSED_DOCS_CONFIG_CHECK.Check(value)) inspect(DocsConfigSchema, value, findings)
+    if (!typesAccepted) inspect(DocsConfigSchema, value, findings)
+    else if (!CLOSED_DOCS_CONFIG_CHECK.Check(value)) findUnknownProperties(DocsConfigSchema, value, findings)
     if (!typesAccepted && !findings.some((finding) => finding.severity === 'error')) findings.push(schemaFallback(value))
     explainNewerShape(value, findings)
     applyDefaults(DocsConfigSchema, value)
@@ -43,11 +44,18 @@ export function validateDocsConfig(text: string, options: ValidateOptions = {}):
   if (findings.length === 0 && !mayHaveDuplicates) {
     return { valid: true, errors: [], warnings: [], config: value as DocsConfig }
   }
-  return locate(text, value, findings, options)
+  return locate(text, value, findings, options, mayHaveDuplicates)
 }
 
-function locate(text: string, value: unknown, findings: Finding[], options: ValidateOptions): ValidationResult {
-  const scan = scanJson(text)
+function locate(
+  text: string,
+  value: unknown,
+  findings: Finding[],
+  options: ValidateOptions,
+  mayHaveDuplicates: boolean,
+): ValidationResult {
+  // Without possible duplicates, only the nodes that findings point at (and their ancestors) need positions.
+  const scan = scanJson(text, mayHaveDuplicates ? undefined : focusOf(findings))
   const positions = scan.ok ? scan.positions : new Map<string, NodePosition>()
   const lines = new TextPositions(text)
   const located: { offset: number; severity: Finding['severity']; issue: Issue }[] = []
@@ -75,6 +83,16 @@ function locate(text: string, value: unknown, findings: Finding[], options: Vali
   const warnings = located.filter((entry) => entry.severity === 'warning').map((entry) => entry.issue)
   if (errors.length > 0) return { valid: false, errors, warnings }
   return { valid: true, errors, warnings, config: value as DocsConfig }
+}
+
+function focusOf(findings: Finding[]): Set<string> {
+  const focus = new Set<string>([''])
+  for (const finding of findings) {
+    for (let pointer = finding.at; pointer !== '' && !focus.has(pointer); pointer = pointer.slice(0, pointer.lastIndexOf('/'))) {
+      focus.add(pointer)
+    }
+  }
+  return focus
 }
 
 /** The offset of a finding's node, or of its nearest ancestor present in the text. */

@@ -272,6 +272,22 @@ describe('reporting', () => {
     expect(result.errors[0].message).toContain('newer docs.json shape')
   })
 
+  test('positions stay right after strings holding brackets, braces, escaped quotes and backslashes', () => {
+    const { text, line, column } = unmark(
+      [
+        '{ "name": "A \\"quoted\\" [x] {y} \\\\",',
+        '  "navigation": [{ "group": "}]\\\\", "pages": ["a\\"]", { "group": "[{", "pages": ["b"] }] }],',
+        '  "extra": { "nested": ["]", "}", "\\\\\\""] },',
+        '  "colors": { "primary": ¦"nope" }',
+        '}',
+      ].join('\n'),
+    )
+    expect(JSON.parse(text).extra.nested).toEqual([']', '}', '\\"'])
+    const result = validateDocsConfig(text)
+    expect(result.errors).toEqual([expect.objectContaining({ path: '/colors/primary', line, column })])
+    expect(result.warnings).toEqual([expect.objectContaining({ path: '/extra', line: 3, column: 3 })])
+  })
+
   test('an issue line and column count UTF-16 units after non-ASCII text on the same line', () => {
     const { text, line, column } = unmark('{ "name": "Café ☕", "navigation": [{ "group": "Ä", "pages": ¦[] }] }')
     expect(validateDocsConfig(text).errors[0]).toMatchObject({ line, column })
