@@ -39,6 +39,8 @@ export function createApp(deps: AppDeps) {
         path: '/openapi',
         specPath: '/openapi.json',
         provider: 'swagger-ui',
+        // The default drops every path with a dot as a "static file", which would hide /docs.json.
+        exclude: { staticFile: false },
         swagger: { theme: '/openapi/assets/swagger-ui.css', cdn: '/openapi/assets/swagger-ui-bundle.js' },
         documentation: {
           info: {
@@ -59,7 +61,7 @@ export function createApp(deps: AppDeps) {
       },
       { detail: { hide: true } },
     )
-    .get('/health', () => ({ status: 'ok' as const }), { detail: { summary: 'Liveness: the process answers' } })
+    .get('/health', () => ({ status: 'ok' as const }), { detail: { summary: 'Liveness: the process answers', tags: ['operations'] } })
     .get(
       '/ready',
       async () => {
@@ -70,7 +72,7 @@ export function createApp(deps: AppDeps) {
           return errorResponse(503, `database unreachable: ${(error as Error).message}`)
         }
       },
-      { detail: { summary: 'Readiness: the database answers (503 otherwise)' } },
+      { detail: { summary: 'Readiness: the database answers (503 otherwise)', tags: ['operations'] } },
     )
     .use(plantsPlugin({ db, tokens: deps.tokens, logger: deps.logger, config: deps.config }))
     .use(chatPlugin(deps))

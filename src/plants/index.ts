@@ -41,7 +41,7 @@ export const plantsPlugin = (deps: PlantsDeps) => {
         }),
         body: NewPlant,
         response: { 200: Plant, ...errors(400, 401, 403, 409, 413, 415, 500) },
-        detail: { summary: 'Create a plant', description: 'Creates a new plant in the store. The response carries name and tag, never the id.', security: [{ bearerAuth: [] }] },
+        detail: { summary: 'Create a plant', description: 'Creates a new plant in the store. The response carries name and tag, never the id.', security: [{ bearerAuth: [] }], tags: ['plants'] },
       },
     )
     .get(
@@ -61,6 +61,7 @@ export const plantsPlugin = (deps: PlantsDeps) => {
           description:
             'Returns the plants the caller owns (an admin token sees all), oldest first. When more exist, a `Link: <…>; rel="next"` header points at the next page; the body shape never changes.',
           security: [{ bearerAuth: [] }],
+          tags: ['plants'],
         },
       },
     )
@@ -75,7 +76,7 @@ export const plantsPlugin = (deps: PlantsDeps) => {
         auth: 'plants:write',
         params: PlantIdParams,
         response: { 204: t.Void({ description: 'Plant deleted' }), ...errors(400, 401, 403, 404, 500) },
-        detail: { summary: 'Delete a plant', description: 'Deletes a single plant based on the ID supplied. Another owner\'s plant answers 404, exactly like a missing one.', security: [{ bearerAuth: [] }] },
+        detail: { summary: 'Delete a plant', description: 'Deletes a single plant based on the ID supplied. Another owner\'s plant answers 404, exactly like a missing one.', security: [{ bearerAuth: [] }], tags: ['plants'] },
       },
     )
 }
