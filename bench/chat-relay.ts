@@ -1,0 +1,235 @@
+/**
+ * Relay benchmark: the same OpenAI-compatible mock upstream (bench/mock-upstream.ts, 64 content
+ * chunks per stream) reached directly, through Trellis's `openai` provider, and through Portkey's
+ * open-source gateway, in one run. Every server is its own process; this process only drives load.
+ *
+ * Measures, per target:
+ * - TTFT: request start to the first body bytes (the role chunk), and whole-stream time to the end
+ *   of the body, at concurrency 1 (sequential streams, targets interleaved) and 64;
+ * - throughput: completed streams per second with 64 concurrent clients for `--seconds`.
+ * Every stream is checked: status 200, exactly 67 `data:` events (role, 64 content, finish,
+ * `[DONE]`), and `[DONE]` last; a stream that fails the check counts as an error, not a result.
+ *
+ * Portkey is not a dependency of Trellis; install it outside the repository first:
+ *   npm install --prefix /tmp/portkey @portkey-ai/gateway@1.15.2
+ * Then:
+ *   bun bench/chat-relay.ts [--portkey /tmp/portkey/node_modules/@portkey-ai/gateway/build/start-server.js]
+ *                           [--sequential 300] [--seconds 10] [--concurrency 64]
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { cpus, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Subprocess } from 'bun'
+
+const ROOT = join(import.meta.dir, '..')
+const argument = (name: string, fallback: string) => {
+  const at = Bun.argv.indexOf(`--${name}`)
+  return at === -1 ? fallback : Bun.argv[at + 1]
+}
+const PORTKEY = argument('portkey', '/tmp/portkey/node_modules/@portkey-ai/gateway/build/start-server.js')
+const SEQUENTIAL = Number(argument('sequential', '300'))
+const SECONDS = Number(argument('seconds', '10'))
+const CONCURRENCY = Number(argument('concurrency', '64'))
+const EXPECTED_EVENTS = 67
+
+type Target = { name: string; url: string; headers: Record<string, string>; body: string }
+type Sample = { ttft: number; total: number }
+
+const children: Subprocess[] = []
+const scratch = mkdtempSync(join(tmpdir(), 'trellis-bench-'))
+
+async function main() {
+  const upstream = await startProcess(['bun', 'bench/mock-upstream.ts', '--port', '0', '--chunks', '64'], {})
+  const upstreamUrl = (await firstLine(upstream)).trim()
+  const targets: Target[] = [target('direct', `${upstreamUrl}/chat/completions`, {}, 'mock-model')]
+
+  const trellisPort = await freePort()
+  const env = {
+    HOST: '127.0.0.1',
+    PORT: String(trellisPort),
+    TRELLIS_DATA_DIR: join(scratch, 'data'),
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'production',
+    CHAT_PROVIDERS: JSON.stringify({ mock: { baseUrl: upstreamUrl, maxRetries: 0 } }),
+    CHAT_MODELS: JSON.stringify({ bench: [{ provider: 'mock', model: 'mock-model' }] }),
+  }
+  const token = await createToken(env)
+  await startProcess(['bun', 'src/server.ts'], env)
+  const trellisUrl = `http://127.0.0.1:${trellisPort}/v1/chat/completions`
+  targets.push(target('trellis', trellisUrl, { authorization: `Bearer ${token}` }, 'bench'))
+
+  if (await Bun.file(PORTKEY).exists()) {
+    const portkeyPort = await freePort()
+    await startProcess(['bun', PORTKEY, `--port=${portkeyPort}`], {})
+    targets.push(
+      target(
+        'portkey',
+        `http://127.0.0.1:${portkeyPort}/v1/chat/completions`,
+        { authorization: 'Bearer sk-bench', 'x-portkey-provider': 'openai', 'x-portkey-custom-host': upstreamUrl },
+        'mock-model',
+      ),
+    )
+  } else {
+    console.log(`Portkey not found at ${PORTKEY}; install it with: npm install --prefix /tmp/portkey @portkey-ai/gateway@1.15.2`)
+  }
+  for (const each of targets) await waitUntilServing(each)
+
+  console.log(`# Chat relay benchmark\n`)
+  console.log(`${new Date().toISOString()} · Bun ${Bun.version} · ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}`)
+  console.log(`mock upstream: 64 content chunks per stream (${EXPECTED_EVENTS} events with role, finish and [DONE])\n`)
+
+  for (const each of targets) await runConcurrent(each, 8, 2) // warm-up: JIT, connection pools, token cache
+
+  const sequential = new Map<string, Sample[]>(targets.map((each) => [each.name, []]))
+  for (let i = 0; i < SEQUENTIAL; i++) {
+    for (const each of targets) sequential.get(each.name)!.push(await oneStream(each))
+  }
+  console.log(`## Concurrency 1 (${SEQUENTIAL} sequential streams per target, targets interleaved)\n`)
+  printLatency(targets, sequential)
+
+  const concurrent = new Map<string, { samples: Sample[]; errors: number; perSecond: number }>()
+  for (const each of targets) concurrent.set(each.name, await runConcurrent(each, CONCURRENCY, SECONDS))
+  console.log(`\n## Concurrency ${CONCURRENCY} (${SECONDS} s per target)\n`)
+  printLatency(targets, new Map([...concurrent].map(([name, run]) => [name, run.samples])))
+  console.log(`\n| target | streams/s | errors |\n|---|---:|---:|`)
+  for (const [name, run] of concurrent) console.log(`| ${name} | ${run.perSecond.toFixed(0)} | ${run.errors} |`)
+
+  const trellis = concurrent.get('trellis')!
+  const portkey = concurrent.get('portkey')
+  const direct = concurrent.get('direct')!
+  const p50 = (name: string, key: keyof Sample) => percentile(sequential.get(name)!.map((sample) => sample[key]), 50)
+  console.log(`\n## Ratios\n`)
+  console.log(`- added p50 TTFT at c=1, Trellis − direct: ${(p50('trellis', 'ttft') - p50('direct', 'ttft')).toFixed(3)} ms (target ≤ 1 ms)`)
+  console.log(`- added p50 whole-stream at c=1, Trellis − direct: ${(p50('trellis', 'total') - p50('direct', 'total')).toFixed(3)} ms`)
+  console.log(`- Trellis streams/s ÷ direct streams/s at c=${CONCURRENCY}: ${(trellis.perSecond / direct.perSecond).toFixed(2)}`)
+  if (portkey) {
+    console.log(`- added p50 TTFT at c=1, Portkey − direct: ${(p50('portkey', 'ttft') - p50('direct', 'ttft')).toFixed(3)} ms`)
+    console.log(`- Trellis streams/s ÷ Portkey streams/s at c=${CONCURRENCY}: ${(trellis.perSecond / portkey.perSecond).toFixed(2)} (target ≥ 3)`)
+  }
+}
+
+function target(name: string, url: string, headers: Record<string, string>, model: string): Target {
+  const body = JSON.stringify({ model, messages: [{ role: 'user', content: 'Say something.' }], stream: true })
+  return { name, url, headers: { 'content-type': 'application/json', ...headers }, body }
+}
+
+const decoder = new TextDecoder()
+
+/** One checked stream; throws if it is not exactly what the upstream sent. */
+async function oneStream(each: Target): Promise<Sample> {
+  const started = performance.now()
+  const response = await fetch(each.url, { method: 'POST', headers: each.headers, body: each.body })
+  if (response.status !== 200) throw new Error(`${each.name}: HTTP ${response.status}: ${await response.text()}`)
+  const reader = response.body!.getReader()
+  let ttft = -1
+  let text = ''
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    if (ttft < 0) ttft = performance.now() - started
+    text += decoder.decode(value, { stream: true })
+  }
+  const total = performance.now() - started
+  const events = text.split('\n\n').filter((event) => event.startsWith('data: '))
+  if (events.length !== EXPECTED_EVENTS || events.at(-1) !== 'data: [DONE]') {
+    throw new Error(`${each.name}: expected ${EXPECTED_EVENTS} events ending in [DONE], got ${events.length}`)
+  }
+  return { ttft, total }
+}
+
+async function runConcurrent(each: Target, concurrency: number, seconds: number) {
+  const samples: Sample[] = []
+  let errors = 0
+  let lastError: unknown
+  const started = performance.now()
+  const deadline = started + seconds * 1000
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < deadline) {
+        try {
+          samples.push(await oneStream(each))
+        } catch (error) {
+          errors++
+          lastError = error
+        }
+      }
+    }),
+  )
+  if (errors) console.log(`(${each.name}: ${errors} failed streams, last: ${lastError})`)
+  return { samples, errors, perSecond: samples.length / ((performance.now() - started) / 1000) }
+}
+
+function printLatency(targets: Target[], samples: Map<string, Sample[]>) {
+  console.log('| target | streams | TTFT p50 | TTFT p90 | TTFT p99 | whole p50 | whole p90 | whole p99 |')
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|')
+  for (const { name } of targets) {
+    const list = samples.get(name)!
+    const ttft = list.map((sample) => sample.ttft)
+    const total = list.map((sample) => sample.total)
+    const ms = (values: number[], p: number) => `${percentile(values, p).toFixed(2)} ms`
+    console.log(`| ${name} | ${list.length} | ${ms(ttft, 50)} | ${ms(ttft, 90)} | ${ms(ttft, 99)} | ${ms(total, 50)} | ${ms(total, 90)} | ${ms(total, 99)} |`)
+  }
+}
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
+}
+
+async function startProcess(command: string[], env: Record<string, string>): Promise<Subprocess<'ignore', 'pipe', 'inherit'>> {
+  const child = Bun.spawn(command, { cwd: ROOT, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'inherit' })
+  children.push(child)
+  return child
+}
+
+async function firstLine(child: Subprocess<'ignore', 'pipe', 'inherit'>): Promise<string> {
+  const reader = child.stdout.getReader()
+  let text = ''
+  while (!text.includes('\n')) {
+    const { done, value } = await reader.read()
+    if (done) throw new Error(`process exited before printing: ${text}`)
+    text += decoder.decode(value)
+  }
+  reader.releaseLock()
+  return text.slice(0, text.indexOf('\n'))
+}
+
+async function createToken(env: Record<string, string>): Promise<string> {
+  const child = Bun.spawn(['bun', 'src/cli.ts', 'token', 'create', '--owner', 'bench', '--scope', 'chat'], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdout: 'pipe',
+    stderr: 'inherit',
+  })
+  const output = await new Response(child.stdout).text()
+  if ((await child.exited) !== 0) throw new Error(`token create failed: ${output}`)
+  return output.trim().split('\n').at(-1)!.trim()
+}
+
+async function freePort(): Promise<number> {
+  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+  const port = probe.port
+  probe.stop(true)
+  return port
+}
+
+async function waitUntilServing(each: Target) {
+  for (let attempt = 0; attempt < 300; attempt++) {
+    try {
+      await oneStream(each)
+      return
+    } catch {
+      await Bun.sleep(100)
+    }
+  }
+  throw new Error(`${each.name} did not start serving at ${each.url}`)
+}
+
+try {
+  await main()
+} finally {
+  for (const child of children) child.kill()
+  await Promise.all(children.map((child) => child.exited))
+  rmSync(scratch, { recursive: true, force: true })
+}

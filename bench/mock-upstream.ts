@@ -1,0 +1,62 @@
+/**
+ * The benchmark's OpenAI-compatible upstream: `POST /v1/chat/completions` answers every
+ * streaming request with the role chunk, `--chunks` content chunks (64 by default), the finish
+ * chunk and `[DONE]`, one event per stream pull, built exactly like the test mock's events
+ * (tests/chat/mock-upstream.ts). Bun.serve rather than the test mock's raw socket, so the
+ * upstream is never the bottleneck of a throughput run.
+ *
+ *   bun bench/mock-upstream.ts --port 0 --chunks 64    # prints its base URL, runs until killed
+ */
+import { eventsOf } from '../tests/chat/mock-upstream'
+
+export type BenchUpstreamOptions = { port?: number; chunks?: number }
+
+const encoder = new TextEncoder()
+const DONE = encoder.encode('data: [DONE]\n\n')
+
+/** Starts the upstream; events are encoded once per model name and reused. */
+export function serveBenchUpstream(options: BenchUpstreamOptions = {}) {
+  const chunks = options.chunks ?? 64
+  const encoded = new Map<string, Uint8Array[]>()
+  const eventsFor = (body: Record<string, unknown>) => {
+    const key = `${body.model}|${JSON.stringify(body.stream_options ?? null)}`
+    let events = encoded.get(key)
+    if (!events) {
+      events = [...eventsOf({ chunks }, body).map((event) => encoder.encode(`data: ${JSON.stringify(event)}\n\n`)), DONE]
+      encoded.set(key, events)
+    }
+    return events
+  }
+  const server = Bun.serve({
+    port: options.port ?? 0,
+    hostname: '127.0.0.1',
+    idleTimeout: 0,
+    async fetch(request) {
+      if (request.method !== 'POST' || !new URL(request.url).pathname.endsWith('/chat/completions')) {
+        return Response.json({ error: { message: 'not found', type: 'invalid_request_error', param: null, code: null } }, { status: 404 })
+      }
+      const body = (await request.json()) as Record<string, unknown>
+      const events = eventsFor(body)
+      let next = 0
+      return new Response(
+        new ReadableStream<Uint8Array>({
+          pull(controller) {
+            controller.enqueue(events[next++])
+            if (next === events.length) controller.close()
+          },
+        }),
+        { headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } },
+      )
+    },
+  })
+  return { baseUrl: `http://127.0.0.1:${server.port}/v1`, stop: () => server.stop(true) }
+}
+
+if (import.meta.main) {
+  const arg = (name: string, fallback: number) => {
+    const at = Bun.argv.indexOf(`--${name}`)
+    return at === -1 ? fallback : Number(Bun.argv[at + 1])
+  }
+  const upstream = serveBenchUpstream({ port: arg('port', 0), chunks: arg('chunks', 64) })
+  console.log(upstream.baseUrl)
+}
