@@ -32,7 +32,15 @@ export type AppDeps = {
  */
 export function createApp(deps: AppDeps) {
   const db = deps.database.db
-  const app = new Elysia({ name: 'trellis', normalize: false })
+  const app = new Elysia({
+    name: 'trellis',
+    normalize: false,
+    // By default Elysia assumes the host name is at least four characters long and looks
+    // for the path from offset 11, so `Host: api` (a typical service name) routed to the
+    // wrong path. Scanning from after `http://` is right for every host; our runtimes
+    // serve plain HTTP (TLS ends at the load balancer), so URLs never start with https://.
+    handler: { standardHostname: false },
+  })
     .use(observability(deps.logger))
     .use(
       openapi({

@@ -32,6 +32,8 @@ export async function makeTestApp(options: { env?: Record<string, string>; deps?
     app,
     deps,
     logs,
+    /** The listening server's origin (only with the 'listening server' transport). */
+    origin: server?.url.origin,
     /** Issues a real token through the token service. */
     tokenFor: async (owner: string, scopes: Scope[] = ['plants:read', 'plants:write']) => (await tokens.create({ owner, scopes })).token,
     /** `app.handle` with a path and optional init; JSON bodies get their content type. */
