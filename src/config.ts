@@ -1,3 +1,5 @@
+import { type ChatConfig, parseChatConfig } from './chat/config'
+
 /**
  * Environment → validated configuration. Every value is checked at start; a bad value
  * stops the process with one readable line instead of being silently defaulted.
@@ -18,6 +20,8 @@ export type Config = {
   /** How long SIGTERM waits for in-flight requests and streams. */
   shutdownTimeoutMs: number
   workers: number
+  /** Providers and the model registry (CHAT_* variables; see src/chat/config.ts). */
+  chat: ChatConfig
   env: Readonly<Record<string, string | undefined>>
 }
 
@@ -93,11 +97,20 @@ export function loadConfig(env: Env): Config {
     idleTimeout: integer(env, 'IDLE_TIMEOUT', 30, 1, 255),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     workers: integer(env, 'WORKERS', 1, 1, 256),
+    chat: chatConfig(env),
     env,
   }
   if (config.workers > 1 && !config.databaseUrl)
     throw new ConfigError('WORKERS > 1 needs DATABASE_URL: the embedded PGlite database can only be opened by one process')
   return config
+}
+
+function chatConfig(env: Env): ChatConfig {
+  try {
+    return parseChatConfig(env)
+  } catch (error) {
+    throw new ConfigError((error as Error).message)
+  }
 }
 
 export const isProduction = (config: Config) => config.nodeEnv === 'production'

@@ -63,3 +63,14 @@ describe('configuration from the environment', () => {
     expect(() => loadConfig(env)).toThrow(message)
   })
 })
+
+describe('chat configuration is validated at start too', () => {
+  test('a bad CHAT_MODELS stops the server with one line naming the variable', () => {
+    expect(() => loadConfig({ CHAT_MODELS: '{not json' })).toThrow(ConfigError)
+    expect(() => loadConfig({ CHAT_MODELS: '{not json' })).toThrow('CHAT_MODELS')
+  })
+
+  test('with nothing configured, echo and echo-reasoner are served', () => {
+    expect(Object.keys(loadConfig({}).chat.models).sort()).toEqual(['echo', 'echo-reasoner'])
+  })
+})
