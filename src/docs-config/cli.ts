@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import type { Issue } from './model'
 import { validateDocsConfig } from './validate'
@@ -14,12 +15,9 @@ const USAGE = 'usage: trellis docs validate <file|-> [--strict] [--json]'
 const PROCESS_IO: CliIo = {
   stdout: (text) => void process.stdout.write(text),
   stderr: (text) => void process.stderr.write(text),
-  stdin: async () => {
-    const decoder = new TextDecoder()
-    let text = ''
-    for await (const chunk of process.stdin) text += decoder.decode(chunk as Uint8Array, { stream: true })
-    return text + decoder.decode()
-  },
+  // Reading file descriptor 0 directly: iterating process.stdin came back empty under Bun 1.3 once the
+  // server's lifecycle module (which imports node:process) was loaded by the same entry.
+  stdin: async () => readFileSync(0, 'utf8'),
 }
 
 /**

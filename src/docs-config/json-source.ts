@@ -39,6 +39,8 @@ class SyntaxFailure {
 }
 
 const QUOTE = 34
+/** A backslash or a control character: the string must be read character by character. */
+const NEEDS_CAREFUL_READING = /[\\\u0000-\u001f]/
 const BACKSLASH = 92
 const IDENTIFIER_START = /[A-Za-z_$]/
 const WORD = /[A-Za-z0-9_$]+/y
@@ -185,6 +187,15 @@ class Scanner {
   /** Reads a string starting at the opening quote and returns its decoded content. */
   private string(): string {
     const start = this.pos
+    // Most strings have no escapes and no control characters: find the closing quote natively.
+    const close = this.text.indexOf('"', start + 1)
+    if (close !== -1) {
+      const raw = this.text.slice(start + 1, close)
+      if (!NEEDS_CAREFUL_READING.test(raw)) {
+        this.pos = close + 1
+        return raw
+      }
+    }
     let hasEscape = false
     this.pos++
     for (;;) {
@@ -300,25 +311,33 @@ class Scanner {
   /** Moves past one value of text known to be valid JSON, without recording anything. */
   private skipValue(): void {
     const text = this.text
+    const length = text.length
     let pos = this.pos
+    const first = text.charCodeAt(pos)
+    if (first === QUOTE) {
+      this.pos = endOfString(text, pos)
+      return
+    }
+    if (first !== 123 && first !== 91) {
+      // A number or a literal: it ends at the next delimiter.
+      while (pos < length && (text.charCodeAt(pos) >= 128 || SKIP_CLASS[text.charCodeAt(pos)] === OTHER)) pos++
+      this.pos = pos
+      return
+    }
     let depth = 0
-    do {
+    while (pos < length) {
       const code = text.charCodeAt(pos)
-      if (code === QUOTE) {
-        pos = endOfString(text, pos)
-      } else if (code === 123 || code === 91) {
+      const kind = code < 128 ? SKIP_CLASS[code] : OTHER
+      if (kind === OTHER || kind === DELIMITER) pos++
+      else if (kind === STRING) pos = endOfString(text, pos)
+      else if (kind === OPEN) {
         depth++
         pos++
-      } else if (code === 125 || code === 93) {
-        depth--
-        pos++
-      } else if (depth === 0) {
-        // A number or literal at the top of the skip: it ends at the next delimiter.
-        while (pos < text.length && !/[\s,\]}]/.test(text[pos])) pos++
       } else {
         pos++
+        if (--depth === 0) break
       }
-    } while (depth > 0 && pos < text.length)
+    }
     this.pos = pos
   }
 
@@ -333,6 +352,24 @@ class Scanner {
     this.pos = pos
   }
 }
+
+const OTHER = 0
+const STRING = 1
+const OPEN = 2
+const CLOSE = 3
+const DELIMITER = 4
+
+/** Character classes for skipping: one table load per character instead of a chain of comparisons. */
+const SKIP_CLASS = (() => {
+  const table = new Uint8Array(128)
+  table[QUOTE] = STRING
+  table[123] = OPEN
+  table[91] = OPEN
+  table[125] = CLOSE
+  table[93] = CLOSE
+  for (const code of [32, 9, 10, 13, 44, 58]) table[code] = DELIMITER
+  return table
+})()
 
 /** The offset just past the string that opens at `start`. */
 function endOfString(text: string, start: number): number {

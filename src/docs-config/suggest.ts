@@ -5,24 +5,48 @@
 export function closestMatch(input: string, candidates: readonly string[]): string | undefined {
   const needle = input.toLowerCase()
   const limit = needle.length <= 4 ? 1 : 2
-  let lowered = LOWERED.get(candidates)
-  if (lowered === undefined) LOWERED.set(candidates, (lowered = candidates.map((candidate) => candidate.toLowerCase())))
+  let prepared = PREPARED.get(candidates)
+  if (prepared === undefined) PREPARED.set(candidates, (prepared = candidates.map(prepare)))
+  const needleCounts = prepare(needle).counts
   let best: string | undefined
   let bestDistance = limit + 1
   for (let index = 0; index < candidates.length; index++) {
-    const candidate = candidates[index]
-    if (Math.abs(candidate.length - needle.length) >= bestDistance) continue
-    const distance = editDistance(needle, lowered[index], bestDistance)
+    const candidate = prepared[index]
+    if (Math.abs(candidate.lowered.length - needle.length) >= bestDistance) continue
+    if (countsBound(needleCounts, candidate.counts) >= bestDistance) continue
+    const distance = editDistance(needle, candidate.lowered, bestDistance)
     if (distance < bestDistance) {
-      best = candidate
+      best = candidates[index]
       bestDistance = distance
     }
   }
   return best
 }
 
-/** Lower-cased candidate lists, for the lists callers keep (schema keys); others are simply recomputed. */
-const LOWERED = new WeakMap<readonly string[], string[]>()
+type Prepared = { lowered: string; counts: Int32Array }
+
+/** Prepared candidate lists, for the lists callers keep (schema keys); others are simply recomputed. */
+const PREPARED = new WeakMap<readonly string[], Prepared[]>()
+
+const BUCKETS = 32
+
+function prepare(word: string): Prepared {
+  const lowered = word.toLowerCase()
+  const counts = new Int32Array(BUCKETS)
+  for (let index = 0; index < lowered.length; index++) counts[lowered.charCodeAt(index) & (BUCKETS - 1)]++
+  return { lowered, counts }
+}
+
+/**
+ * A lower bound of the edit distance from character counts: an insertion or deletion changes the counts by
+ * one, a substitution by two, a transposition not at all. Most candidates are ruled out here, without the
+ * quadratic comparison.
+ */
+function countsBound(a: Int32Array, b: Int32Array): number {
+  let difference = 0
+  for (let index = 0; index < BUCKETS; index++) difference += Math.abs(a[index] - b[index])
+  return Math.ceil(difference / 2)
+}
 
 // Three reusable rows: suggestions run once per unknown key, and allocating per call dominated their cost.
 let rows: [Int32Array, Int32Array, Int32Array] = [new Int32Array(64), new Int32Array(64), new Int32Array(64)]

@@ -33,9 +33,11 @@ export function validateDocsConfig(text: string, options: ValidateOptions = {}):
   if (!isPlainObject(value)) {
     findings.push(rootNotAnObject(value))
   } else {
-    const typesAccepted = DOCS_CONFIG_CHECK.Check(value)
+    // The closed schema is the stricter one: passing it settles both types and unknown keys in one check.
+    const closedAccepted = CLOSED_DOCS_CONFIG_CHECK.Check(value)
+    const typesAccepted = closedAccepted || DOCS_CONFIG_CHECK.Check(value)
     if (!typesAccepted) inspect(DocsConfigSchema, value, findings)
-    else if (!CLOSED_DOCS_CONFIG_CHECK.Check(value)) findUnknownProperties(DocsConfigSchema, value, findings)
+    else if (!closedAccepted) findUnknownProperties(DocsConfigSchema, value, findings)
     if (!typesAccepted && !findings.some((finding) => finding.severity === 'error')) findings.push(schemaFallback(value))
     explainNewerShape(value, findings)
     applyDefaults(DocsConfigSchema, value)
@@ -75,8 +77,8 @@ function locate(
   }
   for (const finding of findings) {
     const offset = offsetOf(positions, finding)
-    const { severity, at: _at, part: _part, ...rest } = finding
-    located.push({ offset, severity: options.strict ? 'error' : severity, issue: { ...rest, ...lines.at(offset) } })
+    const { severity, at: _at, part: _part, path, ...details } = finding
+    located.push({ offset, severity: options.strict ? 'error' : severity, issue: { path, ...lines.at(offset), ...details } })
   }
   located.sort((a, b) => a.offset - b.offset)
   const errors = located.filter((entry) => entry.severity === 'error').map((entry) => entry.issue)
