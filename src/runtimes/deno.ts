@@ -1,0 +1,49 @@
+import process from 'node:process'
+import { bootstrap } from '../bootstrap'
+import { configOrExit, shutdownOnSignals } from './lifecycle'
+import { nodeModulesUiAssets } from './node-modules-assets'
+
+/** The part of Deno's global this entry uses (the project type-checks against Bun's types). */
+declare const Deno: {
+  version: { deno: string }
+  serve(
+    options: { port: number; hostname: string; onListen?: (addr: { hostname: string; port: number }) => void },
+    handler: (request: Request) => Response | Promise<Response>,
+  ): { shutdown(): Promise<void>; finished: Promise<void> }
+}
+
+/**
+ * Deno hands every request a body stream, even one that by HTTP has none (no
+ * Content-Length, no Transfer-Encoding): a `DELETE` sent with `Content-Type:
+ * application/json` would then fail to parse an empty body. Bun and our Node bridge give
+ * such requests no body; so does this.
+ */
+function withoutPhantomBody(request: Request): Request {
+  if (request.body === null || request.headers.has('transfer-encoding') || (request.headers.get('content-length') ?? '0') !== '0') return request
+  // Not `new Request(request, { body: null })`: a null body in the init keeps the input's body.
+  return new Request(request.url, { method: request.method, headers: request.headers, signal: request.signal })
+}
+
+/**
+ * The Deno entry (Deno 2): the same app, served by `Deno.serve(app.fetch)`. Deno runs a
+ * bundle of our sources (packages stay in node_modules):
+ *
+ *   bun run build:deno && deno run --allow-all dist/deno/deno.js
+ */
+const config = configOrExit()
+if (config.workers > 1) {
+  console.error('trellis: configuration error: WORKERS > 1 is a feature of the Bun server (`trellis serve --workers N`); run one Deno process per replica instead')
+  process.exit(1)
+}
+const shutdown = shutdownOnSignals()
+const { app, deps, close } = await bootstrap(config, { uiAssets: nodeModulesUiAssets, shutdownSignal: shutdown.signal })
+const address = Promise.withResolvers<{ hostname: string; port: number }>()
+const server = Deno.serve({ port: config.port, hostname: config.host, onListen: address.resolve }, (request) => app.fetch(withoutPhantomBody(request)))
+const { hostname, port } = await address.promise
+const url = `http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}/`
+deps.logger.info('listening', { url, database: deps.database.kind, pid: process.pid, runtime: `deno ${Deno.version.deno}` })
+shutdown.serving(
+  // Deno has no way to cut connections early; the process exit after the deadline does it.
+  { drain: () => server.shutdown(), force: () => {} },
+  { timeoutMs: config.shutdownTimeoutMs, logger: deps.logger, close },
+)

@@ -1,0 +1,84 @@
+import process from 'node:process'
+import { type Config, ConfigError, loadConfig } from '../config'
+import type { Logger } from '../http/logger'
+
+/*
+ * The life of a serving process, the same on Bun, Deno and Node: configuration that
+ * fails in one line, and SIGTERM/SIGINT draining. Only `node:process` is used, which all
+ * three runtimes provide.
+ */
+
+/** Reads the environment, or stops the process with one readable line. */
+export function configOrExit(env: Record<string, string | undefined> = process.env): Config {
+  try {
+    return loadConfig(env)
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`trellis: configuration error: ${error.message}`)
+      process.exit(1)
+    }
+    throw error
+  }
+}
+
+/** What a runtime's listening server must offer to be drained. */
+export type Drainable = {
+  /** Stop accepting connections; resolves once the requests and streams in flight have ended. */
+  drain(): Promise<unknown>
+  /** End every connection still open (after the deadline). */
+  force(): Promise<unknown> | void
+}
+
+export type ShutdownOptions = {
+  timeoutMs: number
+  logger: Logger
+  /** Closes the database; runs after the last response. */
+  close(): Promise<void>
+}
+
+/** How long aborted streams get to write their final error event before connections are cut. */
+const FINAL_EVENT_GRACE_MS = 500
+
+/**
+ * Call first thing, before the (possibly slow) start-up: from then on SIGTERM/SIGINT are
+ * caught. Once the server listens, `serving()` arms the drain: stop accepting, let
+ * requests and streams in flight finish until `timeoutMs`, then abort `signal` (open
+ * streams end with an error event), cut what is left, close the database, exit 0.
+ * A signal that arrived during start-up drains as soon as `serving()` is called.
+ */
+export function shutdownOnSignals() {
+  const deadline = new AbortController()
+  let received: string | undefined
+  let drain: ((signal: string) => void) | undefined
+  const onSignal = (signal: string) => {
+    if (received) return
+    received = signal
+    drain?.(signal)
+  }
+  process.on('SIGTERM', onSignal).on('SIGINT', onSignal)
+
+  return {
+    /** Aborted when the drain deadline passes; long-lived responses listen to it. */
+    signal: deadline.signal,
+    serving(server: Drainable, options: ShutdownOptions) {
+      drain = (signal) => void drainThenExit(signal, server, options, deadline)
+      if (received) drain(received)
+    },
+  }
+}
+
+async function drainThenExit(signal: string, server: Drainable, options: ShutdownOptions, deadline: AbortController) {
+  options.logger.info('draining', { signal, deadline_ms: options.timeoutMs })
+  const drained = server.drain()
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const expired = new Promise<'deadline'>((resolve) => (timer = setTimeout(() => resolve('deadline'), options.timeoutMs)))
+  if ((await Promise.race([drained.then(() => 'drained' as const), expired])) === 'deadline') {
+    deadline.abort(new Error('server is shutting down'))
+    await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, FINAL_EVENT_GRACE_MS))])
+    await server.force()
+  }
+  clearTimeout(timer)
+  await options.close()
+  options.logger.info('stopped')
+  process.exit(0)
+}

@@ -1,0 +1,23 @@
+import process from 'node:process'
+import { bootstrap } from '../bootstrap'
+import { configOrExit, shutdownOnSignals } from './lifecycle'
+import { listenFetch } from './node-http'
+import { nodeModulesUiAssets } from './node-modules-assets'
+
+/**
+ * The Node.js entry (Node 20+): the same app, served by `node:http` through a small
+ * fetch bridge. Node cannot run TypeScript, so it runs a bundle of our sources (packages
+ * stay in node_modules):
+ *
+ *   bun run build:node && node dist/node/node.js
+ */
+const config = configOrExit()
+if (config.workers > 1) {
+  console.error('trellis: configuration error: WORKERS > 1 is a feature of the Bun server (`trellis serve --workers N`); run one Node process per replica instead')
+  process.exit(1)
+}
+const shutdown = shutdownOnSignals()
+const { app, deps, close } = await bootstrap(config, { uiAssets: nodeModulesUiAssets, shutdownSignal: shutdown.signal })
+const server = await listenFetch(app.fetch, { port: config.port, hostname: config.host, keepAliveTimeoutMs: config.idleTimeout * 1000 })
+deps.logger.info('listening', { url: server.url, database: deps.database.kind, pid: process.pid, runtime: `node ${process.version}` })
+shutdown.serving(server, { timeoutMs: config.shutdownTimeoutMs, logger: deps.logger, close })

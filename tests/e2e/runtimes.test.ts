@@ -1,0 +1,153 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { type RunningServer, ROOT, runCli, startServer, storageEnv } from '../helpers/process'
+
+/**
+ * One smoke test, three runtimes: the same app served by Bun (`bun src/server.ts`), by
+ * Deno (`Deno.serve(app.fetch)`) and by Node (`node:http` through our fetch bridge),
+ * spoken to over TCP. Deno and Node run the bundles `bun run build:deno|build:node` make.
+ * A missing runtime is skipped loudly, never silently; CI (.ci/ship) installs Deno
+ * (`npm install --prefix /tmp/trellis-deno deno@…`) and points DENO_BIN at it.
+ */
+const DENO_FROM_NPM = '/tmp/trellis-deno/node_modules/.bin/deno'
+const deno = process.env.DENO_BIN || Bun.which('deno') || (existsSync(DENO_FROM_NPM) ? DENO_FROM_NPM : undefined)
+const node = process.env.NODE_BIN || Bun.which('node') || undefined
+
+type Runtime = { name: string; bin: string | undefined; build?: string; command: (bin: string) => string[] }
+const RUNTIMES: Runtime[] = [
+  { name: 'bun', bin: process.execPath, command: (bin) => [bin, join(ROOT, 'src/server.ts')] },
+  { name: 'deno', bin: deno, build: 'build:deno', command: (bin) => [bin, 'run', '--allow-all', join(ROOT, 'dist/deno/deno.js')] },
+  { name: 'node', bin: node, build: 'build:node', command: (bin) => [bin, join(ROOT, 'dist/node/node.js')] },
+]
+for (const runtime of RUNTIMES)
+  if (!runtime.bin) console.warn(`\n!! SKIPPED: the ${runtime.name} smoke test; no ${runtime.name} executable (PATH, ${runtime.name.toUpperCase()}_BIN${runtime.name === 'deno' ? `, ${DENO_FROM_NPM}` : ''})\n`)
+
+let storage: Awaited<ReturnType<typeof storageEnv>>
+const tokens: Record<string, string> = {}
+
+beforeAll(async () => {
+  storage = await storageEnv()
+  // One owner per runtime, so no runtime sees another's plants.
+  for (const runtime of RUNTIMES) {
+    const created = await runCli(['token', 'create', '--owner', runtime.name, '--scope', 'plants:read,plants:write,chat'], storage.env)
+    if (created.code !== 0) throw new Error(`token create failed: ${created.stderr}`)
+    tokens[runtime.name] = created.stdout.match(/trl_[A-Za-z0-9_-]{43}/)![0]
+  }
+}, 120_000)
+
+afterAll(async () => {
+  await storage.cleanup()
+})
+
+async function build(script: string) {
+  const child = Bun.spawn(['bun', 'run', script], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
+  const [stderr, code] = await Promise.all([new Response(child.stderr).text(), child.exited])
+  if (code !== 0) throw new Error(`bun run ${script} failed: ${stderr}`)
+}
+
+describe.each(RUNTIMES)('on $name', (runtime) => {
+  let server: RunningServer
+  const headers = () => ({ authorization: `Bearer ${tokens[runtime.name]}`, 'content-type': 'application/json' })
+
+  beforeAll(async () => {
+    if (!runtime.bin) return
+    if (runtime.build) await build(runtime.build)
+    // Paced echo streams, so the last test can signal while one is in flight.
+    server = await startServer({ ...storage.env, MIGRATE_ON_START: 'false', ECHO_TOKEN_DELAY_MS: '20' }, runtime.command(runtime.bin))
+  }, 90_000)
+
+  afterAll(() => {
+    if (server?.child.exitCode === null) server.child.kill('SIGKILL')
+  })
+
+  test.skipIf(!runtime.bin)('announces itself on the runtime it was started with', () => {
+    const listening = JSON.parse(server.output.find((line) => line.includes('"msg":"listening"'))!)
+    if (runtime.name !== 'bun') expect(listening.runtime).toStartWith(runtime.name)
+    expect(listening.pid).toBe(server.child.pid)
+  })
+
+  test.skipIf(!runtime.bin)('plants: create, list, delete, and the error contract', async () => {
+    const url = `${server.url}/plants`
+    const created = await fetch(url, { method: 'POST', headers: headers(), body: '{"name":"Fern","tag":"shade","id":9223372036854775807}' })
+    expect(created.status).toBe(200)
+    expect(created.headers.get('x-request-id')).toBeTruthy()
+    expect(await created.json()).toEqual({ name: 'Fern', tag: 'shade' })
+    expect(await (await fetch(url, { headers: headers() })).json()).toEqual([{ name: 'Fern', tag: 'shade' }])
+    expect((await fetch(`${url}/9223372036854775807`, { method: 'DELETE', headers: headers() })).status).toBe(204)
+    expect(await (await fetch(url, { headers: headers() })).json()).toEqual([])
+    expect((await fetch(`${url}/9223372036854775807`, { method: 'DELETE', headers: headers() })).status).toBe(404)
+
+    const malformed = await fetch(url, { method: 'POST', headers: headers(), body: '{"name":' })
+    expect(malformed.status).toBe(400)
+    expect(((await malformed.json()) as { message: string }).message).toContain('malformed JSON')
+    const huge = await fetch(url, { method: 'POST', headers: headers(), body: JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) }) })
+    expect(huge.status).toBe(413)
+    expect((await fetch(url)).status).toBe(401)
+  })
+
+  test.skipIf(!runtime.bin)('chat: a streamed completion arrives as bytes, event by event, to data: [DONE]', async () => {
+    const prompt = 'roots reach down while leaves reach up'
+    const response = await fetch(`${server.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: headers(),
+      body: JSON.stringify({ model: 'echo', stream: true, messages: [{ role: 'user', content: prompt }] }),
+    })
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toBe('text/event-stream')
+    const reader = response.body!.getReader()
+    let text = ''
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      expect(chunk.value).toBeInstanceOf(Uint8Array)
+      text += new TextDecoder().decode(chunk.value)
+    }
+    expect(text).toEndWith('data: [DONE]\n\n')
+    const deltas = text
+      .split('\n\n')
+      .filter((event) => event.startsWith('data: {'))
+      .map((event) => JSON.parse(event.slice(6)).choices[0]?.delta?.content ?? '')
+    expect(deltas.join('')).toBe(prompt)
+  })
+
+  test.skipIf(!runtime.bin)('docs.json: the built-in default, its schema, and validation with line and column', async () => {
+    const current = await fetch(`${server.url}/docs.json`)
+    expect(current.status).toBe(200)
+    expect(((await current.json()) as { name: string }).name).toBe('Trellis')
+    expect((await fetch(`${server.url}/docs.json/schema`)).status).toBe(200)
+    const validated = await fetch(`${server.url}/docs.json/validate`, {
+      method: 'POST',
+      headers: headers(),
+      body: '{\n  "name": "Acme",\n  "navigation": [{ "group": "A", "pages": ["a"] }],\n  "colors": { "primary": "red" }\n}',
+    })
+    expect(validated.status).toBe(200)
+    const result = (await validated.json()) as { valid: boolean; errors: { path: string; line: number; column: number }[] }
+    expect(result.valid).toBe(false)
+    expect(result.errors.map(({ path, line }) => ({ path, line }))).toEqual([{ path: '/colors/primary', line: 4 }])
+  })
+
+  test.skipIf(!runtime.bin)('the reference UI is served from node_modules or the binary, never a CDN', async () => {
+    const css = await fetch(`${server.url}/openapi/assets/swagger-ui.css`)
+    expect(css.status).toBe(200)
+    expect((await css.arrayBuffer()).byteLength).toBeGreaterThan(100_000)
+  })
+
+  test.skipIf(!runtime.bin)('SIGTERM lets a stream in flight finish, refuses new connections, and exits 0', async () => {
+    const words = Array.from({ length: 40 }, (_, i) => `leaf${i}`).join(' ')
+    const response = await fetch(`${server.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: headers(),
+      body: JSON.stringify({ model: 'echo', stream: true, messages: [{ role: 'user', content: words }] }),
+    })
+    const reader = response.body!.getReader()
+    let text = new TextDecoder().decode((await reader.read()).value)
+    server.child.kill('SIGTERM')
+    while (!server.output.some((line) => line.includes('"msg":"draining"'))) await Bun.sleep(10)
+    const { hostname, port } = new URL(server.url)
+    await expect(Bun.connect({ hostname, port: Number(port), socket: { data() {} } })).rejects.toThrow()
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += new TextDecoder().decode(chunk.value)
+    expect(text).toContain('leaf39')
+    expect(text).toEndWith('data: [DONE]\n\n')
+    expect(await server.child.exited).toBe(0)
+    expect(server.output.join('\n')).toContain('"msg":"stopped"')
+  })
+})
