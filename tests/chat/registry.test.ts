@@ -258,3 +258,22 @@ describe('releasing the upstream', () => {
     expect(primary.requests[0].wasAborted).toBe(true)
   })
 })
+
+describe('batched streaming', () => {
+  test('the relay hands over bursts as batches; flattened they are the same chunks as stream()', async () => {
+    primary.script({ chunks: 64 })
+    const batches: ChatCompletionChunk[][] = []
+    for await (const batch of registry().streamBatches(request(), new AbortController().signal, fresh())) batches.push(batch)
+    const { received } = await run(registry().stream(request(), new AbortController().signal, fresh()))
+    expect(batches.flat()).toEqual(received)
+    expect(batches.length).toBeLessThan(received.length)
+  })
+
+  test('a provider that does not batch is served one chunk per batch', async () => {
+    const batches: ChatCompletionChunk[][] = []
+    for await (const batch of registry().streamBatches(request('echo'), new AbortController().signal, fresh())) batches.push(batch)
+    expect(batches.length).toBeGreaterThan(1)
+    expect(batches.every((batch) => batch.length === 1)).toBe(true)
+  })
+})
+

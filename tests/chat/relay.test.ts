@@ -150,3 +150,28 @@ describe('non-streaming relay', () => {
     expect(error.options.code).toBe('model_not_found')
   })
 })
+
+describe('batches: chunks grouped by the network read that completed them', () => {
+  const event = (i: number) => `data: {"id":"b","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"${i}"}}]}\n\n`
+
+  test('a burst arrives as one batch; a later read is a later batch; nothing is held back', async () => {
+    upstream.script({ rawPieces: [event(0) + event(1) + event(2), event(3) + event(4), 'data: [DONE]\n\n'], chunkDelayMs: 80 })
+    const batches: string[][] = []
+    for await (const batch of relay().streamBatches(request(), new AbortController().signal)) batches.push(contentOf(batch).split(''))
+    expect(batches).toEqual([['0', '1', '2'], ['3', '4']])
+  })
+
+  test('chunks read before a bad event are delivered, then the error', async () => {
+    upstream.script({ rawPieces: [event(0) + event(1) + 'data: {"error":{"message":"boom"}}\n\n'] })
+    const batches: ChatCompletionChunk[][] = []
+    let error: unknown
+    try {
+      for await (const batch of relay().streamBatches(request(), new AbortController().signal)) batches.push(batch)
+    } catch (caught) {
+      error = caught
+    }
+    expect(batches.map(contentOf)).toEqual(['01'])
+    expect((error as ProviderError).message).toContain('boom')
+  })
+})
+

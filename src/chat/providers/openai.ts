@@ -20,11 +20,19 @@ export type OpenAIProviderOptions = Omit<ProviderConfig, 'maxRetries' | 'retryBa
  * @example
  * const deepseek = openaiProvider({ ...PROVIDER_DEFAULTS, name: 'deepseek', baseUrl: 'https://api.deepseek.com/v1', apiKey })
  */
-export function openaiProvider(options: OpenAIProviderOptions): ChatProvider {
+export function openaiProvider(options: OpenAIProviderOptions): BatchingProvider {
   return new OpenAICompatibleProvider(options)
 }
 
-class OpenAICompatibleProvider implements ChatProvider {
+/**
+ * A provider that can also stream chunks grouped by arrival: each batch is what one upstream read
+ * completed. The registry and the route may use it to write a burst of chunks in one step.
+ */
+export type BatchingProvider = ChatProvider & {
+  streamBatches(request: ChatRequest, signal: AbortSignal): AsyncIterable<ChatCompletionChunk[]>
+}
+
+class OpenAICompatibleProvider implements BatchingProvider {
   readonly name: string
   readonly #options: OpenAIProviderOptions
   readonly #url: string
@@ -66,6 +74,15 @@ class OpenAICompatibleProvider implements ChatProvider {
   }
 
   async *stream(request: ChatRequest, signal: AbortSignal): AsyncGenerator<ChatCompletionChunk> {
+    for await (const batch of this.streamBatches(request, signal)) yield* batch
+  }
+
+  /**
+   * The stream as the upstream delivered it: each batch holds the chunks completed by one network
+   * read, handed over as soon as that read is decoded. Nothing waits for more data, so latency is
+   * that of chunk-by-chunk relaying, while a burst of chunks costs one step instead of one each.
+   */
+  async *streamBatches(request: ChatRequest, signal: AbortSignal): AsyncGenerator<ChatCompletionChunk[]> {
     const { name, connectTimeoutMs, firstTokenTimeoutMs, idleTimeoutMs } = this.#options
     const call = new UpstreamCall(name, signal)
     try {
@@ -84,26 +101,36 @@ class OpenAICompatibleProvider implements ChatProvider {
       const firstTokenDeadline = Date.now() + firstTokenTimeoutMs
       let started = false
       for (;;) {
-        // Timers run only while we wait on the upstream, never while the consumer holds a chunk.
+        // Timers run only while we wait on the upstream, never while the consumer holds a batch.
         if (started) call.watch('idle', idleTimeoutMs)
         else call.watch('first_token', Math.max(0, firstTokenDeadline - Date.now()), firstTokenTimeoutMs)
         const read = await reader.read().catch((error) => {
           throw call.failure(error, true)
         })
         call.unwatch()
-        const events = read.done ? decoder.end() : decoder.push(read.value)
-        for (const data of events) {
+        const batch: ChatCompletionChunk[] = []
+        let failure: Error | undefined
+        let done = false
+        for (const data of read.done ? decoder.end() : decoder.push(read.value)) {
           if (data === '[DONE]') {
-            call.finish(reader, idleTimeoutMs)
-            return
+            done = true
+            break
           }
           const chunk = parseObject(data)
-          if (!chunk) throw streamError(name, `sent an event that is not a JSON object: ${data.slice(0, 200)}`)
-          if (chunk.error !== undefined && chunk.choices === undefined) throw inBandError(name, chunk.error)
-          started = true
-          yield chunk as ChatCompletionChunk
+          if (!chunk) failure = streamError(name, `sent an event that is not a JSON object: ${data.slice(0, 200)}`)
+          else if (chunk.error !== undefined && chunk.choices === undefined) failure = inBandError(name, chunk.error)
+          if (failure) break
+          batch.push(chunk as ChatCompletionChunk)
         }
-        if (read.done) throw streamError(name, 'closed the stream before [DONE].')
+        if (!done && !failure && read.done) failure = streamError(name, 'closed the stream before [DONE].')
+        if (done) call.finish(reader, idleTimeoutMs)
+        // Chunks that arrived before a failure still reach the client, in order, before the error.
+        if (batch.length > 0) {
+          started = true
+          yield batch
+        }
+        if (failure) throw failure
+        if (done) return
       }
     } finally {
       call.end()

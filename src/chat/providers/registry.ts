@@ -1,5 +1,5 @@
 import { ECHO_PROVIDER, type ChatConfig } from '../config'
-import { openaiProvider } from './openai'
+import { openaiProvider, type BatchingProvider } from './openai'
 import { ProviderError, type ChatCompletion, type ChatCompletionChunk, type ChatProvider, type ChatRequest } from './provider'
 
 /** How often, and how patiently, one provider is retried before the registry moves on. */
@@ -81,11 +81,20 @@ export class ModelRegistry {
    * written anything (keep-alives included), failures are thrown from the iterator as they are.
    */
   async *stream(request: ChatRequest, signal: AbortSignal, state: StreamState): AsyncGenerator<ChatCompletionChunk> {
+    for await (const batch of this.streamBatches(request, signal, state)) yield* batch
+  }
+
+  /**
+   * {@link stream}, with chunks grouped as they arrived: each batch is what one upstream read
+   * completed (a single chunk from providers that do not batch). Writing a batch at once saves the
+   * route a step per chunk when an upstream sends a burst, and delays nothing.
+   */
+  async *streamBatches(request: ChatRequest, signal: AbortSignal, state: StreamState): AsyncGenerator<ChatCompletionChunk[]> {
     let lastError: unknown
     for (const entry of this.#entries(request.model)) {
       for (let attempt = 0; ; attempt++) {
-        const iterator = entry.provider.stream({ ...request, model: entry.model }, signal)[Symbol.asyncIterator]()
-        let first: IteratorResult<ChatCompletionChunk>
+        const iterator = batchesOf(entry.provider, { ...request, model: entry.model }, signal)[Symbol.asyncIterator]()
+        let first: IteratorResult<ChatCompletionChunk[]>
         try {
           first = await iterator.next()
         } catch (error) {
@@ -157,6 +166,16 @@ export function buildRegistry(config: ChatConfig, deps: RegistryDeps): ModelRegi
     )
   }
   return new ModelRegistry(routes, deps.sleep)
+}
+
+function batchesOf(provider: ChatProvider, request: ChatRequest, signal: AbortSignal): AsyncIterable<ChatCompletionChunk[]> {
+  const batching = provider as Partial<BatchingProvider>
+  if (typeof batching.streamBatches === 'function') return batching.streamBatches(request, signal)
+  return singleChunkBatches(provider.stream(request, signal))
+}
+
+async function* singleChunkBatches(chunks: AsyncIterable<ChatCompletionChunk>): AsyncGenerator<ChatCompletionChunk[]> {
+  for await (const chunk of chunks) yield [chunk]
 }
 
 /** Back-off before retry number `attempt + 1`: the upstream's `Retry-After` if given, else exponential; both capped. */
