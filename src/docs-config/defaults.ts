@@ -1,6 +1,7 @@
 import type { TSchema } from 'elysia'
 import { isPlainObject } from './finding'
-import { SCHEMA_REFERENCES } from './schema'
+import { hasJsonType } from './plan'
+import { resolveSchema as resolve } from './schema'
 
 const HAS_DEFAULTS = new WeakMap<TSchema, boolean>()
 
@@ -15,9 +16,7 @@ export function applyDefaults(schema: TSchema, value: unknown): void {
   if (resolved.anyOf) {
     for (const branch of resolved.anyOf as TSchema[]) {
       const candidate = resolve(branch)
-      if (candidate.type === 'object' ? isPlainObject(value) : candidate.type === 'array' && Array.isArray(value)) {
-        return applyDefaults(candidate, value)
-      }
+      if (hasJsonType(candidate, value)) return applyDefaults(candidate, value)
     }
     return
   }
@@ -48,10 +47,6 @@ function hasDefaults(schema: TSchema): boolean {
   const answer = children.some((child) => child.default !== undefined || hasDefaults(child))
   HAS_DEFAULTS.set(schema, answer)
   return answer
-}
-
-function resolve(schema: TSchema): TSchema {
-  return typeof schema.$ref === 'string' ? (SCHEMA_REFERENCES.get(schema.$ref) ?? schema) : schema
 }
 
 /** Defaults are small JSON values; each normalised config gets its own copy. */

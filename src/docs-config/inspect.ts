@@ -1,8 +1,8 @@
 import type { TSchema } from 'elysia'
 import { escapePointerToken } from './json-source'
 import { describeValue, fieldName, isPlainObject, quote, type Finding } from './finding'
-import { SCHEMA_REFERENCES } from './schema'
-import { hasJsonType as planHasJsonType, planOf, type Plan } from './plan'
+import { resolveSchema as resolve } from './schema'
+import { hasJsonType, planOf, type Plan } from './plan'
 import { closestMatch } from './suggest'
 
 /** Keys people commonly use for a key the schema names differently; suggested before edit distance. */
@@ -31,7 +31,7 @@ export function findUnknownProperties(schema: TSchema, value: unknown, findings:
 
 function unknowns(plan: Plan, value: unknown, pointer: string, findings: Finding[]): void {
   if (plan.kind === 'union') {
-    for (const branch of plan.branches) if (planHasJsonType(branch, value)) return unknowns(branch, value, pointer, findings)
+    for (const branch of plan.branches) if (hasJsonType(branch.schema, value)) return unknowns(branch, value, pointer, findings)
   } else if (plan.kind === 'array') {
     if (!Array.isArray(value) || plan.items === undefined || !plan.items.holdsObjects) return
     for (let index = 0; index < value.length; index++) {
@@ -223,24 +223,6 @@ export function describeSchema(schema: TSchema): string {
     default:
       return 'a value'
   }
-}
-
-function hasJsonType(schema: TSchema, value: unknown): boolean {
-  switch (schema.type) {
-    case 'object':
-      return isPlainObject(value)
-    case 'array':
-      return Array.isArray(value)
-    default:
-      return typeof value === schema.type
-  }
-}
-
-function resolve(schema: TSchema): TSchema {
-  if (typeof schema.$ref !== 'string') return schema
-  const target = SCHEMA_REFERENCES.get(schema.$ref)
-  if (target === undefined) throw new Error(`docs.json schema: unresolved $ref ${schema.$ref}`)
-  return target
 }
 
 const PATTERNS = new WeakMap<TSchema, RegExp>()

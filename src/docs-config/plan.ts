@@ -1,5 +1,5 @@
 import type { TSchema } from 'elysia'
-import { SCHEMA_REFERENCES } from './schema'
+import { resolveSchema } from './schema'
 
 /**
  * The docs.json schema turned into plain objects of one shape, for walks that run on every validation.
@@ -23,7 +23,7 @@ const PLANS = new Map<TSchema, Plan>()
 
 /** The plan of `schema`, built on first use. */
 export function planOf(schema: TSchema): Plan {
-  const resolved = typeof schema.$ref === 'string' ? (SCHEMA_REFERENCES.get(schema.$ref) ?? schema) : schema
+  const resolved = resolveSchema(schema)
   const known = PLANS.get(resolved)
   if (known !== undefined) return known
   const plan: Plan = { kind: 'leaf', schema: resolved, properties: new Map(), items: undefined, branches: [], holdsObjects: false }
@@ -54,14 +54,14 @@ function holdsObjects(plan: Plan, seen: Set<Plan>): boolean {
   return plan.branches.some((branch) => holdsObjects(branch, seen))
 }
 
-/** True when `value` has the JSON type the plan's schema describes (object, array, string, …). */
-export function hasJsonType(plan: Plan, value: unknown): boolean {
-  switch (plan.schema.type) {
+/** True when `value` has the JSON type `schema` describes (object, array, string, …): how union branches are chosen. */
+export function hasJsonType(schema: TSchema, value: unknown): boolean {
+  switch (schema.type) {
     case 'object':
       return typeof value === 'object' && value !== null && !Array.isArray(value)
     case 'array':
       return Array.isArray(value)
     default:
-      return typeof value === plan.schema.type
+      return typeof value === schema.type
   }
 }

@@ -342,3 +342,11 @@ function closeObjects<T extends TSchema>(schema: T): T {
 
 /** `$id` of recursive schemas, so walkers can resolve `$ref`s without a registry. */
 export const SCHEMA_REFERENCES: ReadonlyMap<string, TSchema> = new Map([['NavigationGroup', NavigationGroup]])
+
+/** The schema a `$ref` (the recursive navigation group) points at; any other schema as it is. */
+export function resolveSchema(schema: TSchema): TSchema {
+  if (typeof schema.$ref !== 'string') return schema
+  const target = SCHEMA_REFERENCES.get(schema.$ref)
+  if (target === undefined) throw new Error(`docs.json schema: unresolved $ref ${schema.$ref}`)
+  return target
+}

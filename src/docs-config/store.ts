@@ -1,4 +1,4 @@
-import { asc, desc, eq, max } from 'drizzle-orm'
+import { asc, desc, eq } from 'drizzle-orm'
 import type { Database } from '../db/connect'
 import { docsRevisions } from '../db/schema'
 import type { DocsConfig } from './schema'
@@ -69,12 +69,6 @@ export class DocsRevisionStore {
       .onConflictDoNothing({ target: docsRevisions.revision })
       .returning()
     return row === undefined ? undefined : toStored(row)
-  }
-
-  /** The highest revision number stored, 0 when there is none. */
-  async highest(): Promise<number> {
-    const [row] = await this.db.select({ highest: max(docsRevisions.revision) }).from(docsRevisions)
-    return row?.highest ?? 0
   }
 }
 
