@@ -5,6 +5,12 @@ import { resolveSchema as resolve } from './schema'
 import { hasJsonType, planOf, type Plan } from './plan'
 import { closestMatch } from './suggest'
 
+/**
+ * The walks stop collecting once this many findings exist. A 1 MiB body can hold half a million wrong
+ * values; listing them all took seconds and a response of over 100 MB, and nobody reads past the first few.
+ */
+export const FINDING_LIMIT = 1000
+
 /** Keys people commonly use for a key the schema names differently; suggested before edit distance. */
 const KEY_ALIASES: Readonly<Record<string, string>> = { twitter: 'x' }
 
@@ -37,10 +43,12 @@ function unknowns(plan: Plan, value: unknown, pointer: string, findings: Finding
     for (let index = 0; index < value.length; index++) {
       const item = value[index]
       // Pages are mostly strings; only objects can hold unknown keys.
+      if (findings.length >= FINDING_LIMIT) return
       if (typeof item === 'object' && item !== null) unknowns(plan.items, item, `${pointer}/${index}`, findings)
     }
   } else if (plan.kind === 'object' && isPlainObject(value)) {
     for (const key in value) {
+      if (findings.length >= FINDING_LIMIT) return
       const property = plan.properties.get(key)
       if (property === undefined) findings.push(unknownProperty(plan.schema, key, pointer))
       else if (property.holdsObjects) unknowns(property, value[key], `${pointer}/${escapePointerToken(key)}`, findings)
@@ -94,6 +102,7 @@ function object(schema: TSchema, value: unknown, pointer: string, findings: Find
     if (child !== undefined) walk(properties[key], child, `${pointer}/${escapePointerToken(key)}`, findings)
   }
   for (const key in value) {
+    if (findings.length >= FINDING_LIMIT) return
     if (!Object.hasOwn(properties, key)) findings.push(unknownProperty(schema, key, pointer))
   }
 }
@@ -129,7 +138,9 @@ function array(schema: TSchema, value: unknown, pointer: string, findings: Findi
     )
   }
   if (schema.items === undefined) return
-  for (let index = 0; index < value.length; index++) walk(schema.items, value[index], `${pointer}/${index}`, findings)
+  for (let index = 0; index < value.length && findings.length < FINDING_LIMIT; index++) {
+    walk(schema.items, value[index], `${pointer}/${index}`, findings)
+  }
 }
 
 /** What a union needs at validation time, worked out once per schema. */

@@ -31,6 +31,9 @@ export type JsonScan =
   | { ok: true; positions: Map<string, NodePosition>; duplicates: DuplicateKey[] }
   | { ok: false; error: JsonSyntaxError }
 
+/** Thrown to end a focused scan as soon as every focused node has been recorded. */
+const FOCUS_FOUND = Symbol('every focused node found')
+
 class SyntaxFailure {
   constructor(
     readonly offset: number,
@@ -64,6 +67,7 @@ export function scanJson(text: string, focus?: ReadonlySet<string>): JsonScan {
     scanner.document()
     return { ok: true, positions: scanner.positions, duplicates: scanner.duplicates }
   } catch (failure) {
+    if (failure === FOCUS_FOUND) return { ok: true, positions: scanner.positions, duplicates: [] }
     if (failure instanceof SyntaxFailure) return { ok: false, error: { offset: failure.offset, message: failure.message } }
     throw failure
   }
@@ -97,6 +101,8 @@ class Scanner {
     const start = this.pos
     if (this.focus !== undefined && !this.focus.has(pointer)) return this.skipValue()
     this.positions.set(pointer, keyOffset === undefined ? { value: start } : { key: keyOffset, value: start })
+    // Descendants are recorded after their ancestors, so a full count means the focus is complete.
+    if (this.focus !== undefined && this.positions.size === this.focus.size) throw FOCUS_FOUND
     const code = this.text.charCodeAt(this.pos)
     if (code === 123) return this.object(pointer)
     if (code === 91) return this.array(pointer)

@@ -1,5 +1,5 @@
 import { describeValue, isPlainObject, type Finding } from './finding'
-import { findUnknownProperties, inspect } from './inspect'
+import { FINDING_LIMIT, findUnknownProperties, inspect } from './inspect'
 import { scanJson, type NodePosition } from './json-source'
 import type { Issue, ValidateOptions, ValidationResult } from './model'
 import { checkCrossFieldRules } from './rules'
@@ -81,10 +81,28 @@ function locate(
     located.push({ offset, severity: options.strict ? 'error' : severity, issue: { path, ...lines.at(offset), ...details } })
   }
   located.sort((a, b) => a.offset - b.offset)
-  const errors = located.filter((entry) => entry.severity === 'error').map((entry) => entry.issue)
-  const warnings = located.filter((entry) => entry.severity === 'warning').map((entry) => entry.issue)
+  const errors = listed(located, 'error')
+  const warnings = listed(located, 'warning')
   if (errors.length > 0) return { valid: false, errors, warnings }
   return { valid: true, errors, warnings, config: value as DocsConfig }
+}
+
+/**
+ * The issues of one severity, in document order. Past {@link FINDING_LIMIT} the list ends with one issue
+ * saying that more were not checked, placed at the last one listed.
+ */
+function listed(located: { severity: Finding['severity']; issue: Issue }[], severity: Finding['severity']): Issue[] {
+  const issues = located.filter((entry) => entry.severity === severity).map((entry) => entry.issue)
+  if (issues.length < FINDING_LIMIT) return issues
+  const shown = issues.slice(0, FINDING_LIMIT)
+  const last = shown[shown.length - 1]
+  shown.push({
+    path: last.path,
+    line: last.line,
+    column: last.column,
+    message: `too many ${severity}s: the first ${FINDING_LIMIT} are listed and the rest of the file was not checked; fix these and validate again`,
+  })
+  return shown
 }
 
 function focusOf(findings: Finding[]): Set<string> {

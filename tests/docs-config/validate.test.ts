@@ -288,6 +288,23 @@ describe('reporting', () => {
     expect(result.warnings).toEqual([expect.objectContaining({ path: '/extra', line: 3, column: 3 })])
   })
 
+  test('past 1000 errors the list stops, and its last entry says so', () => {
+    const text = `{ "name": "Acme", "navigation": [{ "group": "A", "pages": [${Array(1500).fill('1').join(', ')}] }] }`
+    const result = validateDocsConfig(text)
+    expect(result.errors).toHaveLength(1001)
+    expect(result.errors[999]).toMatchObject({ path: '/navigation/0/pages/999', line: 1 })
+    expect(result.errors[1000].message).toContain('too many errors: the first 1000 are listed')
+    expect(result.errors.slice(0, 1000).every((issue, index) => issue.path === `/navigation/0/pages/${index}`)).toBe(true)
+  })
+
+  test('past 1000 warnings the list stops too, and the config is still valid', () => {
+    const extras = Array.from({ length: 1200 }, (_, index) => `"extra${index}": ${index}`).join(',\n')
+    const result = validateDocsConfig(`{ "name": "Acme", "navigation": [{ "group": "A", "pages": ["a"] }],\n${extras} }`)
+    expect(result.valid).toBe(true)
+    expect(result.warnings).toHaveLength(1001)
+    expect(result.warnings[1000].message).toContain('too many warnings')
+  })
+
   test('an issue line and column count UTF-16 units after non-ASCII text on the same line', () => {
     const { text, line, column } = unmark('{ "name": "Café ☕", "navigation": [{ "group": "Ä", "pages": ¦[] }] }')
     expect(validateDocsConfig(text).errors[0]).toMatchObject({ line, column })
