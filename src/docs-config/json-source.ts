@@ -49,6 +49,12 @@ const IDENTIFIER_START = /[A-Za-z_$]/
 const WORD = /[A-Za-z0-9_$]+/y
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y
 
+/**
+ * Deepest nesting of objects and arrays that is checked. Real files nest a few levels (navigation groups
+ * inside groups); the scanner and the validator's walks recurse, so absurd depth is refused up front.
+ */
+export const NESTING_LIMIT = 256
+
 /** Escapes one JSON Pointer reference token (RFC 6901). */
 export function escapePointerToken(token: string): string {
   return token.includes('~') || token.includes('/') ? token.replace(/~/g, '~0').replace(/\//g, '~1') : token
@@ -75,6 +81,7 @@ export function scanJson(text: string, focus?: ReadonlySet<string>): JsonScan {
 
 class Scanner {
   pos = 0
+  private depth = 0
   readonly positions = new Map<string, NodePosition>()
   readonly duplicates: DuplicateKey[] = []
 
@@ -112,11 +119,13 @@ class Scanner {
   }
 
   private object(pointer: string): void {
+    this.enter()
     this.pos++
     const seen = new Map<string, number>()
     this.skipWhitespace()
     if (this.peek() === 125) {
       this.pos++
+      this.depth--
       return
     }
     for (;;) {
@@ -142,6 +151,7 @@ class Scanner {
       const next = this.peek()
       if (next === 125) {
         this.pos++
+        this.depth--
         return
       }
       if (next === 44) {
@@ -160,10 +170,12 @@ class Scanner {
   }
 
   private array(pointer: string): void {
+    this.enter()
     this.pos++
     this.skipWhitespace()
     if (this.peek() === 93) {
       this.pos++
+      this.depth--
       return
     }
     for (let index = 0; ; index++) {
@@ -173,6 +185,7 @@ class Scanner {
       const next = this.peek()
       if (next === 93) {
         this.pos++
+        this.depth--
         return
       }
       if (next === 44) {
@@ -273,6 +286,12 @@ class Scanner {
       throw new SyntaxFailure(this.pos, `unexpected word "${word}"; strings must be in double quotes`)
     }
     throw new SyntaxFailure(this.pos, `expected ${expected} but found ${this.describeHere()}`)
+  }
+
+  private enter(): void {
+    if (++this.depth > NESTING_LIMIT) {
+      throw new SyntaxFailure(this.pos, `objects and arrays nest more than ${NESTING_LIMIT} levels deep here; flatten the file`)
+    }
   }
 
   private failExpectingKey(): never {

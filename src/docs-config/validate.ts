@@ -1,6 +1,6 @@
 import { describeValue, isPlainObject, type Finding } from './finding'
 import { FINDING_LIMIT, findUnknownProperties, inspect } from './inspect'
-import { scanJson, type NodePosition } from './json-source'
+import { NESTING_LIMIT, scanJson, type NodePosition } from './json-source'
 import type { Issue, ValidateOptions, ValidationResult } from './model'
 import { checkCrossFieldRules } from './rules'
 import { applyDefaults } from './defaults'
@@ -20,6 +20,39 @@ import { TextPositions } from './text-position'
  * for (const issue of result.errors) console.log(`${issue.line}:${issue.column} ${issue.message}`)
  */
 export function validateDocsConfig(text: string, options: ValidateOptions = {}): ValidationResult {
+  try {
+    return validate(text, options)
+  } catch (error) {
+    // Depth is limited before any walk recurses; should a stack still run out, answer instead of crashing.
+    if (error instanceof RangeError) return tooDeep(text)
+    throw error
+  }
+}
+
+function tooDeep(text: string): ValidationResult {
+  let depth = 0
+  let offset = 0
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index)
+    if (code === 34) {
+      // Skip the string, honouring escaped quotes.
+      for (index++; index < text.length && text.charCodeAt(index) !== 34; index++) if (text.charCodeAt(index) === 92) index++
+    } else if (code === 123 || code === 91) {
+      if (++depth > NESTING_LIMIT) {
+        offset = index
+        break
+      }
+    } else if (code === 125 || code === 93) depth--
+  }
+  const issue: Issue = {
+    path: '',
+    ...new TextPositions(text).at(offset),
+    message: `docs.json: objects and arrays nest more than ${NESTING_LIMIT} levels deep here; flatten the file`,
+  }
+  return { valid: false, errors: [issue], warnings: [] }
+}
+
+function validate(text: string, options: ValidateOptions): ValidationResult {
   // Editors on Windows may save a byte-order mark; JSON.parse rejects it, the scanner skips it.
   const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
   let value: unknown
@@ -28,7 +61,9 @@ export function validateDocsConfig(text: string, options: ValidateOptions = {}):
   } catch {
     return syntaxFailure(text)
   }
-  const mayHaveDuplicates = mayHaveDuplicateKeys(source, value)
+  const keys = keysAndColons(value, 0)
+  if (keys === TOO_DEEP) return tooDeep(text)
+  const mayHaveDuplicates = mayHaveDuplicateKeys(source, keys)
   const findings: Finding[] = []
   if (!isPlainObject(value)) {
     findings.push(rootNotAnObject(value))
@@ -174,22 +209,37 @@ function schemaFallback(value: unknown): Finding {
  * parsed keys plus the colons in parsed strings exactly when no key was dropped. A mismatch (or an escape)
  * sends the text to the scanner, which finds the duplicates precisely.
  */
-function mayHaveDuplicateKeys(text: string, value: unknown): boolean {
+function mayHaveDuplicateKeys(text: string, keysAndColonsInValue: number): boolean {
   if (text.includes('\\u')) return true
   let colons = 0
   for (let index = text.indexOf(':'); index !== -1; index = text.indexOf(':', index + 1)) colons++
-  return colons !== keysAndColons(value)
+  return colons !== keysAndColonsInValue
 }
 
-function keysAndColons(value: unknown): number {
+const TOO_DEEP = -1
+
+/**
+ * Keys plus the colons inside strings, over the whole parsed value; TOO_DEEP past {@link NESTING_LIMIT}
+ * levels. JSON.parse accepts any depth, but every later walk recurses, so this first walk is the gate.
+ */
+function keysAndColons(value: unknown, depth: number): number {
   if (typeof value === 'string') return colonsIn(value)
   if (typeof value !== 'object' || value === null) return 0
+  if (depth >= NESTING_LIMIT) return TOO_DEEP
   let count = 0
   if (Array.isArray(value)) {
-    for (const item of value) count += keysAndColons(item)
+    for (const item of value) {
+      const inner = keysAndColons(item, depth + 1)
+      if (inner === TOO_DEEP) return TOO_DEEP
+      count += inner
+    }
     return count
   }
-  for (const key in value) count += 1 + colonsIn(key) + keysAndColons((value as Record<string, unknown>)[key])
+  for (const key in value) {
+    const inner = keysAndColons((value as Record<string, unknown>)[key], depth + 1)
+    if (inner === TOO_DEEP) return TOO_DEEP
+    count += 1 + colonsIn(key) + inner
+  }
   return count
 }
 

@@ -305,6 +305,26 @@ describe('reporting', () => {
     expect(result.warnings[1000].message).toContain('too many warnings')
   })
 
+  test('absurd nesting is one error at the level past the limit, not a crash', () => {
+    const deepNavigation = (levels: number) =>
+      `{ "name": "A", "navigation": [${'{ "group": "g", "pages": ['.repeat(levels)}"p"${']}'.repeat(levels)}] }`
+    expect(validateDocsConfig(deepNavigation(100)).valid).toBe(true)
+    const TEXTS = [
+      '['.repeat(200_000) + ']'.repeat(200_000),
+      '{"a":'.repeat(200_000) + '1' + '}'.repeat(200_000),
+      '{"a":'.repeat(200_000),
+      deepNavigation(100_000),
+    ]
+    for (const text of TEXTS) {
+      const result = validateDocsConfig(text)
+      expect(result.valid).toBe(false)
+      expect(result.errors).toHaveLength(1)
+      expect(result.errors[0].message).toContain('nest more than 256 levels deep here')
+      expect(result.errors[0].line).toBe(1)
+      expect(text[result.errors[0].column - 1]).toMatch(/[[{]/)
+    }
+  })
+
   test('an issue line and column count UTF-16 units after non-ASCII text on the same line', () => {
     const { text, line, column } = unmark('{ "name": "Café ☕", "navigation": [{ "group": "Ä", "pages": ¦[] }] }')
     expect(validateDocsConfig(text).errors[0]).toMatchObject({ line, column })
