@@ -6,7 +6,9 @@
  * Measures, per target:
  * - TTFT: request start to the first body bytes (the role chunk), and whole-stream time to the end
  *   of the body, at concurrency 1 (sequential streams, targets interleaved) and 64;
- * - throughput: completed streams per second with 64 concurrent clients for `--seconds`.
+ * - throughput: completed streams per second with 64 concurrent clients for `--seconds`, and the
+ *   CPU time the relaying process spent per stream (from /proc), which depends far less than
+ *   streams/s on what else the machine is running.
  * Every stream is checked: status 200, exactly 67 `data:` events (role, 64 content, finish,
  * `[DONE]`), and `[DONE]` last; a stream that fails the check counts as an error, not a result.
  *
@@ -16,7 +18,7 @@
  *   bun bench/chat-relay.ts [--portkey /tmp/portkey/node_modules/@portkey-ai/gateway/build/start-server.js]
  *                           [--sequential 300] [--seconds 10] [--concurrency 64]
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
@@ -32,7 +34,8 @@ const SECONDS = Number(argument('seconds', '10'))
 const CONCURRENCY = Number(argument('concurrency', '64'))
 const EXPECTED_EVENTS = 67
 
-type Target = { name: string; url: string; headers: Record<string, string>; body: string }
+/** `pid` is the process whose CPU time a stream through this target costs (the mock's for `direct`). */
+type Target = { name: string; url: string; headers: Record<string, string>; body: string; pid: number }
 type Sample = { ttft: number; total: number }
 
 const children: Subprocess[] = []
@@ -41,7 +44,7 @@ const scratch = mkdtempSync(join(tmpdir(), 'trellis-bench-'))
 async function main() {
   const upstream = await startProcess(['bun', 'bench/mock-upstream.ts', '--port', '0', '--chunks', '64'], {})
   const upstreamUrl = (await firstLine(upstream)).trim()
-  const targets: Target[] = [target('direct', `${upstreamUrl}/chat/completions`, {}, 'mock-model')]
+  const targets: Target[] = [target('direct', `${upstreamUrl}/chat/completions`, {}, 'mock-model', upstream.pid)]
 
   const trellisPort = await freePort()
   const env = {
@@ -54,19 +57,20 @@ async function main() {
     CHAT_MODELS: JSON.stringify({ bench: [{ provider: 'mock', model: 'mock-model' }] }),
   }
   const token = await createToken(env)
-  await startProcess(['bun', 'src/server.ts'], env)
+  const server = await startProcess(['bun', 'src/server.ts'], env)
   const trellisUrl = `http://127.0.0.1:${trellisPort}/v1/chat/completions`
-  targets.push(target('trellis', trellisUrl, { authorization: `Bearer ${token}` }, 'bench'))
+  targets.push(target('trellis', trellisUrl, { authorization: `Bearer ${token}` }, 'bench', server.pid))
 
   if (await Bun.file(PORTKEY).exists()) {
     const portkeyPort = await freePort()
-    await startProcess(['bun', PORTKEY, `--port=${portkeyPort}`], {})
+    const portkey = await startProcess(['bun', PORTKEY, `--port=${portkeyPort}`], {})
     targets.push(
       target(
         'portkey',
         `http://127.0.0.1:${portkeyPort}/v1/chat/completions`,
         { authorization: 'Bearer sk-bench', 'x-portkey-provider': 'openai', 'x-portkey-custom-host': upstreamUrl },
         'mock-model',
+        portkey.pid,
       ),
     )
   } else {
@@ -87,12 +91,15 @@ async function main() {
   console.log(`## Concurrency 1 (${SEQUENTIAL} sequential streams per target, targets interleaved)\n`)
   printLatency(targets, sequential)
 
-  const concurrent = new Map<string, { samples: Sample[]; errors: number; perSecond: number }>()
+  const concurrent = new Map<string, Awaited<ReturnType<typeof runConcurrent>>>()
   for (const each of targets) concurrent.set(each.name, await runConcurrent(each, CONCURRENCY, SECONDS))
   console.log(`\n## Concurrency ${CONCURRENCY} (${SECONDS} s per target)\n`)
   printLatency(targets, new Map([...concurrent].map(([name, run]) => [name, run.samples])))
-  console.log(`\n| target | streams/s | errors |\n|---|---:|---:|`)
-  for (const [name, run] of concurrent) console.log(`| ${name} | ${run.perSecond.toFixed(0)} | ${run.errors} |`)
+  console.log(`\n| target | streams/s | errors | server CPU per stream |\n|---|---:|---:|---:|`)
+  for (const [name, run] of concurrent) {
+    const whose = name === 'direct' ? ' (the mock itself)' : ''
+    console.log(`| ${name} | ${run.perSecond.toFixed(0)} | ${run.errors} | ${run.cpuPerStreamUs.toFixed(0)} µs${whose} |`)
+  }
 
   const trellis = concurrent.get('trellis')!
   const portkey = concurrent.get('portkey')
@@ -105,13 +112,25 @@ async function main() {
   if (portkey) {
     console.log(`- added p50 TTFT at c=1, Portkey − direct: ${(p50('portkey', 'ttft') - p50('direct', 'ttft')).toFixed(3)} ms`)
     console.log(`- Trellis streams/s ÷ Portkey streams/s at c=${CONCURRENCY}: ${(trellis.perSecond / portkey.perSecond).toFixed(2)} (target ≥ 3)`)
+    console.log(`- Portkey CPU per stream ÷ Trellis CPU per stream: ${(portkey.cpuPerStreamUs / trellis.cpuPerStreamUs).toFixed(2)} (streams one core could relay, Trellis over Portkey)`)
   }
 }
 
-function target(name: string, url: string, headers: Record<string, string>, model: string): Target {
+function target(name: string, url: string, headers: Record<string, string>, model: string, pid: number): Target {
   const body = JSON.stringify({ model, messages: [{ role: 'user', content: 'Say something.' }], stream: true })
-  return { name, url, headers: { 'content-type': 'application/json', ...headers }, body }
+  return { name, url, headers: { 'content-type': 'application/json', ...headers }, body, pid }
 }
+
+/** User + system CPU time of a process in ms, from /proc (Linux); NaN elsewhere. */
+function cpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS
+  } catch {
+    return Number.NaN
+  }
+}
+const CLOCK_TICKS = 100
 
 const decoder = new TextDecoder()
 
@@ -142,6 +161,7 @@ async function runConcurrent(each: Target, concurrency: number, seconds: number)
   let errors = 0
   let lastError: unknown
   const started = performance.now()
+  const cpuBefore = cpuMs(each.pid)
   const deadline = started + seconds * 1000
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -156,7 +176,8 @@ async function runConcurrent(each: Target, concurrency: number, seconds: number)
     }),
   )
   if (errors) console.log(`(${each.name}: ${errors} failed streams, last: ${lastError})`)
-  return { samples, errors, perSecond: samples.length / ((performance.now() - started) / 1000) }
+  const cpuPerStreamUs = ((cpuMs(each.pid) - cpuBefore) * 1000) / samples.length
+  return { samples, errors, perSecond: samples.length / ((performance.now() - started) / 1000), cpuPerStreamUs }
 }
 
 function printLatency(targets: Target[], samples: Map<string, Sample[]>) {
