@@ -6,7 +6,8 @@ import type { Config } from './config'
 import { migrate } from './db/migrate'
 import { runDocsValidate } from './docs-config/cli'
 import { bunPgliteFiles } from './runtimes/bun-pglite'
-import { configOrExit, serve } from './server'
+import { configOrExit } from './runtimes/lifecycle'
+import { serve } from './server'
 import { runWorkers } from './workers'
 
 const HELP = `trellis ${pkg.version}: plant store, OpenAI-compatible chat completions and docs.json, in one server

@@ -5,8 +5,6 @@ import { bunPgliteFiles } from './runtimes/bun-pglite'
 import { configOrExit, shutdownOnSignals } from './runtimes/lifecycle'
 import { workerLogger } from './workers'
 
-export { configOrExit }
-
 /**
  * The Bun entry: build the app, listen, and on SIGTERM/SIGINT drain — stop accepting,
  * let in-flight requests and streams finish until the deadline, end the streams still

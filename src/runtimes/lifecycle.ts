@@ -78,7 +78,12 @@ async function drainThenExit(signal: string, server: Drainable, options: Shutdow
     await server.force()
   }
   clearTimeout(timer)
-  await options.close()
+  try {
+    await options.close()
+  } catch (error) {
+    options.logger.error('closing the database failed', { error: (error as Error).message })
+    process.exit(1)
+  }
   options.logger.info('stopped')
   process.exit(0)
 }
