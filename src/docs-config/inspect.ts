@@ -23,7 +23,7 @@ const KEY_ALIASES: Readonly<Record<string, string>> = { twitter: 'x' }
  * branch is chosen by type; a value of no branch's type gets one line naming every branch.
  */
 export function inspect(schema: TSchema, value: unknown, findings: Finding[]): void {
-  walk(schema, value, '', findings)
+  walk(planOf(schema), value, '', findings)
 }
 
 /**
@@ -50,143 +50,118 @@ function unknowns(plan: Plan, value: unknown, pointer: string, findings: Finding
     for (const key in value) {
       if (findings.length >= FINDING_LIMIT) return
       const property = plan.properties.get(key)
-      if (property === undefined) findings.push(unknownProperty(plan.schema, key, pointer))
+      if (property === undefined) findings.push(unknownProperty(plan, key, pointer))
       else if (property.holdsObjects) unknowns(property, value[key], `${pointer}/${escapePointerToken(key)}`, findings)
     }
   }
 }
 
-function walk(schema: TSchema, value: unknown, pointer: string, findings: Finding[]): void {
-  const resolved = resolve(schema)
-  if (resolved.anyOf) return union(resolved, value, pointer, findings)
-  switch (resolved.type) {
+function walk(plan: Plan, value: unknown, pointer: string, findings: Finding[]): void {
+  switch (plan.kind) {
     case 'object':
-      return object(resolved, value, pointer, findings)
+      return object(plan, value, pointer, findings)
     case 'array':
-      return array(resolved, value, pointer, findings)
-    case 'string':
-      if (typeof value !== 'string') return mismatch(resolved, value, pointer, findings)
-      if (resolved.pattern !== undefined && !patternOf(resolved).test(value)) {
-        const rule = resolved.patternErrorMessage ?? `does not match the pattern ${resolved.pattern}`
-        findings.push(valueError(pointer, `${fieldName(pointer)}: ${quote(value)} is ${rule}`, resolved, value))
+      return array(plan, value, pointer, findings)
+    case 'union':
+      return union(plan, value, pointer, findings)
+    case 'enum':
+      if (!plan.literals.includes(value)) findings.push(notAllowed(plan, value, pointer))
+      return
+    case 'leaf':
+      if (!hasJsonType(plan.schema, value)) return mismatch(plan.schema, value, pointer, findings)
+      if (plan.pattern !== undefined && typeof value === 'string' && !plan.pattern.test(value)) {
+        const rule = plan.schema.patternErrorMessage ?? `does not match the pattern ${plan.schema.pattern}`
+        findings.push(valueError(pointer, `${fieldName(pointer)}: ${quote(value)} is ${rule}`, plan.schema, value))
       }
-      return
-    case 'boolean':
-      if (typeof value !== 'boolean') mismatch(resolved, value, pointer, findings)
-      return
-    case 'number':
-      if (typeof value !== 'number') mismatch(resolved, value, pointer, findings)
-      return
   }
 }
 
-function object(schema: TSchema, value: unknown, pointer: string, findings: Finding[]): void {
-  if (!isPlainObject(value)) return mismatch(schema, value, pointer, findings)
-  const properties: Record<string, TSchema> = schema.properties ?? {}
-  const required: string[] = schema.required ?? []
+function object(plan: Plan, value: unknown, pointer: string, findings: Finding[]): void {
+  if (!isPlainObject(value)) return mismatch(plan.schema, value, pointer, findings)
+  const required = plan.required
   for (const key of required) {
     if (value[key] !== undefined) continue
     const path = `${pointer}/${escapePointerToken(key)}`
     const rule = required.length > 1 ? `; ${fieldName(pointer)} needs ${required.join(' and ')}` : ''
+    const property = plan.properties.get(key)
     findings.push({
       severity: 'error',
       path,
       at: pointer,
       part: 'value',
       message: `${fieldName(path)} is required${rule}`,
-      expected: describeSchema(properties[key]),
+      ...(property !== undefined ? { expected: describeSchema(property.schema) } : {}),
     })
   }
-  for (const key in properties) {
+  for (const [key, property] of plan.properties) {
     const child = value[key]
-    if (child !== undefined) walk(properties[key], child, `${pointer}/${escapePointerToken(key)}`, findings)
+    if (child !== undefined) walk(property, child, `${pointer}/${escapePointerToken(key)}`, findings)
   }
   for (const key in value) {
     if (findings.length >= FINDING_LIMIT) return
-    if (!Object.hasOwn(properties, key)) findings.push(unknownProperty(schema, key, pointer))
+    if (!plan.properties.has(key)) findings.push(unknownProperty(plan, key, pointer))
   }
 }
 
-const KNOWN_KEYS = new WeakMap<TSchema, string[]>()
-
-function unknownProperty(schema: TSchema, key: string, pointer: string): Finding {
-  let known = KNOWN_KEYS.get(schema)
-  if (known === undefined) KNOWN_KEYS.set(schema, (known = Object.keys(schema.properties ?? {})))
+function unknownProperty(plan: Plan, key: string, pointer: string): Finding {
+  const known = plan.keys
   const alias = KEY_ALIASES[key]
   const suggestion = alias !== undefined && known.includes(alias) ? alias : closestMatch(key, known)
   const path = `${pointer}/${escapePointerToken(key)}`
-  const closed = schema.additionalProperties === false
   return {
-    severity: closed ? 'error' : 'warning',
+    severity: plan.closed ? 'error' : 'warning',
     path,
     at: path,
     part: 'key',
-    message: closed
+    message: plan.closed
       ? `${fieldName(path)}: ${quote(key)} is not an allowed key of ${fieldName(pointer)}; use one of ${known.join(', ')}`
       : `${fieldName(path)}: unknown property; it is kept but not checked`,
-    ...(closed ? { expected: `one of ${known.join(', ')}`, received: quote(key) } : {}),
+    ...(plan.closed ? { expected: `one of ${known.join(', ')}`, received: quote(key) } : {}),
     ...(suggestion !== undefined ? { suggestion } : {}),
   }
 }
 
-function array(schema: TSchema, value: unknown, pointer: string, findings: Finding[]): void {
-  if (!Array.isArray(value)) return mismatch(schema, value, pointer, findings)
-  const minimum: number | undefined = schema.minItems
+function array(plan: Plan, value: unknown, pointer: string, findings: Finding[]): void {
+  if (!Array.isArray(value)) return mismatch(plan.schema, value, pointer, findings)
+  const minimum = plan.minItems
   if (minimum !== undefined && value.length < minimum) {
-    findings.push(
-      valueError(pointer, `${fieldName(pointer)} is empty; it needs at least ${minimum} item${minimum === 1 ? '' : 's'}`, schema, value),
-    )
+    const rule = `is empty; it needs at least ${minimum} item${minimum === 1 ? '' : 's'}`
+    findings.push(valueError(pointer, `${fieldName(pointer)} ${rule}`, plan.schema, value))
   }
-  if (schema.items === undefined) return
+  const items = plan.items
+  if (items === undefined) return
   for (let index = 0; index < value.length && findings.length < FINDING_LIMIT; index++) {
-    walk(schema.items, value[index], `${pointer}/${index}`, findings)
+    walk(items, value[index], `${pointer}/${index}`, findings)
   }
 }
 
-/** What a union needs at validation time, worked out once per schema. */
-type UnionShape = { branches: TSchema[]; literals: unknown[] | undefined }
-const UNION_SHAPES = new WeakMap<TSchema, UnionShape>()
-
-function unionShape(schema: TSchema): UnionShape {
-  let shape = UNION_SHAPES.get(schema)
-  if (shape === undefined) {
-    const branches: TSchema[] = schema.anyOf.map(resolve)
-    const literals = branches.every((branch) => branch.const !== undefined) ? branches.map((branch) => branch.const) : undefined
-    shape = { branches, literals }
-    UNION_SHAPES.set(schema, shape)
+function notAllowed(plan: Plan, value: unknown, pointer: string): Finding {
+  const names = plan.literals.map(String)
+  const suggestion = typeof value === 'string' ? closestMatch(value, names) : undefined
+  const shown = typeof value === 'string' ? quote(value) : describeValue(value)
+  return {
+    ...valueError(pointer, `${fieldName(pointer)}: ${shown} is not allowed; use one of ${names.join(', ')}`, plan.schema, value),
+    ...(suggestion !== undefined ? { suggestion } : {}),
   }
-  return shape
 }
 
-function union(schema: TSchema, value: unknown, pointer: string, findings: Finding[]): void {
-  const { branches, literals } = unionShape(schema)
-  if (literals !== undefined) {
-    if (literals.includes(value)) return
-    const names = literals.map(String)
-    const suggestion = typeof value === 'string' ? closestMatch(value, names) : undefined
-    const shown = typeof value === 'string' ? quote(value) : describeValue(value)
-    findings.push({
-      ...valueError(pointer, `${fieldName(pointer)}: ${shown} is not allowed; use one of ${names.join(', ')}`, schema, value),
-      ...(suggestion !== undefined ? { suggestion } : {}),
-    })
-    return
-  }
-  let branch: TSchema | undefined
-  for (const candidate of branches) {
-    if (hasJsonType(candidate, value)) {
+function union(plan: Plan, value: unknown, pointer: string, findings: Finding[]): void {
+  let branch: Plan | undefined
+  for (const candidate of plan.branches) {
+    if (hasJsonType(candidate.schema, value)) {
       branch = candidate
       break
     }
   }
-  if (branch === undefined) return mismatch(schema, value, pointer, findings)
+  if (branch === undefined) return mismatch(plan.schema, value, pointer, findings)
   const before = findings.length
   walk(branch, value, pointer, findings)
   for (let index = before; index < findings.length; index++) {
     const finding = findings[index]
     if (finding.severity !== 'error' || finding.path !== pointer) continue
-    const others = branches.filter((candidate) => candidate !== branch).map(describeSchema)
+    const others = plan.branches.filter((candidate) => candidate !== branch).map((other) => describeSchema(other.schema))
     finding.message += ` (or use ${others.join(' or ')})`
-    finding.expected = describeSchema(schema)
+    finding.expected = describeSchema(plan.schema)
   }
 }
 
@@ -234,15 +209,4 @@ export function describeSchema(schema: TSchema): string {
     default:
       return 'a value'
   }
-}
-
-const PATTERNS = new WeakMap<TSchema, RegExp>()
-
-function patternOf(schema: TSchema): RegExp {
-  let pattern = PATTERNS.get(schema)
-  if (pattern === undefined) {
-    pattern = new RegExp(schema.pattern as string)
-    PATTERNS.set(schema, pattern)
-  }
-  return pattern
 }

@@ -2,21 +2,31 @@ import type { TSchema } from 'elysia'
 import { resolveSchema } from './schema'
 
 /**
- * The docs.json schema turned into plain objects of one shape, for walks that run on every validation.
+ * The docs.json schema turned into plain objects of one shape, for the walks that run on every validation.
  * Reading TypeBox schemas directly (many shapes, symbol keys, `$ref`s to resolve, WeakMap caches) cost
  * several times more per node than JSON.parse spends; a plan is built once per schema and shared.
  */
 export interface Plan {
-  kind: 'object' | 'array' | 'union' | 'leaf'
+  /** `enum` is a union of literals; `leaf` a string, boolean or number. */
+  kind: 'object' | 'array' | 'union' | 'enum' | 'leaf'
   schema: TSchema
-  /** Objects: the known properties. */
+  /** Objects: the known properties, their names, the required ones, and whether others are errors. */
   properties: Map<string, Plan>
-  /** Arrays: the item plan. */
+  keys: string[]
+  required: string[]
+  closed: boolean
+  /** Arrays. */
   items: Plan | undefined
-  /** Unions: one plan per branch (an enum of literals is a leaf). */
+  minItems: number | undefined
+  /** Unions: one plan per branch. Enums: the allowed values. */
   branches: Plan[]
+  literals: unknown[]
+  /** Strings. */
+  pattern: RegExp | undefined
   /** True when values of this schema can contain objects (so unknown keys), at any depth. */
   holdsObjects: boolean
+  /** True when some property below this schema has a default to fill in. */
+  holdsDefaults: boolean
 }
 
 const PLANS = new Map<TSchema, Plan>()
@@ -26,11 +36,28 @@ export function planOf(schema: TSchema): Plan {
   const resolved = resolveSchema(schema)
   const known = PLANS.get(resolved)
   if (known !== undefined) return known
-  const plan: Plan = { kind: 'leaf', schema: resolved, properties: new Map(), items: undefined, branches: [], holdsObjects: false }
+  const plan: Plan = {
+    kind: 'leaf',
+    schema: resolved,
+    properties: new Map(),
+    keys: [],
+    required: resolved.required ?? [],
+    closed: resolved.additionalProperties === false,
+    items: undefined,
+    minItems: resolved.minItems,
+    branches: [],
+    literals: [],
+    pattern: typeof resolved.pattern === 'string' ? new RegExp(resolved.pattern) : undefined,
+    holdsObjects: false,
+    holdsDefaults: false,
+  }
   // Registered before its children, so the recursive navigation group refers back to this same plan.
   PLANS.set(resolved, plan)
   const anyOf = resolved.anyOf as TSchema[] | undefined
-  if (anyOf !== undefined && !anyOf.every((branch) => branch.const !== undefined)) {
+  if (anyOf !== undefined && anyOf.every((branch) => branch.const !== undefined)) {
+    plan.kind = 'enum'
+    plan.literals = anyOf.map((branch) => branch.const)
+  } else if (anyOf !== undefined) {
     plan.kind = 'union'
     plan.branches = anyOf.map(planOf)
   } else if (resolved.type === 'object') {
@@ -38,20 +65,23 @@ export function planOf(schema: TSchema): Plan {
     for (const [key, property] of Object.entries((resolved.properties ?? {}) as Record<string, TSchema>)) {
       plan.properties.set(key, planOf(property))
     }
+    plan.keys = [...plan.properties.keys()]
   } else if (resolved.type === 'array' && resolved.items !== undefined) {
     plan.kind = 'array'
     plan.items = planOf(resolved.items)
   }
-  plan.holdsObjects = holdsObjects(plan, new Set())
+  plan.holdsObjects = holds(plan, (candidate) => candidate.kind === 'object', new Set())
+  plan.holdsDefaults = holds(plan, (candidate) => [...candidate.properties.values()].some((property) => property.schema.default !== undefined), new Set())
   return plan
 }
 
-function holdsObjects(plan: Plan, seen: Set<Plan>): boolean {
-  if (plan.kind === 'object') return true
+/** Whether `test` holds for the plan or anything below it; recursion (nested groups) is visited once. */
+function holds(plan: Plan, test: (plan: Plan) => boolean, seen: Set<Plan>): boolean {
   if (seen.has(plan)) return false
   seen.add(plan)
-  if (plan.kind === 'array') return plan.items !== undefined && holdsObjects(plan.items, seen)
-  return plan.branches.some((branch) => holdsObjects(branch, seen))
+  if (test(plan)) return true
+  const children = [...plan.properties.values(), ...plan.branches, ...(plan.items ? [plan.items] : [])]
+  return children.some((child) => holds(child, test, seen))
 }
 
 /** True when `value` has the JSON type `schema` describes (object, array, string, …): how union branches are chosen. */
@@ -61,6 +91,8 @@ export function hasJsonType(schema: TSchema, value: unknown): boolean {
       return typeof value === 'object' && value !== null && !Array.isArray(value)
     case 'array':
       return Array.isArray(value)
+    case undefined:
+      return true
     default:
       return typeof value === schema.type
   }

@@ -53,7 +53,9 @@ export class DocsConfigService {
   async current(): Promise<CurrentDocs> {
     const latest = await this.store.latestSummary()
     if (latest === undefined) return { revision: 0, etag: await this.defaultEtag(), body: DEFAULT_BODY }
-    if (this.cached?.etag !== latest.etag) this.cached = { ...latest, body: await this.bodyOf(latest.revision) }
+    if (this.cached?.etag !== latest.etag) {
+      this.cached = { revision: latest.revision, etag: latest.etag, body: await this.bodyOf(latest.revision) }
+    }
     return this.cached
   }
 
