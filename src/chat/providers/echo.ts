@@ -93,8 +93,14 @@ export function createEchoProvider(options: EchoOptions = {}): ChatProvider {
         ...(includeUsage ? { usage: null } : {}),
       }
       const indexes = choiceIndexes(request)
+      // Chunks are due on a fixed schedule, like an upstream that keeps generating while
+      // its client is busy, so a slow reader does not stretch the pace.
+      const startedAt = performance.now()
+      let due = 0
       for (const step of streamSteps(answer, request)) {
-        if (delay > 0) await sleep(delay, signal)
+        due += delay
+        const wait = startedAt + due - performance.now()
+        if (wait > 0) await sleep(wait, signal)
         signal.throwIfAborted()
         for (const index of indexes) {
           const choice = { index, delta: step.delta, logprobs: step.logprobs ?? null, finish_reason: step.finishReason ?? null }

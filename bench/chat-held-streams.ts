@@ -1,0 +1,242 @@
+/**
+ * Held-streams benchmark: how many concurrent chat streams Trellis holds, and what each costs.
+ *
+ * Starts the real server (`bun src/server.ts`, its own process, embedded PGlite in a scratch
+ * directory) with the `echo` provider paced at `--rate` tokens per second, then opens
+ * `--streams` concurrent `stream: true` requests from this process over raw HTTP/1.1 sockets
+ * (no client-side connection pool to get in the way), each asking for `--tokens` tokens.
+ *
+ * Checks every stream: status 200, exactly tokens + 2 `data:` chunk events (role, one per
+ * token, finish), no error event, and `data: [DONE]` last. Any other outcome is a drop.
+ *
+ * Reports the server's RSS (VmRSS from /proc) idle after a warm-up and at its peak while all
+ * streams are open at once, and the difference per stream; plus the pace each stream saw.
+ *
+ *   bun bench/chat-held-streams.ts [--streams 5000] [--rate 20] [--tokens 200]
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Socket, Subprocess } from 'bun'
+
+const ROOT = join(import.meta.dir, '..')
+const argument = (name: string, fallback: string) => {
+  const at = Bun.argv.indexOf(`--${name}`)
+  return Number(at === -1 ? fallback : Bun.argv[at + 1])
+}
+const STREAMS = argument('streams', '5000')
+const RATE = argument('rate', '20')
+const TOKENS = argument('tokens', '200')
+/** Connections opened per batch, and the pause between batches, so the accept queue never overflows. */
+const BATCH = 250
+const BATCH_PAUSE_MS = 25
+
+const scratch = mkdtempSync(join(tmpdir(), 'trellis-held-'))
+let server: Subprocess | undefined
+
+type Outcome = { ok: boolean; reason?: string; events: number; firstEventAt: number; endedAt: number; startedAt: number }
+
+async function main() {
+  const port = await freePort()
+  const env = {
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    TRELLIS_DATA_DIR: join(scratch, 'data'),
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'production',
+    ECHO_TOKEN_DELAY_MS: String(1000 / RATE),
+  }
+  const token = await createToken(env)
+  server = Bun.spawn(['bun', 'src/server.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdout: 'ignore', stderr: 'inherit' })
+  await waitUntilServing(port)
+
+  const words = Array.from({ length: TOKENS }, (_, i) => `w${i}`).join(' ')
+  const body = JSON.stringify({ model: 'echo', messages: [{ role: 'user', content: words }], stream: true })
+  const request = new TextEncoder().encode(
+    `POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nauthorization: Bearer ${token}\r\n` +
+      `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  )
+
+  // Warm-up: JIT, first allocations, the token cache; then let the heap settle.
+  const warm = await Promise.all(Array.from({ length: 100 }, () => oneStream(port, request, TOKENS)))
+  if (warm.some((outcome) => !outcome.ok)) throw new Error(`warm-up failed: ${warm.find((outcome) => !outcome.ok)!.reason}`)
+  await Bun.sleep(2000)
+  const idleRss = rssOf(server.pid)
+
+  let peakRss = idleRss
+  let open = 0
+  let allOpenAt = 0
+  let ended = 0
+  const sampler = setInterval(() => {
+    if (open === STREAMS) peakRss = Math.max(peakRss, rssOf(server!.pid))
+  }, 100)
+  const progress = setInterval(() => console.error(`… ${open} open, ${ended} ended, server RSS ${(rssOf(server!.pid) / 2 ** 20).toFixed(0)} MB`), 2000)
+
+  const started = performance.now()
+  const pending: Promise<Outcome>[] = []
+  for (let i = 0; i < STREAMS; i++) {
+    pending.push(
+      oneStream(port, request, TOKENS, () => {
+        open++
+        if (open === STREAMS) allOpenAt = performance.now()
+      }).then((outcome) => {
+        if (outcome.firstEventAt) open--
+        ended++
+        return outcome
+      }),
+    )
+    if ((i + 1) % BATCH === 0) await Bun.sleep(BATCH_PAUSE_MS)
+  }
+  const outcomes = await Promise.all(pending)
+  clearInterval(sampler)
+  clearInterval(progress)
+  const finished = performance.now()
+
+  const dropped = outcomes.filter((outcome) => !outcome.ok)
+  const reasons = new Map<string, number>()
+  for (const outcome of dropped) reasons.set(outcome.reason!, (reasons.get(outcome.reason!) ?? 0) + 1)
+  const paces = outcomes.filter((outcome) => outcome.ok).map((outcome) => TOKENS / ((outcome.endedAt - outcome.firstEventAt) / 1000))
+  const ttfts = outcomes.map((outcome) => outcome.firstEventAt - outcome.startedAt)
+  const firstEnd = Math.min(...outcomes.map((outcome) => outcome.endedAt))
+
+  const kb = (bytes: number) => (bytes / 1024).toFixed(1)
+  console.log(`streams: ${STREAMS}, ${TOKENS} tokens each at ${RATE} tokens/s (ECHO_TOKEN_DELAY_MS=${1000 / RATE})`)
+  console.log(`completed: ${outcomes.length - dropped.length}, dropped: ${dropped.length}${dropped.length ? ` (${[...reasons].map(([reason, count]) => `${count}× ${reason}`).join(', ')})` : ''}`)
+  console.log(`all ${STREAMS} open at once: ${allOpenAt ? `yes, from ${((allOpenAt - started) / 1000).toFixed(1)} s until the first stream ended at ${((firstEnd - started) / 1000).toFixed(1)} s` : 'no'}`)
+  console.log(`server RSS: idle ${kb(idleRss / 1024)} MB → peak ${kb(peakRss / 1024)} MB with all streams open`)
+  console.log(`RSS per held stream: ${kb((peakRss - idleRss) / STREAMS)} KB (target ≤ 30 KB)`)
+  console.log(`pace per stream, tokens/s: p50 ${percentile(paces, 50).toFixed(1)}, p5 ${percentile(paces, 5).toFixed(1)}, min ${Math.min(...paces).toFixed(1)}`)
+  console.log(`time to first event: p50 ${percentile(ttfts, 50).toFixed(0)} ms, p99 ${percentile(ttfts, 99).toFixed(0)} ms; whole run ${((finished - started) / 1000).toFixed(1)} s`)
+  return dropped.length === 0 ? 0 : 1
+}
+
+/**
+ * One streaming request over its own socket. Decodes chunked transfer encoding and counts
+ * SSE events; `onOpen` fires at the first event.
+ */
+function oneStream(port: number, request: Uint8Array, tokens: number, onOpen?: () => void): Promise<Outcome> {
+  const startedAt = performance.now()
+  return new Promise((resolve) => {
+    const decoder = new TextDecoder()
+    let raw = ''
+    let headersDone = false
+    let status = 0
+    let sse = ''
+    let events = 0
+    let done = false
+    let error = false
+    let firstEventAt = 0
+    let settled = false
+    const finish = (reason?: string) => {
+      if (settled) return
+      settled = true
+      const ok = !reason && done && !error && events === tokens + 2
+      resolve({ ok, reason: ok ? undefined : (reason ?? (error ? 'error event' : !done ? 'no [DONE]' : `${events} events`)), events, firstEventAt, endedAt: performance.now(), startedAt })
+    }
+    const consume = () => {
+      if (!headersDone) {
+        const end = raw.indexOf('\r\n\r\n')
+        if (end < 0) return
+        status = Number(raw.slice(9, 12))
+        headersDone = true
+        raw = raw.slice(end + 4)
+        if (status !== 200) return finish(`status ${status}`)
+      }
+      // chunked transfer encoding: <hex size>\r\n<data>\r\n
+      for (;;) {
+        const line = raw.indexOf('\r\n')
+        if (line < 0) return
+        const size = parseInt(raw.slice(0, line), 16)
+        if (raw.length < line + 2 + size + 2) return
+        sse += raw.slice(line + 2, line + 2 + size)
+        raw = raw.slice(line + 2 + size + 2)
+        let boundary: number
+        while ((boundary = sse.indexOf('\n\n')) >= 0) {
+          const event = sse.slice(0, boundary)
+          sse = sse.slice(boundary + 2)
+          if (event === 'data: [DONE]') done = true
+          else if (event.startsWith('data: {"error"')) error = true
+          else if (event.startsWith('data: ')) {
+            if (events++ === 0) {
+              firstEventAt = performance.now()
+              onOpen?.()
+            }
+          }
+        }
+        // The zero-size chunk ends the body; the server may keep the connection open regardless.
+        if (size === 0) return finish()
+      }
+    }
+    Bun.connect({
+      hostname: '127.0.0.1',
+      port,
+      socket: {
+        open(socket: Socket) {
+          socket.write(request)
+        },
+        data(_socket, data) {
+          raw += decoder.decode(data, { stream: true })
+          consume()
+        },
+        close() {
+          finish()
+        },
+        error(_socket, cause) {
+          finish(`socket error: ${cause.message}`)
+        },
+        connectError(_socket, cause) {
+          finish(`connect error: ${cause.message}`)
+        },
+      },
+    }).catch((cause: Error) => finish(`connect error: ${cause.message}`))
+  })
+}
+
+function rssOf(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  return Number(match![1]) * 1024
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
+}
+
+async function createToken(env: Record<string, string>): Promise<string> {
+  const child = Bun.spawn(['bun', 'src/cli.ts', 'token', 'create', '--owner', 'bench', '--scope', 'chat'], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdout: 'pipe',
+    stderr: 'inherit',
+  })
+  const output = await new Response(child.stdout).text()
+  if ((await child.exited) !== 0) throw new Error(`token create failed: ${output}`)
+  return output.trim().split('\n').at(-1)!.trim()
+}
+
+async function freePort(): Promise<number> {
+  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+  const port = probe.port
+  probe.stop(true)
+  return port
+}
+
+async function waitUntilServing(port: number) {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return
+    } catch {}
+    await Bun.sleep(100)
+  }
+  throw new Error('server did not start')
+}
+
+let code = 1
+try {
+  code = await main()
+} finally {
+  server?.kill()
+  await server?.exited
+  rmSync(scratch, { recursive: true, force: true })
+}
+process.exit(code)
