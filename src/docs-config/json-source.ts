@@ -7,18 +7,27 @@
  * report, so the common case stays fast.
  */
 
-/** Offsets (UTF-16 code units into the text) of one node: its key, if it is a property, and its value. */
+/**
+ * Where one node starts: its value and, for a property, its key. Offsets count UTF-16 code units into the
+ * text; lines and columns are 1-based (columns in UTF-16 code units, as editors count them).
+ */
 export interface NodePosition {
-  key?: number
   value: number
+  line: number
+  column: number
+  key?: number
+  keyLine?: number
+  keyColumn?: number
 }
 
-/** A key that appears a second time in the same object. */
+/** A key that appears a second time in the same object, located at that second occurrence. */
 export interface DuplicateKey {
   pointer: string
   key: string
   offset: number
-  firstOffset: number
+  line: number
+  column: number
+  firstLine: number
 }
 
 /** Why the text is not JSON, and where. */
@@ -81,6 +90,9 @@ export function scanJson(text: string, focus?: ReadonlySet<string>): JsonScan {
 
 class Scanner {
   pos = 0
+  /** The current line and the offset where it starts; whitespace is the only place a line break can be. */
+  private line = 1
+  private lineStart = 0
   private depth = 0
   readonly positions = new Map<string, NodePosition>()
   readonly duplicates: DuplicateKey[] = []
@@ -96,7 +108,7 @@ class Scanner {
   document(): void {
     this.skipWhitespace()
     if (this.pos >= this.text.length) throw new SyntaxFailure(this.pos, 'the file is empty; expected a JSON object')
-    this.value('', undefined)
+    this.value('', -1, 0, 0)
     this.skipWhitespace()
     if (this.pos < this.text.length) {
       this.rejectCommentOrConflict()
@@ -104,10 +116,16 @@ class Scanner {
     }
   }
 
-  private value(pointer: string, keyOffset: number | undefined): void {
+  /** Reads the value at `pos`; `keyOffset` is -1 when it is not a property. */
+  private value(pointer: string, keyOffset: number, keyLine: number, keyColumn: number): void {
     const start = this.pos
     if (this.focus !== undefined && !this.focus.has(pointer)) return this.skipValue()
-    this.positions.set(pointer, keyOffset === undefined ? { value: start } : { key: keyOffset, value: start })
+    const line = this.line
+    const column = start - this.lineStart + 1
+    this.positions.set(
+      pointer,
+      keyOffset === -1 ? { value: start, line, column } : { value: start, line, column, key: keyOffset, keyLine, keyColumn },
+    )
     // Descendants are recorded after their ancestors, so a full count means the focus is complete.
     if (this.focus !== undefined && this.positions.size === this.focus.size) throw FOCUS_FOUND
     const code = this.text.charCodeAt(this.pos)
@@ -121,6 +139,7 @@ class Scanner {
   private object(pointer: string): void {
     this.enter()
     this.pos++
+    // Key → the line where it first appeared.
     const seen = new Map<string, number>()
     this.skipWhitespace()
     if (this.peek() === 125) {
@@ -131,13 +150,15 @@ class Scanner {
     for (;;) {
       this.skipWhitespace()
       const keyOffset = this.pos
+      const keyLine = this.line
+      const keyColumn = keyOffset - this.lineStart + 1
       if (this.peek() !== QUOTE) this.failExpectingKey()
       const key = this.string()
       const childPointer = `${pointer}/${escapePointerToken(key)}`
       if (this.focus === undefined) {
-        const firstOffset = seen.get(key)
-        if (firstOffset === undefined) seen.set(key, keyOffset)
-        else this.duplicates.push({ pointer: childPointer, key, offset: keyOffset, firstOffset })
+        const firstLine = seen.get(key)
+        if (firstLine === undefined) seen.set(key, keyLine)
+        else this.duplicates.push({ pointer: childPointer, key, offset: keyOffset, line: keyLine, column: keyColumn, firstLine })
       }
       this.skipWhitespace()
       if (this.peek() !== 58) {
@@ -146,7 +167,7 @@ class Scanner {
       }
       this.pos++
       this.skipWhitespace()
-      this.value(childPointer, keyOffset)
+      this.value(childPointer, keyOffset, keyLine, keyColumn)
       this.skipWhitespace()
       const next = this.peek()
       if (next === 125) {
@@ -180,7 +201,7 @@ class Scanner {
     }
     for (let index = 0; ; index++) {
       this.skipWhitespace()
-      this.value(`${pointer}/${index}`, undefined)
+      this.value(`${pointer}/${index}`, -1, 0, 0)
       this.skipWhitespace()
       const next = this.peek()
       if (next === 93) {
@@ -354,7 +375,10 @@ class Scanner {
       const code = text.charCodeAt(pos)
       const kind = code < 128 ? SKIP_CLASS[code] : OTHER
       if (kind === OTHER || kind === DELIMITER) pos++
-      else if (kind === STRING) pos = endOfString(text, pos)
+      else if (kind === NEWLINE) {
+        this.line++
+        this.lineStart = ++pos
+      } else if (kind === STRING) pos = endOfString(text, pos)
       else if (kind === OPEN) {
         depth++
         pos++
@@ -371,8 +395,11 @@ class Scanner {
     let pos = this.pos
     for (;;) {
       const code = text.charCodeAt(pos)
-      if (code === 32 || code === 10 || code === 13 || code === 9) pos++
-      else break
+      if (code === 32 || code === 13 || code === 9) pos++
+      else if (code === 10) {
+        this.line++
+        this.lineStart = ++pos
+      } else break
     }
     this.pos = pos
   }
@@ -383,6 +410,7 @@ const STRING = 1
 const OPEN = 2
 const CLOSE = 3
 const DELIMITER = 4
+const NEWLINE = 5
 
 /** Character classes for skipping: one table load per character instead of a chain of comparisons. */
 const SKIP_CLASS = (() => {
@@ -392,7 +420,8 @@ const SKIP_CLASS = (() => {
   table[91] = OPEN
   table[125] = CLOSE
   table[93] = CLOSE
-  for (const code of [32, 9, 10, 13, 44, 58]) table[code] = DELIMITER
+  for (const code of [32, 9, 13, 44, 58]) table[code] = DELIMITER
+  table[10] = NEWLINE
   return table
 })()
 

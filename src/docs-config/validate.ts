@@ -94,7 +94,6 @@ function locate(
   // Without possible duplicates, only the nodes that findings point at (and their ancestors) need positions.
   const scan = scanJson(text, mayHaveDuplicates ? undefined : focusOf(findings))
   const positions = scan.ok ? scan.positions : new Map<string, NodePosition>()
-  const lines = new TextPositions(text)
   const located: { offset: number; severity: Finding['severity']; issue: Issue }[] = []
   if (scan.ok) {
     for (const duplicate of scan.duplicates) {
@@ -103,17 +102,18 @@ function locate(
         severity: 'error',
         issue: {
           path: duplicate.pointer,
-          ...lines.at(duplicate.offset),
-          message: `duplicate key ${JSON.stringify(duplicate.key)}; it already appears at line ${lines.at(duplicate.firstOffset).line}, and only one of the two values would be used`,
+          line: duplicate.line,
+          column: duplicate.column,
+          message: `duplicate key ${JSON.stringify(duplicate.key)}; it already appears at line ${duplicate.firstLine}, and only one of the two values would be used`,
           received: JSON.stringify(duplicate.key),
         },
       })
     }
   }
   for (const finding of findings) {
-    const offset = offsetOf(positions, finding)
+    const { offset, line, column } = positionOf(positions, finding)
     const { severity, at: _at, part: _part, path, ...details } = finding
-    located.push({ offset, severity: options.strict ? 'error' : severity, issue: { path, ...lines.at(offset), ...details } })
+    located.push({ offset, severity: options.strict ? 'error' : severity, issue: { path, line, column, ...details } })
   }
   located.sort((a, b) => a.offset - b.offset)
   const errors = listed(located, 'error')
@@ -150,13 +150,20 @@ function focusOf(findings: Finding[]): Set<string> {
   return focus
 }
 
-/** The offset of a finding's node, or of its nearest ancestor present in the text. */
-function offsetOf(positions: Map<string, NodePosition>, finding: Finding): number {
+const START_OF_TEXT = { offset: 0, line: 1, column: 1 }
+
+/** Where a finding's node starts, or its nearest ancestor present in the text. */
+function positionOf(positions: Map<string, NodePosition>, finding: Finding): { offset: number; line: number; column: number } {
   let pointer = finding.at
   for (;;) {
     const position = positions.get(pointer)
-    if (position !== undefined) return finding.part === 'key' && pointer === finding.at ? (position.key ?? position.value) : position.value
-    if (pointer === '') return 0
+    if (position !== undefined) {
+      if (finding.part === 'key' && pointer === finding.at && position.key !== undefined) {
+        return { offset: position.key, line: position.keyLine ?? position.line, column: position.keyColumn ?? position.column }
+      }
+      return { offset: position.value, line: position.line, column: position.column }
+    }
+    if (pointer === '') return START_OF_TEXT
     pointer = pointer.slice(0, pointer.lastIndexOf('/'))
   }
 }
