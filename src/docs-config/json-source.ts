@@ -96,6 +96,8 @@ class Scanner {
   private depth = 0
   readonly positions = new Map<string, NodePosition>()
   readonly duplicates: DuplicateKey[] = []
+  /** Focused scans: for each focused pointer, the keys (or indices) of its focused children. */
+  private readonly wanted: Map<string, Set<string>> | undefined
 
   constructor(
     private readonly text: string,
@@ -103,6 +105,7 @@ class Scanner {
   ) {
     // A byte-order mark is not JSON, but editors on Windows write one; tolerate it.
     if (text.charCodeAt(0) === 0xfeff) this.pos = 1
+    if (focus !== undefined) this.wanted = childrenOf(focus)
   }
 
   document(): void {
@@ -119,7 +122,6 @@ class Scanner {
   /** Reads the value at `pos`; `keyOffset` is -1 when it is not a property. */
   private value(pointer: string, keyOffset: number, keyLine: number, keyColumn: number): void {
     const start = this.pos
-    if (this.focus !== undefined && !this.focus.has(pointer)) return this.skipValue()
     const line = this.line
     const column = start - this.lineStart + 1
     this.positions.set(
@@ -141,6 +143,7 @@ class Scanner {
     this.pos++
     // Key → the line where it first appeared.
     const seen = new Map<string, number>()
+    const wantedKeys = this.wantedChildren(pointer)
     this.skipWhitespace()
     if (this.peek() === 125) {
       this.pos++
@@ -154,11 +157,12 @@ class Scanner {
       const keyColumn = keyOffset - this.lineStart + 1
       if (this.peek() !== QUOTE) this.failExpectingKey()
       const key = this.string()
-      const childPointer = `${pointer}/${escapePointerToken(key)}`
+      // A focused scan builds pointers only for the keys it wants; everything else is skipped.
+      const childPointer = wantedKeys === undefined || wantedKeys.has(key) ? `${pointer}/${escapePointerToken(key)}` : undefined
       if (this.focus === undefined) {
         const firstLine = seen.get(key)
         if (firstLine === undefined) seen.set(key, keyLine)
-        else this.duplicates.push({ pointer: childPointer, key, offset: keyOffset, line: keyLine, column: keyColumn, firstLine })
+        else this.duplicates.push({ pointer: childPointer as string, key, offset: keyOffset, line: keyLine, column: keyColumn, firstLine })
       }
       this.skipWhitespace()
       if (this.peek() !== 58) {
@@ -167,7 +171,8 @@ class Scanner {
       }
       this.pos++
       this.skipWhitespace()
-      this.value(childPointer, keyOffset, keyLine, keyColumn)
+      if (childPointer === undefined) this.skipValue()
+      else this.value(childPointer, keyOffset, keyLine, keyColumn)
       this.skipWhitespace()
       const next = this.peek()
       if (next === 125) {
@@ -199,9 +204,11 @@ class Scanner {
       this.depth--
       return
     }
+    const wantedIndices = this.wantedChildren(pointer)
     for (let index = 0; ; index++) {
       this.skipWhitespace()
-      this.value(`${pointer}/${index}`, -1, 0, 0)
+      if (wantedIndices === undefined || wantedIndices.has(String(index))) this.value(`${pointer}/${index}`, -1, 0, 0)
+      else this.skipValue()
       this.skipWhitespace()
       const next = this.peek()
       if (next === 93) {
@@ -307,6 +314,12 @@ class Scanner {
       throw new SyntaxFailure(this.pos, `unexpected word "${word}"; strings must be in double quotes`)
     }
     throw new SyntaxFailure(this.pos, `expected ${expected} but found ${this.describeHere()}`)
+  }
+
+  /** Undefined in a full scan (every child is read); in a focused one, the children to read. */
+  private wantedChildren(pointer: string): ReadonlySet<string> | undefined {
+    if (this.wanted === undefined) return undefined
+    return this.wanted.get(pointer) ?? NOTHING
   }
 
   private enter(): void {
@@ -424,6 +437,23 @@ const SKIP_CLASS = (() => {
   table[10] = NEWLINE
   return table
 })()
+
+const NOTHING: ReadonlySet<string> = new Set()
+
+/** For each pointer of `focus`, the unescaped tokens of its children in `focus`. */
+function childrenOf(focus: ReadonlySet<string>): Map<string, Set<string>> {
+  const children = new Map<string, Set<string>>()
+  for (const pointer of focus) {
+    if (pointer === '') continue
+    const slash = pointer.lastIndexOf('/')
+    const parent = pointer.slice(0, slash)
+    const token = pointer.slice(slash + 1).replace(/~1/g, '/').replace(/~0/g, '~')
+    let set = children.get(parent)
+    if (set === undefined) children.set(parent, (set = new Set()))
+    set.add(token)
+  }
+  return children
+}
 
 /** The offset just past the string that opens at `start`. */
 function endOfString(text: string, start: number): number {
