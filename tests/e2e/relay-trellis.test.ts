@@ -10,7 +10,7 @@ import { startMockUpstream, type MockUpstream } from '../chat/mock-upstream'
 type Listening = { url: string; token: string; upstreamRequests: Request[]; stop: () => Promise<void> }
 
 /** The real app on a real socket; `upstreamRequests` are the requests it received, to watch their signals. */
-async function listen(env: Record<string, string>): Promise<Listening> {
+async function listen(env: Record<string, string>, idleTimeoutSeconds = 10): Promise<Listening> {
   let server: ReturnType<typeof Bun.serve> | undefined
   const trellis = await makeTestApp({ env, deps: { onLongLivedRequest: (request) => server?.timeout(request, 0) } })
   const token = await trellis.tokenFor('relay-e2e', ['chat'])
@@ -18,6 +18,7 @@ async function listen(env: Record<string, string>): Promise<Listening> {
   server = Bun.serve({
     port: 0,
     hostname: '127.0.0.1',
+    idleTimeout: idleTimeoutSeconds,
     fetch: (request) => {
       upstreamRequests.push(request)
       return trellis.app.fetch(request)
@@ -50,6 +51,7 @@ beforeAll(async () => {
       paced: trellis(pacedUpstream.url, pacedUpstream.token),
       wrongkey: trellis(upstream.url, 'not-a-token'),
       mock: { baseUrl: mock.baseUrl, maxRetries: 0 },
+      patient: { baseUrl: mock.baseUrl, maxRetries: 2, retryBaseMs: 10 },
     }),
     CHAT_MODELS: JSON.stringify({
       relayed: [{ provider: 'trellis', model: 'echo' }],
@@ -58,6 +60,11 @@ beforeAll(async () => {
       misconfigured: [{ provider: 'wrongkey', model: 'echo' }],
       ghost: [{ provider: 'trellis', model: 'no-such-model' }],
       mocked: [{ provider: 'mock', model: 'mock-model' }],
+      'mocked-patiently': [{ provider: 'patient', model: 'mock-model' }],
+      'mocked-else-echo': [
+        { provider: 'mock', model: 'mock-model' },
+        { provider: 'trellis', model: 'echo' },
+      ],
     }),
   })
 }, SETUP_TIMEOUT)
@@ -205,4 +212,68 @@ describe('a client disconnect travels upstream', () => {
     expect(seen.wasAborted).toBe(true)
     expect(seen.completed).toBe(false)
   })
+})
+
+describe('before the first byte, failures are retried or fall back; the client never sees them', () => {
+  test('two 503s, then the stream: the client gets a clean 200 stream', async () => {
+    mock.script({ status: 503 }, { status: 503 }, { chunks: 3 })
+    const before = mock.requests.length
+    const response = await post(front, { model: 'mocked-patiently', messages: [{ role: 'user', content: 'x' }], stream: true })
+    expect(response.status).toBe(200)
+    const text = await response.text()
+    expect(text.endsWith('data: [DONE]\n\n')).toBe(true)
+    expect(text).not.toContain('"error"')
+    expect(mock.requests.length - before).toBe(3)
+  })
+
+  test('a failing first entry falls back to the next one, here another Trellis', async () => {
+    mock.script({ status: 500 })
+    const client = new OpenAI({ baseURL: `${front.url}/v1`, apiKey: front.token, maxRetries: 0 })
+    const completion = await client.chat.completions.create({ model: 'mocked-else-echo', messages: [{ role: 'user', content: 'fall back to me' }] })
+    expect(completion.choices[0].message.content).toBe('fall back to me')
+    expect(completion.model).toBe('echo')
+  })
+})
+
+describe('slow upstreams', () => {
+  /** A front Trellis relaying `slow` to the mock, with the given keep-alive and a 1 s server idle timeout. */
+  const slowFront = (keepAliveMs: number) =>
+    listen(
+      {
+        CHAT_KEEPALIVE_MS: String(keepAliveMs),
+        CHAT_PROVIDERS: JSON.stringify({ mock: { baseUrl: mock.baseUrl, maxRetries: 0 } }),
+        CHAT_MODELS: JSON.stringify({ slow: [{ provider: 'mock', model: 'mock-model' }] }),
+      },
+      1,
+    )
+
+  test('keep-alive comments flow while the upstream has not answered yet', async () => {
+    const patientFront = await slowFront(300)
+    try {
+      mock.script({ chunks: 2, firstChunkDelayMs: 1300 })
+      const response = await post(patientFront, { model: 'slow', messages: [{ role: 'user', content: 'x' }], stream: true })
+      const text = await response.text()
+      expect(response.status).toBe(200)
+      const beforeFirstChunk = text.slice(0, text.indexOf('data: '))
+      expect(beforeFirstChunk.split(': keep-alive\n\n').length - 1).toBeGreaterThanOrEqual(3)
+      expect(text.slice(-300)).toEndWith('data: [DONE]\n\n')
+    } finally {
+      mock.script({})
+      await patientFront.stop()
+    }
+  }, 20_000)
+
+  test('silences longer than the server idle timeout do not cut a live stream', async () => {
+    const patientFront = await slowFront(60_000)
+    try {
+      mock.script({ chunks: 2, chunkDelayMs: 6000 })
+      const response = await post(patientFront, { model: 'slow', messages: [{ role: 'user', content: 'x' }], stream: true })
+      const text = await response.text()
+      expect(text).not.toContain('keep-alive')
+      expect(text.slice(-300)).toEndWith('data: [DONE]\n\n')
+    } finally {
+      mock.script({})
+      await patientFront.stop()
+    }
+  }, 40_000)
 })
