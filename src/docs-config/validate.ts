@@ -61,9 +61,9 @@ function validate(text: string, options: ValidateOptions): ValidationResult {
   } catch {
     return syntaxFailure(text)
   }
-  const keys = keysAndColons(value, 0)
-  if (keys === TOO_DEEP) return tooDeep(text)
-  const mayHaveDuplicates = mayHaveDuplicateKeys(source, keys)
+  const parsedKeys = keysInValue(value, 0)
+  if (parsedKeys === TOO_DEEP) return tooDeep(text)
+  const mayHaveDuplicates = keysInText(source) !== parsedKeys
   const findings: Finding[] = []
   if (!isPlainObject(value)) {
     findings.push(rootNotAnObject(value))
@@ -211,47 +211,47 @@ function schemaFallback(value: unknown): Finding {
 }
 
 /**
- * Native JSON.parse silently keeps the last of two equal keys. Without `\\u` escapes, every ":" in the text
- * is either after a key or inside a string, and strings decode to themselves, so the colon count matches the
- * parsed keys plus the colons in parsed strings exactly when no key was dropped. A mismatch (or an escape)
- * sends the text to the scanner, which finds the duplicates precisely.
+ * Native JSON.parse silently keeps the last of two equal keys, so the keys written in the text are counted
+ * and compared with the keys parsed. In valid JSON a ":" outside strings follows, across whitespace, the
+ * unescaped closing quote of a key; a ":" inside a string can only follow a quote that is escaped (an odd
+ * run of backslashes). A mismatch sends the text to the scanner, which finds the duplicates precisely.
  */
-function mayHaveDuplicateKeys(text: string, keysAndColonsInValue: number): boolean {
-  if (text.includes('\\u')) return true
-  let colons = 0
-  for (let index = text.indexOf(':'); index !== -1; index = text.indexOf(':', index + 1)) colons++
-  return colons !== keysAndColonsInValue
+function keysInText(text: string): number {
+  let keys = 0
+  for (let colon = text.indexOf(':'); colon !== -1; colon = text.indexOf(':', colon + 1)) {
+    let quote = colon - 1
+    for (let code = text.charCodeAt(quote); code === 32 || code === 10 || code === 13 || code === 9; code = text.charCodeAt(--quote));
+    if (text.charCodeAt(quote) !== 34) continue
+    let backslash = quote - 1
+    while (text.charCodeAt(backslash) === 92) backslash--
+    if ((quote - 1 - backslash) % 2 === 0) keys++
+  }
+  return keys
 }
 
 const TOO_DEEP = -1
 
 /**
- * Keys plus the colons inside strings, over the whole parsed value; TOO_DEEP past {@link NESTING_LIMIT}
- * levels. JSON.parse accepts any depth, but every later walk recurses, so this first walk is the gate.
+ * The number of keys in the parsed value, or TOO_DEEP past {@link NESTING_LIMIT} levels. JSON.parse accepts
+ * any depth, but every later walk recurses, so this first walk is the gate.
  */
-function keysAndColons(value: unknown, depth: number): number {
-  if (typeof value === 'string') return colonsIn(value)
+function keysInValue(value: unknown, depth: number): number {
   if (typeof value !== 'object' || value === null) return 0
   if (depth >= NESTING_LIMIT) return TOO_DEEP
   let count = 0
   if (Array.isArray(value)) {
     for (const item of value) {
-      const inner = keysAndColons(item, depth + 1)
+      if (typeof item !== 'object' || item === null) continue
+      const inner = keysInValue(item, depth + 1)
       if (inner === TOO_DEEP) return TOO_DEEP
       count += inner
     }
     return count
   }
   for (const key in value) {
-    const inner = keysAndColons((value as Record<string, unknown>)[key], depth + 1)
+    const inner = keysInValue((value as Record<string, unknown>)[key], depth + 1)
     if (inner === TOO_DEEP) return TOO_DEEP
-    count += 1 + colonsIn(key) + inner
+    count += 1 + inner
   }
-  return count
-}
-
-function colonsIn(text: string): number {
-  let count = 0
-  for (let index = text.indexOf(':'); index !== -1; index = text.indexOf(':', index + 1)) count++
   return count
 }

@@ -141,6 +141,19 @@ describe('duplicate keys: an error at the second occurrence', () => {
       path: '/openapi',
       message: 'duplicate key "openapi"',
     },
+    {
+      kind: 'a key ending in an escaped backslash',
+      // Plain strings, not String.raw: Bun's transpiler escapes the non-ASCII mark inside raw templates.
+      text: '{ "name": "A", "navigation": [{ "group": "A", "pages": ["a"] }], "k\\\\": 1, ¦"k\\\\": 2 }',
+      path: '/k\\',
+      message: String.raw`duplicate key "k\\"`,
+    },
+    {
+      kind: 'strings holding an escaped quote before a colon',
+      text: '{ "name": "say \\" : hi", "navigation": [{ "group": "\\":", "pages": ["a"] }],\n ¦"name": "B" }',
+      path: '/name',
+      message: 'duplicate key "name"',
+    },
   ]
   test.each(DUPLICATE_ROWS.map((row) => [row.kind, row] as const))('%s', (_kind, row) => {
     const { text, line, column } = unmark(row.text)
@@ -155,5 +168,8 @@ describe('duplicate keys: an error at the second occurrence', () => {
     const text =
       '{ "name": "a:b:c", "navigation": [{ "group": "x:y", "pages": ["a:b", { "group": "x:y", "pages": ["c"] }] }], "openapi": "https://h.example:8443/o.json" }'
     expect(validateDocsConfig(text)).toMatchObject({ valid: true, errors: [] })
+    const escapes = '{ "name": "a\\\\", "navigation": [{ "group": "x \\" :", "pages": ["a\\\\\\":", "b"] }], "openapi": "http://h:1/x" }'
+    expect(JSON.parse(escapes).navigation[0].pages[0]).toBe('a\\":')
+    expect(validateDocsConfig(escapes)).toMatchObject({ valid: true, errors: [], warnings: [] })
   })
 })
