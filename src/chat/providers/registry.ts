@@ -14,13 +14,10 @@ export type StreamState = { committed: boolean }
 /** Waits `ms`, rejecting with the signal's reason as soon as it aborts. */
 export type Sleep = (ms: number, signal: AbortSignal) => Promise<void>
 
-/** Options of the built-in `echo` provider, which the chat feature builds. */
-export type EchoOptions = { tokenDelayMs: number }
-
 /** What {@link buildRegistry} needs from outside. */
 export type RegistryDeps = {
-  /** Builds the offline `echo` provider (src/chat/providers/echo.ts). */
-  echo: (options: EchoOptions) => ChatProvider
+  /** Builds the offline `echo` provider (`createEchoProvider` in src/chat/providers/echo.ts). */
+  echo: (options: { tokenDelayMs: number }) => ChatProvider
   /** Used for every upstream request; tests and benchmarks may pass their own. */
   fetch?: typeof fetch
   /** Current time, for `Retry-After` given as an HTTP date. */
@@ -36,7 +33,7 @@ const NO_RETRY: RetryPolicy = { maxRetries: 0, retryBaseMs: 0, retryMaxMs: 0 }
  * the next entry. Both happen only while nothing has reached the client.
  *
  * @example
- * const registry = buildRegistry(parseChatConfig(process.env), { echo: echoProvider })
+ * const registry = buildRegistry(parseChatConfig(process.env), { echo: createEchoProvider })
  * for await (const chunk of registry.stream(request, signal, state)) write(chunk)
  */
 export class ModelRegistry {
@@ -57,7 +54,7 @@ export class ModelRegistry {
     return this.#routes.has(name)
   }
 
-  /** A non-streaming completion; every failure is still retryable because nothing has been sent yet. */
+  /** A non-streaming completion. Nothing reaches the client before it returns, so it may always retry and fall back. */
   async complete(request: ChatRequest, signal: AbortSignal): Promise<ChatCompletion> {
     let lastError: unknown
     for (const entry of this.#entries(request.model)) {
