@@ -115,6 +115,14 @@ describe('streaming relay', () => {
     expect((error as ProviderError).message).toContain('provider overloaded')
   })
 
+  test('a JSON body where an event stream was asked for is a 502 quoting it', async () => {
+    upstream.script({ rawPieces: ['{"note":"streaming is disabled here"}'], headers: { 'content-type': 'application/json' } })
+    const { chunks, error } = await collectUntilFailure(relay().stream(request(), new AbortController().signal))
+    expect(chunks).toHaveLength(0)
+    expect((error as ProviderError).status).toBe(502)
+    expect((error as ProviderError).message).toContain('JSON instead of an event stream: {"note":"streaming is disabled here"}')
+  })
+
   test('an event that is not JSON is a 502 naming it', async () => {
     upstream.script({ rawPieces: ['data: not json\n\n'] })
     const { error } = await collectUntilFailure(relay().stream(request(), new AbortController().signal))

@@ -96,6 +96,12 @@ class OpenAICompatibleProvider implements BatchingProvider {
         throw this.#httpError(request, response, text)
       }
       if (!response.body) throw streamError(name, 'answered a stream request without a body.')
+      if (response.headers.get('content-type')?.includes('application/json')) {
+        const text = await response.text().catch((error) => {
+          throw call.failure(error, true)
+        })
+        throw streamError(name, `answered a stream request with JSON instead of an event stream: ${text.slice(0, 200)}`)
+      }
       const reader = response.body.getReader()
       const decoder = new SseDataDecoder()
       const firstTokenDeadline = Date.now() + firstTokenTimeoutMs
