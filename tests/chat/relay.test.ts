@@ -54,6 +54,20 @@ describe('streaming relay', () => {
     expect(chunks[0].choices[0]).toEqual({ index: 0, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null })
   })
 
+  test('100 concurrent streams each arrive whole and in order', async () => {
+    upstream.script({ chunks: 64 })
+    const provider = relay()
+    const streams = await Promise.all(Array.from({ length: 100 }, () => collect(provider.stream(request(), new AbortController().signal))))
+    for (const chunks of streams) expect(contentOf(chunks)).toBe(piecesOf({ chunks: 64 }).join(''))
+  })
+
+  test('a 1 MB chunk spread over many network reads arrives intact', async () => {
+    const big = 'ü🌱x'.repeat(262_144)
+    upstream.script({ chunks: ['before ', big, ' after'] })
+    const chunks = await collect(relay().stream(request(), new AbortController().signal))
+    expect(contentOf(chunks)).toBe(`before ${big} after`)
+  })
+
   test('keeps the usage chunk and its vendor fields when include_usage is asked for', async () => {
     const chunks = await collect(relay().stream(request({ stream_options: { include_usage: true } }), new AbortController().signal))
     const last = chunks.at(-1)!
