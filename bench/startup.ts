@@ -13,7 +13,7 @@
  * The PostgreSQL runs use a scratch database created on that server and dropped at the end.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import postgres from 'postgres'
 
@@ -113,6 +113,7 @@ const scenarios: Scenario[] = [
   { name: 'PGlite, existing data directory', env: async () => ({ env: { TRELLIS_DATA_DIR: persistentDir }, cleanup: () => {} }) },
 ]
 
+const loadAtStart = loadavg()[0]
 const results = []
 try {
   for (const scenario of scenarios) {
@@ -128,7 +129,8 @@ try {
 
 const fmt = (ms: number) => `${ms.toFixed(0)} ms`
 const spread = (values: number[]) => `${fmt(Math.min(...values))}–${fmt(Math.max(...values))}`
-console.log(`Cold start to the first 200 on /health, median of ${RUNS} runs (min–max in brackets)\n`)
+console.log(`Cold start to the first 200 on /health, median of ${RUNS} runs (min–max in brackets)`)
+console.log(`${cpus().length} CPUs, Bun ${Bun.version}; 1-minute load average ${loadAtStart.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end\n`)
 console.log('| storage | `dist/trellis` | `bun src/server.ts` | source ÷ binary |')
 console.log('|---|---|---|---|')
 for (const r of results)

@@ -78,7 +78,7 @@ describe('the compiled binary, alone in an empty directory', () => {
       expect(help.stdout).toContain(command)
   })
 
-  test('migrate, token create and serve on the embedded PGlite in ./data; plants, the UI, docs.json and chat all answer', async () => {
+  test('migrate, token create|list|revoke and serve on the embedded PGlite in ./data; plants, the UI, docs.json and chat all answer', async () => {
     const migrated = await run(['migrate'])
     expect(migrated.stderr).toBe('')
     expect(migrated.stdout).toContain('applied 0000_init')
@@ -89,6 +89,11 @@ describe('the compiled binary, alone in an empty directory', () => {
     const token = created.stdout.match(/trl_[A-Za-z0-9_-]{43}/)?.[0]
     expect(token).toBeDefined()
     expect((await run(['token', 'list'])).stdout).toContain('\talice\tplants:read,plants:write,chat')
+    const doomed = (await run(['token', 'create', '--owner', 'mallory'])).stdout.match(/created (tok_\S+)/)![1]
+    expect((await run(['token', 'revoke', doomed])).code).toBe(0)
+    const row = (await run(['token', 'list'])).stdout.split('\n').find((line) => line.startsWith(`${doomed}\t`))!
+    const [, owner, , , revokedAt] = row.split('\t')
+    expect({ owner, revoked: revokedAt !== '-' && !Number.isNaN(Date.parse(revokedAt)) }).toEqual({ owner: 'mallory', revoked: true })
 
     const server = await serve()
     try {
