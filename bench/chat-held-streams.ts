@@ -12,7 +12,7 @@
  * Reports the server's RSS (VmRSS from /proc) idle after a warm-up and at its peak while all
  * streams are open at once, and the difference per stream; plus the pace each stream saw.
  *
- *   bun bench/chat-held-streams.ts [--streams 5000] [--rate 20] [--tokens 200]
+ *   bun bench/chat-held-streams.ts [--streams 5000] [--rate 20] [--tokens 200] [--rounds 2]
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -27,6 +27,8 @@ const argument = (name: string, fallback: string) => {
 const STREAMS = argument('streams', '5000')
 const RATE = argument('rate', '20')
 const TOKENS = argument('tokens', '200')
+/** Rounds of STREAMS streams against the same server: a second round that peaks no higher shows a high-water mark, not a leak. */
+const ROUNDS = argument('rounds', '2')
 /** Connections opened per batch, and the pause between batches, so the accept queue never overflows. */
 const BATCH = 250
 const BATCH_PAUSE_MS = 25
@@ -62,15 +64,32 @@ async function main() {
   if (warm.some((outcome) => !outcome.ok)) throw new Error(`warm-up failed: ${warm.find((outcome) => !outcome.ok)!.reason}`)
   await Bun.sleep(2000)
   const idleRss = rssOf(server.pid)
+  console.log(`streams: ${STREAMS} per round, ${TOKENS} tokens each at ${RATE} tokens/s (ECHO_TOKEN_DELAY_MS=${1000 / RATE}); server RSS idle after warm-up: ${mb(idleRss)} MB`)
 
-  let peakRss = idleRss
+  let dropped = 0
+  for (let round = 1; round <= ROUNDS; round++) {
+    const result = await holdRound(port, request)
+    dropped += result.dropped
+    await Bun.sleep(2000)
+    console.log(`round ${round}: ${result.report}`)
+    console.log(`  server RSS peak ${mb(result.peakRss)} MB with all streams open → ${kb((result.peakRss - idleRss) / STREAMS)} KB per held stream over idle (target ≤ 30 KB); ${mb(rssOf(server.pid))} MB 2 s after the round`)
+  }
+  return dropped === 0 ? 0 : 1
+}
+
+const kb = (bytes: number) => (bytes / 1024).toFixed(1)
+const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1)
+
+/** Opens STREAMS streams in batches, waits for all of them, and sums up. */
+async function holdRound(port: number, request: Uint8Array) {
+  let peakRss = 0
   let open = 0
   let allOpenAt = 0
   let ended = 0
   const sampler = setInterval(() => {
     if (open === STREAMS) peakRss = Math.max(peakRss, rssOf(server!.pid))
   }, 100)
-  const progress = setInterval(() => console.error(`… ${open} open, ${ended} ended, server RSS ${(rssOf(server!.pid) / 2 ** 20).toFixed(0)} MB`), 2000)
+  const progress = setInterval(() => console.error(`… ${open} open, ${ended} ended, server RSS ${mb(rssOf(server!.pid))} MB`), 2000)
 
   const started = performance.now()
   const pending: Promise<Outcome>[] = []
@@ -92,22 +111,19 @@ async function main() {
   clearInterval(progress)
   const finished = performance.now()
 
-  const dropped = outcomes.filter((outcome) => !outcome.ok)
+  const failed = outcomes.filter((outcome) => !outcome.ok)
   const reasons = new Map<string, number>()
-  for (const outcome of dropped) reasons.set(outcome.reason!, (reasons.get(outcome.reason!) ?? 0) + 1)
+  for (const outcome of failed) reasons.set(outcome.reason!, (reasons.get(outcome.reason!) ?? 0) + 1)
   const paces = outcomes.filter((outcome) => outcome.ok).map((outcome) => TOKENS / ((outcome.endedAt - outcome.firstEventAt) / 1000))
   const ttfts = outcomes.map((outcome) => outcome.firstEventAt - outcome.startedAt)
   const firstEnd = Math.min(...outcomes.map((outcome) => outcome.endedAt))
-
-  const kb = (bytes: number) => (bytes / 1024).toFixed(1)
-  console.log(`streams: ${STREAMS}, ${TOKENS} tokens each at ${RATE} tokens/s (ECHO_TOKEN_DELAY_MS=${1000 / RATE})`)
-  console.log(`completed: ${outcomes.length - dropped.length}, dropped: ${dropped.length}${dropped.length ? ` (${[...reasons].map(([reason, count]) => `${count}× ${reason}`).join(', ')})` : ''}`)
-  console.log(`all ${STREAMS} open at once: ${allOpenAt ? `yes, from ${((allOpenAt - started) / 1000).toFixed(1)} s until the first stream ended at ${((firstEnd - started) / 1000).toFixed(1)} s` : 'no'}`)
-  console.log(`server RSS: idle ${kb(idleRss / 1024)} MB → peak ${kb(peakRss / 1024)} MB with all streams open`)
-  console.log(`RSS per held stream: ${kb((peakRss - idleRss) / STREAMS)} KB (target ≤ 30 KB)`)
-  console.log(`pace per stream, tokens/s: p50 ${percentile(paces, 50).toFixed(1)}, p5 ${percentile(paces, 5).toFixed(1)}, min ${Math.min(...paces).toFixed(1)}`)
-  console.log(`time to first event: p50 ${percentile(ttfts, 50).toFixed(0)} ms, p99 ${percentile(ttfts, 99).toFixed(0)} ms; whole run ${((finished - started) / 1000).toFixed(1)} s`)
-  return dropped.length === 0 ? 0 : 1
+  const report = [
+    `completed ${outcomes.length - failed.length}, dropped ${failed.length}${failed.length ? ` (${[...reasons].map(([reason, count]) => `${count}× ${reason}`).join(', ')})` : ''}`,
+    `all ${STREAMS} open at once: ${allOpenAt ? `yes, from ${((allOpenAt - started) / 1000).toFixed(1)} s until the first stream ended at ${((firstEnd - started) / 1000).toFixed(1)} s` : 'no'}`,
+    `pace per stream p50 ${percentile(paces, 50).toFixed(1)} tokens/s (p5 ${percentile(paces, 5).toFixed(1)}, min ${Math.min(...paces).toFixed(1)})`,
+    `first event p50 ${percentile(ttfts, 50).toFixed(0)} ms, p99 ${percentile(ttfts, 99).toFixed(0)} ms; round took ${((finished - started) / 1000).toFixed(1)} s`,
+  ].join('; ')
+  return { dropped: failed.length, peakRss, report }
 }
 
 /**

@@ -41,8 +41,6 @@ export type EventStreamOptions = {
   onClose?: () => void
 }
 
-type Next<T> = IteratorResult<T> | { timedOut: true }
-
 /**
  * Turns provider chunks into an SSE `Response`, deciding first whether the response can
  * still be an HTTP error: it waits for the first chunk until the first keep-alive tick.
@@ -50,20 +48,22 @@ type Next<T> = IteratorResult<T> | { timedOut: true }
  * once the tick passes or a chunk arrives, the response is committed as a 200 stream and
  * later failures become a `data: {"error":…}` event followed by close, without `[DONE]`.
  *
- * The stream is pull-driven, so a slow client slows the provider instead of queueing chunks.
+ * Chunks are pulled, so a slow client slows the provider instead of queueing chunks.
+ * Keep-alives come from one timer per stream, checked every quarter interval, rather than
+ * a timer per chunk: with thousands of streams, per-chunk timers and promises were most
+ * of the garbage. So a silent stream sends one every 1 to 1.25 intervals.
  */
 export async function openEventStream<T>(chunks: AsyncIterable<T>, options: EventStreamOptions): Promise<Response> {
   const { state, abort } = options
   const keepAliveMs = options.keepAliveMs ?? KEEP_ALIVE_MS
   const iterator = chunks[Symbol.asyncIterator]()
-  let pending: Promise<IteratorResult<T>> | undefined
-  let finished = false
   let closed = false
+  let ticker: ReturnType<typeof setInterval> | undefined
 
   const close = () => {
-    finished = true
     if (closed) return
     closed = true
+    clearInterval(ticker)
     options.onClose?.()
   }
   const stop = () => {
@@ -71,18 +71,13 @@ export async function openEventStream<T>(chunks: AsyncIterable<T>, options: Even
     abort.abort()
     iterator.return?.().catch(() => {})
   }
-  const next = (): Promise<Next<T>> => {
-    if (!pending) {
-      pending = iterator.next()
-      // A stream cancelled while a chunk is awaited would otherwise leave an unhandled rejection.
-      pending.catch(() => {})
-    }
-    return withTimeout(pending, keepAliveMs)
-  }
 
-  let first: Next<T>
+  const pending = iterator.next()
+  // A stream cancelled while a chunk is awaited would otherwise leave an unhandled rejection.
+  pending.catch(() => {})
+  let first: IteratorResult<T> | undefined
   try {
-    first = await next()
+    first = await beforeTimeout(pending, keepAliveMs)
   } catch (error) {
     abort.abort()
     close()
@@ -90,31 +85,43 @@ export async function openEventStream<T>(chunks: AsyncIterable<T>, options: Even
   }
   state.committed = true
 
-  const encodeResult = (result: Next<T>, controller: ReadableStreamDefaultController<Uint8Array>) => {
-    if ('timedOut' in result) return controller.enqueue(KEEP_ALIVE)
-    pending = undefined
-    if (result.done) {
-      close()
-      controller.enqueue(DONE)
-      return controller.close()
-    }
-    controller.enqueue(encodeEvent(result.value))
+  let lastWriteAt = 0
+  const write = (controller: ReadableStreamDefaultController<Uint8Array>, bytes: Uint8Array) => {
+    controller.enqueue(bytes)
+    lastWriteAt = performance.now()
+  }
+  /** Writes a chunk, or `[DONE]` and the end of the stream. */
+  const writeResult = (controller: ReadableStreamDefaultController<Uint8Array>, result: IteratorResult<T>) => {
+    if (!result.done) return write(controller, encodeEvent(result.value))
+    close()
+    controller.enqueue(DONE)
+    controller.close()
+  }
+  const fail = (controller: ReadableStreamDefaultController<Uint8Array>, error: unknown) => {
+    if (closed) return
+    options.onStreamError?.(error)
+    controller.enqueue(encodeEvent(openAIErrorBody(toOpenAIError(error))))
+    controller.close()
+    stop()
   }
 
+  let awaitingFirst = first === undefined
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
-      encodeResult(first, controller)
+      ticker = setInterval(() => {
+        if (!closed && performance.now() - lastWriteAt >= keepAliveMs) write(controller, KEEP_ALIVE)
+      }, Math.max(1, keepAliveMs / 4))
+      if (first) return writeResult(controller, first)
+      write(controller, KEEP_ALIVE)
     },
     async pull(controller) {
-      if (finished) return
+      if (closed) return
       try {
-        encodeResult(await next(), controller)
+        const result = awaitingFirst ? await pending : await iterator.next()
+        awaitingFirst = false
+        if (!closed) writeResult(controller, result)
       } catch (error) {
-        if (finished) return
-        options.onStreamError?.(error)
-        controller.enqueue(encodeEvent(openAIErrorBody(toOpenAIError(error))))
-        controller.close()
-        stop()
+        fail(controller, error)
       }
     },
     cancel() {
@@ -124,11 +131,11 @@ export async function openEventStream<T>(chunks: AsyncIterable<T>, options: Even
   return new Response(body, { status: 200, headers: SSE_HEADERS })
 }
 
-/** Resolves with the promise's result, or `{timedOut: true}` after `ms`; the promise keeps running. */
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | { timedOut: true }> {
+/** The promise's result, or undefined once `ms` pass first; the promise keeps running. */
+function beforeTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
   let timer: ReturnType<typeof setTimeout> | undefined
-  const tick = new Promise<{ timedOut: true }>((resolve) => {
-    timer = setTimeout(() => resolve({ timedOut: true }), ms)
+  const tick = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms)
   })
   return Promise.race([promise, tick]).finally(() => clearTimeout(timer))
 }
