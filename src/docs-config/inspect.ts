@@ -2,7 +2,7 @@ import type { TSchema } from 'elysia'
 import { escapePointerToken } from './json-source'
 import { describeValue, fieldName, isPlainObject, quote, type Finding } from './finding'
 import { resolveSchema as resolve } from './schema'
-import { hasJsonType, planOf, type Plan } from './plan'
+import { accepts, hasJsonType, planOf, type Plan } from './plan'
 import { closestMatch } from './suggest'
 
 /**
@@ -123,6 +123,7 @@ function unknownProperty(plan: Plan, key: string, pointer: string): Finding {
 
 function array(plan: Plan, value: unknown, pointer: string, findings: Finding[]): void {
   if (!Array.isArray(value)) return mismatch(plan.schema, value, pointer, findings)
+  if (plan.holdsObjects && accepts(plan, value)) return unknowns(plan, value, pointer, findings)
   const minimum = plan.minItems
   if (minimum !== undefined && value.length < minimum) {
     const rule = `is empty; it needs at least ${minimum} item${minimum === 1 ? '' : 's'}`

@@ -1,5 +1,6 @@
 import type { TSchema } from 'elysia'
-import { resolveSchema } from './schema'
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
+import { copySchema, resolveSchema } from './schema'
 
 /**
  * The docs.json schema turned into plain objects of one shape, for the walks that run on every validation.
@@ -27,6 +28,8 @@ export interface Plan {
   holdsObjects: boolean
   /** True when some property below this schema has a default to fill in. */
   holdsDefaults: boolean
+  /** This schema compiled on its own, on first use by {@link accepts}. */
+  compiled: TypeCheck<TSchema> | undefined
 }
 
 const PLANS = new Map<TSchema, Plan>()
@@ -50,6 +53,7 @@ export function planOf(schema: TSchema): Plan {
     pattern: typeof resolved.pattern === 'string' ? new RegExp(resolved.pattern) : undefined,
     holdsObjects: false,
     holdsDefaults: false,
+    compiled: undefined,
   }
   // Registered before its children, so the recursive navigation group refers back to this same plan.
   PLANS.set(resolved, plan)
@@ -96,4 +100,22 @@ export function hasJsonType(schema: TSchema, value: unknown): boolean {
     default:
       return typeof value === schema.type
   }
+}
+
+/**
+ * Whether the compiled schema accepts `value`. The explaining walk asks this of big subtrees (arrays of
+ * objects, such as navigation) so that, when only one field elsewhere is wrong, it does not explain-walk
+ * thousands of valid pages.
+ */
+export function accepts(plan: Plan, value: unknown): boolean {
+  plan.compiled ??= TypeCompiler.Compile(inlineReferences(plan.schema))
+  return plan.compiled.Check(value)
+}
+
+/**
+ * A part of the schema cut out on its own may point (`$ref`) at the recursive navigation group it sits in;
+ * compiled alone, that reference would dangle, so it is replaced by the whole recursive schema.
+ */
+function inlineReferences(schema: TSchema): TSchema {
+  return typeof schema.$ref === 'string' ? resolveSchema(schema) : copySchema(schema, inlineReferences)
 }

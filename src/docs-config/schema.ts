@@ -328,15 +328,24 @@ export const DOCS_CONFIG_CHECK = TypeCompiler.Compile(DocsConfigSchema)
 export const CLOSED_DOCS_CONFIG_CHECK = TypeCompiler.Compile(closeObjects(DocsConfigSchema))
 
 function closeObjects<T extends TSchema>(schema: T): T {
+  const copy = copySchema(schema, closeObjects)
+  if (schema.type === 'object') (copy as Record<string, unknown>).additionalProperties = false
+  return copy
+}
+
+/**
+ * A copy of one schema node (TypeBox's symbol-keyed markers included) whose children (properties, items,
+ * union branches) are replaced by `child(…)` of them. Derived schemas are built with it.
+ */
+export function copySchema<T extends TSchema>(schema: T, child: (schema: TSchema) => TSchema): T {
   const copy: Record<string | symbol, unknown> = { ...(schema as Record<string | symbol, unknown>) }
-  if (schema.type === 'object') copy.additionalProperties = false
   if (schema.properties) {
     copy.properties = Object.fromEntries(
-      Object.entries(schema.properties as Record<string, TSchema>).map(([key, value]) => [key, closeObjects(value)]),
+      Object.entries(schema.properties as Record<string, TSchema>).map(([key, value]) => [key, child(value)]),
     )
   }
-  if (schema.items) copy.items = closeObjects(schema.items)
-  if (schema.anyOf) copy.anyOf = (schema.anyOf as TSchema[]).map(closeObjects)
+  if (schema.items) copy.items = child(schema.items)
+  if (schema.anyOf) copy.anyOf = (schema.anyOf as TSchema[]).map(child)
   return copy as T
 }
 
