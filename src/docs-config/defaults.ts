@@ -18,7 +18,9 @@ function fill(plan: Plan, value: unknown): void {
   } else if (plan.kind === 'array' && Array.isArray(value) && plan.items !== undefined) {
     for (const item of value) fill(plan.items, item)
   } else if (plan.kind === 'object' && isPlainObject(value)) {
-    for (const [key, property] of plan.properties) {
+    for (let index = 0; index < plan.keys.length; index++) {
+      const key = plan.keys[index]
+      const property = plan.propertyPlans[index]
       if (value[key] === undefined) {
         if (property.schema.default !== undefined) value[key] = copy(property.schema.default)
       } else fill(property, value[key])

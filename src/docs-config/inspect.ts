@@ -93,9 +93,10 @@ function object(plan: Plan, value: unknown, pointer: string, findings: Finding[]
       ...(property !== undefined ? { expected: describeSchema(property.schema) } : {}),
     })
   }
-  for (const [key, property] of plan.properties) {
+  for (let index = 0; index < plan.keys.length; index++) {
+    const key = plan.keys[index]
     const child = value[key]
-    if (child !== undefined) walk(property, child, `${pointer}/${escapePointerToken(key)}`, findings)
+    if (child !== undefined) walk(plan.propertyPlans[index], child, `${pointer}/${escapePointerToken(key)}`, findings)
   }
   for (const key in value) {
     if (findings.length >= FINDING_LIMIT) return

@@ -14,6 +14,8 @@ export interface Plan {
   /** Objects: the known properties, their names, the required ones, and whether others are errors. */
   properties: Map<string, Plan>
   keys: string[]
+  /** The properties' plans in `keys` order, for loops that must not allocate. */
+  propertyPlans: Plan[]
   required: string[]
   closed: boolean
   /** Arrays. */
@@ -44,6 +46,7 @@ export function planOf(schema: TSchema): Plan {
     schema: resolved,
     properties: new Map(),
     keys: [],
+    propertyPlans: [],
     required: resolved.required ?? [],
     closed: resolved.additionalProperties === false,
     items: undefined,
@@ -70,6 +73,7 @@ export function planOf(schema: TSchema): Plan {
       plan.properties.set(key, planOf(property))
     }
     plan.keys = [...plan.properties.keys()]
+    plan.propertyPlans = [...plan.properties.values()]
   } else if (resolved.type === 'array' && resolved.items !== undefined) {
     plan.kind = 'array'
     plan.items = planOf(resolved.items)
