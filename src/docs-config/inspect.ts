@@ -17,7 +17,8 @@ const KEY_ALIASES: Readonly<Record<string, string>> = { twitter: 'x' }
 /**
  * Walks a parsed value alongside the TypeBox schema (read as the JSON Schema it is) and, in one pass,
  * reports every type, enum, pattern, required and size problem with a readable message; reports unknown
- * properties (warnings, or errors where the schema closes the object) with a suggestion.
+ * properties (warnings, or errors where the schema closes the object) with a suggestion. Arrays of objects
+ * that the compiled schema accepts as a whole (a long navigation) are only searched for unknown keys.
  *
  * Unions in the docs.json schema differ by JSON type (a string or an object, a string or an array), so the
  * branch is chosen by type; a value of no branch's type gets one line naming every branch.
@@ -41,9 +42,9 @@ function unknowns(plan: Plan, value: unknown, pointer: string, findings: Finding
   } else if (plan.kind === 'array') {
     if (!Array.isArray(value) || plan.items === undefined || !plan.items.holdsObjects) return
     for (let index = 0; index < value.length; index++) {
+      if (findings.length >= FINDING_LIMIT) return
       const item = value[index]
       // Pages are mostly strings; only objects can hold unknown keys.
-      if (findings.length >= FINDING_LIMIT) return
       if (typeof item === 'object' && item !== null) unknowns(plan.items, item, `${pointer}/${index}`, findings)
     }
   } else if (plan.kind === 'object' && isPlainObject(value)) {
@@ -127,7 +128,8 @@ function array(plan: Plan, value: unknown, pointer: string, findings: Finding[])
   if (plan.holdsObjects && accepts(plan, value)) return unknowns(plan, value, pointer, findings)
   const minimum = plan.minItems
   if (minimum !== undefined && value.length < minimum) {
-    const rule = `is empty; it needs at least ${minimum} item${minimum === 1 ? '' : 's'}`
+    const needs = `it needs at least ${minimum} item${minimum === 1 ? '' : 's'}`
+    const rule = value.length === 0 ? `is empty; ${needs}` : `has only ${value.length}; ${needs}`
     findings.push(valueError(pointer, `${fieldName(pointer)} ${rule}`, plan.schema, value))
   }
   const items = plan.items
