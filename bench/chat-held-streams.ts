@@ -1,20 +1,28 @@
 /**
  * Held-streams benchmark: how many concurrent chat streams Trellis holds, and what each costs.
  *
- * Starts the real server (`bun src/server.ts`, its own process, embedded PGlite in a scratch
- * directory) with the `echo` provider paced at `--rate` tokens per second, then opens
+ * Starts Trellis in its own process (this file with `--serve`: the same bootstrap and
+ * Bun.serve as src/server.ts, embedded PGlite in a scratch directory, plus a way to ask it
+ * for a full GC) with the `echo` provider paced at `--rate` tokens per second, then opens
  * `--streams` concurrent `stream: true` requests from this process over raw HTTP/1.1 sockets
  * (no client-side connection pool to get in the way), each asking for `--tokens` tokens.
  *
  * Checks every stream: status 200, exactly tokens + 2 `data:` chunk events (role, one per
  * token, finish), no error event, and `data: [DONE]` last. Any other outcome is a drop.
  *
- * Reports the server's RSS (VmRSS from /proc) idle after a warm-up and at its peak while all
- * streams are open at once, and the difference per stream; plus the pace each stream saw.
+ * Reports the server's RSS per held stream two ways, both over the RSS idle after a warm-up:
+ * - retained: RSS after a full GC (Bun.gc(true)) in the server while all streams are open,
+ *   compared with the same after the warm-up: what holding a stream costs;
+ * - peak: the highest RSS sampled (VmRSS from /proc, every 100 ms) while all streams are
+ *   open, with the garbage of 100,000 events a second that the GC has not yet collected.
+ * Plus the pace each stream saw, and whether a second round peaks higher (a leak) or not.
  *
  *   bun bench/chat-held-streams.ts [--streams 5000] [--rate 20] [--tokens 200] [--rounds 2]
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { heapStats } from 'bun:jsc'
+import { bootstrap } from '../src/bootstrap'
+import { loadConfig } from '../src/config'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Socket, Subprocess } from 'bun'
@@ -33,12 +41,16 @@ const ROUNDS = argument('rounds', '2')
 const BATCH = 250
 const BATCH_PAUSE_MS = 25
 
-const scratch = mkdtempSync(join(tmpdir(), 'trellis-held-'))
+let scratch = ''
 let server: Subprocess | undefined
+
+type AfterGc = { rss: number; heap: number }
+type GcProbe = { afterGc: () => Promise<AfterGc> }
 
 type Outcome = { ok: boolean; reason?: string; events: number; firstEventAt: number; endedAt: number; startedAt: number }
 
 async function main() {
+  scratch = mkdtempSync(join(tmpdir(), 'trellis-held-'))
   const port = await freePort()
   const env = {
     HOST: '127.0.0.1',
@@ -49,7 +61,9 @@ async function main() {
     ECHO_TOKEN_DELAY_MS: String(1000 / RATE),
   }
   const token = await createToken(env)
-  server = Bun.spawn(['bun', 'src/server.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdout: 'ignore', stderr: 'inherit' })
+  const child = Bun.spawn(['bun', 'bench/chat-held-streams.ts', '--serve'], { cwd: ROOT, env: { ...process.env, ...env }, stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' })
+  server = child
+  const probe = gcProbe(child)
   await waitUntilServing(port)
 
   const words = Array.from({ length: TOKENS }, (_, i) => `w${i}`).join(' ')
@@ -63,16 +77,23 @@ async function main() {
   const warm = await Promise.all(Array.from({ length: 100 }, () => oneStream(port, request, TOKENS)))
   if (warm.some((outcome) => !outcome.ok)) throw new Error(`warm-up failed: ${warm.find((outcome) => !outcome.ok)!.reason}`)
   await Bun.sleep(2000)
-  const idleRss = rssOf(server.pid)
-  console.log(`streams: ${STREAMS} per round, ${TOKENS} tokens each at ${RATE} tokens/s (ECHO_TOKEN_DELAY_MS=${1000 / RATE}); server RSS idle after warm-up: ${mb(idleRss)} MB`)
+  const idle = await probe.afterGc()
+  const idleRss = idle.rss
+  console.log(`streams: ${STREAMS} per round, ${TOKENS} tokens each at ${RATE} tokens/s (ECHO_TOKEN_DELAY_MS=${1000 / RATE})`)
+  console.log(`server idle after warm-up and a full GC: RSS ${mb(idle.rss)} MB, JS heap ${mb(idle.heap)} MB`)
 
   let dropped = 0
   for (let round = 1; round <= ROUNDS; round++) {
-    const result = await holdRound(port, request)
+    const result = await holdRound(port, request, probe)
     dropped += result.dropped
     await Bun.sleep(2000)
     console.log(`round ${round}: ${result.report}`)
-    console.log(`  server RSS peak ${mb(result.peakRss)} MB with all streams open → ${kb((result.peakRss - idleRss) / STREAMS)} KB per held stream over idle (target ≤ 30 KB); ${mb(rssOf(server.pid))} MB 2 s after the round`)
+    const perStream = (bytes: number, base: number) => `${kb((bytes - base) / STREAMS)} KB per stream`
+    console.log(
+      `  all ${STREAMS} open: RSS peak ${mb(result.peakRss)} MB → ${perStream(result.peakRss, idleRss)} (target ≤ 30 KB); ` +
+        `after a full GC: RSS ${mb(result.held.rss)} MB (→ ${perStream(result.held.rss, idleRss)}; freed pages stay mapped), ` +
+        `JS heap ${mb(result.held.heap)} MB → ${perStream(result.held.heap, idle.heap)} live`,
+    )
   }
   return dropped === 0 ? 0 : 1
 }
@@ -81,8 +102,9 @@ const kb = (bytes: number) => (bytes / 1024).toFixed(1)
 const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1)
 
 /** Opens STREAMS streams in batches, waits for all of them, and sums up. */
-async function holdRound(port: number, request: Uint8Array) {
+async function holdRound(port: number, request: Uint8Array, probe: GcProbe) {
   let peakRss = 0
+  let held: Promise<AfterGc> | undefined
   let open = 0
   let allOpenAt = 0
   let ended = 0
@@ -97,7 +119,10 @@ async function holdRound(port: number, request: Uint8Array) {
     pending.push(
       oneStream(port, request, TOKENS, () => {
         open++
-        if (open === STREAMS) allOpenAt = performance.now()
+        if (open === STREAMS && !allOpenAt) {
+          allOpenAt = performance.now()
+          held = probe.afterGc()
+        }
       }).then((outcome) => {
         if (outcome.firstEventAt) open--
         ended++
@@ -123,7 +148,7 @@ async function holdRound(port: number, request: Uint8Array) {
     `pace per stream p50 ${percentile(paces, 50).toFixed(1)} tokens/s (p5 ${percentile(paces, 5).toFixed(1)}, min ${Math.min(...paces).toFixed(1)})`,
     `first event p50 ${percentile(ttfts, 50).toFixed(0)} ms, p99 ${percentile(ttfts, 99).toFixed(0)} ms; round took ${((finished - started) / 1000).toFixed(1)} s`,
   ].join('; ')
-  return { dropped: failed.length, peakRss, report }
+  return { dropped: failed.length, peakRss, held: held ? await held : { rss: NaN, heap: NaN }, report }
 }
 
 /**
@@ -208,6 +233,43 @@ function oneStream(port: number, request: Uint8Array, tokens: number, onOpen?: (
   })
 }
 
+/** Asks the `--serve` child for a full GC and its RSS and JS heap size afterwards, one line each way. */
+function gcProbe(child: Subprocess<'pipe', 'pipe', 'inherit'>): GcProbe {
+  const reader = child.stdout.getReader()
+  const decoder = new TextDecoder()
+  let buffered = ''
+  return {
+    async afterGc() {
+      child.stdin.write('gc\n')
+      child.stdin.flush()
+      while (!buffered.includes('\n')) {
+        const { done, value } = await reader.read()
+        if (done) throw new Error('server exited')
+        buffered += decoder.decode(value, { stream: true })
+      }
+      const line = buffered.slice(0, buffered.indexOf('\n'))
+      buffered = buffered.slice(line.length + 1)
+      return JSON.parse(line) as AfterGc
+    },
+  }
+}
+
+/** The `--serve` child: Trellis as src/server.ts builds it, answering `gc` on stdin with its RSS and heap after a full GC. */
+async function serveForBench() {
+  const config = loadConfig(process.env)
+  let listening: ReturnType<typeof Bun.serve> | undefined
+  const { app } = await bootstrap(config, { onLongLivedRequest: (request) => listening?.timeout(request, 0) })
+  listening = Bun.serve({ port: config.port, hostname: config.host, idleTimeout: config.idleTimeout, fetch: app.fetch })
+  const decoder = new TextDecoder()
+  const reader = Bun.stdin.stream().getReader()
+  for (let piece = await reader.read(); !piece.done; piece = await reader.read()) {
+    for (const _request of decoder.decode(piece.value).split('\n').filter(Boolean)) {
+      Bun.gc(true)
+      process.stdout.write(`${JSON.stringify({ rss: process.memoryUsage.rss(), heap: heapStats().heapSize })}\n`)
+    }
+  }
+}
+
 function rssOf(pid: number): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
   return Number(match![1]) * 1024
@@ -247,12 +309,16 @@ async function waitUntilServing(port: number) {
   throw new Error('server did not start')
 }
 
-let code = 1
-try {
-  code = await main()
-} finally {
-  server?.kill()
-  await server?.exited
-  rmSync(scratch, { recursive: true, force: true })
+if (Bun.argv.includes('--serve')) {
+  await serveForBench()
+} else {
+  let code = 1
+  try {
+    code = await main()
+  } finally {
+    server?.kill()
+    await server?.exited
+    if (scratch) rmSync(scratch, { recursive: true, force: true })
+  }
+  process.exit(code)
 }
-process.exit(code)

@@ -25,8 +25,8 @@ export function parseChatRequest(text: string): ChatCompletionRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw badRequest('The request body must be a JSON object.', null)
   }
-  const issue = requestCheck.Errors(body).First()
-  if (issue) throw describeIssue(issue)
+  // Check first: walking Errors() on a valid body costs far more than the compiled check.
+  if (!requestCheck.Check(body)) throw describeIssue(requestCheck.Errors(body).First()!)
   const request = body as ChatCompletionRequest
   checkRules(request)
   return request
