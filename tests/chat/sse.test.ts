@@ -68,7 +68,6 @@ describe('framing', () => {
   test('headers, then every event exactly "data: <one-line JSON>\\n\\n", then "data: [DONE]\\n\\n" and close', async () => {
     const app = await chatApp()
     const response = await app.chat(streamBody())
-    if (response.status !== 200) console.log(await response.text(), app.logs)
     expect(response.status).toBe(200)
     expect(response.headers.get('content-type')).toBe('text/event-stream')
     expect(response.headers.get('cache-control')).toBe('no-cache')
