@@ -45,9 +45,15 @@ async function respond(handler: FetchHandler, req: IncomingMessage, res: ServerR
     abort.abort(new Error('the client closed the connection'))
     void reader?.cancel().catch(() => {})
   })
+  let request: Request
   let response: Response
   try {
-    response = await handler(toRequest(req, abort.signal))
+    request = toRequest(req, abort.signal)
+  } catch {
+    return void res.writeHead(400, { 'content-type': 'application/json', connection: 'close' }).end('{"error":400,"message":"malformed request target or Host header"}')
+  }
+  try {
+    response = await handler(request)
   } catch {
     response = Response.json({ error: 500, message: 'internal error' }, { status: 500 })
   }
