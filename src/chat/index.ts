@@ -116,10 +116,14 @@ export function chatPlugin(deps: ChatDeps) {
   return new Elysia({ name: 'chat' })
     .use(authPlugin(deps.tokens))
     .onError(({ code, error, request }) => {
-      if (code === 'VALIDATION') return openAIErrorResponse(describeIssue((error as ValidationError).valueError!).init)
+      if (code === 'VALIDATION') {
+        const issue = (error as ValidationError).valueError
+        return openAIErrorResponse(issue ? describeIssue(issue).init : { status: 400, message: 'The request is invalid.' })
+      }
       if (code === 'PARSE') return openAIErrorResponse({ status: 400, message: 'We could not parse the JSON body of your request.' })
       const init = toOpenAIError(error)
-      if (init.isInternal || init.status >= 500) logFailure(deps.logger, error, request, 'chat request failed')
+      // A client that hung up before the first byte aborted its own request; nothing to report.
+      if ((init.isInternal || init.status >= 500) && !request.signal.aborted) logFailure(deps.logger, error, request, 'chat request failed')
       return openAIErrorResponse(init)
     })
     .post('/chat/completions', complete, completeHook)

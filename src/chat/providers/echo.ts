@@ -9,7 +9,7 @@ import type {
   ToolCall,
   Usage,
 } from '../model'
-import type { ChatCompletion, ChatCompletionChunk, ChatProvider, ChatRequest } from './provider'
+import type { ChatCompletionChunk, ChatProvider, ChatRequest } from './provider'
 import { contentText, promptTokens, PromptCache, tokenize } from './tokenizer'
 
 /**
@@ -88,8 +88,7 @@ export function createEchoProvider(options: EchoOptions = {}): ChatProvider {
       const id = completionId()
       const created = unixSeconds(clock)
       const model = request.model
-      // A literal per chunk, not a spread of a template: with thousands of streams the
-      // spread's slower, larger objects showed up as memory.
+      // One object literal per chunk (not a spread of a template), so every chunk has one shape.
       const chunk = (choices: ChunkChoice[], usage?: Usage | null): ChatCompletionChunk =>
         usage === undefined
           ? { id, object: 'chat.completion.chunk', created, model, system_fingerprint: SYSTEM_FINGERPRINT, choices }
@@ -348,8 +347,7 @@ function randomHex(bytes: number): string {
 
 /**
  * Sleeps for one stream until each due time, waking early when `signal` aborts. One abort
- * listener serves the whole stream: adding and removing one per token was measurable
- * garbage with thousands of paced streams.
+ * listener serves the whole stream rather than one added and removed per token.
  */
 function pacer(signal: AbortSignal) {
   let timer: ReturnType<typeof setTimeout> | undefined
