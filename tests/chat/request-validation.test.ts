@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
-import { makeChatApp, USER } from './chat-app'
+import { createEchoProvider } from '../../src/chat/providers/echo'
+import type { ChatProvider, ChatRequest } from '../../src/chat/providers/provider'
+import { makeChatApp, registryOf, USER } from './chat-app'
 
 // Each app starts on a fresh database; the first one in a process takes seconds.
 setDefaultTimeout(30_000)
@@ -83,6 +85,20 @@ describe('what is accepted', () => {
   test('unknown fields are passed through, not rejected', async () => {
     const response = await app.chat({ ...base, vendor_option: { deep: true }, messages: [{ role: 'user', content: 'hi', vendor_tag: 1 }] })
     expect(response.status).toBe(200)
+  })
+
+  test('unknown fields reach the provider untouched, at the top level and inside messages', async () => {
+    const seen: ChatRequest[] = []
+    const echo = createEchoProvider()
+    const capturing: ChatProvider = { name: 'capturing', complete: (request, signal) => (seen.push(request), echo.complete(request, signal)), stream: echo.stream }
+    const own = await makeChatApp({ chat: { registry: registryOf({ capturing }), keepAliveMs: 15_000 } })
+    try {
+      const body = { model: 'capturing', messages: [{ role: 'user', content: 'hi', vendor_tag: { n: 1 } }], vendor_option: [1, 'two'], thinking: { type: 'enabled' } }
+      expect((await own.chat(body)).status).toBe(200)
+      expect(seen).toEqual([{ ...body, stream: false }])
+    } finally {
+      await own.close()
+    }
   })
 
   test('null for every optional field, as the OpenAI SDK may send', async () => {
