@@ -17,7 +17,7 @@
  *   open, with the garbage of 100,000 events a second that the GC has not yet collected.
  * Plus the pace each stream saw, and whether a second round peaks higher (a leak) or not.
  *
- *   bun bench/chat-held-streams.ts [--streams 5000] [--rate 20] [--tokens 200] [--rounds 2]
+ *   bun bench/chat-held-streams.ts [--streams 5000] [--rate 20] [--tokens 200] [--rounds 2] [--batch 250] [--batch-pause 25]
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { heapStats } from 'bun:jsc'
@@ -38,8 +38,8 @@ const TOKENS = argument('tokens', '200')
 /** Rounds of STREAMS streams against the same server: a second round that peaks no higher shows a high-water mark, not a leak. */
 const ROUNDS = argument('rounds', '2')
 /** Connections opened per batch, and the pause between batches, so the accept queue never overflows. */
-const BATCH = 250
-const BATCH_PAUSE_MS = 25
+const BATCH = argument('batch', '250')
+const BATCH_PAUSE_MS = argument('batch-pause', '25')
 
 let scratch = ''
 let server: Subprocess | undefined
