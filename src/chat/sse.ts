@@ -109,7 +109,13 @@ export async function openEventStream<T>(chunks: AsyncIterable<T>, options: Even
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
       ticker = setInterval(() => {
-        if (!closed && performance.now() - lastWriteAt >= keepAliveMs) write(controller, KEEP_ALIVE)
+        if (closed || performance.now() - lastWriteAt < keepAliveMs) return
+        try {
+          write(controller, KEEP_ALIVE)
+        } catch {
+          // The consumer went away without cancel() reaching us: stop like a cancel would.
+          stop()
+        }
       }, Math.max(1, keepAliveMs / 4))
       if (first) return writeResult(controller, first)
       write(controller, KEEP_ALIVE)
