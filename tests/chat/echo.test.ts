@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import type { ChatCompletionChunkObject, ChatCompletionResponse } from '../../src/chat/model'
 import { createEchoProvider, exampleFor, logprobFor } from '../../src/chat/providers/echo'
 import type { ChatRequest } from '../../src/chat/providers/provider'
-import { promptTokens, PromptCache, tokenize } from '../../src/chat/providers/tokenizer'
+import { leadingTokens, promptTokens, PromptCache, tokenize } from '../../src/chat/providers/tokenizer'
 
 /*
  * `echo` is deterministic and offline: it answers with the last user message, split by a
@@ -33,6 +33,15 @@ describe('tokenizer', () => {
   ])('%j', (text, tokens) => {
     expect(tokenize(text)).toEqual(tokens)
     expect(tokenize(text).join('')).toBe(text)
+  })
+
+  test.each([
+    ['Hello, world!', 2, 'Hello,', true],
+    ['Hello, world!', 4, 'Hello, world!', false],
+    ['Hello, world!', 0, '', true],
+    ['', 0, '', false],
+  ])('leadingTokens(%j, %d) keeps %j', (text, limit, kept, cut) => {
+    expect(leadingTokens(text, limit)).toEqual({ text: kept, count: tokenize(kept).length, cut })
   })
 
   test('prompt tokens: a role marker per message, then its text', () => {
@@ -195,6 +204,15 @@ describe('streaming', () => {
     const usage = chunks.at(-1)!.usage!
     expect(usage.completion_tokens_details!.reasoning_tokens).toBe(tokenize(reasoning).length)
     expect(usage.completion_tokens).toBe(tokenize(reasoning).length + 2)
+  })
+
+  test('max_tokens counts reasoning first: a budget it uses up leaves no content and finishes with length', async () => {
+    const chunks = await stream({ ...ask('Hi there', { max_tokens: 3, stream_options: { include_usage: true } }), model: 'echo-reasoner' })
+    const deltas = chunks.flatMap((chunk) => chunk.choices.map((choice) => choice.delta))
+    expect(deltas.map((delta) => delta.reasoning_content ?? '').join('')).toBe('Echo provider,')
+    expect(deltas.some((delta) => delta.content)).toBe(false)
+    expect(chunks.at(-2)!.choices[0]!.finish_reason).toBe('length')
+    expect(chunks.at(-1)!.usage).toMatchObject({ completion_tokens: 3, completion_tokens_details: { reasoning_tokens: 3 } })
   })
 
   test('a configured pace spaces the chunks', async () => {

@@ -10,7 +10,7 @@ import type {
   Usage,
 } from '../model'
 import type { ChatCompletionChunk, ChatProvider, ChatRequest } from './provider'
-import { contentText, promptTokens, PromptCache, tokenize } from './tokenizer'
+import { contentText, eachToken, leadingTokens, promptTokens, PromptCache, tokenize } from './tokenizer'
 
 /**
  * `echo`: the built-in offline provider. It is not a language model and does not pretend
@@ -63,12 +63,12 @@ export function createEchoProvider(options: EchoOptions = {}): ChatProvider {
       const answer = planAnswer(request, cache)
       const message: ResponseMessage = {
         role: 'assistant',
-        content: answer.toolCall ? null : answer.content.join(''),
+        content: answer.toolCall ? null : answer.content,
         refusal: null,
       }
-      if (answer.reasoning.length) message.reasoning_content = answer.reasoning.join('')
-      if (answer.toolCall) message.tool_calls = [{ ...answer.toolCall, function: { ...answer.toolCall.function, arguments: answer.argumentTokens.join('') } }]
-      const logprobs = request.logprobs ? { content: answer.content.map((token) => logprobFor(token, request.top_logprobs ?? 0)) } : null
+      if (answer.reasoningTokens > 0) message.reasoning_content = answer.reasoning
+      if (answer.toolCall) message.tool_calls = [{ ...answer.toolCall, function: { ...answer.toolCall.function, arguments: answer.arguments } }]
+      const logprobs = request.logprobs ? { content: tokenize(answer.content).map((token) => logprobFor(token, request.top_logprobs ?? 0)) } : null
       return {
         id: completionId(),
         object: 'chat.completion',
@@ -121,12 +121,19 @@ function validated(request: ChatRequest): ChatCompletionRequest {
   return request as ChatCompletionRequest
 }
 
-/** Everything the echo provider will say, decided before the first chunk. */
+/**
+ * Everything the echo provider will say, decided before the first chunk. The texts are
+ * kept as strings and split into tokens only while streaming, so a held stream does not
+ * hold a list of its tokens.
+ */
 type Answer = {
-  reasoning: string[]
-  content: string[]
+  reasoning: string
+  reasoningTokens: number
+  content: string
+  contentTokens: number
   toolCall?: ToolCall
-  argumentTokens: string[]
+  arguments: string
+  argumentTokens: number
   finishReason: FinishReason
   usage: Usage
 }
@@ -135,40 +142,39 @@ function planAnswer(request: ChatCompletionRequest, cache: PromptCache): Answer 
   const messages = request.messages
   const lastUser = [...messages].reverse().find((message) => message.role === 'user')
   const text = contentText(lastUser?.content)
-  const userTokens = tokenize(text)
   let budget = request.max_completion_tokens ?? request.max_tokens ?? Number.POSITIVE_INFINITY
   let truncated = false
-  const take = (tokens: string[]) => {
-    if (tokens.length > budget) {
-      truncated = true
-      tokens = tokens.slice(0, budget)
-    }
-    budget -= tokens.length
-    return tokens
+  const take = (full: string) => {
+    const kept = leadingTokens(full, budget)
+    truncated ||= kept.cut
+    budget -= kept.count
+    return kept
   }
 
-  const reasoning = take(isReasoner(request.model) ? tokenize(reasoningFor(userTokens.length)) : [])
+  const reasoning = take(isReasoner(request.model) ? reasoningFor(leadingTokens(text, Number.POSITIVE_INFINITY).count) : '')
   const tool = forcedTool(request)
-  let content: string[] = []
-  let argumentTokens: string[] = []
+  let content = take('')
+  let args = take('')
   let toolCall: ToolCall | undefined
   if (tool) {
-    const args = JSON.stringify(exampleFor(tool.function.parameters ?? { type: 'object', properties: {} }, text))
     toolCall = { id: toolCallId(), type: 'function', function: { name: tool.function.name, arguments: '' } }
-    argumentTokens = take(tokenize(args))
+    args = take(JSON.stringify(exampleFor(tool.function.parameters ?? { type: 'object', properties: {} }, text)))
   } else {
-    content = take(tokenize(cutAtStop(formatted(request, text), request.stop)))
+    content = take(cutAtStop(formatted(request, text), request.stop))
   }
 
   const prompt = promptTokens(messages, request.tools)
   const { hits, misses } = cache.lookupAndRemember(prompt)
-  const perChoice = reasoning.length + content.length + argumentTokens.length
+  const perChoice = reasoning.count + content.count + args.count
   const choices = choiceIndexes(request).length
   return {
-    reasoning,
-    content,
+    reasoning: reasoning.text,
+    reasoningTokens: reasoning.count,
+    content: content.text,
+    contentTokens: content.count,
     toolCall,
-    argumentTokens,
+    arguments: args.text,
+    argumentTokens: args.count,
     finishReason: truncated ? 'length' : toolCall ? 'tool_calls' : 'stop',
     usage: {
       prompt_tokens: prompt.length,
@@ -176,7 +182,7 @@ function planAnswer(request: ChatCompletionRequest, cache: PromptCache): Answer 
       total_tokens: prompt.length + perChoice * choices,
       prompt_cache_hit_tokens: hits,
       prompt_cache_miss_tokens: misses,
-      completion_tokens_details: { reasoning_tokens: reasoning.length * choices },
+      completion_tokens_details: { reasoning_tokens: reasoning.count * choices },
     },
   }
 }
@@ -185,14 +191,15 @@ function planAnswer(request: ChatCompletionRequest, cache: PromptCache): Answer 
 type Step = { delta: ChunkDelta; logprobs?: { content: TokenLogprob[] }; finishReason?: FinishReason }
 
 function* streamSteps(answer: Answer, request: ChatCompletionRequest): Generator<Step> {
-  const first: ChunkDelta = { role: 'assistant', content: answer.toolCall || answer.reasoning.length ? null : '', refusal: null }
-  if (answer.reasoning.length) first.reasoning_content = ''
-  if (answer.toolCall && !answer.reasoning.length) first.tool_calls = [toolCallStart(answer.toolCall)]
+  const reasons = answer.reasoningTokens > 0
+  const first: ChunkDelta = { role: 'assistant', content: answer.toolCall || reasons ? null : '', refusal: null }
+  if (reasons) first.reasoning_content = ''
+  if (answer.toolCall && !reasons) first.tool_calls = [toolCallStart(answer.toolCall)]
   yield { delta: first }
-  for (const token of answer.reasoning) yield { delta: { reasoning_content: token } }
-  if (answer.toolCall && answer.reasoning.length) yield { delta: { tool_calls: [toolCallStart(answer.toolCall)] } }
-  for (const token of answer.argumentTokens) yield { delta: { tool_calls: [{ index: 0, function: { arguments: token } }] } }
-  for (const token of answer.content) {
+  for (const token of eachToken(answer.reasoning)) yield { delta: { reasoning_content: token } }
+  if (answer.toolCall && reasons) yield { delta: { tool_calls: [toolCallStart(answer.toolCall)] } }
+  for (const token of eachToken(answer.arguments)) yield { delta: { tool_calls: [{ index: 0, function: { arguments: token } }] } }
+  for (const token of eachToken(answer.content)) {
     const step: Step = { delta: { content: token } }
     if (request.logprobs) step.logprobs = { content: [logprobFor(token, request.top_logprobs ?? 0)] }
     yield step

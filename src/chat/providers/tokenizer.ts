@@ -15,6 +15,27 @@ export function tokenize(text: string): string[] {
   return text.match(TOKEN) ?? []
 }
 
+/** The tokens of `text` one at a time, without building the whole list. */
+export function* eachToken(text: string): Generator<string> {
+  for (const match of text.matchAll(TOKEN)) yield match[0]
+}
+
+/**
+ * The longest prefix of `text` holding at most `limit` tokens, how many tokens it holds,
+ * and whether tokens were left out. Tokens cover the text without gaps, so the prefix is
+ * exactly those tokens joined.
+ */
+export function leadingTokens(text: string, limit: number): { text: string; count: number; cut: boolean } {
+  let count = 0
+  let end = 0
+  for (const match of text.matchAll(TOKEN)) {
+    if (count === limit) return { text: text.slice(0, end), count, cut: true }
+    count++
+    end = match.index + match[0].length
+  }
+  return { text, count, cut: false }
+}
+
 /** The parts of a message the prompt tokens are counted from. */
 export type PromptMessage = {
   role: string
