@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync } from 'node:fs'
+import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import pkg from '../../package.json' with { type: 'json' }
 import { type RunningServer, ROOT, runCli, startServer, storageEnv } from '../helpers/process'
 
 /**
  * One smoke test, three runtimes: the same app served by Bun (`bun src/server.ts`), by
  * Deno (`Deno.serve(app.fetch)`) and by Node (`node:http` through our fetch bridge),
- * spoken to over TCP. Deno and Node run the bundles `bun run build:deno|build:node` make.
+ * spoken to over TCP. Deno and Node run the bundles the `build:deno` and `build:node` scripts make.
  * A missing runtime is skipped loudly, never silently; CI (.ci/ship) installs Deno
  * (`npm install --prefix /tmp/trellis-deno deno@…`) and points DENO_BIN at it.
  */
@@ -14,11 +15,14 @@ const DENO_FROM_NPM = '/tmp/trellis-deno/node_modules/.bin/deno'
 const deno = process.env.DENO_BIN || Bun.which('deno') || (existsSync(DENO_FROM_NPM) ? DENO_FROM_NPM : undefined)
 const node = process.env.NODE_BIN || Bun.which('node') || undefined
 
-type Runtime = { name: string; bin: string | undefined; build?: string; command: (bin: string) => string[] }
+// Bundles go to a directory of this run's own (under the repository, so node_modules resolves).
+const OUT = join(ROOT, 'dist', `.runtimes-test-${process.pid}`)
+
+type Runtime = { name: string; bin: string | undefined; build?: 'build:deno' | 'build:node'; command: (bin: string) => string[] }
 const RUNTIMES: Runtime[] = [
   { name: 'bun', bin: process.execPath, command: (bin) => [bin, join(ROOT, 'src/server.ts')] },
-  { name: 'deno', bin: deno, build: 'build:deno', command: (bin) => [bin, 'run', '--allow-all', join(ROOT, 'dist/deno/deno.js')] },
-  { name: 'node', bin: node, build: 'build:node', command: (bin) => [bin, join(ROOT, 'dist/node/node.js')] },
+  { name: 'deno', bin: deno, build: 'build:deno', command: (bin) => [bin, 'run', '--allow-all', join(OUT, 'deno/deno.js')] },
+  { name: 'node', bin: node, build: 'build:node', command: (bin) => [bin, join(OUT, 'node/node.js')] },
 ]
 for (const runtime of RUNTIMES)
   if (!runtime.bin) console.warn(`\n!! SKIPPED: the ${runtime.name} smoke test; no ${runtime.name} executable (PATH, ${runtime.name.toUpperCase()}_BIN${runtime.name === 'deno' ? `, ${DENO_FROM_NPM}` : ''})\n`)
@@ -38,12 +42,16 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await storage.cleanup()
+  rmSync(OUT, { recursive: true, force: true })
 })
 
-async function build(script: string) {
-  const child = Bun.spawn(['bun', 'run', script], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
+/** Runs the package's own build script, only with the output directory moved to OUT. */
+async function build(script: 'build:deno' | 'build:node') {
+  const command = pkg.scripts[script].replace('--outdir dist/', `--outdir ${OUT}/`)
+  if (command === pkg.scripts[script]) throw new Error(`unexpected ${script} script: ${pkg.scripts[script]}`)
+  const child = Bun.spawn(['sh', '-c', command], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
   const [stderr, code] = await Promise.all([new Response(child.stderr).text(), child.exited])
-  if (code !== 0) throw new Error(`bun run ${script} failed: ${stderr}`)
+  if (code !== 0) throw new Error(`${command} failed: ${stderr}`)
 }
 
 describe.each(RUNTIMES)('on $name', (runtime) => {
