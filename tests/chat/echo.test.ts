@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import type { ChatCompletionChunkObject, ChatCompletionResponse } from '../../src/chat/model'
-import { createEchoProvider, exampleFor, logprobFor } from '../../src/chat/providers/echo'
+import { createEchoProvider, logprobFor } from '../../src/chat/providers/echo'
+import { exampleFor } from '../../src/chat/providers/schema-example'
 import type { ChatRequest } from '../../src/chat/providers/provider'
 import { leadingTokens, promptTokens, PromptCache, tokenize } from '../../src/chat/providers/tokenizer'
 
