@@ -7,6 +7,8 @@
  * report, so the common case stays fast.
  */
 
+import { DELIMITER, endOfString, NEWLINE, OPEN, OTHER, SKIP_CLASS, STRING } from './json-skip'
+
 /**
  * Where one node starts: its value and, for a property, its key. Offsets count UTF-16 code units into the
  * text; lines and columns are 1-based (columns in UTF-16 code units, as editors count them).
@@ -418,26 +420,6 @@ class Scanner {
   }
 }
 
-const OTHER = 0
-const STRING = 1
-const OPEN = 2
-const CLOSE = 3
-const DELIMITER = 4
-const NEWLINE = 5
-
-/** Character classes for skipping: one table load per character instead of a chain of comparisons. */
-const SKIP_CLASS = (() => {
-  const table = new Uint8Array(128)
-  table[QUOTE] = STRING
-  table[123] = OPEN
-  table[91] = OPEN
-  table[125] = CLOSE
-  table[93] = CLOSE
-  for (const code of [32, 9, 13, 44, 58]) table[code] = DELIMITER
-  table[10] = NEWLINE
-  return table
-})()
-
 const NOTHING: ReadonlySet<string> = new Set()
 
 /** For each pointer of `focus`, the unescaped tokens of its children in `focus`. */
@@ -453,16 +435,4 @@ function childrenOf(focus: ReadonlySet<string>): Map<string, Set<string>> {
     set.add(token)
   }
   return children
-}
-
-/** The offset just past the string that opens at `start`. */
-function endOfString(text: string, start: number): number {
-  let quote = text.indexOf('"', start + 1)
-  for (;;) {
-    if (quote === -1) return text.length
-    let backslashes = 0
-    while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes++
-    if (backslashes % 2 === 0) return quote + 1
-    quote = text.indexOf('"', quote + 1)
-  }
 }

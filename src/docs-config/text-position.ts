@@ -5,18 +5,27 @@ export interface LineColumn {
 }
 
 /**
- * Turns offsets into line/column pairs for one text. Line starts are computed once, on first use, so a text
- * that needs no positions costs nothing.
+ * Turns offsets into line/column pairs for one text. Line starts are found on demand, only as far into the
+ * text as the furthest offset asked for, so a text that needs no positions costs nothing and one whose issues
+ * sit near the top does not pay for the lines below them.
  */
 export class TextPositions {
-  private lineStarts: number[] | undefined
+  private readonly lineStarts = [0]
+  /** Every line start up to this offset is in `lineStarts`. */
+  private searchedTo = 0
 
   constructor(private readonly text: string) {}
 
   /** The line and column of `offset` (clamped into the text). */
   at(offset: number): LineColumn {
-    const starts = (this.lineStarts ??= computeLineStarts(this.text))
     const clamped = Math.max(0, Math.min(offset, this.text.length))
+    const starts = this.lineStarts
+    if (clamped > this.searchedTo) {
+      for (let newline = this.text.indexOf('\n', this.searchedTo); newline !== -1 && newline < clamped; newline = this.text.indexOf('\n', newline + 1)) {
+        starts.push(newline + 1)
+      }
+      this.searchedTo = clamped
+    }
     let low = 0
     let high = starts.length - 1
     while (low < high) {
@@ -26,10 +35,4 @@ export class TextPositions {
     }
     return { line: low + 1, column: clamped - starts[low] + 1 }
   }
-}
-
-function computeLineStarts(text: string): number[] {
-  const starts = [0]
-  for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1)) starts.push(index + 1)
-  return starts
 }

@@ -5,7 +5,8 @@ import type { Issue, ValidateOptions, ValidationResult } from './model'
 import { checkCrossFieldRules } from './rules'
 import { applyDefaults } from './defaults'
 import { CLOSED_DOCS_CONFIG_CHECK, DOCS_CONFIG_CHECK, DocsConfigSchema, type DocsConfig } from './schema'
-import { TextPositions } from './text-position'
+import { NodeSearch } from './node-search'
+import { TextPositions, type LineColumn } from './text-position'
 
 /**
  * Validates and normalises a docs.json text.
@@ -91,10 +92,48 @@ function locate(
   options: ValidateOptions,
   mayHaveDuplicates: boolean,
 ): ValidationResult {
+  const located = (!mayHaveDuplicates && searched(text, value, findings, options)) || scanned(text, findings, options, mayHaveDuplicates)
+  located.sort((a, b) => a.offset - b.offset)
+  const errors = listed(located, 'error')
+  const warnings = listed(located, 'warning')
+  if (errors.length > 0) return { valid: false, errors, warnings }
+  return { valid: true, errors, warnings, config: value as DocsConfig }
+}
+
+type Located = { offset: number; severity: Finding['severity']; issue: Issue }
+
+/**
+ * Past this many findings one scan of the whole text is cheaper than a search per finding (and a search for
+ * array items skips every item before them).
+ */
+const SEARCHED_FINDINGS_LIMIT = 32
+
+/**
+ * The findings located by searching the text from their parents' offsets, which costs far less than a scan
+ * when they are few; undefined when there are too many or a search cannot tell.
+ */
+function searched(text: string, value: unknown, findings: Finding[], options: ValidateOptions): Located[] | undefined {
+  if (findings.length > SEARCHED_FINDINGS_LIMIT) return undefined
+  const search = new NodeSearch(text, value)
+  const offsets: number[] = []
+  for (const finding of findings) {
+    const offset = search.offsetOf(finding.at, finding.part)
+    if (offset === -1) return undefined
+    offsets.push(offset)
+  }
+  const positions = new TextPositions(text)
+  return findings.map((finding, index) => {
+    const offset = offsets[index]
+    return { offset, severity: options.strict ? 'error' : finding.severity, issue: issueOf(finding, positions.at(offset)) }
+  })
+}
+
+/** The findings (and any duplicate keys) located by one scan of the text. */
+function scanned(text: string, findings: Finding[], options: ValidateOptions, mayHaveDuplicates: boolean): Located[] {
   // Without possible duplicates, only the nodes that findings point at (and their ancestors) need positions.
   const scan = scanJson(text, mayHaveDuplicates ? undefined : focusOf(findings))
   const positions = scan.ok ? scan.positions : new Map<string, NodePosition>()
-  const located: { offset: number; severity: Finding['severity']; issue: Issue }[] = []
+  const located: Located[] = []
   if (scan.ok) {
     for (const duplicate of scan.duplicates) {
       located.push({
@@ -112,21 +151,21 @@ function locate(
   }
   for (const finding of findings) {
     const { offset, line, column } = positionOf(positions, finding)
-    const { severity, at: _at, part: _part, path, ...details } = finding
-    located.push({ offset, severity: options.strict ? 'error' : severity, issue: { path, line, column, ...details } })
+    located.push({ offset, severity: options.strict ? 'error' : finding.severity, issue: issueOf(finding, { line, column }) })
   }
-  located.sort((a, b) => a.offset - b.offset)
-  const errors = listed(located, 'error')
-  const warnings = listed(located, 'warning')
-  if (errors.length > 0) return { valid: false, errors, warnings }
-  return { valid: true, errors, warnings, config: value as DocsConfig }
+  return located
+}
+
+function issueOf(finding: Finding, { line, column }: LineColumn): Issue {
+  const { severity: _severity, at: _at, part: _part, path, ...details } = finding
+  return { path, line, column, ...details }
 }
 
 /**
  * The issues of one severity, in document order. Past {@link FINDING_LIMIT} the list ends with one issue
  * saying that more were not checked, placed at the last one listed.
  */
-function listed(located: { severity: Finding['severity']; issue: Issue }[], severity: Finding['severity']): Issue[] {
+function listed(located: Located[], severity: Finding['severity']): Issue[] {
   const issues = located.filter((entry) => entry.severity === severity).map((entry) => entry.issue)
   if (issues.length < FINDING_LIMIT) return issues
   const shown = issues.slice(0, FINDING_LIMIT)

@@ -1,0 +1,156 @@
+import { isPlainObject } from './finding'
+import { endOfString, skipValue, skipWhitespace } from './json-skip'
+
+/**
+ * Finds where a few nodes of a parsed text start, without scanning the whole text: from the parent's known
+ * offset, a property's key is searched for natively (`indexOf`) and taken when it is the only key of that
+ * name from there on; otherwise the parent object's own keys are read one by one, skipping their values, which
+ * is exact whatever the nesting or escaping. Array items are reached by skipping the items before them.
+ *
+ * The text must be valid JSON without duplicate keys (the validator checks both first), `root` its parsed
+ * value, and every node the pointers name must be written in the text or absent from `root` (a finding never
+ * points at a default filled in after parsing).
+ *
+ * @example
+ * const search = new NodeSearch(text, JSON.parse(text))
+ * search.offsetOf('/colors/primary', 'value') // where the value of colors.primary starts
+ */
+export class NodeSearch {
+  private readonly nodes = new Map<string, Located>()
+  /** Whether a `\u` escape may appear in the text, in which case any key could be written escaped. */
+  private unicodeEscapes: boolean | undefined
+
+  constructor(
+    private readonly text: string,
+    root: unknown,
+  ) {
+    // A byte-order mark is not JSON, but the validator tolerates one.
+    const start = skipWhitespace(text, text.charCodeAt(0) === 0xfeff ? 1 : 0)
+    this.nodes.set('', { value: start, key: -1, node: root })
+  }
+
+  /**
+   * Where the node at `pointer` starts, at its key when `part` is 'key' and it is a property; its nearest
+   * ancestor's start when the node is not in the text; -1 when the search cannot tell (which never happens for
+   * valid JSON without duplicate keys, but the caller keeps a scanner for it).
+   */
+  offsetOf(pointer: string, part: 'key' | 'value'): number {
+    for (let current = pointer; ; current = current.slice(0, current.lastIndexOf('/'))) {
+      const located = this.resolve(current)
+      if (located === UNKNOWN) return -1
+      if (located !== ABSENT) return part === 'key' && current === pointer && located.key !== -1 ? located.key : located.value
+    }
+  }
+
+  private resolve(pointer: string): Located | typeof ABSENT | typeof UNKNOWN {
+    const known = this.nodes.get(pointer)
+    if (known !== undefined) return known
+    const slash = pointer.lastIndexOf('/')
+    if (slash === -1) return UNKNOWN
+    const parent = this.resolve(pointer.slice(0, slash))
+    if (parent === ABSENT || parent === UNKNOWN) return parent
+    const token = unescapeToken(pointer.slice(slash + 1))
+    const located = this.child(parent, token)
+    if (located !== ABSENT && located !== UNKNOWN) this.nodes.set(pointer, located)
+    return located
+  }
+
+  private child(parent: Located, token: string): Located | typeof ABSENT | typeof UNKNOWN {
+    const node = parent.node
+    if (Array.isArray(node)) {
+      const index = ARRAY_INDEX.test(token) ? Number(token) : -1
+      if (index < 0 || index >= node.length) return ABSENT
+      return { value: this.item(parent.value, index), key: -1, node: node[index] }
+    }
+    if (!isPlainObject(node) || !Object.hasOwn(node, token)) return ABSENT
+    const key = this.key(parent.value, token)
+    if (key === -1) return ABSENT
+    return { value: this.valueAfterKey(key), key, node: node[token] }
+  }
+
+  /** The offset of the key `name` of the object that opens at `start`, or -1 when it is not written there. */
+  private key(start: number, name: string): number {
+    if (this.isWrittenLiterally(name)) {
+      const needle = `"${name}"`
+      const first = this.nextKey(needle, start)
+      // The object's key lies after `start`; when it is the only key of that name from there on, it is this one.
+      if (first !== -1 && this.nextKey(needle, first + needle.length) === -1) return first
+    }
+    return this.keyByReading(start, name)
+  }
+
+  /**
+   * True when every key equal to `name` must be written as `"name"` in the text: no `\u` escape occurs in the
+   * text, and `name` holds nothing the short escapes write (`\"`, `\\`, `\/`, `\n` …). The object's own key is
+   * then among the matches, so a single match from the object's start on can only be that key.
+   */
+  private isWrittenLiterally(name: string): boolean {
+    this.unicodeEscapes ??= this.text.includes('\\u')
+    return !this.unicodeEscapes && LITERAL_KEY.test(name)
+  }
+
+  /**
+   * The next offset at or after `from` where `needle` (a quoted key) is written and followed by a colon, with
+   * an unescaped opening quote. Every key written as `needle` passes; the checks only keep most other text
+   * (a value equal to the key, the key inside a longer string) from counting as a second match.
+   */
+  private nextKey(needle: string, from: number): number {
+    const text = this.text
+    for (let at = text.indexOf(needle, from); at !== -1; at = text.indexOf(needle, at + 1)) {
+      let backslash = at - 1
+      while (text.charCodeAt(backslash) === BACKSLASH) backslash--
+      if ((at - 1 - backslash) % 2 !== 0) continue
+      if (text.charCodeAt(skipWhitespace(text, at + needle.length)) === COLON) return at
+    }
+    return -1
+  }
+
+  /** Reads the keys of the object that opens at `start` in turn, skipping their values. */
+  private keyByReading(start: number, name: string): number {
+    const text = this.text
+    let pos = skipWhitespace(text, start + 1)
+    while (text.charCodeAt(pos) === QUOTE) {
+      const end = endOfString(text, pos)
+      const raw = text.slice(pos + 1, end - 1)
+      if ((raw.includes('\\') ? (JSON.parse(text.slice(pos, end)) as string) : raw) === name) return pos
+      pos = skipWhitespace(text, skipValue(text, skipWhitespace(text, skipWhitespace(text, end) + 1)))
+      if (text.charCodeAt(pos) !== COMMA) return -1
+      pos = skipWhitespace(text, pos + 1)
+    }
+    return -1
+  }
+
+  /** The offset of item `index` of the array that opens at `start`. */
+  private item(start: number, index: number): number {
+    const text = this.text
+    let pos = skipWhitespace(text, start + 1)
+    for (let skipped = 0; skipped < index; skipped++) pos = skipWhitespace(text, skipWhitespace(text, skipValue(text, pos)) + 1)
+    return pos
+  }
+
+  private valueAfterKey(key: number): number {
+    const text = this.text
+    return skipWhitespace(text, skipWhitespace(text, endOfString(text, key)) + 1)
+  }
+}
+
+/** Where a node starts: its value, its key (-1 for the root and array items), and its parsed value. */
+interface Located {
+  value: number
+  key: number
+  node: unknown
+}
+
+const ABSENT = Symbol('not in the text')
+const UNKNOWN = Symbol('cannot tell')
+
+const QUOTE = 34
+const BACKSLASH = 92
+const COLON = 58
+const COMMA = 44
+const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/
+const LITERAL_KEY = /^[^"\\/\u0000-\u001f]*$/
+
+function unescapeToken(token: string): string {
+  return token.includes('~') ? token.replace(/~1/g, '/').replace(/~0/g, '~') : token
+}

@@ -1,0 +1,115 @@
+import { describe, expect, test } from 'bun:test'
+import { scanJson } from '../../src/docs-config/json-source'
+import { NodeSearch } from '../../src/docs-config/node-search'
+import { validateDocsConfig } from '../../src/docs-config/validate'
+import { corpusFiles } from './corpus'
+
+/**
+ * Texts that make a native search for `"key"` go wrong if it trusts the first match: the same key in several
+ * objects and at several depths, key-like text inside strings, escaped quotes and backslashes, keys written
+ * with \u escapes, keys made of separators, and odd whitespace.
+ */
+const TRICKY_TEXTS: [string, string][] = [
+  ['the same key in nested objects, before and after the parent\'s own', '{"a": {"name": 1}, "name": 2, "b": [{"name": 3}, {"c": {"name": 4}}], "d": {"e": {"name": 5}, "name": 6}}'],
+  ['key-like text inside strings', '{"x": "\\"name\\": 1", "y": "name", "z": ["name", "\\"name\\":", "{\\"name\\": 0}"], "name": {"name": 1}}'],
+  ['a key ending in an escaped quote, then the plain key', '{"o": {"\\"name": 1, "name\\"": 2}, "name": 3}'],
+  ['escaped backslashes before quotes', '{"a\\\\": {"b": "\\\\"}, "b\\\\\\"": 1, "b": [{"b": 2}], "a": "\\\\\\\\"}'],
+  ['a key written with a \\u escape, the same key literal deeper', '{"outer": {"name": "inner"}, "n\\u0061me": {"name": "deeper"}, "x": 1}'],
+  ['a key written with a \\u escape after the only literal one, in another object', '{"outer": {"name": "inner"}, "n\\u0061me": "root"}'],
+  ['a key holding "/" written as \\/ after the only literal one', '{"o": {"a/b": 1}, "a\\/b": 2}'],
+  ['a key holding a backslash after a key that reads the same unescaped', '{"o": {"a\\b": 1}, "a\\\\b": 2}'],
+  ['a \\u escape elsewhere, keys literal', '{"a": "caf\\u00e9", "b": {"a": 1}, "c": {"b": {"a": 2}}}'],
+  ['non-ASCII keys, literal and escaped', '{"café": {"ü": 1, "x": {"ü": 2}}, "caf\\u00e9x": {"\\u00fc": 3}}'],
+  ['keys made of separators and spaces', '{"x": [", ", ":", " "], ", ": {":": 1}, ":": [{", ": 2}], " ": {" ": 3}, "a b": {"a b": 4}}'],
+  ['empty keys', '{"": {"": {"": 1}}, "a": {"": 2}}'],
+  ['keys holding "/" and "~" (escaped in pointers)', '{"a/b": {"c~d": {"a/b": 1}}, "~": {"/": 2}, "x\\/y": 3}'],
+  ['integer-like keys, which JavaScript objects reorder', '{"2": "b", "1": {"0": [1, {"1": 2}]}, "10": {"2": 3}}'],
+  ['tabs, carriage returns and blank lines around colons and commas', '{\r\n\t"a"\t :\r\n\t{ "b" :[ 1 ,\r\n 2 ] } ,\n\n "b"\n:\n{"a":"b"}\r\n}'],
+  ['strings holding brackets and braces', '{"a": "[{", "b": ["]}", {"c": "}}]]"}], "c": {"a": "{"}}'],
+  ['arrays nested in arrays', '{"a": [[[1]], [2, [3, {"a": [4, {"a": 5}]}]]], "b": []}'],
+  ['a byte-order mark before the document', '\ufeff{"a": {"a": 1}}'],
+  ['a document that is an array', '[{"a": 1}, [{"a": 2}], "a"]'],
+]
+
+/** Texts of the corpus that parse and have no duplicate keys (the search's precondition). */
+const CORPUS_TEXTS = corpusFiles().filter(([, text]) => {
+  const scan = scanJson(text)
+  return scan.ok && scan.duplicates.length === 0
+})
+
+function parse(text: string): unknown {
+  return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
+}
+
+describe('searching a node finds exactly what a full scan records', () => {
+  test('the corpus offers texts to compare on', () => {
+    expect(CORPUS_TEXTS.length).toBeGreaterThan(20)
+  })
+
+  test.each([...TRICKY_TEXTS, ...CORPUS_TEXTS])('%s: every key and value, each searched alone and all in turn', (_name, text) => {
+    const scan = scanJson(text)
+    if (!scan.ok) throw new Error(scan.error.message)
+    expect(scan.duplicates).toEqual([])
+    const value = parse(text)
+    const shared = new NodeSearch(text, value)
+    for (const [pointer, position] of scan.positions) {
+      const expected = { pointer, value: position.value, key: position.key ?? position.value }
+      const alone = new NodeSearch(text, value)
+      expect({ pointer, value: alone.offsetOf(pointer, 'value'), key: alone.offsetOf(pointer, 'key') }).toEqual(expected)
+      expect({ pointer, value: shared.offsetOf(pointer, 'value'), key: shared.offsetOf(pointer, 'key') }).toEqual(expected)
+    }
+  })
+})
+
+describe('a node that is not in the text', () => {
+  const TEXT = '{"a": {"b": [10, 20]}, "s": "text"}'
+  const ABSENT_ROWS: [string, string, string][] = [
+    ['a missing key', '/a/missing', '{"b"'],
+    ['a key below a missing key', '/a/missing/deeper', '{"b"'],
+    ['an index past the end', '/a/b/2', '[10'],
+    ['an index that is not a number', '/a/b/x', '[10'],
+    ['an index with a leading zero', '/a/b/01', '[10'],
+    ['a key below a string', '/s/length', '"text"'],
+    ['a key below a number', '/a/b/1/x', '20'],
+  ]
+  test.each(ABSENT_ROWS)('%s is placed at its nearest ancestor in the text', (_case, pointer, startsWith) => {
+    const search = new NodeSearch(TEXT, JSON.parse(TEXT))
+    expect(TEXT.slice(search.offsetOf(pointer, 'key'))).toStartWith(startsWith)
+    expect(TEXT.slice(search.offsetOf(pointer, 'value'))).toStartWith(startsWith)
+  })
+})
+
+describe('the validator, with keys that a plain text search would confuse', () => {
+  test('the same unknown key in several objects is reported at each object\'s own key', () => {
+    const lines = [
+      '{',
+      '  "name": "Acme \\"extra\\": 1",',
+      '  "colors": { "primary": "#000", "background": { "light": "#fff", "dark": "#000", "extra": 1 }, "extra": 2 },',
+      '  "navigation": [{ "group": "extra", "pages": ["extra"], "extra": 3 }],',
+      '  "api": { "auth": { "method": "key", "extra": { "extra": 4 } } },',
+      '  "extra": { "extra": 5 }',
+      '}',
+    ]
+    const result = validateDocsConfig(lines.join('\n'))
+    const keyAt = (line: number, occurrence: number) => {
+      let column = -1
+      for (let count = 0; count < occurrence; count++) column = lines[line - 1].indexOf('"extra":', column + 1)
+      return { line, column: column + 1 }
+    }
+    expect(result.errors).toEqual([])
+    expect(result.warnings.map(({ path, line, column }) => ({ path, line, column }))).toEqual([
+      { path: '/colors/background/extra', ...keyAt(3, 1) },
+      { path: '/colors/extra', ...keyAt(3, 2) },
+      { path: '/navigation/0/extra', ...keyAt(4, 1) },
+      { path: '/api/auth/extra', ...keyAt(5, 1) },
+      { path: '/extra', ...keyAt(6, 1) },
+    ])
+  })
+
+  test('a top-level key written with a \\u escape is found where it is written, not at a literal one deeper', () => {
+    const text = '{\n  "name": "Acme",\n  "colors": { "primary": "#000", "twitter": 1 },\n  "navigation": [{ "group": "A", "pages": ["a"] }],\n  "footerSocials": { "\\u0074witter": "https://twitter.com/acme" }\n}'
+    const result = validateDocsConfig(text)
+    expect(result.errors).toEqual([expect.objectContaining({ path: '/footerSocials/twitter', line: 5, column: 22 })])
+    expect(result.warnings).toEqual([expect.objectContaining({ path: '/colors/twitter', line: 3, column: 34 })])
+  })
+})
