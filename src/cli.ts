@@ -115,7 +115,7 @@ async function withDatabase(
   options: { migrate?: boolean; config?: Config } = {},
 ): Promise<number> {
   const config = options.config ?? configOrExit()
-  const database = await openConfiguredDatabase(config, config.databaseUrl ? undefined : await bunPgliteFiles())
+  const database = await openConfiguredDatabase(config, config.databaseUrl ? undefined : await bunPgliteFiles(config.dataDir))
   try {
     if (options.migrate !== false && config.migrateOnStart) await migrate(database.db)
     return await run(config, database.db)
