@@ -9,7 +9,8 @@ import { allowedMethods } from './http/method-not-allowed'
 import { observability } from './http/observability'
 import { UI_ASSETS, type UiAssetLoader, type UiAssetName } from './http/ui-assets'
 import { plantsPlugin } from './plants'
-import { chatPlugin } from './chat'
+import { chatPlugin, type ChatSetup } from './chat'
+import { openAIErrorResponse } from './chat/openai-error'
 import { docsConfigPlugin } from './docs-config'
 
 export type AppDeps = {
@@ -24,6 +25,8 @@ export type AppDeps = {
   onLongLivedRequest?: (request: Request) => void
   /** Aborts when the server is shutting down, so open streams can end cleanly. */
   shutdownSignal?: AbortSignal
+  /** Chat registry and keep-alive; default: built from `config.chat`. Tests inject their own. */
+  chat?: ChatSetup
 }
 
 /**
@@ -92,8 +95,14 @@ export function createApp(deps: AppDeps) {
     if (context.code === 'NOT_FOUND') {
       const pathname = new URL(context.request.url).pathname
       const methods = allowed(pathname)
-      if (methods.length > 0)
-        return errorResponse(405, `${context.request.method} is not allowed on ${pathname}; allowed: ${methods.join(', ')}`, { allow: methods.join(', ') })
+      // Under /v1 the callers are OpenAI SDKs, which understand only OpenAI's error shape.
+      const openAIClient = pathname === '/v1' || pathname.startsWith('/v1/')
+      if (methods.length > 0) {
+        const message = `${context.request.method} is not allowed on ${pathname}; allowed: ${methods.join(', ')}`
+        const headers = { allow: methods.join(', ') }
+        return openAIClient ? openAIErrorResponse({ status: 405, message, headers }) : errorResponse(405, message, headers)
+      }
+      if (openAIClient) return openAIErrorResponse({ status: 404, message: `Invalid URL (${context.request.method} ${pathname})` })
     }
     return fallback(context)
   })

@@ -3,7 +3,7 @@ import { authPlugin } from '../auth'
 import type { TokenService } from '../auth/service'
 import { readBodyText, requireJsonContentType } from '../http/body'
 import type { Logger } from '../http/logger'
-import { parseChatConfig } from './config'
+import type { ChatConfig } from './config'
 import { ChatCompletionRequest, ChatCompletionResponse, ModelEntry, ModelList } from './model'
 import { OpenAIError, openAIErrorResponse, toOpenAIError } from './openai-error'
 import { createEchoProvider } from './providers/echo'
@@ -16,11 +16,11 @@ import { KEEP_ALIVE_MS, openEventStream } from './sse'
 export type ChatSetup = { registry: ModelRegistry; keepAliveMs: number }
 
 export type ChatDeps = {
-  config: { bodyLimit: number; env: Readonly<Record<string, string | undefined>> }
+  config: { bodyLimit: number; chat: ChatConfig }
   tokens: TokenService
   logger: Logger
   clock: () => Date
-  /** Defaults to {@link chatSetupFromEnv} on `config.env`; tests pass their own registry. */
+  /** Defaults to {@link chatSetupFrom} on `config.chat` (validated at start); tests pass their own registry. */
   chat?: ChatSetup
   /** Called for every completion request: streams and slow upstreams may outlive the server's idle timeout. */
   onLongLivedRequest?: (request: Request) => void
@@ -29,8 +29,7 @@ export type ChatDeps = {
 }
 
 /** The registry `CHAT_PROVIDERS`/`CHAT_MODELS` describe (see `config.ts`); `echo` alone when unset. */
-export function chatSetupFromEnv(env: Readonly<Record<string, string | undefined>>): ChatSetup {
-  const config = parseChatConfig(env)
+export function chatSetupFrom(config: ChatConfig): ChatSetup {
   return { registry: buildRegistry(config, { echo: createEchoProvider }), keepAliveMs: config.keepAliveMs }
 }
 
@@ -50,7 +49,7 @@ function documented(schema: TSchema, mediaType = 'application/json') {
  * is checked before the body is read (401 before 400, like OpenAI) and the size limit holds.
  */
 export function chatPlugin(deps: ChatDeps) {
-  const chat = deps.chat ?? chatSetupFromEnv(deps.config.env)
+  const chat = deps.chat ?? chatSetupFrom(deps.config.chat)
   const listedAt = deps.clock()
 
   const complete = async ({ request }: { request: Request }) => {

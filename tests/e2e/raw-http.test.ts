@@ -52,3 +52,13 @@ test.each(['x', 'api', 'db:80', 'localhost:3000', '10.0.0.1'])('routing works wh
   expect(response).toStartWith('HTTP/1.1 200')
   expect(response).toEndWith('{"status":"ok"}')
 })
+
+test('unknown paths under /v1 answer in OpenAI\'s error shape, for OpenAI SDKs', async () => {
+  const response = await t.request('/v1/embeddings', { method: 'POST', json: {} })
+  expect(response.status).toBe(404)
+  expect(await response.json()).toEqual({ error: { message: 'Invalid URL (POST /v1/embeddings)', type: 'invalid_request_error', param: null, code: 'not_found' } })
+  const wrongMethod = await t.request('/v1/chat/completions')
+  expect(wrongMethod.status).toBe(405)
+  expect(wrongMethod.headers.get('allow')).toContain('POST')
+  expect((await wrongMethod.json()).error.type).toBe('invalid_request_error')
+})
