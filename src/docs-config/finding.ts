@@ -14,14 +14,18 @@ export interface Finding {
 }
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$-]*$/
+const ARRAY_INDEX = /^(0|[1-9][0-9]*)$/
 
 /** A JSON Pointer written the way people name fields: `/anchors/0/color` → `anchors[0].color`. */
 export function fieldName(pointer: string): string {
   if (pointer === '') return 'docs.json'
   let name = ''
-  for (const raw of pointer.slice(1).split('/')) {
-    const token = raw.replace(/~1/g, '/').replace(/~0/g, '~')
-    if (/^(0|[1-9][0-9]*)$/.test(token)) name += `[${token}]`
+  for (let start = 1, end = 0; start <= pointer.length; start = end + 1) {
+    end = pointer.indexOf('/', start)
+    if (end === -1) end = pointer.length
+    const raw = pointer.slice(start, end)
+    const token = raw.includes('~') ? raw.replace(/~1/g, '/').replace(/~0/g, '~') : raw
+    if (ARRAY_INDEX.test(token)) name += `[${token}]`
     else if (IDENTIFIER.test(token)) name += name === '' ? token : `.${token}`
     else name += `[${JSON.stringify(token)}]`
   }

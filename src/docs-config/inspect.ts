@@ -33,28 +33,45 @@ export function inspect(schema: TSchema, value: unknown, findings: Finding[]): v
  * vendor extras" case cheap.
  */
 export function findUnknownProperties(schema: TSchema, value: unknown, findings: Finding[]): void {
-  unknowns(planOf(schema), value, '', findings)
+  unknowns(planOf(schema), value, '', [], findings)
 }
 
-function unknowns(plan: Plan, value: unknown, pointer: string, findings: Finding[]): void {
+/**
+ * `path` holds the keys and indices below `base`; a pointer is only built for a finding, as most objects
+ * visited have no unknown key.
+ */
+function unknowns(plan: Plan, value: unknown, base: string, path: (string | number)[], findings: Finding[]): void {
   if (plan.kind === 'union') {
-    for (const branch of plan.branches) if (hasJsonType(branch.schema, value)) return unknowns(branch, value, pointer, findings)
+    for (const branch of plan.branches) if (hasJsonType(branch.schema, value)) return unknowns(branch, value, base, path, findings)
   } else if (plan.kind === 'array') {
     if (!Array.isArray(value) || plan.items === undefined || !plan.items.holdsObjects) return
     for (let index = 0; index < value.length; index++) {
       if (findings.length >= FINDING_LIMIT) return
       const item = value[index]
       // Pages are mostly strings; only objects can hold unknown keys.
-      if (typeof item === 'object' && item !== null) unknowns(plan.items, item, `${pointer}/${index}`, findings)
+      if (typeof item !== 'object' || item === null) continue
+      path.push(index)
+      unknowns(plan.items, item, base, path, findings)
+      path.pop()
     }
   } else if (plan.kind === 'object' && isPlainObject(value)) {
     for (const key in value) {
       if (findings.length >= FINDING_LIMIT) return
       const property = plan.properties.get(key)
-      if (property === undefined) findings.push(unknownProperty(plan, key, pointer))
-      else if (property.holdsObjects) unknowns(property, value[key], `${pointer}/${escapePointerToken(key)}`, findings)
+      if (property === undefined) findings.push(unknownProperty(plan, key, pointerOf(base, path)))
+      else if (property.holdsObjects) {
+        path.push(key)
+        unknowns(property, value[key], base, path, findings)
+        path.pop()
+      }
     }
   }
+}
+
+function pointerOf(base: string, path: (string | number)[]): string {
+  let pointer = base
+  for (const token of path) pointer += `/${typeof token === 'number' ? token : escapePointerToken(token)}`
+  return pointer
 }
 
 function walk(plan: Plan, value: unknown, pointer: string, findings: Finding[]): void {
@@ -125,7 +142,7 @@ function unknownProperty(plan: Plan, key: string, pointer: string): Finding {
 
 function array(plan: Plan, value: unknown, pointer: string, findings: Finding[]): void {
   if (!Array.isArray(value)) return mismatch(plan.schema, value, pointer, findings)
-  if (plan.holdsObjects && accepts(plan, value)) return unknowns(plan, value, pointer, findings)
+  if (plan.holdsObjects && accepts(plan, value)) return unknowns(plan, value, pointer, [], findings)
   const minimum = plan.minItems
   if (minimum !== undefined && value.length < minimum) {
     const needs = `it needs at least ${minimum} item${minimum === 1 ? '' : 's'}`

@@ -7,7 +7,7 @@ export function closestMatch(input: string, candidates: readonly string[]): stri
   const limit = needle.length <= 4 ? 1 : 2
   let prepared = PREPARED.get(candidates)
   if (prepared === undefined) PREPARED.set(candidates, (prepared = candidates.map(prepare)))
-  const needleCounts = prepare(needle).counts
+  const needleCounts = countInto(needle, NEEDLE_COUNTS)
   let best: string | undefined
   let bestDistance = limit + 1
   for (let index = 0; index < candidates.length; index++) {
@@ -32,9 +32,16 @@ const BUCKETS = 32
 
 function prepare(word: string): Prepared {
   const lowered = word.toLowerCase()
-  const counts = new Int32Array(BUCKETS)
-  for (let index = 0; index < lowered.length; index++) counts[lowered.charCodeAt(index) & (BUCKETS - 1)]++
-  return { lowered, counts }
+  return { lowered, counts: countInto(lowered, new Int32Array(BUCKETS)) }
+}
+
+/** The needle's counts are needed only during one call, so they reuse one array. */
+const NEEDLE_COUNTS = new Int32Array(BUCKETS)
+
+function countInto(word: string, counts: Int32Array): Int32Array {
+  counts.fill(0)
+  for (let index = 0; index < word.length; index++) counts[word.charCodeAt(index) & (BUCKETS - 1)]++
+  return counts
 }
 
 /**
@@ -49,12 +56,20 @@ function countsBound(a: Int32Array, b: Int32Array): number {
 }
 
 // Three reusable rows: suggestions run once per unknown key, and allocating per call dominated their cost.
-let rows: [Int32Array, Int32Array, Int32Array] = [new Int32Array(64), new Int32Array(64), new Int32Array(64)]
+let rowA = new Int32Array(64)
+let rowB = new Int32Array(64)
+let rowC = new Int32Array(64)
 
 /** Edit distance between `a` and `b`, or any value >= `ceiling` once it is known to reach it. */
 function editDistance(a: string, b: string, ceiling: number): number {
-  if (b.length + 1 > rows[0].length) rows = [new Int32Array(b.length + 1), new Int32Array(b.length + 1), new Int32Array(b.length + 1)]
-  let [previousPrevious, previous, current] = rows
+  if (b.length + 1 > rowA.length) {
+    rowA = new Int32Array(b.length + 1)
+    rowB = new Int32Array(b.length + 1)
+    rowC = new Int32Array(b.length + 1)
+  }
+  let previousPrevious = rowA
+  let previous = rowB
+  let current = rowC
   for (let j = 0; j <= b.length; j++) previous[j] = j
   for (let i = 1; i <= a.length; i++) {
     current[0] = i
@@ -69,7 +84,10 @@ function editDistance(a: string, b: string, ceiling: number): number {
       if (value < rowMinimum) rowMinimum = value
     }
     if (rowMinimum >= ceiling) return ceiling
-    ;[previousPrevious, previous, current] = [previous, current, previousPrevious]
+    const oldest = previousPrevious
+    previousPrevious = previous
+    previous = current
+    current = oldest
   }
   return previous[b.length]
 }
