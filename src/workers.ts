@@ -1,5 +1,6 @@
 import type { Config } from './config'
 import { createLogger, type Logger } from './http/logger'
+import { bunStdoutLines } from './runtimes/bun-log-sink'
 
 /**
  * `trellis serve --workers N`: N copies of this process share one port through
@@ -41,7 +42,8 @@ export async function runWorkers(config: Config): Promise<number> {
 
 /** The logger of one worker: every line names the worker and its pid, since all workers share one stdout. */
 export function workerLogger(config: Config): Logger {
-  const logger = createLogger(config.logLevel)
+  const stdout = bunStdoutLines()
+  const logger = createLogger(config.logLevel, stdout.write, stdout.flush)
   const worker = config.env.TRELLIS_WORKER
   if (!worker) return logger
   const tag = { worker: Number(worker), pid: process.pid }
@@ -50,6 +52,7 @@ export function workerLogger(config: Config): Logger {
     info: (message, fields) => logger.info(message, { ...tag, ...fields }),
     warn: (message, fields) => logger.warn(message, { ...tag, ...fields }),
     error: (message, fields) => logger.error(message, { ...tag, ...fields }),
+    flush: logger.flush,
   }
 }
 

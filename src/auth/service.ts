@@ -113,8 +113,21 @@ export async function hashToken(secret: string): Promise<string> {
   return base64url(new Uint8Array(digest))
 }
 
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
+
+/** Unpadded base64url. Hashing runs on every request, so no btoa + regex round trip. */
 function base64url(bytes: Uint8Array): string {
-  let binary = ''
-  for (const byte of bytes) binary += String.fromCharCode(byte)
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+  let out = ''
+  let i = 0
+  for (; i + 2 < bytes.length; i += 3) {
+    const n = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2]
+    out += ALPHABET[n >> 18] + ALPHABET[(n >> 12) & 63] + ALPHABET[(n >> 6) & 63] + ALPHABET[n & 63]
+  }
+  const rest = bytes.length - i
+  if (rest > 0) {
+    const n = (bytes[i] << 16) | (rest === 2 ? bytes[i + 1] << 8 : 0)
+    out += ALPHABET[n >> 18] + ALPHABET[(n >> 12) & 63]
+    if (rest === 2) out += ALPHABET[(n >> 6) & 63]
+  }
+  return out
 }

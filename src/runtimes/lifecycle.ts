@@ -82,8 +82,10 @@ async function drainThenExit(signal: string, server: Drainable, options: Shutdow
     await options.close()
   } catch (error) {
     options.logger.error('closing the database failed', { error: (error as Error).message })
+    options.logger.flush()
     process.exit(1)
   }
   options.logger.info('stopped')
+  options.logger.flush()
   process.exit(0)
 }

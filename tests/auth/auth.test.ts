@@ -135,3 +135,10 @@ describe('tokens', () => {
     expect(await service.verify(kept.token)).toBeNull()
   })
 })
+
+test('token hashes are the unpadded base64url SHA-256 of the secret', async () => {
+  for (const secret of ['', 'a', 'ab', 'abc', 'trl_' + 'x'.repeat(43)]) {
+    const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(secret)))
+    expect(await hashToken(secret)).toBe(Buffer.from(digest).toString('base64url'))
+  }
+})
