@@ -27,6 +27,8 @@ const RUNTIMES: Runtime[] = [
 for (const runtime of RUNTIMES)
   if (!runtime.bin) console.warn(`\n!! SKIPPED: the ${runtime.name} smoke test; no ${runtime.name} executable (PATH, ${runtime.name.toUpperCase()}_BIN${runtime.name === 'deno' ? `, ${DENO_FROM_NPM}` : ''})\n`)
 
+const DRAIN_DEADLINE_MS = 1_500
+
 let storage: Awaited<ReturnType<typeof storageEnv>>
 const tokens: Record<string, string> = {}
 
@@ -61,8 +63,9 @@ describe.each(RUNTIMES)('on $name', (runtime) => {
   beforeAll(async () => {
     if (!runtime.bin) return
     if (runtime.build) await build(runtime.build)
-    // Paced echo streams, so the last test can signal while one is in flight.
-    server = await startServer({ ...storage.env, MIGRATE_ON_START: 'false', ECHO_TOKEN_DELAY_MS: '20' }, runtime.command(runtime.bin))
+    // Paced echo streams and a short drain deadline, so the last test can signal with streams in flight.
+    const env = { ...storage.env, MIGRATE_ON_START: 'false', ECHO_TOKEN_DELAY_MS: '20', SHUTDOWN_TIMEOUT_MS: String(DRAIN_DEADLINE_MS) }
+    server = await startServer(env, runtime.command(runtime.bin))
   }, 90_000)
 
   afterAll(() => {
@@ -139,22 +142,35 @@ describe.each(RUNTIMES)('on $name', (runtime) => {
     expect((await css.arrayBuffer()).byteLength).toBeGreaterThan(100_000)
   })
 
-  test.skipIf(!runtime.bin)('SIGTERM lets a stream in flight finish, refuses new connections, and exits 0', async () => {
-    const words = Array.from({ length: 40 }, (_, i) => `leaf${i}`).join(' ')
-    const response = await fetch(`${server.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: headers(),
-      body: JSON.stringify({ model: 'echo', stream: true, messages: [{ role: 'user', content: words }] }),
-    })
-    const reader = response.body!.getReader()
-    let text = new TextDecoder().decode((await reader.read()).value)
+  test.skipIf(!runtime.bin)('SIGTERM: new connections are refused, a short stream finishes, a long one is cut at the deadline with an error event; exit 0', async () => {
+    const open = async (words: number) => {
+      const content = Array.from({ length: words }, (_, i) => `leaf${i}`).join(' ')
+      const response = await fetch(`${server.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: headers(),
+        body: JSON.stringify({ model: 'echo', stream: true, messages: [{ role: 'user', content }] }),
+      })
+      const reader = response.body!.getReader()
+      let text = new TextDecoder().decode((await reader.read()).value)
+      return async () => {
+        for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += new TextDecoder().decode(chunk.value)
+        return text
+      }
+    }
+    // 20 ms a word: 25 words end well before the deadline, 400 words long after it.
+    const [short, long] = await Promise.all([open(25), open(400)])
     server.child.kill('SIGTERM')
     while (!server.output.some((line) => line.includes('"msg":"draining"'))) await Bun.sleep(10)
     const { hostname, port } = new URL(server.url)
     await expect(Bun.connect({ hostname, port: Number(port), socket: { data() {} } })).rejects.toThrow()
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += new TextDecoder().decode(chunk.value)
-    expect(text).toContain('leaf39')
-    expect(text).toEndWith('data: [DONE]\n\n')
+
+    const [finished, cut] = await Promise.all([short(), long()])
+    expect(finished).toContain('leaf24')
+    expect(finished).toEndWith('data: [DONE]\n\n')
+    const last = cut.trimEnd().split('\n\n').at(-1)!
+    expect(last).toStartWith('data: {"error":')
+    expect(JSON.parse(last.slice('data: '.length)).error.message).toContain('shutting down')
+    expect(cut).not.toContain('[DONE]')
     expect(await server.child.exited).toBe(0)
     expect(server.output.join('\n')).toContain('"msg":"stopped"')
   })
