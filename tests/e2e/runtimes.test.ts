@@ -142,6 +142,14 @@ describe.each(RUNTIMES)('on $name', (runtime) => {
     expect((await css.arrayBuffer()).byteLength).toBeGreaterThan(100_000)
   })
 
+  // The Bun server runs workers (tests/e2e/workers.test.ts); the other entries refuse them.
+  if (runtime.name !== 'bun')
+    test.skipIf(!runtime.bin)('WORKERS > 1 is refused with one clear line', async () => {
+      const result = await runCli([], { WORKERS: '2', DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' }, runtime.command(runtime.bin!))
+      expect(result.code).toBe(1)
+      expect(result.stderr.trim()).toStartWith('trellis: configuration error: WORKERS > 1 is a feature of the Bun server')
+    })
+
   test.skipIf(!runtime.bin)('SIGTERM: new connections are refused, a short stream finishes, a long one is cut at the deadline with an error event; exit 0', async () => {
     const open = async (words: number) => {
       const content = Array.from({ length: words }, (_, i) => `leaf${i}`).join(' ')
