@@ -4,6 +4,7 @@
  * default postgres://postgres@127.0.0.1:5432/test, where a scratch database is made).
  * Prints a markdown table of req/s, p99 and the Trellis/floor ratio per route.
  */
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { TokenService } from '../src/auth/service'
 import { openDatabase } from '../src/db/connect'
@@ -18,6 +19,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2)
 
 const scratch = await scratchPostgresDatabase(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test')
 const children: ReturnType<typeof Bun.spawn>[] = []
+const pids: Record<string, number> = {}
 try {
   const database = await openDatabase({ url: scratch.url })
   await migrate(database.db)
@@ -30,29 +32,34 @@ try {
     floor: await start(['bun', join(ROOT, 'bench/plants-floor.ts')], { ...env, PORT: '3101' }, 'http://127.0.0.1:3101'),
     trellis: await start(['bun', join(ROOT, 'src/server.ts')], { ...env, PORT: '3102' }, 'http://127.0.0.1:3102'),
   }
-  const results: Record<string, { rps: number[]; p99: number[] }> = {}
+  const results: Record<string, { rps: number[]; p99: number[]; cpu: number[] }> = {}
   let offset = 10_000_000_000
+  const load = (url: string, route: string, duration: string) =>
+    wrk(['-t1', `-c${CONNECTIONS}`, `-d${duration}`, '--latency', '-H', `Authorization: Bearer ${token}`, ...(route.startsWith('GET') ? [`${url}/plants?limit=10`] : ['-s', join(ROOT, 'bench/wrk-post-plants.lua'), `${url}/plants`, '--', String((offset += 1_000_000_000_000))])])
+  // Warm-up, unmeasured: both servers JIT-compile their hot paths before anything counts.
+  for (const route of ['GET /plants?limit=10', 'POST /plants']) for (const url of Object.values(targets)) load(url, route, '3s')
   for (let round = 0; round < ROUNDS; round++)
     for (const route of ['GET /plants?limit=10', 'POST /plants'] as const)
       for (const [name, url] of Object.entries(targets)) {
-        const args = route.startsWith('GET') ? [`${url}/plants?limit=10`] : ['-s', join(ROOT, 'bench/wrk-post-plants.lua'), `${url}/plants`, '--', String((offset += 1_000_000_000_000))]
-        const out = wrk(['-t1', `-c${CONNECTIONS}`, `-d${DURATION}`, '--latency', '-H', `Authorization: Bearer ${token}`, ...args])
+        const cpuBefore = cpuSeconds(pids[name])
+        const out = load(url, route, DURATION)
         const key = `${route} | ${name}`
-        results[key] ??= { rps: [], p99: [] }
+        results[key] ??= { rps: [], p99: [], cpu: [] }
         results[key].rps.push(out.rps)
         results[key].p99.push(out.p99)
+        results[key].cpu.push(((cpuSeconds(pids[name]) - cpuBefore) * 1e6) / out.requests)
         if (out.non2xx) throw new Error(`${key}: ${out.non2xx} non-2xx responses`)
       }
 
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
   console.log(`\nwrk -t1 -c${CONNECTIONS} -d${DURATION}, ${ROUNDS} rounds (mean), Trellis LOG_LEVEL=${env.LOG_LEVEL}\n`)
-  console.log('| route | floor req/s | floor p99 | Trellis req/s | Trellis p99 | Trellis / floor |')
-  console.log('|---|---|---|---|---|---|')
+  console.log('| route | floor req/s | floor p99 | floor CPU/req | Trellis req/s | Trellis p99 | Trellis CPU/req | Trellis / floor (req/s) | floor / Trellis (CPU per request) |')
+  console.log('|---|---|---|---|---|---|---|---|---|')
   for (const route of ['GET /plants?limit=10', 'POST /plants']) {
     const floor = results[`${route} | floor`]
     const trellis = results[`${route} | trellis`]
     console.log(
-      `| ${route} | ${mean(floor.rps).toFixed(0)} | ${mean(floor.p99).toFixed(2)} ms | ${mean(trellis.rps).toFixed(0)} | ${mean(trellis.p99).toFixed(2)} ms | **${(mean(trellis.rps) / mean(floor.rps)).toFixed(2)}×** |`,
+      `| ${route} | ${mean(floor.rps).toFixed(0)} | ${mean(floor.p99).toFixed(2)} ms | ${mean(floor.cpu).toFixed(0)} µs | ${mean(trellis.rps).toFixed(0)} | ${mean(trellis.p99).toFixed(2)} ms | ${mean(trellis.cpu).toFixed(0)} µs | **${(mean(trellis.rps) / mean(floor.rps)).toFixed(2)}×** | ${(mean(floor.cpu) / mean(trellis.cpu)).toFixed(2)}× |`,
     )
   }
 } finally {
@@ -64,6 +71,7 @@ try {
 async function start(command: string[], env: Record<string, string | undefined>, url: string) {
   const child = Bun.spawn(command, { cwd: ROOT, env, stdout: 'ignore', stderr: 'inherit' })
   children.push(child)
+  pids[url.endsWith('3101') ? 'floor' : 'trellis'] = child.pid
   for (let i = 0; i < 200; i++) {
     try {
       if ((await fetch(`${url}/health`)).status < 500) return url
@@ -80,6 +88,13 @@ function wrk(args: string[]) {
   const p99raw = /\s99%\s+([\d.]+)(us|ms|s)/.exec(text)
   const p99 = p99raw ? Number(p99raw[1]) * { us: 0.001, ms: 1, s: 1000 }[p99raw[2] as 'us' | 'ms' | 's'] : NaN
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(text)?.[1] ?? 0)
+  const requests = Number(/(\d+) requests in/.exec(text)?.[1])
   if (!rps) throw new Error(`wrk failed: ${text}\n${run.stderr}`)
-  return { rps, p99, non2xx }
+  return { rps, p99, non2xx, requests }
+}
+
+/** User + system CPU time of a process so far (Linux /proc), the steady figure on a shared machine. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / 100
 }
