@@ -2,7 +2,7 @@ import type { TSchema } from 'elysia'
 import { escapePointerToken } from './json-source'
 import { describeValue, fieldName, isPlainObject, quote, type Finding } from './finding'
 import { resolveSchema as resolve } from './schema'
-import { accepts, hasJsonType, planOf, type Plan } from './plan'
+import { accepts, hasJsonType, hasOnlyKnownKeys, planOf, type Plan } from './plan'
 import { closestMatch } from './suggest'
 
 /**
@@ -59,7 +59,9 @@ function unknowns(plan: Plan, value: unknown, base: string, path: (string | numb
       if (findings.length >= FINDING_LIMIT) return
       const property = plan.properties.get(key)
       if (property === undefined) findings.push(unknownProperty(plan, key, pointerOf(base, path)))
-      else if (property.holdsObjects) {
+      // At the top, a compiled check clears most sections (the navigation above all) at once; it is not
+      // repeated deeper, where it would check again what the walk is about to visit anyway.
+      else if (property.holdsObjects && (path.length > 0 || !hasOnlyKnownKeys(property, value[key]))) {
         path.push(key)
         unknowns(property, value[key], base, path, findings)
         path.pop()
@@ -142,7 +144,10 @@ function unknownProperty(plan: Plan, key: string, pointer: string): Finding {
 
 function array(plan: Plan, value: unknown, pointer: string, findings: Finding[]): void {
   if (!Array.isArray(value)) return mismatch(plan.schema, value, pointer, findings)
-  if (plan.holdsObjects && accepts(plan, value)) return unknowns(plan, value, pointer, [], findings)
+  if (plan.holdsObjects && accepts(plan, value)) {
+    if (!hasOnlyKnownKeys(plan, value)) unknowns(plan, value, pointer, [], findings)
+    return
+  }
   const minimum = plan.minItems
   if (minimum !== undefined && value.length < minimum) {
     const needs = `it needs at least ${minimum} item${minimum === 1 ? '' : 's'}`

@@ -1,6 +1,6 @@
 import type { TSchema } from 'elysia'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
-import { copySchema, resolveSchema } from './schema'
+import { closeObjects, copySchema, resolveSchema } from './schema'
 
 /**
  * The docs.json schema turned into plain objects of one shape, for the walks that run on every validation.
@@ -32,6 +32,8 @@ export interface Plan {
   holdsDefaults: boolean
   /** This schema compiled on its own, on first use by {@link accepts}. */
   compiled: TypeCheck<TSchema> | undefined
+  /** This schema with every object closed, compiled on first use by {@link hasOnlyKnownKeys}. */
+  closedCompiled: TypeCheck<TSchema> | undefined
 }
 
 const PLANS = new Map<TSchema, Plan>()
@@ -57,6 +59,7 @@ export function planOf(schema: TSchema): Plan {
     holdsObjects: false,
     holdsDefaults: false,
     compiled: undefined,
+    closedCompiled: undefined,
   }
   // Registered before its children, so the recursive navigation group refers back to this same plan.
   PLANS.set(resolved, plan)
@@ -114,6 +117,15 @@ export function hasJsonType(schema: TSchema, value: unknown): boolean {
 export function accepts(plan: Plan, value: unknown): boolean {
   plan.compiled ??= TypeCompiler.Compile(inlineReferences(plan.schema))
   return plan.compiled.Check(value)
+}
+
+/**
+ * Whether `value`, which the compiled schema accepts, has no property the schema does not name, at any
+ * depth. One compiled check costs far less than walking the value to look for unknown keys.
+ */
+export function hasOnlyKnownKeys(plan: Plan, value: unknown): boolean {
+  plan.closedCompiled ??= TypeCompiler.Compile(closeObjects(inlineReferences(plan.schema)))
+  return plan.closedCompiled.Check(value)
 }
 
 /**

@@ -327,7 +327,8 @@ export const DOCS_CONFIG_CHECK = TypeCompiler.Compile(DocsConfigSchema)
  */
 export const CLOSED_DOCS_CONFIG_CHECK = TypeCompiler.Compile(closeObjects(DocsConfigSchema))
 
-function closeObjects<T extends TSchema>(schema: T): T {
+/** A copy of `schema` with every object in it closed (`additionalProperties: false`). */
+export function closeObjects<T extends TSchema>(schema: T): T {
   const copy = copySchema(schema, closeObjects)
   if (schema.type === 'object') (copy as Record<string, unknown>).additionalProperties = false
   return copy

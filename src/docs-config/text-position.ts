@@ -5,34 +5,36 @@ export interface LineColumn {
 }
 
 /**
- * Turns offsets into line/column pairs for one text. Line starts are found on demand, only as far into the
- * text as the furthest offset asked for, so a text that needs no positions costs nothing and one whose issues
- * sit near the top does not pay for the lines below them.
+ * Turns offsets into line/column pairs for one text. Lines are counted from the last offset asked for, so
+ * offsets asked in ascending order cost one pass over the text up to the furthest of them, and a text that
+ * needs no positions costs nothing.
  */
 export class TextPositions {
-  private readonly lineStarts = [0]
-  /** Every line start up to this offset is in `lineStarts`. */
-  private searchedTo = 0
+  /** The line that holds `countedTo`, and where that line starts. */
+  private line = 1
+  private lineStart = 0
+  private countedTo = 0
 
   constructor(private readonly text: string) {}
 
   /** The line and column of `offset` (clamped into the text). */
   at(offset: number): LineColumn {
     const clamped = Math.max(0, Math.min(offset, this.text.length))
-    const starts = this.lineStarts
-    if (clamped > this.searchedTo) {
-      for (let newline = this.text.indexOf('\n', this.searchedTo); newline !== -1 && newline < clamped; newline = this.text.indexOf('\n', newline + 1)) {
-        starts.push(newline + 1)
-      }
-      this.searchedTo = clamped
+    if (clamped < this.countedTo) {
+      this.line = 1
+      this.lineStart = 0
+      this.countedTo = 0
     }
-    let low = 0
-    let high = starts.length - 1
-    while (low < high) {
-      const middle = (low + high + 1) >> 1
-      if (starts[middle] <= clamped) low = middle
-      else high = middle - 1
+    const text = this.text
+    let line = this.line
+    let lineStart = this.lineStart
+    for (let newline = text.indexOf('\n', this.countedTo); newline !== -1 && newline < clamped; newline = text.indexOf('\n', newline + 1)) {
+      line++
+      lineStart = newline + 1
     }
-    return { line: low + 1, column: clamped - starts[low] + 1 }
+    this.line = line
+    this.lineStart = lineStart
+    this.countedTo = clamped
+    return { line, column: clamped - lineStart + 1 }
   }
 }

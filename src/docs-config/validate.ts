@@ -121,11 +121,16 @@ function searched(text: string, value: unknown, findings: Finding[], options: Va
     if (offset === -1) return undefined
     offsets.push(offset)
   }
+  const order = offsets.map((_, index) => index).sort((a, b) => offsets[a] - offsets[b])
+  // In ascending order, so that lines are counted in one pass.
   const positions = new TextPositions(text)
-  return findings.map((finding, index) => {
+  const located: Located[] = []
+  for (const index of order) {
+    const finding = findings[index]
     const offset = offsets[index]
-    return { offset, severity: options.strict ? 'error' : finding.severity, issue: issueOf(finding, positions.at(offset)) }
-  })
+    located.push({ offset, severity: options.strict ? 'error' : finding.severity, issue: issueOf(finding, positions.at(offset)) })
+  }
+  return located
 }
 
 /** The findings (and any duplicate keys) located by one scan of the text. */
