@@ -29,6 +29,14 @@ export function encodeEvent(data: unknown): Uint8Array {
   return encoder.encode(`data: ${JSON.stringify(data)}\n\n`)
 }
 
+/** Several events as one write, byte for byte what {@link encodeEvent} gives for each in turn. */
+export function encodeEvents(batch: readonly unknown[]): Uint8Array {
+  if (batch.length === 1) return encodeEvent(batch[0])
+  let text = ''
+  for (const data of batch) text += `data: ${JSON.stringify(data)}\n\n`
+  return encoder.encode(text)
+}
+
 export type EventStreamOptions = {
   /** Set to true the moment the first byte is handed to the client; the registry stops retrying then. */
   state: { committed: boolean }
@@ -42,21 +50,23 @@ export type EventStreamOptions = {
 }
 
 /**
- * Turns provider chunks into an SSE `Response`, deciding first whether the response can
+ * Turns batches of provider chunks into an SSE `Response`, deciding first whether the response can
  * still be an HTTP error: it waits for the first chunk until the first keep-alive tick.
  * A failure in that window is thrown (the route answers with a JSON error and a status);
  * once the tick passes or a chunk arrives, the response is committed as a 200 stream and
  * later failures become a `data: {"error":…}` event followed by close, without `[DONE]`.
  *
- * Chunks are pulled, so a slow client slows the provider instead of queueing chunks.
+ * Each batch (what one upstream read completed; see `ModelRegistry.streamBatches`) is one
+ * write, its events in order. Batches are pulled, so a slow client slows the provider instead
+ * of queueing chunks.
  * Keep-alives come from one timer per stream, checked every quarter interval, rather than
  * racing a fresh timer against every chunk (a timer and two promises per event, times
  * thousands of streams). So a silent stream sends one every 1 to 1.25 intervals.
  */
-export async function openEventStream<T>(chunks: AsyncIterable<T>, options: EventStreamOptions): Promise<Response> {
+export async function openEventStream<T>(batches: AsyncIterable<readonly T[]>, options: EventStreamOptions): Promise<Response> {
   const { state, abort } = options
   const keepAliveMs = options.keepAliveMs ?? KEEP_ALIVE_MS
-  const iterator = chunks[Symbol.asyncIterator]()
+  const iterator = batches[Symbol.asyncIterator]()
   let closed = false
   let ticker: ReturnType<typeof setInterval> | undefined
 
@@ -75,7 +85,7 @@ export async function openEventStream<T>(chunks: AsyncIterable<T>, options: Even
   const pending = iterator.next()
   // A stream cancelled while a chunk is awaited would otherwise leave an unhandled rejection.
   pending.catch(() => {})
-  let first: IteratorResult<T> | undefined
+  let first: IteratorResult<readonly T[]> | undefined
   try {
     first = await beforeTimeout(pending, keepAliveMs)
   } catch (error) {
@@ -90,9 +100,12 @@ export async function openEventStream<T>(chunks: AsyncIterable<T>, options: Even
     controller.enqueue(bytes)
     lastWriteAt = performance.now()
   }
-  /** Writes a chunk, or `[DONE]` and the end of the stream. */
-  const writeResult = (controller: ReadableStreamDefaultController<Uint8Array>, result: IteratorResult<T>) => {
-    if (!result.done) return write(controller, encodeEvent(result.value))
+  /** Writes a batch of chunks, or `[DONE]` and the end of the stream. */
+  const writeResult = (controller: ReadableStreamDefaultController<Uint8Array>, result: IteratorResult<readonly T[]>) => {
+    if (!result.done) {
+      if (result.value.length > 0) write(controller, encodeEvents(result.value))
+      return
+    }
     close()
     controller.enqueue(DONE)
     controller.close()
@@ -123,8 +136,10 @@ export async function openEventStream<T>(chunks: AsyncIterable<T>, options: Even
     async pull(controller) {
       if (closed) return
       try {
-        const result = awaitingFirst ? await pending : await iterator.next()
+        let result = awaitingFirst ? await pending : await iterator.next()
         awaitingFirst = false
+        // A pull that enqueues nothing is not called again, so an empty batch must not end one.
+        while (!closed && !result.done && result.value.length === 0) result = await iterator.next()
         if (!closed) writeResult(controller, result)
       } catch (error) {
         fail(controller, error)
