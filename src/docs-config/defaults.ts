@@ -18,7 +18,11 @@ function fill(plan: Plan, value: unknown): void {
   } else if (plan.kind === 'array' && Array.isArray(value) && plan.items !== undefined) {
     for (const item of value) fill(plan.items, item)
   } else if (plan.kind === 'object' && isPlainObject(value)) {
-    for (let index = 0; index < plan.keys.length; index++) {
+    // Only the properties that have or hold a default: most of an object's keys have neither.
+    plan.defaultIndices ??= plan.propertyPlans.flatMap((property, index) =>
+      property.schema.default !== undefined || property.holdsDefaults ? [index] : [],
+    )
+    for (const index of plan.defaultIndices) {
       const key = plan.keys[index]
       const property = plan.propertyPlans[index]
       if (value[key] === undefined) {

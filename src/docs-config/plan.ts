@@ -30,6 +30,8 @@ export interface Plan {
   holdsObjects: boolean
   /** True when some property below this schema has a default to fill in. */
   holdsDefaults: boolean
+  /** Objects: the indices in `keys` of the properties that have a default or hold one; set on first use. */
+  defaultIndices: number[] | undefined
   /** This schema compiled on its own, on first use by {@link accepts}. */
   compiled: TypeCheck<TSchema> | undefined
   /** This schema with every object closed, compiled on first use by {@link hasOnlyKnownKeys}. */
@@ -58,6 +60,7 @@ export function planOf(schema: TSchema): Plan {
     pattern: typeof resolved.pattern === 'string' ? new RegExp(resolved.pattern) : undefined,
     holdsObjects: false,
     holdsDefaults: false,
+    defaultIndices: undefined,
     compiled: undefined,
     closedCompiled: undefined,
   }

@@ -39,7 +39,7 @@ function prepare(word: string): Prepared {
 const NEEDLE_COUNTS = new Int32Array(BUCKETS)
 
 function countInto(word: string, counts: Int32Array): Int32Array {
-  counts.fill(0)
+  for (let bucket = 0; bucket < BUCKETS; bucket++) counts[bucket] = 0
   for (let index = 0; index < word.length; index++) counts[word.charCodeAt(index) & (BUCKETS - 1)]++
   return counts
 }

@@ -162,8 +162,11 @@ function scanned(text: string, findings: Finding[], options: ValidateOptions, ma
 }
 
 function issueOf(finding: Finding, { line, column }: LineColumn): Issue {
-  const { severity: _severity, at: _at, part: _part, path, ...details } = finding
-  return { path, line, column, ...details }
+  const issue: Issue = { path: finding.path, line, column, message: finding.message }
+  if (finding.expected !== undefined) issue.expected = finding.expected
+  if (finding.received !== undefined) issue.received = finding.received
+  if (finding.suggestion !== undefined) issue.suggestion = finding.suggestion
+  return issue
 }
 
 /**
