@@ -38,7 +38,7 @@ export class NodeSearch {
     for (let current = pointer; ; current = current.slice(0, current.lastIndexOf('/'))) {
       const located = this.resolve(current)
       if (located === UNKNOWN) return -1
-      if (located !== ABSENT) return part === 'key' && current === pointer && located.key !== -1 ? located.key : located.value
+      if (located !== ABSENT) return part === 'key' && current === pointer && located.key !== -1 ? located.key : this.valueOf(located)
     }
   }
 
@@ -60,12 +60,21 @@ export class NodeSearch {
     if (Array.isArray(node)) {
       const index = ARRAY_INDEX.test(token) ? Number(token) : -1
       if (index < 0 || index >= node.length) return ABSENT
-      return { value: this.item(parent.value, index), key: -1, node: node[index] }
+      return { value: this.item(this.valueOf(parent), index), key: -1, node: node[index] }
     }
     if (!isPlainObject(node) || !Object.hasOwn(node, token)) return ABSENT
-    const key = this.key(parent.value, token)
+    const key = this.key(this.valueOf(parent), token)
     if (key === -1) return ABSENT
-    return { value: this.valueAfterKey(key), key, node: node[token] }
+    return { value: -1, key, node: node[token] }
+  }
+
+  /** Where the node's value starts; for a property, found after its key on first use (a key finding needs none). */
+  private valueOf(located: Located): number {
+    if (located.value === -1) {
+      const text = this.text
+      located.value = skipWhitespace(text, skipWhitespace(text, endOfString(text, located.key)) + 1)
+    }
+    return located.value
   }
 
   /** The offset of the key `name` of the object that opens at `start`, or -1 when it is not written there. */
@@ -131,14 +140,12 @@ export class NodeSearch {
     for (let skipped = 0; skipped < index; skipped++) pos = skipWhitespace(text, skipWhitespace(text, skipValue(text, pos)) + 1)
     return pos
   }
-
-  private valueAfterKey(key: number): number {
-    const text = this.text
-    return skipWhitespace(text, skipWhitespace(text, endOfString(text, key)) + 1)
-  }
 }
 
-/** Where a node starts: its value, its key (-1 for the root and array items), and its parsed value. */
+/**
+ * Where a node starts: its value (-1 until asked for), its key (-1 for the root and array items), and its
+ * parsed value.
+ */
 interface Located {
   value: number
   key: number
