@@ -159,13 +159,23 @@ class OpenAICompatibleProvider implements BatchingProvider {
 /**
  * One upstream request's lifetime: its own AbortController, tied to the caller's signal and to a
  * watchdog timer, so a client disconnect or a timeout cancels the fetch and its body at once.
+ *
+ * The watchdog is a deadline, not a timer per wait: a stream re-arms it before every read, and a
+ * fresh `setTimeout` per read was a measurable share of a relayed stream's CPU. One timer stays
+ * armed; when it fires early (the deadline moved on) it re-arms for what is left, and when it fires
+ * with nothing being watched it lapses until the next {@link watch}.
  */
 class UpstreamCall {
   readonly #controller = new AbortController()
   readonly #provider: string
   readonly #caller: AbortSignal
   readonly #onCallerAbort = () => this.#controller.abort(this.#caller.reason)
+  readonly #onTimer = () => this.#check()
   #timer: ReturnType<typeof setTimeout> | undefined
+  /** When the armed timer fires (performance.now() time), if one is armed. */
+  #timerAt = 0
+  /** The watched wait: its phase, the limit named in the error, and when it runs out. */
+  #watched: { phase: TimeoutPhase; reportedMs: number; deadline: number } | undefined
   #expired: { phase: TimeoutPhase; ms: number } | undefined
   #finished = false
 
@@ -182,16 +192,43 @@ class UpstreamCall {
 
   /** Aborts the upstream if `ms` pass before the next {@link unwatch} or {@link watch}; `reportedMs` is the limit named in the error. */
   watch(phase: TimeoutPhase, ms: number, reportedMs = ms): void {
-    clearTimeout(this.#timer)
-    this.#timer = setTimeout(() => {
-      this.#expired = { phase, ms: reportedMs }
-      this.#controller.abort(new DOMException(`upstream ${phase} timeout`, 'TimeoutError'))
-    }, ms)
+    const deadline = performance.now() + ms
+    if (this.#watched) {
+      this.#watched.phase = phase
+      this.#watched.reportedMs = reportedMs
+      this.#watched.deadline = deadline
+    } else {
+      this.#watched = { phase, reportedMs, deadline }
+    }
+    // An armed timer that fires before the deadline re-arms itself then; one that fires after it must be replaced.
+    if (this.#timer === undefined || this.#timerAt > deadline) this.#arm(ms, deadline)
   }
 
   unwatch(): void {
+    this.#watched = undefined
+  }
+
+  #arm(ms: number, at: number): void {
+    clearTimeout(this.#timer)
+    this.#timerAt = at
+    this.#timer = setTimeout(this.#onTimer, Math.max(0, ms))
+  }
+
+  /** Stops watching and drops the timer, so nothing keeps this call alive. */
+  #disarm(): void {
+    this.#watched = undefined
     clearTimeout(this.#timer)
     this.#timer = undefined
+  }
+
+  #check(): void {
+    this.#timer = undefined
+    const watched = this.#watched
+    if (!watched) return
+    const left = watched.deadline - performance.now()
+    if (left > 0) return this.#arm(left, watched.deadline)
+    this.#expired = { phase: watched.phase, ms: watched.reportedMs }
+    this.#controller.abort(new DOMException(`upstream ${watched.phase} timeout`, 'TimeoutError'))
   }
 
   /** What to throw for an error from fetch or a body read: the caller's abort, our timeout, or a connection failure. */
@@ -204,7 +241,7 @@ class UpstreamCall {
   /** The whole response has been read; nothing is left to cancel. */
   complete(): void {
     this.#finished = true
-    this.unwatch()
+    this.#disarm()
   }
 
   /**
@@ -224,7 +261,7 @@ class UpstreamCall {
 
   /** Releases timers and listeners; aborts the upstream unless the call completed normally. */
   end(): void {
-    this.unwatch()
+    this.#disarm()
     this.#caller.removeEventListener('abort', this.#onCallerAbort)
     if (!this.#finished) this.#controller.abort()
   }
