@@ -16,7 +16,7 @@ import { endOfString, skipValue, skipWhitespace } from './json-skip'
  * search.offsetOf('/colors/primary', 'value') // where the value of colors.primary starts
  */
 export class NodeSearch {
-  private readonly nodes = new Map<string, Located>()
+  private readonly root: Located
   /** Whether a `\u` escape may appear in the text, in which case any key could be written escaped. */
   private unicodeEscapes: boolean | undefined
 
@@ -26,46 +26,43 @@ export class NodeSearch {
   ) {
     // A byte-order mark is not JSON, but the validator tolerates one.
     const start = skipWhitespace(text, text.charCodeAt(0) === 0xfeff ? 1 : 0)
-    this.nodes.set('', { value: start, key: -1, node: root })
+    this.root = { token: '', value: start, key: -1, node: root, children: [] }
   }
 
   /**
    * Where the node at `pointer` starts, at its key when `part` is 'key' and it is a property; its nearest
-   * ancestor's start when the node is not in the text; -1 when the search cannot tell (which never happens for
-   * valid JSON without duplicate keys, but the caller keeps a scanner for it).
+   * ancestor's start when the node is not in the text; -1 for a string that is not a JSON Pointer.
    */
   offsetOf(pointer: string, part: 'key' | 'value'): number {
-    for (let current = pointer; ; current = current.slice(0, current.lastIndexOf('/'))) {
-      const located = this.resolve(current)
-      if (located === UNKNOWN) return -1
-      if (located !== ABSENT) return part === 'key' && current === pointer && located.key !== -1 ? located.key : this.valueOf(located)
+    if (pointer !== '' && pointer.charCodeAt(0) !== SLASH) return -1
+    let located = this.root
+    for (let start = 1, end = 0; start <= pointer.length; start = end + 1) {
+      end = pointer.indexOf('/', start)
+      if (end === -1) end = pointer.length
+      const child = this.child(located, unescapeToken(pointer.slice(start, end)))
+      if (child === undefined) return this.valueOf(located)
+      located = child
     }
+    return part === 'key' && located.key !== -1 ? located.key : this.valueOf(located)
   }
 
-  private resolve(pointer: string): Located | typeof ABSENT | typeof UNKNOWN {
-    const known = this.nodes.get(pointer)
-    if (known !== undefined) return known
-    const slash = pointer.lastIndexOf('/')
-    if (slash === -1) return UNKNOWN
-    const parent = this.resolve(pointer.slice(0, slash))
-    if (parent === ABSENT || parent === UNKNOWN) return parent
-    const token = unescapeToken(pointer.slice(slash + 1))
-    const located = this.child(parent, token)
-    if (located !== ABSENT && located !== UNKNOWN) this.nodes.set(pointer, located)
-    return located
-  }
-
-  private child(parent: Located, token: string): Located | typeof ABSENT | typeof UNKNOWN {
+  /** The child `token` of `parent`, remembered once found; undefined when it is not in the text. */
+  private child(parent: Located, token: string): Located | undefined {
+    for (const known of parent.children) if (known.token === token) return known
     const node = parent.node
+    let child: Located
     if (Array.isArray(node)) {
       const index = ARRAY_INDEX.test(token) ? Number(token) : -1
-      if (index < 0 || index >= node.length) return ABSENT
-      return { value: this.item(this.valueOf(parent), index), key: -1, node: node[index] }
+      if (index < 0 || index >= node.length) return undefined
+      child = { token, value: this.item(this.valueOf(parent), index), key: -1, node: node[index], children: [] }
+    } else {
+      if (!isPlainObject(node) || !Object.hasOwn(node, token)) return undefined
+      const key = this.key(this.valueOf(parent), token)
+      if (key === -1) return undefined
+      child = { token, value: -1, key, node: node[token], children: [] }
     }
-    if (!isPlainObject(node) || !Object.hasOwn(node, token)) return ABSENT
-    const key = this.key(this.valueOf(parent), token)
-    if (key === -1) return ABSENT
-    return { value: -1, key, node: node[token] }
+    parent.children.push(child)
+    return child
   }
 
   /** Where the node's value starts; for a property, found after its key on first use (a key finding needs none). */
@@ -143,19 +140,19 @@ export class NodeSearch {
 }
 
 /**
- * Where a node starts: its value (-1 until asked for), its key (-1 for the root and array items), and its
- * parsed value.
+ * A node found in the text: its reference token, where its value starts (-1 until asked for) and its key
+ * (-1 for the root and array items), its parsed value, and the children already looked for.
  */
 interface Located {
+  token: string
   value: number
   key: number
   node: unknown
+  children: Located[]
 }
 
-const ABSENT = Symbol('not in the text')
-const UNKNOWN = Symbol('cannot tell')
-
 const QUOTE = 34
+const SLASH = 47
 const BACKSLASH = 92
 const COLON = 58
 const COMMA = 44
