@@ -13,8 +13,30 @@ export interface Finding {
   suggestion?: string
 }
 
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$-]*$/
-const ARRAY_INDEX = /^(0|[1-9][0-9]*)$/
+// Character tests instead of regular expressions: field names are built for every issue reported.
+function isArrayIndex(token: string): boolean {
+  if (token === '' || (token.charCodeAt(0) === 48 && token.length > 1)) return false
+  for (let index = 0; index < token.length; index++) if (!isDigit(token.charCodeAt(index))) return false
+  return true
+}
+
+/** `[A-Za-z_$][A-Za-z0-9_$-]*` */
+function isIdentifier(token: string): boolean {
+  if (token === '' || !isIdentifierStart(token.charCodeAt(0))) return false
+  for (let index = 1; index < token.length; index++) {
+    const code = token.charCodeAt(index)
+    if (!isIdentifierStart(code) && !isDigit(code) && code !== 45) return false
+  }
+  return true
+}
+
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57
+}
+
+function isIdentifierStart(code: number): boolean {
+  return (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95 || code === 36
+}
 
 /** A JSON Pointer written the way people name fields: `/anchors/0/color` → `anchors[0].color`. */
 export function fieldName(pointer: string): string {
@@ -25,8 +47,8 @@ export function fieldName(pointer: string): string {
     if (end === -1) end = pointer.length
     const raw = pointer.slice(start, end)
     const token = raw.includes('~') ? raw.replace(/~1/g, '/').replace(/~0/g, '~') : raw
-    if (ARRAY_INDEX.test(token)) name += `[${token}]`
-    else if (IDENTIFIER.test(token)) name += name === '' ? token : `.${token}`
+    if (isArrayIndex(token)) name += `[${token}]`
+    else if (isIdentifier(token)) name += name === '' ? token : `.${token}`
     else name += `[${JSON.stringify(token)}]`
   }
   return name

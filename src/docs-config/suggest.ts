@@ -13,7 +13,7 @@ export function closestMatch(input: string, candidates: readonly string[]): stri
   for (let index = 0; index < candidates.length; index++) {
     const candidate = prepared[index]
     if (Math.abs(candidate.lowered.length - needle.length) >= bestDistance) continue
-    if (countsBound(needleCounts, candidate.counts) >= bestDistance) continue
+    if (countsBound(needleCounts, candidate.counts, bestDistance) >= bestDistance) continue
     const distance = editDistance(needle, candidate.lowered, bestDistance)
     if (distance < bestDistance) {
       best = candidates[index]
@@ -47,11 +47,11 @@ function countInto(word: string, counts: Int32Array): Int32Array {
 /**
  * A lower bound of the edit distance from character counts: an insertion or deletion changes the counts by
  * one, a substitution by two, a transposition not at all. Most candidates are ruled out here, without the
- * quadratic comparison.
+ * quadratic comparison; counting stops once the bound reaches `ceiling`.
  */
-function countsBound(a: Int32Array, b: Int32Array): number {
+function countsBound(a: Int32Array, b: Int32Array, ceiling: number): number {
   let difference = 0
-  for (let index = 0; index < BUCKETS; index++) difference += Math.abs(a[index] - b[index])
+  for (let index = 0; index < BUCKETS && difference < 2 * ceiling; index++) difference += Math.abs(a[index] - b[index])
   return Math.ceil(difference / 2)
 }
 
