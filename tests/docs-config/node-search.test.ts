@@ -113,3 +113,44 @@ describe('the validator, with keys that a plain text search would confuse', () =
     expect(result.warnings).toEqual([expect.objectContaining({ path: '/colors/twitter', line: 3, column: 34 })])
   })
 })
+
+describe('the validator places every corpus issue where a full scan records its node', () => {
+  type Place = { line: number; column: number }
+
+  /** Where the scanner records each node's value and, for a property, its key. */
+  function scannedPlaces(text: string): Map<string, { value: Place; key?: Place }> {
+    const scan = scanJson(text)
+    if (!scan.ok) throw new Error(scan.error.message)
+    const places = new Map<string, { value: Place; key?: Place }>()
+    for (const [pointer, { line, column, keyLine, keyColumn }] of scan.positions) {
+      places.set(pointer, { value: { line, column }, ...(keyLine !== undefined && keyColumn !== undefined ? { key: { line: keyLine, column: keyColumn } } : {}) })
+    }
+    return places
+  }
+
+  test('the corpus has warnings and errors to place', () => {
+    const results = CORPUS_TEXTS.map(([, text]) => validateDocsConfig(text))
+    expect(results.reduce((sum, result) => sum + result.warnings.length, 0)).toBeGreaterThan(20)
+    expect(results.reduce((sum, result) => sum + result.errors.length, 0)).toBeGreaterThan(0)
+  })
+
+  test.each(CORPUS_TEXTS)('%s', (_name, text) => {
+    const places = scannedPlaces(text)
+    const result = validateDocsConfig(text)
+    for (const { path, line, column } of result.warnings) {
+      // An unknown property is reported at its key.
+      expect({ path, line, column }).toEqual({ path, ...(places.get(path)?.key ?? { line: -1, column: -1 }) })
+    }
+    for (const { path, line, column } of result.errors) {
+      // An error is reported at its node (value, or key for a key that is not allowed) or, for a missing
+      // property, at an ancestor.
+      const candidates: Place[] = []
+      for (let pointer = path; ; pointer = pointer.slice(0, pointer.lastIndexOf('/'))) {
+        const place = places.get(pointer)
+        if (place !== undefined) candidates.push(place.value, ...(place.key ? [place.key] : []))
+        if (pointer === '') break
+      }
+      expect(candidates).toContainEqual({ line, column })
+    }
+  })
+})
