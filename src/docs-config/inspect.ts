@@ -59,9 +59,10 @@ function unknowns(plan: Plan, value: unknown, base: string, path: (string | numb
       if (findings.length >= FINDING_LIMIT) return
       const property = plan.properties.get(key)
       if (property === undefined) findings.push(unknownProperty(plan, key, pointerOf(base, path)))
-      // At the top, a compiled check clears most sections (the navigation above all) at once; it is not
-      // repeated deeper, where it would check again what the walk is about to visit anyway.
-      else if (property.holdsObjects && (path.length > 0 || !hasOnlyKnownKeys(property, value[key]))) {
+      // At the top, a compiled check clears an array of objects (the navigation above all) at once; it is
+      // not repeated deeper, where it would check again what the walk is about to visit anyway. Single
+      // objects hold a handful of keys, which the walk reads for less than the check costs.
+      else if (property.holdsObjects && (path.length > 0 || property.kind !== 'array' || !hasOnlyKnownKeys(property, value[key]))) {
         path.push(key)
         unknowns(property, value[key], base, path, findings)
         path.pop()
@@ -126,10 +127,11 @@ function object(plan: Plan, value: unknown, pointer: string, findings: Finding[]
 
 function unknownProperty(plan: Plan, key: string, pointer: string): Finding {
   const known = plan.keys
-  const alias = KEY_ALIASES[key]
+  const alias = Object.hasOwn(KEY_ALIASES, key) ? KEY_ALIASES[key] : undefined
   const suggestion = alias !== undefined && known.includes(alias) ? alias : closestMatch(key, known)
   const path = `${pointer}/${escapePointerToken(key)}`
-  return {
+  // Built field by field rather than with spreads: a file can carry many vendor extras.
+  const finding: Finding = {
     severity: plan.closed ? 'error' : 'warning',
     path,
     at: path,
@@ -137,9 +139,13 @@ function unknownProperty(plan: Plan, key: string, pointer: string): Finding {
     message: plan.closed
       ? `${fieldName(path)}: ${quote(key)} is not an allowed key of ${fieldName(pointer)}; use one of ${known.join(', ')}`
       : `${fieldName(path)}: unknown property; it is kept but not checked`,
-    ...(plan.closed ? { expected: `one of ${known.join(', ')}`, received: quote(key) } : {}),
-    ...(suggestion !== undefined ? { suggestion } : {}),
   }
+  if (plan.closed) {
+    finding.expected = `one of ${known.join(', ')}`
+    finding.received = quote(key)
+  }
+  if (suggestion !== undefined) finding.suggestion = suggestion
+  return finding
 }
 
 function array(plan: Plan, value: unknown, pointer: string, findings: Finding[]): void {
