@@ -81,10 +81,33 @@ export class NodeSearch {
       // made the native search several times slower.
       const needle = `${name}"`
       const first = this.nextKey(needle, start)
+      if (first === -1) return this.keyByReading(start, name)
       // The object's key lies after `start`; when it is the only key of that name from there on, it is this one.
-      if (first !== -1 && this.nextKey(needle, first + needle.length) === -1) return first
+      let last = this.nextKey(needle, first + needle.length)
+      if (last === -1) return first
+      // Several: a vendor extra is usually appended at the end of the file, so the last one is tried as a key
+      // of the outermost object before the object's keys are read one by one. A match is surely a key (not
+      // the gap between two strings) when the name holds a character JSON only writes inside strings.
+      if (start === this.root.value && ONLY_IN_STRINGS.test(name)) {
+        for (let next = last; next !== -1; next = this.nextKey(needle, next + needle.length)) last = next
+        if (this.endsTheDocument(last)) return last
+      }
     }
     return this.keyByReading(start, name)
+  }
+
+  /** Whether the object that holds the key at `key` is the outermost one, read by skipping its later members. */
+  private endsTheDocument(key: number): boolean {
+    const text = this.text
+    let pos = key
+    for (;;) {
+      pos = skipWhitespace(text, skipValue(text, skipWhitespace(text, skipWhitespace(text, endOfString(text, pos)) + 1)))
+      const next = text.charCodeAt(pos)
+      if (next === CLOSE_BRACE) return skipWhitespace(text, pos + 1) === text.length
+      if (next !== COMMA) return false
+      pos = skipWhitespace(text, pos + 1)
+      if (text.charCodeAt(pos) !== QUOTE) return false
+    }
   }
 
   /**
@@ -156,8 +179,11 @@ const SLASH = 47
 const BACKSLASH = 92
 const COLON = 58
 const COMMA = 44
+const CLOSE_BRACE = 125
 const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/
 const LITERAL_KEY = /^[^"\\/\u0000-\u001f]*$/
+/** Characters that never appear outside strings in JSON (whitespace, punctuation, numbers, true/false/null). */
+const ONLY_IN_STRINGS = /[^\s{}[\],:0-9+\-.eEtrufalsn]/
 
 function unescapeToken(token: string): string {
   return token.includes('~') ? token.replace(/~1/g, '/').replace(/~0/g, '~') : token
