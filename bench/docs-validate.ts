@@ -5,8 +5,9 @@
  *
  * Deterministic inputs: a typical config (~5 KB, every section used, no unknown keys), the same with the
  * vendor extras real files carry (unknown keys → warnings, which need line/column), the same with one
- * half-typed colour (an error, as an editor sees mid-keystroke), and a large config (~500 KB, thousands of
- * pages in nested groups). For each, batches of JSON.parse and of validateDocsConfig
+ * unknown key repeated in five objects (a native search for it is ambiguous, so keys are read instead), the
+ * same with one half-typed colour (an error, as an editor sees mid-keystroke), and a large config (~500 KB,
+ * thousands of pages in nested groups). For each, batches of JSON.parse and of validateDocsConfig
  * alternate; the median time per call of each is reported, and their ratio. Target: ratio ≤ 4 for the
  * typical config.
  */
@@ -37,7 +38,7 @@ function navigation(next: () => number, groups: number, pagesPerGroup: number, d
   return Array.from({ length: groups }, (_, index) => group(0, index))
 }
 
-function typicalConfig(groups: number, pagesPerGroup: number, depth: number, extras: boolean): string {
+function typicalConfig(groups: number, pagesPerGroup: number, depth: number, extras: boolean, repeatedExtra = false): string {
   const next = random(42)
   const config: Record<string, unknown> = {
     $schema: 'https://trellis.example.com/docs.json/schema',
@@ -77,6 +78,10 @@ function typicalConfig(groups: number, pagesPerGroup: number, depth: number, ext
     ;(config.colors as Record<string, unknown>).anchors = { from: '#117866', to: '#2AB673' }
     ;(config.feedback as Record<string, unknown>).thumbsRating = true
     config.redirects = [{ source: '/old', destination: '/new' }]
+  }
+  if (repeatedExtra) {
+    const sections = config as { colors: Record<string, unknown>; anchors: Record<string, unknown>[]; api: Record<string, unknown>; navigation: Record<string, unknown>[] }
+    for (const object of [sections.colors, sections.anchors[2], sections.api, sections.navigation[groups - 1], config]) object.note = 'kept by the vendor'
   }
   return JSON.stringify(config, null, 2)
 }
@@ -121,6 +126,7 @@ function compare(label: string, text: string, calls: number, rounds: number, exp
 
 const typical = typicalConfig(6, 5, 1, false)
 const typicalWithExtras = typicalConfig(6, 5, 1, true)
+const typicalWithRepeatedExtra = typicalConfig(6, 5, 1, false, true)
 const large = typicalConfig(250, 12, 3, false)
 // An editor mid-keystroke: the primary colour half typed.
 const typicalMidEdit = typical.replace('"primary": "#16A34A"', '"primary": "#16A3"')
@@ -129,6 +135,7 @@ console.log(`bun ${Bun.version}, ${navigator.hardwareConcurrency} cores`)
 console.table([
   compare('typical (~5 KB)', typical, 2000, 15),
   compare('typical + vendor extras (warnings)', typicalWithExtras, 2000, 15),
+  compare('typical + one extra key in 5 objects', typicalWithRepeatedExtra, 2000, 15),
   compare('typical, one error (mid-edit)', typicalMidEdit, 2000, 15, false),
   compare('large (~500 KB)', large, 20, 15),
 ])
