@@ -4,8 +4,10 @@ import { endOfString, skipValue, skipWhitespace } from './json-skip'
 /**
  * Finds where a few nodes of a parsed text start, without scanning the whole text: from the parent's known
  * offset, a property's key is searched for natively (`indexOf`) and taken when it is the only key of that
- * name from there on; otherwise the parent object's own keys are read one by one, skipping their values, which
- * is exact whatever the nesting or escaping. Array items are reached by skipping the items before them.
+ * name from there on (or, in the outermost object, when the last one is followed only by that object's other
+ * members); otherwise the parent object's own keys are read one by one, skipping their values, which is exact
+ * whatever the nesting or escaping. Array items are reached by skipping the items before them. Lines and
+ * columns are left to `TextPositions`.
  *
  * The text must be valid JSON without duplicate keys (the validator checks both first), `root` its parsed
  * value, and every node the pointers name must be written in the text or absent from `root` (a finding never
