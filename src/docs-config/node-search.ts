@@ -9,9 +9,9 @@ import { endOfString, skipValue, skipWhitespace } from './json-skip'
  * whatever the nesting or escaping. Array items are reached by skipping the items before them. Lines and
  * columns are left to `TextPositions`.
  *
- * The text must be valid JSON without duplicate keys (the validator checks both first), `root` its parsed
- * value, and every node the pointers name must be written in the text or absent from `root` (a finding never
- * points at a default filled in after parsing).
+ * The text must be valid JSON without duplicate keys (the validator checks both first) and `root` its value
+ * exactly as `JSON.parse` returned it: the search trusts that every key and string in `root` is written in
+ * the text (the validator fills in defaults only after locating).
  *
  * @example
  * const search = new NodeSearch(text, JSON.parse(text))
@@ -56,7 +56,7 @@ export class NodeSearch {
     if (Array.isArray(node)) {
       const index = ARRAY_INDEX.test(token) ? Number(token) : -1
       if (index < 0 || index >= node.length) return undefined
-      child = { token, value: this.item(this.valueOf(parent), index), key: -1, node: node[index], children: [] }
+      child = { token, value: this.item(this.valueOf(parent), index, node[index]), key: -1, node: node[index], children: [] }
     } else {
       if (!isPlainObject(node) || !Object.hasOwn(node, token)) return undefined
       const key = this.key(this.valueOf(parent), token)
@@ -128,6 +128,11 @@ export class NodeSearch {
    * text (a value equal to the key, the key inside a longer string) from counting as a second match.
    */
   private nextKey(needle: string, from: number): number {
+    return this.nextString(needle, from, true)
+  }
+
+  /** Like {@link nextKey}, for any string (key or value) when `keysOnly` is false. */
+  private nextString(needle: string, from: number, keysOnly: boolean): number {
     const text = this.text
     for (let at = text.indexOf(needle, from + 1); at !== -1; at = text.indexOf(needle, at + 1)) {
       const quote = at - 1
@@ -135,7 +140,7 @@ export class NodeSearch {
       let backslash = quote - 1
       while (text.charCodeAt(backslash) === BACKSLASH) backslash--
       if ((quote - 1 - backslash) % 2 !== 0) continue
-      if (text.charCodeAt(skipWhitespace(text, at + needle.length)) === COLON) return quote
+      if (!keysOnly || text.charCodeAt(skipWhitespace(text, at + needle.length)) === COLON) return quote
     }
     return -1
   }
@@ -156,12 +161,48 @@ export class NodeSearch {
   }
 
   /** The offset of item `index` of the array that opens at `start`. */
-  private item(start: number, index: number): number {
+  private item(start: number, index: number, item: unknown): number {
+    if (index > 0) {
+      const found = this.itemBySearch(start, item)
+      if (found !== -1) return found
+    }
     const text = this.text
     let pos = skipWhitespace(text, start + 1)
     for (let skipped = 0; skipped < index; skipped++) pos = skipWhitespace(text, skipWhitespace(text, skipValue(text, pos)) + 1)
     return pos
   }
+  /**
+   * An item found without skipping the items before it, by a string only it holds from the array's start
+   * on: the item itself, or the value of an object's first key (then checked, reading backwards, to follow
+   * that key right after the object's opening brace). -1 when there is no such string.
+   */
+  private itemBySearch(start: number, item: unknown): number {
+    const text = this.text
+    if (typeof item === 'string') return this.onlyString(item, start)
+    if (!isPlainObject(item)) return -1
+    for (const key in item) {
+      const value = item[key]
+      if (typeof value !== 'string' || !this.isWrittenLiterally(key)) return -1
+      const at = this.onlyString(value, start)
+      if (at === -1) return -1
+      let pos = skipWhitespaceBackwards(text, at - 1)
+      if (text.charCodeAt(pos) !== COLON) return -1
+      pos = skipWhitespaceBackwards(text, pos - 1) - key.length - 1
+      if (text.charCodeAt(pos) !== QUOTE || !text.startsWith(`${key}"`, pos + 1)) return -1
+      pos = skipWhitespaceBackwards(text, pos - 1)
+      return text.charCodeAt(pos) === OPEN_BRACE ? pos : -1
+    }
+    return -1
+  }
+
+  /** The offset of the string `value` when it is written literally and only once from `start` on, else -1. */
+  private onlyString(value: string, start: number): number {
+    if (value === '' || !this.isWrittenLiterally(value)) return -1
+    const needle = `${value}"`
+    const first = this.nextString(needle, start, false)
+    return first !== -1 && this.nextString(needle, first + needle.length, false) === -1 ? first : -1
+  }
+
 }
 
 /**
@@ -182,6 +223,7 @@ const BACKSLASH = 92
 const COLON = 58
 const COMMA = 44
 const CLOSE_BRACE = 125
+const OPEN_BRACE = 123
 const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/
 const LITERAL_KEY = /^[^"\\/\u0000-\u001f]*$/
 /** Characters that never appear outside strings in JSON (whitespace, punctuation, numbers, true/false/null). */
@@ -189,4 +231,9 @@ const ONLY_IN_STRINGS = /[^\s{}[\],:0-9+\-.eEtrufalsn]/
 
 function unescapeToken(token: string): string {
   return token.includes('~') ? token.replace(/~1/g, '/').replace(/~0/g, '~') : token
+}
+
+function skipWhitespaceBackwards(text: string, pos: number): number {
+  for (let code = text.charCodeAt(pos); code === 32 || code === 10 || code === 13 || code === 9; code = text.charCodeAt(--pos));
+  return pos
 }

@@ -17,7 +17,7 @@ export function isRelativePath(value: string): boolean {
 
 /**
  * The rules that relate fields to each other or look inside strings, beyond what the schema's types say.
- * Runs on the parsed value after defaults are filled in and skips anything of the wrong type (the schema
+ * Runs on the parsed value before defaults are filled in and skips anything of the wrong type (the schema
  * walk has already reported it).
  */
 export function checkCrossFieldRules(config: unknown, findings: Finding[]): void {
@@ -38,7 +38,9 @@ export function checkCrossFieldRules(config: unknown, findings: Finding[]): void
 }
 
 function callToActionNeedsName(button: unknown, findings: Finding[]): void {
-  if (!isPlainObject(button) || button.type !== 'link' || button.name !== undefined) return
+  if (!isPlainObject(button) || button.name !== undefined) return
+  // Defaults are filled in later; a missing type is a link.
+  if ((button.type === undefined ? 'link' : button.type) !== 'link') return
   findings.push({
     severity: 'error',
     path: '/topbarCtaButton/name',

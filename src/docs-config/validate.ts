@@ -76,12 +76,12 @@ function validate(text: string, options: ValidateOptions): ValidationResult {
     else if (!closedAccepted) findUnknownProperties(DocsConfigSchema, value, findings)
     if (!typesAccepted && !findings.some((finding) => finding.severity === 'error')) findings.push(schemaFallback(value))
     explainNewerShape(value, findings)
-    applyDefaults(DocsConfigSchema, value)
     checkCrossFieldRules(value, findings)
   }
   if (findings.length === 0 && !mayHaveDuplicates) {
-    return { valid: true, errors: [], warnings: [], config: value as DocsConfig }
+    return { valid: true, errors: [], warnings: [], config: normalised(value) }
   }
+  // Located before defaults are filled in, so that every node the search meets is one written in the text.
   return locate(text, value, findings, options, mayHaveDuplicates)
 }
 
@@ -97,7 +97,13 @@ function locate(
   const errors = listed(located, 'error')
   const warnings = listed(located, 'warning')
   if (errors.length > 0) return { valid: false, errors, warnings }
-  return { valid: true, errors, warnings, config: value as DocsConfig }
+  return { valid: true, errors, warnings, config: normalised(value) }
+}
+
+/** The valid config with the schema's defaults filled in. */
+function normalised(value: unknown): DocsConfig {
+  applyDefaults(DocsConfigSchema, value)
+  return value as DocsConfig
 }
 
 type Located = { offset: number; severity: Finding['severity']; issue: Issue }
