@@ -3,6 +3,7 @@ import { scanJson } from '../../src/docs-config/json-source'
 import { NodeSearch } from '../../src/docs-config/node-search'
 import { validateDocsConfig } from '../../src/docs-config/validate'
 import { corpusFiles } from './corpus'
+import { unmark } from './marked-text'
 
 /**
  * Texts that make a native search for `"key"` go wrong if it trusts the first match: the same key in several
@@ -159,5 +160,19 @@ describe('the validator places every corpus issue where a full scan records its 
       }
       expect(candidates).toContainEqual({ line, column })
     }
+  })
+})
+
+describe('unknown keys deep in the navigation, which a compiled check clears as a whole when it has none', () => {
+  const NAVIGATION = '[{ "group": "a", "pages": ["x", { "group": "b", "pages": [{ "group": "c", "pages": ["y"], ¦"extra": 1 }] }] }]'
+  const ROWS: [string, string, number][] = [
+    ['in an otherwise valid file', `{\n  "name": "A",\n  "navigation": ${NAVIGATION}\n}`, 0],
+    ['next to an error elsewhere', `{\n  "name": "A",\n  "colors": { "primary": "#ff" },\n  "navigation": ${NAVIGATION}\n}`, 1],
+  ]
+  test.each(ROWS)('%s: reported at its key', (_case, marked, errors) => {
+    const { text, line, column } = unmark(marked)
+    const result = validateDocsConfig(text)
+    expect(result.errors).toHaveLength(errors)
+    expect(result.warnings).toEqual([expect.objectContaining({ path: '/navigation/0/pages/1/pages/0/extra', line, column })])
   })
 })
