@@ -9,7 +9,7 @@ import type {
   ToolCall,
   Usage,
 } from '../model'
-import type { ChatCompletionChunk, ChatProvider, ChatRequest } from './provider'
+import type { BatchingProvider, ChatCompletionChunk, ChatRequest } from './provider'
 import { exampleFor } from './schema-example'
 import { contentText, eachToken, leadingTokens, promptTokens, PromptCache, tokenize } from './tokenizer'
 
@@ -50,7 +50,7 @@ const SYSTEM_FINGERPRINT = 'fp_trellis_echo'
 const ALTERNATIVES = [' the', ',', '.', ' and', ' a', ' of', ' to', ' in', ' is', ' it', ' that', ' I', ' you', ' for', ' on', ' with', ' as', ' was', ' be', ' at', ' not']
 
 /** Creates an echo provider. Each instance has its own prompt cache. */
-export function createEchoProvider(options: EchoOptions = {}): ChatProvider {
+export function createEchoProvider(options: EchoOptions = {}): BatchingProvider {
   const clock = options.clock ?? (() => new Date())
   const cache = new PromptCache(options.promptCacheEntries)
   const delay = options.tokenDelayMs ?? 0
@@ -81,40 +81,51 @@ export function createEchoProvider(options: EchoOptions = {}): ChatProvider {
       }
     },
 
-    async *stream(raw, signal) {
-      signal.throwIfAborted()
-      const request = validated(raw)
-      const answer = planAnswer(request, cache)
-      const includeUsage = request.stream_options?.include_usage === true
-      const id = completionId()
-      const created = unixSeconds(clock)
-      const model = request.model
-      // One object literal per chunk (not a spread of a template), so every chunk has one shape.
-      const chunk = (choices: ChunkChoice[], usage?: Usage | null): ChatCompletionChunk =>
-        usage === undefined
-          ? { id, object: 'chat.completion.chunk', created, model, system_fingerprint: SYSTEM_FINGERPRINT, choices }
-          : { id, object: 'chat.completion.chunk', created, model, system_fingerprint: SYSTEM_FINGERPRINT, choices, usage }
-      const indexes = choiceIndexes(request)
-      // Chunks are due on a fixed schedule, like an upstream that keeps generating while
-      // its client is busy, so a slow reader does not stretch the pace.
-      const pace = delay > 0 ? pacer(signal) : undefined
-      try {
-        let due = performance.now()
-        for (const step of streamSteps(answer, request)) {
-          due += delay
-          if (pace) await pace.until(due)
-          signal.throwIfAborted()
-          for (const index of indexes) {
-            const choice = { index, delta: step.delta, logprobs: step.logprobs ?? null, finish_reason: step.finishReason ?? null }
-            yield chunk([choice], includeUsage ? null : undefined)
-          }
-        }
-      } finally {
-        pace?.dispose()
-      }
-      if (includeUsage) yield chunk([], answer.usage)
+    stream(raw, signal) {
+      return flatten(streamBatches(raw, signal))
     },
+
+    streamBatches,
   }
+
+  /** The chunks of one step (one per choice) form a batch; the usage chunk is a batch of its own. */
+  async function* streamBatches(raw: ChatRequest, signal: AbortSignal): AsyncGenerator<ChatCompletionChunk[]> {
+    signal.throwIfAborted()
+    const request = validated(raw)
+    const answer = planAnswer(request, cache)
+    const includeUsage = request.stream_options?.include_usage === true
+    const id = completionId()
+    const created = unixSeconds(clock)
+    const model = request.model
+    // One object literal per chunk (not a spread of a template), so every chunk has one shape.
+    const chunk = (choices: ChunkChoice[], usage?: Usage | null): ChatCompletionChunk =>
+      usage === undefined
+        ? { id, object: 'chat.completion.chunk', created, model, system_fingerprint: SYSTEM_FINGERPRINT, choices }
+        : { id, object: 'chat.completion.chunk', created, model, system_fingerprint: SYSTEM_FINGERPRINT, choices, usage }
+    const indexes = choiceIndexes(request)
+    // Chunks are due on a fixed schedule, like an upstream that keeps generating while
+    // its client is busy, so a slow reader does not stretch the pace.
+    const pace = delay > 0 ? pacer(signal) : undefined
+    try {
+      let due = performance.now()
+      for (const step of streamSteps(answer, request)) {
+        due += delay
+        if (pace) await pace.until(due)
+        signal.throwIfAborted()
+        const logprobs = step.logprobs ?? null
+        const finishReason = step.finishReason ?? null
+        const usage = includeUsage ? null : undefined
+        yield indexes.map((index) => chunk([{ index, delta: step.delta, logprobs, finish_reason: finishReason }], usage))
+      }
+    } finally {
+      pace?.dispose()
+    }
+    if (includeUsage) yield [chunk([], answer.usage)]
+  }
+}
+
+async function* flatten<T>(batches: AsyncIterable<T[]>): AsyncGenerator<T> {
+  for await (const batch of batches) yield* batch
 }
 
 /** The route has checked the request against `ChatCompletionRequest`; echo relies on that shape. */

@@ -1,5 +1,5 @@
 import type { ProviderConfig } from '../config'
-import type { ChatCompletion, ChatCompletionChunk, ChatProvider, ChatRequest, JsonObject } from './provider'
+import type { BatchingProvider, ChatCompletion, ChatCompletionChunk, ChatRequest, JsonObject } from './provider'
 import { SseDataDecoder } from './sse-decoder'
 import { connectionError, streamError, timeoutError, upstreamHttpError, type TimeoutPhase } from './upstream-error'
 
@@ -22,14 +22,6 @@ export type OpenAIProviderOptions = Omit<ProviderConfig, 'maxRetries' | 'retryBa
  */
 export function openaiProvider(options: OpenAIProviderOptions): BatchingProvider {
   return new OpenAICompatibleProvider(options)
-}
-
-/**
- * A provider that can also stream chunks grouped by arrival: each batch is what one upstream read
- * completed. The registry and the route may use it to write a burst of chunks in one step.
- */
-export type BatchingProvider = ChatProvider & {
-  streamBatches(request: ChatRequest, signal: AbortSignal): AsyncIterable<ChatCompletionChunk[]>
 }
 
 class OpenAICompatibleProvider implements BatchingProvider {

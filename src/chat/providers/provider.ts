@@ -31,6 +31,15 @@ export interface ChatProvider {
 }
 
 /**
+ * A provider that can also stream chunks grouped by arrival: each batch is what one upstream read
+ * completed (for `echo`, the chunks of one step, one per choice). The registry and the route use
+ * it to write a burst of chunks in one step; the bytes are those of writing them one by one.
+ */
+export type BatchingProvider = ChatProvider & {
+  streamBatches(request: ChatRequest, signal: AbortSignal): AsyncIterable<ChatCompletionChunk[]>
+}
+
+/**
  * A failure the route turns into an OpenAI-shaped error (`{error:{message,type,param,code}}`).
  * `retryable` tells the registry it may try again or fall back to the next provider,
  * which it only does before the first byte has reached the client.

@@ -1,6 +1,6 @@
 import { ECHO_PROVIDER, type ChatConfig } from '../config'
-import { openaiProvider, type BatchingProvider } from './openai'
-import { ProviderError, type ChatCompletion, type ChatCompletionChunk, type ChatProvider, type ChatRequest } from './provider'
+import { openaiProvider } from './openai'
+import { ProviderError, type BatchingProvider, type ChatCompletion, type ChatCompletionChunk, type ChatProvider, type ChatRequest } from './provider'
 
 /** How often, and how patiently, one provider is retried before the registry moves on. */
 export type RetryPolicy = { maxRetries: number; retryBaseMs: number; retryMaxMs: number }
@@ -86,28 +86,23 @@ export class ModelRegistry {
    * completed (a single chunk from providers that do not batch). Writing a batch at once saves the
    * route a step per chunk when an upstream sends a burst, and delays nothing.
    */
-  async *streamBatches(request: ChatRequest, signal: AbortSignal, state: StreamState): AsyncGenerator<ChatCompletionChunk[]> {
+  streamBatches(request: ChatRequest, signal: AbortSignal, state: StreamState): AsyncIterableIterator<ChatCompletionChunk[]> {
+    return new FallbackStream(() => this.#open(request, signal, state))
+  }
+
+  /** The iterator of the first entry whose first batch arrives, with that batch; retries and falls back before it. */
+  async #open(request: ChatRequest, signal: AbortSignal, state: StreamState): Promise<OpenedStream> {
     let lastError: unknown
     for (const entry of this.#entries(request.model)) {
       for (let attempt = 0; ; attempt++) {
         const iterator = batchesOf(entry.provider, { ...request, model: entry.model }, signal)[Symbol.asyncIterator]()
-        let first: IteratorResult<ChatCompletionChunk[]>
         try {
-          first = await iterator.next()
+          return { iterator, first: await iterator.next() }
         } catch (error) {
           lastError = error
           const next = await this.#afterFailure(error, entry, attempt, signal, state.committed)
           if (next === 'retry') continue
           break
-        }
-        try {
-          if (first.done) return
-          yield first.value
-          for (let result = await iterator.next(); !result.done; result = await iterator.next()) yield result.value
-          return
-        } finally {
-          // Runs when the consumer stops early too: releases the upstream connection.
-          await iterator.return?.()
         }
       }
     }
@@ -163,6 +158,53 @@ export function buildRegistry(config: ChatConfig, deps: RegistryDeps): ModelRegi
     )
   }
   return new ModelRegistry(routes, deps.sleep)
+}
+
+type OpenedStream = { iterator: AsyncIterator<ChatCompletionChunk[]>; first: IteratorResult<ChatCompletionChunk[]> }
+
+const FINISHED: IteratorReturnResult<undefined> = { done: true, value: undefined }
+
+/**
+ * What {@link ModelRegistry.streamBatches} returns. Until the first batch it opens, retries and
+ * falls back; from then on `next()` is the chosen provider's own, so no generator layer sits
+ * between the provider and the route for the rest of the stream. `return()` reaches the provider
+ * (which releases its upstream) whether the stream is under way or still opening.
+ */
+class FallbackStream implements AsyncIterableIterator<ChatCompletionChunk[]> {
+  readonly #open: () => Promise<OpenedStream>
+  #source: AsyncIterator<ChatCompletionChunk[]> | undefined
+  #stopped = false
+
+  constructor(open: () => Promise<OpenedStream>) {
+    this.#open = open
+  }
+
+  next(): Promise<IteratorResult<ChatCompletionChunk[]>> {
+    if (this.#source) return this.#source.next()
+    if (this.#stopped) return Promise.resolve(FINISHED)
+    return this.#first()
+  }
+
+  async return(): Promise<IteratorResult<ChatCompletionChunk[]>> {
+    this.#stopped = true
+    await this.#source?.return?.()
+    return FINISHED
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this
+  }
+
+  async #first(): Promise<IteratorResult<ChatCompletionChunk[]>> {
+    const { iterator, first } = await this.#open()
+    if (this.#stopped || first.done) {
+      this.#stopped = true
+      await iterator.return?.()
+      return FINISHED
+    }
+    this.#source = iterator
+    return first
+  }
 }
 
 function batchesOf(provider: ChatProvider, request: ChatRequest, signal: AbortSignal): AsyncIterable<ChatCompletionChunk[]> {
