@@ -17,7 +17,10 @@
  *   open, with the garbage of 100,000 events a second that the GC has not yet collected.
  * Plus the pace each stream saw, and whether a second round peaks higher (a leak) or not.
  *
- *   bun bench/chat-held-streams.ts [--streams 5000] [--rate 20] [--tokens 200] [--rounds 2] [--batch 250] [--batch-pause 25]
+ * With `--smol`, the server runs as `bun --smol` (Bun's smaller-heap mode: the GC runs more often,
+ * so less garbage is resident at the peak, for some CPU).
+ *
+ *   bun bench/chat-held-streams.ts [--streams 5000] [--rate 20] [--tokens 200] [--rounds 2] [--batch 250] [--batch-pause 25] [--smol]
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { heapStats } from 'bun:jsc'
@@ -40,6 +43,7 @@ const ROUNDS = argument('rounds', '2')
 /** Connections opened per batch, and the pause between batches, so the accept queue never overflows. */
 const BATCH = argument('batch', '250')
 const BATCH_PAUSE_MS = argument('batch-pause', '25')
+const SMOL = Bun.argv.includes('--smol')
 
 let scratch = ''
 let server: Subprocess | undefined
@@ -61,7 +65,7 @@ async function main() {
     ECHO_TOKEN_DELAY_MS: String(1000 / RATE),
   }
   const token = await createToken(env)
-  const child = Bun.spawn(['bun', 'bench/chat-held-streams.ts', '--serve'], { cwd: ROOT, env: { ...process.env, ...env }, stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' })
+  const child = Bun.spawn(['bun', ...(SMOL ? ['--smol'] : []), 'bench/chat-held-streams.ts', '--serve'], { cwd: ROOT, env: { ...process.env, ...env }, stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' })
   server = child
   const probe = gcProbe(child)
   await waitUntilServing(port)
@@ -79,7 +83,7 @@ async function main() {
   await Bun.sleep(2000)
   const idle = await probe.afterGc()
   const idleRss = idle.rss
-  console.log(`streams: ${STREAMS} per round, ${TOKENS} tokens each at ${RATE} tokens/s (ECHO_TOKEN_DELAY_MS=${1000 / RATE})`)
+  console.log(`streams: ${STREAMS} per round, ${TOKENS} tokens each at ${RATE} tokens/s (ECHO_TOKEN_DELAY_MS=${1000 / RATE})${SMOL ? '; server run with bun --smol' : ''}`)
   console.log(`server idle after warm-up and a full GC: RSS ${mb(idle.rss)} MB, JS heap ${mb(idle.heap)} MB`)
 
   let dropped = 0
