@@ -28,6 +28,7 @@ import { bootstrap } from '../src/bootstrap'
 import { loadConfig } from '../src/config'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createChatToken, freePort } from './processes'
 import type { Socket, Subprocess } from 'bun'
 
 const ROOT = join(import.meta.dir, '..')
@@ -64,7 +65,7 @@ async function main() {
     NODE_ENV: 'production',
     ECHO_TOKEN_DELAY_MS: String(1000 / RATE),
   }
-  const token = await createToken(env)
+  const token = await createChatToken(env)
   const child = Bun.spawn(['bun', ...(SMOL ? ['--smol'] : []), 'bench/chat-held-streams.ts', '--serve'], { cwd: ROOT, env: { ...process.env, ...env }, stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' })
   server = child
   const probe = gcProbe(child)
@@ -282,25 +283,6 @@ function rssOf(pid: number): number {
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
-}
-
-async function createToken(env: Record<string, string>): Promise<string> {
-  const child = Bun.spawn(['bun', 'src/cli.ts', 'token', 'create', '--owner', 'bench', '--scope', 'chat'], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdout: 'pipe',
-    stderr: 'inherit',
-  })
-  const output = await new Response(child.stdout).text()
-  if ((await child.exited) !== 0) throw new Error(`token create failed: ${output}`)
-  return output.trim().split('\n').at(-1)!.trim()
-}
-
-async function freePort(): Promise<number> {
-  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-  const port = probe.port
-  probe.stop(true)
-  return port
 }
 
 async function waitUntilServing(port: number) {

@@ -21,6 +21,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createChatToken, freePort } from './processes'
 import type { Subprocess } from 'bun'
 
 const ROOT = join(import.meta.dir, '..')
@@ -56,7 +57,7 @@ async function main() {
     CHAT_PROVIDERS: JSON.stringify({ mock: { baseUrl: upstreamUrl, maxRetries: 0 } }),
     CHAT_MODELS: JSON.stringify({ bench: [{ provider: 'mock', model: 'mock-model' }] }),
   }
-  const token = await createToken(env)
+  const token = await createChatToken(env)
   const server = await startProcess(['bun', 'src/server.ts'], env)
   const trellisUrl = `http://127.0.0.1:${trellisPort}/v1/chat/completions`
   targets.push(target('trellis', trellisUrl, { authorization: `Bearer ${token}` }, 'bench', server.pid))
@@ -214,25 +215,6 @@ async function firstLine(child: Subprocess<'ignore', 'pipe', 'inherit'>): Promis
   }
   reader.releaseLock()
   return text.slice(0, text.indexOf('\n'))
-}
-
-async function createToken(env: Record<string, string>): Promise<string> {
-  const child = Bun.spawn(['bun', 'src/cli.ts', 'token', 'create', '--owner', 'bench', '--scope', 'chat'], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdout: 'pipe',
-    stderr: 'inherit',
-  })
-  const output = await new Response(child.stdout).text()
-  if ((await child.exited) !== 0) throw new Error(`token create failed: ${output}`)
-  return output.trim().split('\n').at(-1)!.trim()
-}
-
-async function freePort(): Promise<number> {
-  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-  const port = probe.port
-  probe.stop(true)
-  return port
 }
 
 async function waitUntilServing(each: Target) {

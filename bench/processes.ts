@@ -1,0 +1,25 @@
+/** What the chat benchmarks need to run Trellis as a separate process. */
+import { join } from 'node:path'
+
+const ROOT = join(import.meta.dir, '..')
+
+/** A `chat` token from the real CLI, against the storage `env` points at. */
+export async function createChatToken(env: Record<string, string>): Promise<string> {
+  const child = Bun.spawn(['bun', 'src/cli.ts', 'token', 'create', '--owner', 'bench', '--scope', 'chat'], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdout: 'pipe',
+    stderr: 'inherit',
+  })
+  const output = await new Response(child.stdout).text()
+  if ((await child.exited) !== 0) throw new Error(`token create failed: ${output}`)
+  return output.trim().split('\n').at(-1)!.trim()
+}
+
+/** A loopback port nobody listens on right now: the kernel picks it and it is released at once. */
+export async function freePort(): Promise<number> {
+  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+  const port = probe.port
+  probe.stop(true)
+  return port
+}
