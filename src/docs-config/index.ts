@@ -3,7 +3,7 @@ import { authenticatedParse, authPlugin } from '../auth'
 import type { TokenService } from '../auth/service'
 import type { Database } from '../db/connect'
 import { readBodyText } from '../http/body'
-import { plantStoreErrors } from '../http/error-contract'
+import { errorStatuses, plantStoreErrors } from '../http/error-contract'
 import { HttpError } from '../http/errors'
 import type { Logger } from '../http/logger'
 import { ifNoneMatchHits } from './etag'
@@ -27,8 +27,7 @@ export type DocsConfigDeps = { db: Database; tokens: TokenService; logger: Logge
 /** The docs.json contract caps request bodies at 1 MiB, whatever the server-wide limit. */
 export const DOCS_BODY_LIMIT = 1024 * 1024
 
-const errors = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((status) => [status, DocsErrorBody])) as Record<number, typeof DocsErrorBody>
+const errors = (...statuses: number[]) => errorStatuses(DocsErrorBody, ...statuses)
 
 const BEARER = [{ bearerAuth: [] }]
 

@@ -53,6 +53,9 @@ class SyntaxFailure {
 }
 
 const QUOTE = 34
+/** closeOrComma results; negative, so never a character code. */
+const CLOSED = -1
+const COMMA = -2
 /** A backslash or a control character: the string must be read character by character. */
 const NEEDS_CAREFUL_READING = /[\\\u0000-\u001f]/
 const BACKSLASH = 92
@@ -175,26 +178,39 @@ class Scanner {
       this.skipWhitespace()
       if (childPointer === undefined) this.skipValue()
       else this.value(childPointer, keyOffset, keyLine, keyColumn)
-      this.skipWhitespace()
-      const next = this.peek()
-      if (next === 125) {
-        this.pos++
-        this.depth--
-        return
-      }
-      if (next === 44) {
-        const comma = this.pos
-        this.pos++
-        this.skipWhitespace()
-        if (this.peek() === 125) throw new SyntaxFailure(comma, 'trailing comma before "}"; remove this comma')
-        continue
-      }
-      this.rejectCommentOrConflict()
+      const next = this.closeOrComma(125, '}')
+      if (next === CLOSED) return
+      if (next === COMMA) continue
       if (next === QUOTE || next === 39 || IDENTIFIER_START.test(this.text[this.pos] ?? '')) {
         throw new SyntaxFailure(this.pos, 'missing comma between properties; add "," before this property')
       }
       throw new SyntaxFailure(this.pos, `expected "," or "}" after a property value but found ${this.describeHere()}`)
     }
+  }
+
+  /**
+   * After an object member or array item: consumes the closing bracket (CLOSED) or a comma
+   * not followed by the bracket (COMMA; a trailing comma is an error). Otherwise returns the
+   * character found, with comments and conflict markers already reported, for the caller's
+   * own "missing comma" or "expected" message.
+   */
+  private closeOrComma(close: number, closer: string): number {
+    this.skipWhitespace()
+    const next = this.peek()
+    if (next === close) {
+      this.pos++
+      this.depth--
+      return CLOSED
+    }
+    if (next === 44) {
+      const comma = this.pos
+      this.pos++
+      this.skipWhitespace()
+      if (this.peek() === close) throw new SyntaxFailure(comma, `trailing comma before "${closer}"; remove this comma`)
+      return COMMA
+    }
+    this.rejectCommentOrConflict()
+    return next
   }
 
   private array(pointer: string): void {
@@ -211,21 +227,9 @@ class Scanner {
       this.skipWhitespace()
       if (wantedIndices === undefined || wantedIndices.has(String(index))) this.value(`${pointer}/${index}`, -1, 0, 0)
       else this.skipValue()
-      this.skipWhitespace()
-      const next = this.peek()
-      if (next === 93) {
-        this.pos++
-        this.depth--
-        return
-      }
-      if (next === 44) {
-        const comma = this.pos
-        this.pos++
-        this.skipWhitespace()
-        if (this.peek() === 93) throw new SyntaxFailure(comma, 'trailing comma before "]"; remove this comma')
-        continue
-      }
-      this.rejectCommentOrConflict()
+      const next = this.closeOrComma(93, ']')
+      if (next === CLOSED) return
+      if (next === COMMA) continue
       if (next === QUOTE || next === 123 || next === 91 || next === 45 || (next >= 48 && next <= 57)) {
         throw new SyntaxFailure(this.pos, 'missing comma between array items; add "," before this item')
       }

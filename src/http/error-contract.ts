@@ -1,4 +1,4 @@
-import type { ValidationError } from 'elysia'
+import type { TSchema, ValidationError } from 'elysia'
 import { asHttpError, STATUS_TEXT } from './errors'
 import type { Logger } from './logger'
 import { describeValidation } from './validation'
@@ -13,6 +13,10 @@ export function errorResponse(status: number, message: string, headers: Record<s
     headers: { 'content-type': 'application/json', ...headers },
   })
 }
+
+/** `{ 400: schema, 401: schema, … }` for a route's `response`, so each error status is documented. */
+export const errorStatuses = <S extends TSchema>(schema: S, ...statuses: number[]) =>
+  Object.fromEntries(statuses.map((status) => [status, schema])) as Record<number, S>
 
 type ErrorContext = { code: unknown; error: unknown; request: Request; set: { headers: Record<string, unknown> } }
 

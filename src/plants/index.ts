@@ -2,7 +2,7 @@ import { Elysia } from 'elysia'
 import { authenticatedParse, authPlugin } from '../auth'
 import type { TokenService } from '../auth/service'
 import type { Database } from '../db/connect'
-import { plantStoreErrors } from '../http/error-contract'
+import { errorStatuses, plantStoreErrors } from '../http/error-contract'
 import { HttpError } from '../http/errors'
 import { readBodyText, requireJsonContentType } from '../http/body'
 import { parseJsonLossless } from '../http/json'
@@ -13,8 +13,7 @@ import { t } from 'elysia'
 
 export type PlantsDeps = { db: Database; tokens: TokenService; logger: Logger; config: { bodyLimit: number } }
 
-const errors = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((status) => [status, ErrorBody])) as Record<number, typeof ErrorBody>
+const errors = (...statuses: number[]) => errorStatuses(ErrorBody, ...statuses)
 
 /** The plant store: `POST /plants`, `GET /plants`, `DELETE /plants/{id}`. */
 export const plantsPlugin = (deps: PlantsDeps) => {

@@ -1,6 +1,6 @@
 import process from 'node:process'
 import { bootstrap } from '../bootstrap'
-import { configOrExit, shutdownOnSignals } from './lifecycle'
+import { singleProcessConfigOrExit, shutdownOnSignals } from './lifecycle'
 import { nodeModulesUiAssets } from './node-modules-assets'
 
 /** The part of Deno's global this entry uses (the project type-checks against Bun's types). */
@@ -30,11 +30,7 @@ function withoutPhantomBody(request: Request): Request {
  *
  *   bun run build:deno && deno run --allow-all dist/deno/deno.js
  */
-const config = configOrExit()
-if (config.workers > 1) {
-  console.error('trellis: configuration error: WORKERS > 1 is a feature of the Bun server (`trellis serve --workers N`); run one Deno process per replica instead')
-  process.exit(1)
-}
+const config = singleProcessConfigOrExit('Deno')
 const shutdown = shutdownOnSignals()
 const { app, deps, close } = await bootstrap(config, { uiAssets: nodeModulesUiAssets, shutdownSignal: shutdown.signal })
 const address = Promise.withResolvers<{ hostname: string; port: number }>()

@@ -21,6 +21,21 @@ export function configOrExit(env: Record<string, string | undefined> = process.e
   }
 }
 
+/**
+ * Configuration for a runtime that serves one process (Deno, Node): `WORKERS` > 1 is a
+ * feature of the Bun server, so it stops here with one line instead of being ignored.
+ */
+export function singleProcessConfigOrExit(runtime: string): Config {
+  const config = configOrExit()
+  if (config.workers > 1) {
+    console.error(
+      `trellis: configuration error: WORKERS > 1 is a feature of the Bun server (\`trellis serve --workers N\`); run one ${runtime} process per replica instead`,
+    )
+    process.exit(1)
+  }
+  return config
+}
+
 /** What a runtime's listening server must offer to be drained. */
 export type Drainable = {
   /** Stop accepting connections; resolves once the requests and streams in flight have ended. */

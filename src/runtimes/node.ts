@@ -1,6 +1,6 @@
 import process from 'node:process'
 import { bootstrap } from '../bootstrap'
-import { configOrExit, shutdownOnSignals } from './lifecycle'
+import { singleProcessConfigOrExit, shutdownOnSignals } from './lifecycle'
 import { listenFetch } from './node-http'
 import { nodeModulesUiAssets } from './node-modules-assets'
 
@@ -11,11 +11,7 @@ import { nodeModulesUiAssets } from './node-modules-assets'
  *
  *   bun run build:node && node dist/node/node.js
  */
-const config = configOrExit()
-if (config.workers > 1) {
-  console.error('trellis: configuration error: WORKERS > 1 is a feature of the Bun server (`trellis serve --workers N`); run one Node process per replica instead')
-  process.exit(1)
-}
+const config = singleProcessConfigOrExit('Node')
 const shutdown = shutdownOnSignals()
 const { app, deps, close } = await bootstrap(config, { uiAssets: nodeModulesUiAssets, shutdownSignal: shutdown.signal })
 const server = await listenFetch(app.fetch, { port: config.port, hostname: config.host, keepAliveTimeoutMs: config.idleTimeout * 1000 })
