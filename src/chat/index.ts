@@ -69,7 +69,7 @@ export function chatPlugin(deps: ChatDeps) {
       }
     }
     const state = { committed: false }
-    return openEventStream(chat.registry.streamBatches(body, abort.signal, state), {
+    return openEventStream(chat.registry.streamEvents(body, abort.signal, state), {
       state,
       abort,
       keepAliveMs: chat.keepAliveMs || KEEP_ALIVE_MS,

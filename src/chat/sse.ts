@@ -1,10 +1,12 @@
 import { openAIErrorBody, toOpenAIError } from './openai-error'
+import { encodeEvent } from './providers/sse-encode'
+import { watchSilence } from './silence'
 
 /*
  * Server-sent events exactly as OpenAI clients parse them: every event is
- * `data: <one-line JSON>\n\n` (JSON.stringify never emits a raw newline), the stream
- * ends with `data: [DONE]\n\n`, and waiting is filled with `: keep-alive\n\n` comments.
- * Bytes are encoded here, because Deno rejects string chunks.
+ * `data: <one-line JSON>\n\n` (see providers/sse-encode.ts), the stream ends with
+ * `data: [DONE]\n\n`, and waiting is filled with `: keep-alive\n\n` comments.
+ * Everything is written as bytes, because Deno rejects string chunks.
  *
  * Elysia's generator streaming is not used: an error thrown after its first yield never
  * reaches onError, and the protocol needs a different answer before and after the first byte.
@@ -24,19 +26,6 @@ export const SSE_HEADERS: Record<string, string> = {
 /** Default pause, in ms, after which a waiting stream sends `: keep-alive`. */
 export const KEEP_ALIVE_MS = 15_000
 
-/** One event: `data: <json>\n\n` as bytes. */
-export function encodeEvent(data: unknown): Uint8Array {
-  return encoder.encode(`data: ${JSON.stringify(data)}\n\n`)
-}
-
-/** Several events as one write, byte for byte what {@link encodeEvent} gives for each in turn. */
-export function encodeEvents(batch: readonly unknown[]): Uint8Array {
-  if (batch.length === 1) return encodeEvent(batch[0])
-  let text = ''
-  for (const data of batch) text += `data: ${JSON.stringify(data)}\n\n`
-  return encoder.encode(text)
-}
-
 export type EventStreamOptions = {
   /** Set to true the moment the first byte is handed to the client; the registry stops retrying then. */
   state: { committed: boolean }
@@ -50,30 +39,35 @@ export type EventStreamOptions = {
 }
 
 /**
- * Turns batches of provider chunks into an SSE `Response`, deciding first whether the response can
- * still be an HTTP error: it waits for the first chunk until the first keep-alive tick.
- * A failure in that window is thrown (the route answers with a JSON error and a status);
- * once the tick passes or a chunk arrives, the response is committed as a 200 stream and
- * later failures become a `data: {"error":…}` event followed by close, without `[DONE]`.
+ * Turns a provider's events (see `ModelRegistry.streamEvents`) into an SSE `Response`, deciding
+ * first whether the response can still be an HTTP error: it waits for the first item until the
+ * first keep-alive is due. A failure in that window is thrown (the route answers with a JSON
+ * error and a status); once a keep-alive or an item is sent, the response is committed as a
+ * 200 stream and later failures become a `data: {"error":…}` event followed by close, without
+ * `[DONE]`.
  *
- * Each batch (what one upstream read completed; see `ModelRegistry.streamBatches`) is one
- * write, its events in order. Batches are pulled, so a slow client slows the provider instead
- * of queueing chunks.
- * Keep-alives come from one timer per stream, checked every quarter interval, rather than
- * racing a fresh timer against every chunk (a timer and two promises per event, times
- * thousands of streams). So a silent stream sends one every 1 to 1.25 intervals.
+ * Each item (one or more whole events, for a relay what one upstream read completed) is one
+ * write. An item that ends with `data: [DONE]` ends the stream at once, so a relay that reads the
+ * last events and the upstream's `[DONE]` together sends them and closes in one step; otherwise
+ * `[DONE]` follows when the items run out. Items are pulled, so a slow client slows the provider
+ * instead of queueing chunks. Keep-alives come from a shared sweep (`silence.ts`): a silent stream
+ * sends one every 1 to 1.25 intervals.
  */
-export async function openEventStream<T>(batches: AsyncIterable<readonly T[]>, options: EventStreamOptions): Promise<Response> {
+export async function openEventStream(events: AsyncIterable<Uint8Array>, options: EventStreamOptions): Promise<Response> {
   const { state, abort } = options
   const keepAliveMs = options.keepAliveMs ?? KEEP_ALIVE_MS
-  const iterator = batches[Symbol.asyncIterator]()
+  const iterator = events[Symbol.asyncIterator]()
   let closed = false
-  let ticker: ReturnType<typeof setInterval> | undefined
+  let controller: ReadableStreamDefaultController<Uint8Array> | undefined
+  /** Until the response is committed, silence means: commit with a keep-alive now. */
+  let onSilence = () => {}
+  const watched = { lastActiveAt: performance.now(), onSilence: () => onSilence() }
+  const unwatch = watchSilence(keepAliveMs, watched)
 
   const close = () => {
     if (closed) return
     closed = true
-    clearInterval(ticker)
+    unwatch()
     options.onClose?.()
   }
   const stop = () => {
@@ -83,11 +77,14 @@ export async function openEventStream<T>(batches: AsyncIterable<readonly T[]>, o
   }
 
   const pending = iterator.next()
-  // A stream cancelled while a chunk is awaited would otherwise leave an unhandled rejection.
+  // A stream cancelled while an item is awaited would otherwise leave an unhandled rejection.
   pending.catch(() => {})
-  let first: IteratorResult<readonly T[]> | undefined
+  let first: IteratorResult<Uint8Array> | undefined
   try {
-    first = await beforeTimeout(pending, keepAliveMs)
+    first = await new Promise<IteratorResult<Uint8Array> | undefined>((resolve, reject) => {
+      onSilence = () => resolve(undefined)
+      pending.then(resolve, reject)
+    })
   } catch (error) {
     abort.abort()
     close()
@@ -95,54 +92,60 @@ export async function openEventStream<T>(batches: AsyncIterable<readonly T[]>, o
   }
   state.committed = true
 
-  let lastWriteAt = 0
-  const write = (controller: ReadableStreamDefaultController<Uint8Array>, bytes: Uint8Array) => {
-    controller.enqueue(bytes)
-    lastWriteAt = performance.now()
+  const write = (bytes: Uint8Array) => {
+    controller!.enqueue(bytes)
+    watched.lastActiveAt = performance.now()
   }
-  /** Writes a batch of chunks, or `[DONE]` and the end of the stream. */
-  const writeResult = (controller: ReadableStreamDefaultController<Uint8Array>, result: IteratorResult<readonly T[]>) => {
+  onSilence = () => {
+    if (closed) return
+    try {
+      write(KEEP_ALIVE)
+    } catch {
+      // The consumer went away without cancel() reaching us: stop like a cancel would.
+      stop()
+    }
+  }
+  /** Writes an item, or `[DONE]` and the end of the stream. */
+  const writeResult = (result: IteratorResult<Uint8Array>) => {
     if (!result.done) {
-      if (result.value.length > 0) write(controller, encodeEvents(result.value))
+      if (result.value.length === 0) return
+      write(result.value)
+      if (!endsWithDone(result.value)) return
+      close()
+      controller!.close()
+      // The provider has nothing more to say; let it release what it holds.
+      iterator.return?.().catch(() => {})
       return
     }
     close()
-    controller.enqueue(DONE)
-    controller.close()
+    controller!.enqueue(DONE)
+    controller!.close()
   }
-  const fail = (controller: ReadableStreamDefaultController<Uint8Array>, error: unknown) => {
+  const fail = (error: unknown) => {
     if (closed) return
     options.onStreamError?.(error)
-    controller.enqueue(encodeEvent(openAIErrorBody(toOpenAIError(error))))
-    controller.close()
+    controller!.enqueue(encodeEvent(openAIErrorBody(toOpenAIError(error))))
+    controller!.close()
     stop()
   }
 
   let awaitingFirst = first === undefined
   const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      ticker = setInterval(() => {
-        if (closed || performance.now() - lastWriteAt < keepAliveMs) return
-        try {
-          write(controller, KEEP_ALIVE)
-        } catch {
-          // The consumer went away without cancel() reaching us: stop like a cancel would.
-          stop()
-        }
-      }, Math.max(1, keepAliveMs / 4))
-      if (first) return writeResult(controller, first)
-      write(controller, KEEP_ALIVE)
+    start(streamController) {
+      controller = streamController
+      if (first) return writeResult(first)
+      write(KEEP_ALIVE)
     },
-    async pull(controller) {
+    async pull() {
       if (closed) return
       try {
         let result = awaitingFirst ? await pending : await iterator.next()
         awaitingFirst = false
-        // A pull that enqueues nothing is not called again, so an empty batch must not end one.
+        // A pull that enqueues nothing is not called again, so an empty item must not end one.
         while (!closed && !result.done && result.value.length === 0) result = await iterator.next()
-        if (!closed) writeResult(controller, result)
+        if (!closed) writeResult(result)
       } catch (error) {
-        fail(controller, error)
+        fail(error)
       }
     },
     cancel() {
@@ -152,11 +155,10 @@ export async function openEventStream<T>(batches: AsyncIterable<readonly T[]>, o
   return new Response(body, { status: 200, headers: SSE_HEADERS })
 }
 
-/** The promise's result, or undefined once `ms` pass first; the promise keeps running. */
-function beforeTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const tick = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), ms)
-  })
-  return Promise.race([promise, tick]).finally(() => clearTimeout(timer))
+/** Whether `bytes` end with the `data: [DONE]\n\n` event. */
+function endsWithDone(bytes: Uint8Array): boolean {
+  if (bytes.length < DONE.length) return false
+  const offset = bytes.length - DONE.length
+  for (let i = 0; i < DONE.length; i++) if (bytes[offset + i] !== DONE[i]) return false
+  return true
 }

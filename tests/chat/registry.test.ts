@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { parseChatConfig, PROVIDER_DEFAULTS, type ChatConfig, type ProviderConfig } from '../../src/chat/config'
 import { createEchoProvider } from '../../src/chat/providers/echo'
-import { ProviderError, type ChatCompletionChunk, type ChatRequest } from '../../src/chat/providers/provider'
-import { buildRegistry, type RegistryDeps, type StreamState } from '../../src/chat/providers/registry'
+import { ProviderError, type ChatCompletionChunk, type ChatProvider, type ChatRequest } from '../../src/chat/providers/provider'
+import { buildRegistry, ModelRegistry, type RegistryDeps, type StreamState } from '../../src/chat/providers/registry'
+import { SseDataDecoder } from '../../src/chat/providers/sse-decoder'
 import { startMockUpstream, type MockUpstream } from './mock-upstream'
 
 let primary: MockUpstream
@@ -259,21 +260,39 @@ describe('releasing the upstream', () => {
   })
 })
 
-describe('batched streaming', () => {
-  test('the relay hands over bursts as batches; flattened they are the same chunks as stream()', async () => {
+describe('streaming as event bytes', () => {
+  test('the relay hands over bursts as one item per read; decoded, they are the chunks of stream()', async () => {
     primary.script({ chunks: 64 })
-    const batches: ChatCompletionChunk[][] = []
-    for await (const batch of registry().streamBatches(request(), new AbortController().signal, fresh())) batches.push(batch)
+    const items: Uint8Array[] = []
+    for await (const events of registry().streamEvents(request(), new AbortController().signal, fresh())) items.push(events)
     const { received } = await run(registry().stream(request(), new AbortController().signal, fresh()))
-    expect(batches.flat()).toEqual(received)
-    expect(batches.length).toBeLessThan(received.length)
+    const decoder = new SseDataDecoder()
+    const data = items.flatMap((events) => decoder.push(events))
+    expect(data.at(-1)).toBe('[DONE]')
+    expect(data.slice(0, -1).map((each) => JSON.parse(each))).toEqual(received)
+    expect(items.length).toBeLessThan(received.length)
   })
 
-  test('a provider that does not batch is served one chunk per batch', async () => {
-    const batches: ChatCompletionChunk[][] = []
-    for await (const batch of registry().streamBatches(request('echo'), new AbortController().signal, fresh())) batches.push(batch)
-    expect(batches.length).toBeGreaterThan(1)
-    expect(batches.every((batch) => batch.length === 1)).toBe(true)
+  test('echo hands over one event per step', async () => {
+    const items: string[] = []
+    for await (const events of registry().streamEvents(request('echo'), new AbortController().signal, fresh())) items.push(new TextDecoder().decode(events))
+    expect(items.length).toBeGreaterThan(1)
+    expect(items.every((events) => /^data: [^\n]+\n\n$/.test(events))).toBe(true)
+  })
+
+  test('a provider without streamEvents is served its chunks encoded, one event per item', async () => {
+    const plain: ChatProvider = {
+      name: 'plain',
+      complete: () => Promise.reject(new Error('not used')),
+      async *stream() {
+        yield { id: 'c', object: 'chat.completion.chunk', choices: [] }
+        yield { id: 'c', object: 'chat.completion.chunk', choices: [], usage: null }
+      },
+    }
+    const models = new ModelRegistry(new Map([['plain', [{ provider: plain, model: 'p', retry: { maxRetries: 0, retryBaseMs: 0, retryMaxMs: 0 } }]]]))
+    const items: string[] = []
+    for await (const events of models.streamEvents(request('plain'), new AbortController().signal, fresh())) items.push(new TextDecoder().decode(events))
+    expect(items).toEqual(['data: {"id":"c","object":"chat.completion.chunk","choices":[]}\n\n', 'data: {"id":"c","object":"chat.completion.chunk","choices":[],"usage":null}\n\n'])
   })
 })
 

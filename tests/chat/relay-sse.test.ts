@@ -50,6 +50,11 @@ describe('SSE data decoder', () => {
     })
   }
 
+  test('started mid-stream, a byte-order mark is an ordinary character: the line is no data field', () => {
+    expect(new SseDataDecoder({ midStream: true }).push(bytes('\uFEFFdata: x\n\ndata: y\n\n'))).toEqual(['y'])
+    expect(new SseDataDecoder().push(bytes('\uFEFFdata: x\n\ndata: y\n\n'))).toEqual(['x', 'y'])
+  })
+
   test('a CRLF split across reads ends one line, not two', () => {
     const decoder = new SseDataDecoder()
     expect(decoder.push(bytes('data: a\r'))).toEqual([])

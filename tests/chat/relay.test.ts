@@ -173,26 +173,34 @@ describe('non-streaming relay', () => {
   })
 })
 
-describe('batches: chunks grouped by the network read that completed them', () => {
+describe('event bytes: grouped by the network read that completed them', () => {
   const event = (i: number) => `data: {"id":"b","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"${i}"}}]}\n\n`
 
   test('a burst arrives as one batch; a later read is a later batch; nothing is held back', async () => {
     upstream.script({ rawPieces: [event(0) + event(1) + event(2), event(3) + event(4), 'data: [DONE]\n\n'], chunkDelayMs: 80 })
-    const batches: string[][] = []
-    for await (const batch of relay().streamBatches(request(), new AbortController().signal)) batches.push(contentOf(batch).split(''))
-    expect(batches).toEqual([['0', '1', '2'], ['3', '4']])
+    const items: string[] = []
+    for await (const events of relay().streamEvents(request(), new AbortController().signal)) items.push(new TextDecoder().decode(events))
+    expect(items).toEqual([event(0) + event(1) + event(2), event(3) + event(4), 'data: [DONE]\n\n'])
+  })
+
+  test('event bytes go out exactly as the upstream wrote them: integers beyond 2^53, 1.0 and escapes included', async () => {
+    const exact = 'data: {"id":"b","object":"chat.completion.chunk","seed":9007199254740993123,"score":1.0,"choices":[{"index":0,"delta":{"content":"\\u00e9"}}]}\n\n'
+    upstream.script({ rawPieces: [exact + 'data: [DONE]\n\n'] })
+    const items: string[] = []
+    for await (const events of relay().streamEvents(request(), new AbortController().signal)) items.push(new TextDecoder().decode(events))
+    expect(items.join('')).toBe(exact + 'data: [DONE]\n\n')
   })
 
   test('chunks read before a bad event are delivered, then the error', async () => {
     upstream.script({ rawPieces: [event(0) + event(1) + 'data: {"error":{"message":"boom"}}\n\n'] })
-    const batches: ChatCompletionChunk[][] = []
+    const items: string[] = []
     let error: unknown
     try {
-      for await (const batch of relay().streamBatches(request(), new AbortController().signal)) batches.push(batch)
+      for await (const events of relay().streamEvents(request(), new AbortController().signal)) items.push(new TextDecoder().decode(events))
     } catch (caught) {
       error = caught
     }
-    expect(batches.map(contentOf)).toEqual(['01'])
+    expect(items).toEqual([event(0) + event(1)])
     expect((error as ProviderError).message).toContain('boom')
   })
 })

@@ -1,15 +1,15 @@
 import { afterEach, describe, expect, test, setDefaultTimeout } from 'bun:test'
 import type { ChatCompletionChunk, ChatProvider } from '../../src/chat/providers/provider'
-import { encodeEvent, encodeEvents } from '../../src/chat/sse'
+import { encodeEvent, encodeEvents } from '../../src/chat/providers/sse-encode'
 import { makeChatApp, readAll, registryOf, USER } from './chat-app'
 
 // Each app starts on a fresh database; the first one in a process takes seconds.
 setDefaultTimeout(30_000)
 
 /*
- * The route writes each batch a provider hands over (what one upstream read completed) in one
- * step. Batching is a saving in work only: the bytes on the wire are exactly those of writing
- * the same chunks one event at a time.
+ * The route writes each item of a provider's `streamEvents` (for a relay, what one upstream read
+ * completed) in one step. Grouping is a saving in work only: the bytes on the wire are exactly
+ * those of writing the same chunks one event at a time.
  */
 
 let close: (() => Promise<void>) | undefined
@@ -35,8 +35,8 @@ const BATCHES: ChatCompletionChunk[][] = [
   [chunk('\u2028 separator'), chunk('</script>'), chunk('tab\t')],
 ]
 
-/** Streams BATCHES through `streamBatches`, and the same chunks one by one through `stream`. */
-function batchingProvider(): ChatProvider & { streamBatches: (request: unknown, signal: AbortSignal) => AsyncIterable<ChatCompletionChunk[]> } {
+/** Streams BATCHES encoded through `streamEvents` (an empty batch as an empty item), and the same chunks one by one through `stream`. */
+function batchingProvider(): ChatProvider {
   return {
     name: 'batched',
     async complete() {
@@ -45,8 +45,8 @@ function batchingProvider(): ChatProvider & { streamBatches: (request: unknown, 
     async *stream() {
       for (const batch of BATCHES) yield* batch
     },
-    async *streamBatches() {
-      for (const batch of BATCHES) yield batch
+    async *streamEvents() {
+      for (const batch of BATCHES) yield batch.length === 0 ? new Uint8Array(0) : encodeEvents(batch)
     },
   }
 }
@@ -62,7 +62,7 @@ describe('batched writes', () => {
     }
   })
 
-  test('a stream of batches (one empty) reaches the client as the events one at a time would, then [DONE]', async () => {
+  test('a stream of event groups (one empty) reaches the client as the events one at a time would, then [DONE]', async () => {
     const app = await makeChatApp({ chat: { registry: registryOf({ batched: batchingProvider() }), keepAliveMs: 15_000 } })
     close = app.close
     const response = await app.chat({ model: 'batched', messages: USER('hi'), stream: true })
@@ -70,7 +70,7 @@ describe('batched writes', () => {
     expect(await readAll(response)).toBe(expectedBody())
   })
 
-  test('each non-empty batch is one write, its events in order', async () => {
+  test('each non-empty group is one write, its events in order', async () => {
     const app = await makeChatApp({ chat: { registry: registryOf({ batched: batchingProvider() }), keepAliveMs: 15_000 } })
     close = app.close
     const response = await app.chat({ model: 'batched', messages: USER('hi'), stream: true })

@@ -9,7 +9,8 @@ import type {
   ToolCall,
   Usage,
 } from '../model'
-import type { BatchingProvider, ChatCompletionChunk, ChatRequest } from './provider'
+import type { ChatCompletionChunk, ChatProvider, ChatRequest } from './provider'
+import { encodeEvents } from './sse-encode'
 import { exampleFor } from './schema-example'
 import { contentText, eachToken, leadingTokens, promptTokens, PromptCache, tokenize } from './tokenizer'
 
@@ -50,7 +51,7 @@ const SYSTEM_FINGERPRINT = 'fp_trellis_echo'
 const ALTERNATIVES = [' the', ',', '.', ' and', ' a', ' of', ' to', ' in', ' is', ' it', ' that', ' I', ' you', ' for', ' on', ' with', ' as', ' was', ' be', ' at', ' not']
 
 /** Creates an echo provider. Each instance has its own prompt cache. */
-export function createEchoProvider(options: EchoOptions = {}): BatchingProvider {
+export function createEchoProvider(options: EchoOptions = {}): ChatProvider {
   const clock = options.clock ?? (() => new Date())
   const cache = new PromptCache(options.promptCacheEntries)
   const delay = options.tokenDelayMs ?? 0
@@ -82,14 +83,16 @@ export function createEchoProvider(options: EchoOptions = {}): BatchingProvider 
     },
 
     stream(raw, signal) {
-      return flatten(streamBatches(raw, signal))
+      return flatten(steps(raw, signal, (chunks) => chunks))
     },
 
-    streamBatches,
+    streamEvents(raw, signal) {
+      return steps(raw, signal, encodeEvents)
+    },
   }
 
-  /** The chunks of one step (one per choice) form a batch; the usage chunk is a batch of its own. */
-  async function* streamBatches(raw: ChatRequest, signal: AbortSignal): AsyncGenerator<ChatCompletionChunk[]> {
+  /** Each step's chunks (one per choice), handed over as `emit` makes them; the usage chunk is a step of its own. */
+  async function* steps<T>(raw: ChatRequest, signal: AbortSignal, emit: (chunks: ChatCompletionChunk[]) => T): AsyncGenerator<T> {
     signal.throwIfAborted()
     const request = validated(raw)
     const answer = planAnswer(request, cache)
@@ -115,12 +118,12 @@ export function createEchoProvider(options: EchoOptions = {}): BatchingProvider 
         const logprobs = step.logprobs ?? null
         const finishReason = step.finishReason ?? null
         const usage = includeUsage ? null : undefined
-        yield indexes.map((index) => chunk([{ index, delta: step.delta, logprobs, finish_reason: finishReason }], usage))
+        yield emit(indexes.map((index) => chunk([{ index, delta: step.delta, logprobs, finish_reason: finishReason }], usage)))
       }
     } finally {
       pace?.dispose()
     }
-    if (includeUsage) yield [chunk([], answer.usage)]
+    if (includeUsage) yield emit([chunk([], answer.usage)])
   }
 }
 

@@ -1,6 +1,7 @@
 import type { ProviderConfig } from '../config'
-import type { BatchingProvider, ChatCompletion, ChatCompletionChunk, ChatRequest, JsonObject } from './provider'
+import type { ChatCompletion, ChatCompletionChunk, ChatProvider, ChatRequest, JsonObject } from './provider'
 import { SseDataDecoder } from './sse-decoder'
+import { SseEventRelay } from './sse-relay'
 import { connectionError, streamError, timeoutError, upstreamHttpError, type TimeoutPhase } from './upstream-error'
 
 /** Settings of one OpenAI-compatible upstream; retries are the registry's business, not the provider's. */
@@ -15,16 +16,16 @@ export type OpenAIProviderOptions = Omit<ProviderConfig, 'maxRetries' | 'retryBa
  * A relay to any server speaking OpenAI's `POST /chat/completions`: OpenAI, DeepSeek, vLLM,
  * Ollama, llama.cpp, OpenRouter or another Trellis. Requests go upstream as they came, unknown
  * fields included, with only `model` rewritten; chunks and completions come back as the upstream
- * sent them. Streams are relayed chunk by chunk as they are read, never buffered.
+ * sent them, streamed events byte for byte. Streams are relayed as they are read, never buffered.
  *
  * @example
  * const deepseek = openaiProvider({ ...PROVIDER_DEFAULTS, name: 'deepseek', baseUrl: 'https://api.deepseek.com/v1', apiKey })
  */
-export function openaiProvider(options: OpenAIProviderOptions): BatchingProvider {
+export function openaiProvider(options: OpenAIProviderOptions): ChatProvider & Required<Pick<ChatProvider, 'streamEvents'>> {
   return new OpenAICompatibleProvider(options)
 }
 
-class OpenAICompatibleProvider implements BatchingProvider {
+class OpenAICompatibleProvider implements ChatProvider {
   readonly name: string
   readonly #options: OpenAIProviderOptions
   readonly #url: string
@@ -65,16 +66,22 @@ class OpenAICompatibleProvider implements BatchingProvider {
     }
   }
 
+  /** The chunks of {@link streamEvents}, parsed; for callers that want objects rather than bytes. */
   async *stream(request: ChatRequest, signal: AbortSignal): AsyncGenerator<ChatCompletionChunk> {
-    for await (const batch of this.streamBatches(request, signal)) yield* batch
+    const decoder = new SseDataDecoder()
+    for await (const events of this.streamEvents(request, signal)) {
+      for (const data of decoder.push(events)) if (data !== '[DONE]') yield JSON.parse(data) as ChatCompletionChunk
+    }
   }
 
   /**
-   * The stream as the upstream delivered it: each batch holds the chunks completed by one network
-   * read, handed over as soon as that read is decoded. Nothing waits for more data, so latency is
-   * that of chunk-by-chunk relaying, while a burst of chunks costs one step instead of one each.
+   * The upstream's events as the bytes to send, handed over read by read as soon as each read
+   * is scanned: nothing waits for more data, and a burst of events costs one step. Events in
+   * OpenAI's own form (`data: <compact JSON>\n\n`) go out exactly as they came; see
+   * {@link SseEventRelay}. The last item ends with the upstream's `data: [DONE]`, so the route can
+   * send it and close in the same step.
    */
-  async *streamBatches(request: ChatRequest, signal: AbortSignal): AsyncGenerator<ChatCompletionChunk[]> {
+  async *streamEvents(request: ChatRequest, signal: AbortSignal): AsyncGenerator<Uint8Array> {
     const { name, connectTimeoutMs, firstTokenTimeoutMs, idleTimeoutMs } = this.#options
     const call = new UpstreamCall(name, signal)
     try {
@@ -95,7 +102,7 @@ class OpenAICompatibleProvider implements BatchingProvider {
         throw streamError(name, `answered a stream request with JSON instead of an event stream: ${text.slice(0, 200)}`)
       }
       const reader = response.body.getReader()
-      const decoder = new SseDataDecoder()
+      const relay = new SseEventRelay()
       const firstTokenDeadline = Date.now() + firstTokenTimeoutMs
       let started = false
       for (;;) {
@@ -106,29 +113,20 @@ class OpenAICompatibleProvider implements BatchingProvider {
           throw call.failure(error, true)
         })
         call.unwatch()
-        const batch: ChatCompletionChunk[] = []
-        let failure: Error | undefined
-        let done = false
-        for (const data of read.done ? decoder.end() : decoder.push(read.value)) {
-          if (data === '[DONE]') {
-            done = true
-            break
-          }
-          const chunk = parseObject(data)
-          if (!chunk) failure = streamError(name, `sent an event that is not a JSON object: ${data.slice(0, 200)}`)
-          else if (chunk.error !== undefined && chunk.choices === undefined) failure = inBandError(name, chunk.error)
-          if (failure) break
-          batch.push(chunk as ChatCompletionChunk)
-        }
-        if (!done && !failure && read.done) failure = streamError(name, 'closed the stream before [DONE].')
-        if (done) call.finish(reader, idleTimeoutMs)
-        // Chunks that arrived before a failure still reach the client, in order, before the error.
-        if (batch.length > 0) {
+        const relayed = read.done ? relay.end() : relay.push(read.value)
+        if (relayed.done) call.finish(reader)
+        // Events that arrived before a failure still reach the client, in order, before the error.
+        if (relayed.bytes.length > 0) {
           started = true
-          yield batch
+          yield relayed.bytes
         }
-        if (failure) throw failure
-        if (done) return
+        if (relayed.refused) {
+          throw 'error' in relayed.refused
+            ? inBandError(name, relayed.refused.error)
+            : streamError(name, `sent an event that is not a JSON object: ${relayed.refused.notAnObject.slice(0, 200)}`)
+        }
+        if (relayed.done) return
+        if (read.done) throw streamError(name, 'closed the stream before [DONE].')
       }
     } finally {
       call.end()
@@ -237,18 +235,15 @@ class UpstreamCall {
   }
 
   /**
-   * The stream is complete. Whatever the upstream still sends after `[DONE]` (normally only the
-   * end of the body) is drained in the background so the connection can be reused, bounded by `ms`.
+   * The stream is complete at `[DONE]`; nothing after it is read. Cancelling the body costs
+   * nothing when it has already ended, which is the usual case: the end arrives with `[DONE]`,
+   * and the connection goes back to the pool (checked under Bun: no new connections across
+   * thousands of streams). An upstream that keeps sending gets its connection closed. Draining
+   * instead would cost a read, and with it a fresh 256 KB read buffer in Bun.
    */
-  finish(reader: ReadableStreamDefaultReader<Uint8Array>, ms: number): void {
+  finish(reader: ReadableStreamDefaultReader<Uint8Array>): void {
     this.complete()
-    const timer = setTimeout(() => reader.cancel().catch(() => {}), ms)
-    const drain = async () => {
-      while (!(await reader.read()).done) {}
-    }
-    drain()
-      .catch(() => {})
-      .finally(() => clearTimeout(timer))
+    reader.cancel().catch(() => {})
   }
 
   /** Releases timers and listeners; aborts the upstream unless the call completed normally. */

@@ -28,15 +28,14 @@ export interface ChatProvider {
    * upstream connection when `signal` aborts (client disconnect, shutdown).
    */
   stream(request: ChatRequest, signal: AbortSignal): AsyncIterable<ChatCompletionChunk>
-}
-
-/**
- * A provider that can also stream chunks grouped by arrival: each batch is what one upstream read
- * completed (for `echo`, the chunks of one step, one per choice). The registry and the route use
- * it to write a burst of chunks in one step; the bytes are those of writing them one by one.
- */
-export type BatchingProvider = ChatProvider & {
-  streamBatches(request: ChatRequest, signal: AbortSignal): AsyncIterable<ChatCompletionChunk[]>
+  /**
+   * Optional: the same stream as the bytes the route sends, each item one or more whole
+   * `data: <one-line JSON>\n\n` events in order, as soon as they are ready. The last item may
+   * end with `data: [DONE]\n\n`, which ends the stream there; otherwise the route adds it. A
+   * relay implements this to forward an upstream's bytes without parsing and re-serialising
+   * every chunk; without it, the registry encodes {@link stream}'s chunks.
+   */
+  streamEvents?(request: ChatRequest, signal: AbortSignal): AsyncIterable<Uint8Array>
 }
 
 /**

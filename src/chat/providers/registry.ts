@@ -1,6 +1,7 @@
 import { ECHO_PROVIDER, type ChatConfig } from '../config'
 import { openaiProvider } from './openai'
-import { ProviderError, type BatchingProvider, type ChatCompletion, type ChatCompletionChunk, type ChatProvider, type ChatRequest } from './provider'
+import { encodeEvent } from './sse-encode'
+import { ProviderError, type ChatCompletion, type ChatCompletionChunk, type ChatProvider, type ChatRequest } from './provider'
 
 /** How often, and how patiently, one provider is retried before the registry moves on. */
 export type RetryPolicy = { maxRetries: number; retryBaseMs: number; retryMaxMs: number }
@@ -34,7 +35,7 @@ const NO_RETRY: RetryPolicy = { maxRetries: 0, retryBaseMs: 0, retryMaxMs: 0 }
  *
  * @example
  * const registry = buildRegistry(parseChatConfig(process.env), { echo: createEchoProvider })
- * for await (const chunk of registry.stream(request, signal, state)) write(chunk)
+ * for await (const events of registry.streamEvents(request, signal, state)) write(events)
  */
 export class ModelRegistry {
   readonly #routes: Map<string, RouteEntry[]>
@@ -77,25 +78,30 @@ export class ModelRegistry {
    * or fall back while `state.committed` is false; once a chunk has been yielded, or the route has
    * written anything (keep-alives included), failures are thrown from the iterator as they are.
    */
-  async *stream(request: ChatRequest, signal: AbortSignal, state: StreamState): AsyncGenerator<ChatCompletionChunk> {
-    for await (const batch of this.streamBatches(request, signal, state)) yield* batch
+  stream(request: ChatRequest, signal: AbortSignal, state: StreamState): AsyncIterableIterator<ChatCompletionChunk> {
+    return new FallbackStream(() => this.#open(request, signal, state, (provider, sent) => provider.stream(sent, signal)))
   }
 
   /**
-   * {@link stream}, with chunks grouped as they arrived: each batch is what one upstream read
-   * completed (a single chunk from providers that do not batch). Writing a batch at once saves the
-   * route a step per chunk when an upstream sends a burst, and delays nothing.
+   * {@link stream} as the bytes the route sends: each item is one or more whole events, as the
+   * provider produced them (for a relay, what one upstream read completed). Same retry,
+   * fallback and commit rules.
    */
-  streamBatches(request: ChatRequest, signal: AbortSignal, state: StreamState): AsyncIterableIterator<ChatCompletionChunk[]> {
-    return new FallbackStream(() => this.#open(request, signal, state))
+  streamEvents(request: ChatRequest, signal: AbortSignal, state: StreamState): AsyncIterableIterator<Uint8Array> {
+    return new FallbackStream(() => this.#open(request, signal, state, (provider, sent) => eventsOf(provider, sent, signal)))
   }
 
-  /** The iterator of the first entry whose first batch arrives, with that batch; retries and falls back before it. */
-  async #open(request: ChatRequest, signal: AbortSignal, state: StreamState): Promise<OpenedStream> {
+  /** The iterator of the first entry whose first item arrives, with that item; retries and falls back before it. */
+  async #open<T>(
+    request: ChatRequest,
+    signal: AbortSignal,
+    state: StreamState,
+    start: (provider: ChatProvider, sent: ChatRequest) => AsyncIterable<T>,
+  ): Promise<OpenedStream<T>> {
     let lastError: unknown
     for (const entry of this.#entries(request.model)) {
       for (let attempt = 0; ; attempt++) {
-        const iterator = batchesOf(entry.provider, { ...request, model: entry.model }, signal)[Symbol.asyncIterator]()
+        const iterator = start(entry.provider, { ...request, model: entry.model })[Symbol.asyncIterator]()
         try {
           return { iterator, first: await iterator.next() }
         } catch (error) {
@@ -160,32 +166,32 @@ export function buildRegistry(config: ChatConfig, deps: RegistryDeps): ModelRegi
   return new ModelRegistry(routes, deps.sleep)
 }
 
-type OpenedStream = { iterator: AsyncIterator<ChatCompletionChunk[]>; first: IteratorResult<ChatCompletionChunk[]> }
+type OpenedStream<T> = { iterator: AsyncIterator<T>; first: IteratorResult<T> }
 
 const FINISHED: IteratorReturnResult<undefined> = { done: true, value: undefined }
 
 /**
- * What {@link ModelRegistry.streamBatches} returns. Until the first batch it opens, retries and
+ * What {@link ModelRegistry.streamEvents} returns. Until the first item it opens, retries and
  * falls back; from then on `next()` is the chosen provider's own, so no generator layer sits
  * between the provider and the route for the rest of the stream. `return()` reaches the provider
  * (which releases its upstream) whether the stream is under way or still opening.
  */
-class FallbackStream implements AsyncIterableIterator<ChatCompletionChunk[]> {
-  readonly #open: () => Promise<OpenedStream>
-  #source: AsyncIterator<ChatCompletionChunk[]> | undefined
+class FallbackStream<T> implements AsyncIterableIterator<T> {
+  readonly #open: () => Promise<OpenedStream<T>>
+  #source: AsyncIterator<T> | undefined
   #stopped = false
 
-  constructor(open: () => Promise<OpenedStream>) {
+  constructor(open: () => Promise<OpenedStream<T>>) {
     this.#open = open
   }
 
-  next(): Promise<IteratorResult<ChatCompletionChunk[]>> {
+  next(): Promise<IteratorResult<T>> {
     if (this.#source) return this.#source.next()
     if (this.#stopped) return Promise.resolve(FINISHED)
     return this.#first()
   }
 
-  async return(): Promise<IteratorResult<ChatCompletionChunk[]>> {
+  async return(): Promise<IteratorResult<T>> {
     this.#stopped = true
     await this.#source?.return?.()
     return FINISHED
@@ -195,7 +201,7 @@ class FallbackStream implements AsyncIterableIterator<ChatCompletionChunk[]> {
     return this
   }
 
-  async #first(): Promise<IteratorResult<ChatCompletionChunk[]>> {
+  async #first(): Promise<IteratorResult<T>> {
     const { iterator, first } = await this.#open()
     if (this.#stopped || first.done) {
       this.#stopped = true
@@ -207,14 +213,14 @@ class FallbackStream implements AsyncIterableIterator<ChatCompletionChunk[]> {
   }
 }
 
-function batchesOf(provider: ChatProvider, request: ChatRequest, signal: AbortSignal): AsyncIterable<ChatCompletionChunk[]> {
-  const batching = provider as Partial<BatchingProvider>
-  if (typeof batching.streamBatches === 'function') return batching.streamBatches(request, signal)
-  return singleChunkBatches(provider.stream(request, signal))
+/** The provider's own event bytes if it has them, else its chunks encoded one event per step. */
+function eventsOf(provider: ChatProvider, request: ChatRequest, signal: AbortSignal): AsyncIterable<Uint8Array> {
+  if (provider.streamEvents) return provider.streamEvents(request, signal)
+  return encodedChunks(provider.stream(request, signal))
 }
 
-async function* singleChunkBatches(chunks: AsyncIterable<ChatCompletionChunk>): AsyncGenerator<ChatCompletionChunk[]> {
-  for await (const chunk of chunks) yield [chunk]
+async function* encodedChunks(chunks: AsyncIterable<ChatCompletionChunk>): AsyncGenerator<Uint8Array> {
+  for await (const chunk of chunks) yield encodeEvent(chunk)
 }
 
 /** Back-off before retry number `attempt + 1`: the upstream's `Retry-After` if given, else exponential; both capped. */

@@ -18,6 +18,11 @@ export class SseDataDecoder {
   /** The previous read ended in CR, so an LF opening the next read ends no further line. */
   #afterCr = false
 
+  /** With `midStream`, decoding starts at an event boundary inside a stream, where a BOM is not special. */
+  constructor(options: { midStream?: boolean } = {}) {
+    this.#started = options.midStream === true
+  }
+
   /** Feeds one read; returns the data of every event it completes, in order. */
   push(bytes: Uint8Array): string[] {
     let text = this.#text.decode(bytes, { stream: true })

@@ -1,0 +1,250 @@
+/**
+ * A validating scan of one JSON object held in UTF-8 bytes, without building it.
+ *
+ * The relay uses it to forward an upstream event's bytes exactly as they came: once the scan
+ * accepts them, they are one JSON object on one line, so `JSON.parse` + `JSON.stringify` would
+ * only cost time and could change them (integers above 2^53 lose digits, `1.0` becomes `1`).
+ *
+ * The scan is strict and deliberately narrow. It accepts only what it can prove valid:
+ * RFC 8259 JSON whose whitespace is spaces and tabs (a CR or LF is a line break in an event
+ * stream), with well-formed UTF-8 in strings, nested at most {@link MAX_DEPTH} deep, whose
+ * top-level keys are written without escapes. Everything else is {@link NOT_PROVEN}; the caller
+ * then parses the text the slow way, which decides whether it is valid.
+ */
+
+/** The bytes are not provably one JSON object in the narrow form above. */
+export const NOT_PROVEN = -1
+/** Flag: the object has a top-level `error` key. */
+export const HAS_ERROR = 1
+/** Flag: the object has a top-level `choices` key. */
+export const HAS_CHOICES = 2
+
+/** Deeper nesting is left to `JSON.parse`; chat chunks nest about five levels. */
+export const MAX_DEPTH = 64
+
+const TAB = 0x09
+const SPACE = 0x20
+const QUOTE = 0x22
+const COMMA = 0x2c
+const MINUS = 0x2d
+const PLUS = 0x2b
+const DOT = 0x2e
+const ZERO = 0x30
+const NINE = 0x39
+const COLON = 0x3a
+const OPEN_ARRAY = 0x5b
+const BACKSLASH = 0x5c
+const CLOSE_ARRAY = 0x5d
+const OPEN_OBJECT = 0x7b
+const CLOSE_OBJECT = 0x7d
+
+/** What the scanner expects next. */
+const OBJECT_START = 0 // after `{`: a key or `}`
+const KEY = 1 // after `,` in an object
+const ARRAY_START = 2 // after `[`: a value or `]`
+const VALUE = 3 // after `:` or `,` in an array
+const AFTER_VALUE = 4 // `,` or the container's close
+
+const IN_OBJECT = 0
+const IN_ARRAY = 1
+
+/** Scratch stack of open containers; the scan never re-enters, so one is enough. */
+const containers = new Uint8Array(MAX_DEPTH)
+/** Set by {@link scanString} when the string it scanned held an escape. */
+let escaped = false
+
+/**
+ * Scans `bytes[start, end)`. Returns {@link NOT_PROVEN}, or the {@link HAS_ERROR} and
+ * {@link HAS_CHOICES} flags of a valid object (0 when it has neither key).
+ */
+export function scanJsonObject(bytes: Uint8Array, start: number, end: number): number {
+  let i = skipSpace(bytes, start, end)
+  if (i >= end || bytes[i] !== OPEN_OBJECT) return NOT_PROVEN
+  let depth = 1
+  containers[0] = IN_OBJECT
+  let state = OBJECT_START
+  let flags = 0
+  i++
+  for (;;) {
+    i = skipSpace(bytes, i, end)
+    if (i >= end) return NOT_PROVEN
+    const c = bytes[i]
+    if (state === AFTER_VALUE) {
+      const container = containers[depth - 1]
+      if (c === COMMA) {
+        state = container === IN_OBJECT ? KEY : VALUE
+        i++
+        continue
+      }
+      if (c !== (container === IN_OBJECT ? CLOSE_OBJECT : CLOSE_ARRAY)) return NOT_PROVEN
+      i++
+      if (--depth === 0) return skipSpace(bytes, i, end) === end ? flags : NOT_PROVEN
+      continue
+    }
+    if (state === OBJECT_START || state === KEY) {
+      if (state === OBJECT_START && c === CLOSE_OBJECT) {
+        i++
+        if (--depth === 0) return skipSpace(bytes, i, end) === end ? flags : NOT_PROVEN
+        state = AFTER_VALUE
+        continue
+      }
+      if (c !== QUOTE) return NOT_PROVEN
+      const keyEnd = scanString(bytes, i, end)
+      if (keyEnd < 0) return NOT_PROVEN
+      if (depth === 1) {
+        // A top-level key spelled with escapes could be `error` in disguise; let JSON.parse decide.
+        if (escaped) return NOT_PROVEN
+        flags |= topLevelFlag(bytes, i + 1, keyEnd - 1)
+      }
+      i = skipSpace(bytes, keyEnd, end)
+      if (i >= end || bytes[i] !== COLON) return NOT_PROVEN
+      i++
+      state = VALUE
+      continue
+    }
+    // VALUE or ARRAY_START
+    if (state === ARRAY_START && c === CLOSE_ARRAY) {
+      i++
+      depth--
+      state = AFTER_VALUE
+      continue
+    }
+    if (c === QUOTE) {
+      i = scanString(bytes, i, end)
+    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+      if (depth === MAX_DEPTH) return NOT_PROVEN
+      containers[depth++] = c === OPEN_OBJECT ? IN_OBJECT : IN_ARRAY
+      state = c === OPEN_OBJECT ? OBJECT_START : ARRAY_START
+      i++
+      continue
+    } else if (c === MINUS || (c >= ZERO && c <= NINE)) {
+      i = scanNumber(bytes, i, end)
+    } else {
+      i = scanLiteral(bytes, i, end)
+    }
+    if (i < 0) return NOT_PROVEN
+    state = AFTER_VALUE
+  }
+}
+
+function skipSpace(bytes: Uint8Array, i: number, end: number): number {
+  while (i < end && (bytes[i] === SPACE || bytes[i] === TAB)) i++
+  return i
+}
+
+/** `bytes[i]` is the opening quote; returns the index after the closing quote, or -1. */
+function scanString(bytes: Uint8Array, i: number, end: number): number {
+  escaped = false
+  i++
+  while (i < end) {
+    const c = bytes[i]
+    if (c === QUOTE) return i + 1
+    if (c === BACKSLASH) {
+      escaped = true
+      if (i + 1 >= end) return -1
+      const e = bytes[i + 1]
+      if (e === 0x75 /* u */) {
+        if (i + 6 > end) return -1
+        for (let k = i + 2; k < i + 6; k++) if (!isHex(bytes[k])) return -1
+        i += 6
+      } else if (e === QUOTE || e === BACKSLASH || e === 0x2f || e === 0x62 || e === 0x66 || e === 0x6e || e === 0x72 || e === 0x74) {
+        i += 2
+      } else {
+        return -1
+      }
+    } else if (c < SPACE) {
+      return -1
+    } else if (c < 0x80) {
+      i++
+    } else {
+      i = scanUtf8(bytes, i, end)
+      if (i < 0) return -1
+    }
+  }
+  return -1
+}
+
+/**
+ * One multi-byte UTF-8 sequence starting at `i`, checked against the well-formed byte
+ * sequences of the Unicode Standard (table 3-7): no overlong forms, no surrogates, nothing
+ * above U+10FFFF. Returns the index after it, or -1.
+ */
+function scanUtf8(bytes: Uint8Array, i: number, end: number): number {
+  const lead = bytes[i]
+  let length: number
+  let low = 0x80
+  let high = 0xbf
+  if (lead >= 0xc2 && lead <= 0xdf) length = 2
+  else if (lead >= 0xe0 && lead <= 0xef) {
+    length = 3
+    if (lead === 0xe0) low = 0xa0
+    else if (lead === 0xed) high = 0x9f
+  } else if (lead >= 0xf0 && lead <= 0xf4) {
+    length = 4
+    if (lead === 0xf0) low = 0x90
+    else if (lead === 0xf4) high = 0x8f
+  } else return -1
+  if (i + length > end) return -1
+  const second = bytes[i + 1]
+  if (second < low || second > high) return -1
+  for (let k = i + 2; k < i + length; k++) if ((bytes[k] & 0xc0) !== 0x80) return -1
+  return i + length
+}
+
+function scanNumber(bytes: Uint8Array, i: number, end: number): number {
+  if (bytes[i] === MINUS) i++
+  if (i >= end) return -1
+  if (bytes[i] === ZERO) i++
+  else if (bytes[i] >= 0x31 && bytes[i] <= NINE) i = digits(bytes, i, end)
+  else return -1
+  if (i < end && bytes[i] === DOT) {
+    const after = digits(bytes, i + 1, end)
+    if (after === i + 1) return -1
+    i = after
+  }
+  if (i < end && (bytes[i] === 0x65 || bytes[i] === 0x45)) {
+    i++
+    if (i < end && (bytes[i] === PLUS || bytes[i] === MINUS)) i++
+    const after = digits(bytes, i, end)
+    if (after === i) return -1
+    i = after
+  }
+  return i
+}
+
+function digits(bytes: Uint8Array, i: number, end: number): number {
+  while (i < end && bytes[i] >= ZERO && bytes[i] <= NINE) i++
+  return i
+}
+
+const TRUE = [0x74, 0x72, 0x75, 0x65]
+const FALSE = [0x66, 0x61, 0x6c, 0x73, 0x65]
+const NULL = [0x6e, 0x75, 0x6c, 0x6c]
+
+function scanLiteral(bytes: Uint8Array, i: number, end: number): number {
+  const c = bytes[i]
+  const literal = c === 0x74 ? TRUE : c === 0x66 ? FALSE : c === 0x6e ? NULL : undefined
+  if (!literal || i + literal.length > end) return -1
+  for (let k = 1; k < literal.length; k++) if (bytes[i + k] !== literal[k]) return -1
+  return i + literal.length
+}
+
+function isHex(c: number): boolean {
+  return (c >= ZERO && c <= NINE) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66)
+}
+
+const ERROR_KEY = [0x65, 0x72, 0x72, 0x6f, 0x72]
+const CHOICES_KEY = [0x63, 0x68, 0x6f, 0x69, 0x63, 0x65, 0x73]
+
+/** The flag for a top-level key whose unescaped text is `bytes[start, end)`. */
+function topLevelFlag(bytes: Uint8Array, start: number, end: number): number {
+  const length = end - start
+  if (length === ERROR_KEY.length && sameBytes(bytes, start, ERROR_KEY)) return HAS_ERROR
+  if (length === CHOICES_KEY.length && sameBytes(bytes, start, CHOICES_KEY)) return HAS_CHOICES
+  return 0
+}
+
+function sameBytes(bytes: Uint8Array, start: number, expected: number[]): boolean {
+  for (let k = 0; k < expected.length; k++) if (bytes[start + k] !== expected[k]) return false
+  return true
+}
