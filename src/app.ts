@@ -91,20 +91,22 @@ export function createApp(deps: AppDeps) {
 
   const allowed = allowedMethods(app.routes)
   const fallback = plantStoreErrors(deps.logger)
-  return app.onError((context) => {
-    if (context.code === 'NOT_FOUND') {
-      const pathname = new URL(context.request.url).pathname
+  // Destructured, not `(context) =>`: Elysia reads hook parameters to decide what every request
+  // must parse, and a hook taking the whole context made each request parse its cookies.
+  return app.onError(({ code, error, request, set }) => {
+    if (code === 'NOT_FOUND') {
+      const pathname = new URL(request.url).pathname
       const methods = allowed(pathname)
       // Under /v1 the callers are OpenAI SDKs, which understand only OpenAI's error shape.
       const openAIClient = pathname === '/v1' || pathname.startsWith('/v1/')
       if (methods.length > 0) {
-        const message = `${context.request.method} is not allowed on ${pathname}; allowed: ${methods.join(', ')}`
+        const message = `${request.method} is not allowed on ${pathname}; allowed: ${methods.join(', ')}`
         const headers = { allow: methods.join(', ') }
         return openAIClient ? openAIErrorResponse({ status: 405, message, headers }) : errorResponse(405, message, headers)
       }
-      if (openAIClient) return openAIErrorResponse({ status: 404, message: `Invalid URL (${context.request.method} ${pathname})` })
+      if (openAIClient) return openAIErrorResponse({ status: 404, message: `Invalid URL (${request.method} ${pathname})` })
     }
-    return fallback(context)
+    return fallback({ code, error, request, set })
   })
 }
 

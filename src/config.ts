@@ -20,6 +20,12 @@ export type Config = {
   /** How long SIGTERM waits for in-flight requests and streams. */
   shutdownTimeoutMs: number
   workers: number
+  /**
+   * Milliseconds between full garbage collections while requests are in flight (Bun entry only;
+   * 0: leave it to the runtime). Defaults to 500 with the embedded PGlite, 0 with DATABASE_URL;
+   * see src/runtimes/gc-pacer.ts for why.
+   */
+  gcIntervalMs: number
   /** Providers and the model registry (CHAT_* variables; see src/chat/config.ts). */
   chat: ChatConfig
   env: Readonly<Record<string, string | undefined>>
@@ -97,9 +103,11 @@ export function loadConfig(env: Env): Config {
     idleTimeout: integer(env, 'IDLE_TIMEOUT', 30, 1, 255),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     workers: integer(env, 'WORKERS', 1, 1, 256),
+    gcIntervalMs: 0,
     chat: chatConfig(env),
     env,
   }
+  config.gcIntervalMs = integer(env, 'GC_INTERVAL_MS', config.databaseUrl ? 0 : 500, 0, 60_000)
   if (config.workers > 1 && !config.databaseUrl)
     throw new ConfigError('WORKERS > 1 needs DATABASE_URL: the embedded PGlite database can only be opened by one process')
   return config

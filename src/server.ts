@@ -2,6 +2,7 @@ import { bootstrap } from './bootstrap'
 import type { Config } from './config'
 import { bunUiAssets } from './runtimes/bun-assets'
 import { bunPgliteFiles } from './runtimes/bun-pglite'
+import { startGcPacer } from './runtimes/gc-pacer'
 import { configOrExit, shutdownOnSignals } from './runtimes/lifecycle'
 import { workerLogger } from './workers'
 
@@ -29,12 +30,20 @@ export async function serve(config: Config) {
     reusePort: config.workers > 1,
     fetch: app.fetch,
   })
+  const stopGcPacer = startGcPacer({ intervalMs: config.gcIntervalMs, busy: () => server!.pendingRequests > 0, collect: () => Bun.gc(true) })
   deps.logger.info('listening', { url: server.url.toString(), database: deps.database.kind, pid: process.pid })
   const listening = server
   // Signals have been caught since start-up; one that already arrived drains now.
   shutdown.serving(
     { drain: () => listening.stop(false), force: () => listening.stop(true) },
-    { timeoutMs: config.shutdownTimeoutMs, logger: deps.logger, close },
+    {
+      timeoutMs: config.shutdownTimeoutMs,
+      logger: deps.logger,
+      close: async () => {
+        stopGcPacer()
+        await close()
+      },
+    },
   )
   return server
 }

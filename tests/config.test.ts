@@ -14,7 +14,14 @@ describe('configuration from the environment', () => {
       migrateOnStart: true,
       nodeEnv: 'development',
       workers: 1,
+      gcIntervalMs: 500,
     })
+  })
+
+  test('paced garbage collection is on by default only with the embedded PGlite', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@db:5432/x' }).gcIntervalMs).toBe(0)
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@db:5432/x', GC_INTERVAL_MS: '250' }).gcIntervalMs).toBe(250)
+    expect(loadConfig({ GC_INTERVAL_MS: '0' }).gcIntervalMs).toBe(0)
   })
 
   test('every variable is read', () => {
@@ -30,6 +37,7 @@ describe('configuration from the environment', () => {
       NODE_ENV: 'production',
       WORKERS: '2',
       SHUTDOWN_TIMEOUT_MS: '2500',
+      GC_INTERVAL_MS: '1000',
     })
     expect(config).toMatchObject({
       port: 8080,
@@ -43,6 +51,7 @@ describe('configuration from the environment', () => {
       nodeEnv: 'production',
       workers: 2,
       shutdownTimeoutMs: 2500,
+      gcIntervalMs: 1000,
     })
   })
 
@@ -58,6 +67,7 @@ describe('configuration from the environment', () => {
     [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL is not a URL'],
     [{ DB_POOL_SIZE: '0' }, 'DB_POOL_SIZE must be between 1 and 1000'],
     [{ WORKERS: '2' }, 'WORKERS > 1 needs DATABASE_URL'],
+    [{ GC_INTERVAL_MS: '-5' }, 'GC_INTERVAL_MS must be a whole number'],
   ])('%o is refused with one clear line', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError)
     expect(() => loadConfig(env)).toThrow(message)

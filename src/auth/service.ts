@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto'
 import { and, asc, eq, isNull, sql } from 'drizzle-orm'
 import type { Database } from '../db/connect'
 import { tokens } from '../db/schema'
@@ -52,9 +53,9 @@ export class TokenService {
   async create(input: { owner: string; scopes: Scope[] }) {
     const owner = input.owner.trim()
     if (!owner || owner.length > 200) throw new Error('owner must be 1 to 200 characters')
-    const secret = TOKEN_PREFIX + base64url(crypto.getRandomValues(new Uint8Array(32)))
-    const id = 'tok_' + base64url(crypto.getRandomValues(new Uint8Array(9)))
-    await this.db.insert(tokens).values({ id, owner, scopes: input.scopes, hash: await hashToken(secret) })
+    const secret = TOKEN_PREFIX + randomBytes(32).toString('base64url')
+    const id = 'tok_' + randomBytes(9).toString('base64url')
+    await this.db.insert(tokens).values({ id, owner, scopes: input.scopes, hash: hashToken(secret) })
     return { id, owner, scopes: input.scopes, token: secret }
   }
 
@@ -84,7 +85,7 @@ export class TokenService {
   /** The principal behind a live token, or null for an unknown, revoked or malformed one. */
   async verify(secret: string): Promise<Principal | null> {
     if (!TOKEN_SHAPE.test(secret)) return null
-    const hash = await hashToken(secret)
+    const hash = hashToken(secret)
     const now = this.now()
     const hit = this.cache.get(hash)
     if (hit && hit.expires > now) return hit.principal
@@ -108,26 +109,11 @@ export class TokenService {
   }
 }
 
-export async function hashToken(secret: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(secret))
-  return base64url(new Uint8Array(digest))
-}
-
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
-
-/** Unpadded base64url. Hashing runs on every request, so no btoa + regex round trip. */
-function base64url(bytes: Uint8Array): string {
-  let out = ''
-  let i = 0
-  for (; i + 2 < bytes.length; i += 3) {
-    const n = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2]
-    out += ALPHABET[n >> 18] + ALPHABET[(n >> 12) & 63] + ALPHABET[(n >> 6) & 63] + ALPHABET[n & 63]
-  }
-  const rest = bytes.length - i
-  if (rest > 0) {
-    const n = (bytes[i] << 16) | (rest === 2 ? bytes[i + 1] << 8 : 0)
-    out += ALPHABET[n >> 18] + ALPHABET[(n >> 12) & 63]
-    if (rest === 2) out += ALPHABET[(n >> 6) & 63]
-  }
-  return out
+/**
+ * The stored form of a token: SHA-256, base64url. Synchronous on purpose: it runs on every
+ * authenticated request, and WebCrypto's async digest cost a promise and a trip through the
+ * runtime's crypto queue each time. `node:crypto` is there on Bun, Deno and Node alike.
+ */
+export function hashToken(secret: string): string {
+  return createHash('sha256').update(secret).digest('base64url')
 }

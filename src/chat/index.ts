@@ -69,11 +69,13 @@ export function chatPlugin(deps: ChatDeps) {
       }
     }
     const state = { committed: false }
+    // What the log needs is copied now: a stream lives long, and should not keep its Request alive.
+    const where = describeRequest(request)
     return openEventStream(chat.registry.streamEvents(body, abort.signal, state), {
       state,
       abort,
       keepAliveMs: chat.keepAliveMs || KEEP_ALIVE_MS,
-      onStreamError: (error) => logFailure(deps.logger, error, request, 'chat stream failed after the first byte'),
+      onStreamError: (error) => logFailure(deps.logger, error, where, 'chat stream failed after the first byte'),
       onClose: release,
     })
   }
@@ -122,7 +124,7 @@ export function chatPlugin(deps: ChatDeps) {
       if (code === 'PARSE') return openAIErrorResponse({ status: 400, message: 'We could not parse the JSON body of your request.' })
       const init = toOpenAIError(error)
       // A client that hung up before the first byte aborted its own request; nothing to report.
-      if ((init.isInternal || init.status >= 500) && !request.signal.aborted) logFailure(deps.logger, error, request, 'chat request failed')
+      if ((init.isInternal || init.status >= 500) && !request.signal.aborted) logFailure(deps.logger, error, describeRequest(request), 'chat request failed')
       return openAIErrorResponse(init)
     })
     .post('/chat/completions', complete, completeHook)
@@ -152,10 +154,10 @@ function linkAborts(abort: AbortController, client: AbortSignal, shutdown?: Abor
   }
 }
 
-function logFailure(logger: Logger, error: unknown, request: Request, message: string) {
-  logger.error(message, {
-    method: request.method,
-    path: new URL(request.url).pathname,
-    error: error instanceof Error ? (error.stack ?? error.message) : String(error),
-  })
+function describeRequest(request: Request): { method: string; path: string } {
+  return { method: request.method, path: new URL(request.url).pathname }
+}
+
+function logFailure(logger: Logger, error: unknown, where: { method: string; path: string }, message: string) {
+  logger.error(message, { ...where, error: error instanceof Error ? (error.stack ?? error.message) : String(error) })
 }

@@ -6,6 +6,15 @@ const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
 const startedAt = new WeakMap<Request, number>()
 
+/** What the log line needs; `principal` is there when an auth macro resolved one. */
+type AfterResponse = {
+  request: Request
+  set: { headers: Record<string, unknown>; status?: unknown }
+  responseValue: unknown
+  path: string
+  principal?: { owner?: string }
+}
+
 /**
  * Gives every response an `X-Request-Id` (the caller's, when it sent a plain one) and
  * writes one structured log line per request: time, request id, method, path, status,
@@ -18,10 +27,10 @@ export const observability = (logger: Logger) =>
       set.headers['x-request-id'] = incoming && ACCEPTABLE_ID.test(incoming) ? incoming : crypto.randomUUID()
       startedAt.set(request, performance.now())
     })
-    .onAfterResponse({ as: 'global' }, (context) => {
-      const { request, set, responseValue, path } = context
+    // Destructured in the parameter list: Elysia reads it to decide what each request must
+    // parse, and a hook that takes the whole context makes every request parse cookies too.
+    .onAfterResponse({ as: 'global' }, ({ request, set, responseValue, path, principal }: AfterResponse) => {
       const started = startedAt.get(request)
-      const principal = (context as { principal?: { owner?: string } }).principal
       logger.info('request', {
         request_id: set.headers['x-request-id'],
         method: request.method,

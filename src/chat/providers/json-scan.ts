@@ -132,11 +132,18 @@ function skipSpace(bytes: Uint8Array, i: number, end: number): number {
   return i
 }
 
+/** 1 for the bytes a string holds as they are: printable ASCII but `"` and `\\`. */
+const PLAIN = new Uint8Array(256)
+for (let c = SPACE; c < 0x80; c++) PLAIN[c] = c === QUOTE || c === BACKSLASH ? 0 : 1
+
 /** `bytes[i]` is the opening quote; returns the index after the closing quote, or -1. */
 function scanString(bytes: Uint8Array, i: number, end: number): number {
   escaped = false
   i++
-  while (i < end) {
+  for (;;) {
+    // Most of a chat chunk's strings are plain ASCII: one table lookup per byte.
+    while (i < end && PLAIN[bytes[i]] === 1) i++
+    if (i >= end) return -1
     const c = bytes[i]
     if (c === QUOTE) return i + 1
     if (c === BACKSLASH) {
@@ -154,14 +161,11 @@ function scanString(bytes: Uint8Array, i: number, end: number): number {
       }
     } else if (c < SPACE) {
       return -1
-    } else if (c < 0x80) {
-      i++
     } else {
       i = scanUtf8(bytes, i, end)
       if (i < 0) return -1
     }
   }
-  return -1
 }
 
 /**
