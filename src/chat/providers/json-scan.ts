@@ -65,66 +65,73 @@ export function scanJsonObject(bytes: Uint8Array, start: number, end: number): n
   let state = OBJECT_START
   let flags = 0
   i++
-  for (;;) {
-    i = skipSpace(bytes, i, end)
-    if (i >= end) return NOT_PROVEN
-    const c = bytes[i]
-    if (state === AFTER_VALUE) {
-      const container = containers[depth - 1]
-      if (c === COMMA) {
-        state = container === IN_OBJECT ? KEY : VALUE
-        i++
-        continue
-      }
-      if (c !== (container === IN_OBJECT ? CLOSE_OBJECT : CLOSE_ARRAY)) return NOT_PROVEN
-      i++
-      if (--depth === 0) return skipSpace(bytes, i, end) === end ? flags : NOT_PROVEN
-      continue
+  while (i < end) {
+    let c = bytes[i]
+    if (c === SPACE || c === TAB) {
+      i = skipSpace(bytes, i, end)
+      if (i >= end) return NOT_PROVEN
+      c = bytes[i]
     }
-    if (state === OBJECT_START || state === KEY) {
-      if (state === OBJECT_START && c === CLOSE_OBJECT) {
+    switch (state) {
+      case AFTER_VALUE: {
+        const container = containers[depth - 1]
+        if (c === COMMA) {
+          state = container === IN_OBJECT ? KEY : VALUE
+          i++
+          continue
+        }
+        if (c !== (container === IN_OBJECT ? CLOSE_OBJECT : CLOSE_ARRAY)) return NOT_PROVEN
         i++
         if (--depth === 0) return skipSpace(bytes, i, end) === end ? flags : NOT_PROVEN
-        state = AFTER_VALUE
         continue
       }
-      if (c !== QUOTE) return NOT_PROVEN
-      const keyEnd = scanString(bytes, i, end)
-      if (keyEnd < 0) return NOT_PROVEN
-      if (depth === 1) {
-        // A top-level key spelled with escapes could be `error` in disguise; let JSON.parse decide.
-        if (escaped) return NOT_PROVEN
-        flags |= topLevelFlag(bytes, i + 1, keyEnd - 1)
+      case OBJECT_START:
+      case KEY: {
+        if (c !== QUOTE) {
+          if (state === KEY || c !== CLOSE_OBJECT) return NOT_PROVEN
+          i++
+          if (--depth === 0) return skipSpace(bytes, i, end) === end ? flags : NOT_PROVEN
+          state = AFTER_VALUE
+          continue
+        }
+        const keyEnd = scanString(bytes, i, end)
+        if (keyEnd < 0) return NOT_PROVEN
+        if (depth === 1) {
+          // A top-level key spelled with escapes could be `error` in disguise; let JSON.parse decide.
+          if (escaped) return NOT_PROVEN
+          flags |= topLevelFlag(bytes, i + 1, keyEnd - 1)
+        }
+        i = keyEnd
+        if (i < end && bytes[i] !== COLON) i = skipSpace(bytes, i, end)
+        if (i >= end || bytes[i] !== COLON) return NOT_PROVEN
+        i++
+        state = VALUE
+        continue
       }
-      i = skipSpace(bytes, keyEnd, end)
-      if (i >= end || bytes[i] !== COLON) return NOT_PROVEN
-      i++
-      state = VALUE
-      continue
+      default: {
+        // VALUE, or ARRAY_START, where `]` may close an empty array.
+        if (c === QUOTE) {
+          i = scanString(bytes, i, end)
+        } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+          if (depth === MAX_DEPTH) return NOT_PROVEN
+          containers[depth++] = c === OPEN_OBJECT ? IN_OBJECT : IN_ARRAY
+          state = c === OPEN_OBJECT ? OBJECT_START : ARRAY_START
+          i++
+          continue
+        } else if (c === MINUS || (c >= ZERO && c <= NINE)) {
+          i = scanNumber(bytes, i, end)
+        } else if (c === CLOSE_ARRAY && state === ARRAY_START) {
+          i++
+          depth--
+        } else {
+          i = scanLiteral(bytes, i, end)
+        }
+        if (i < 0) return NOT_PROVEN
+        state = AFTER_VALUE
+      }
     }
-    // VALUE or ARRAY_START
-    if (state === ARRAY_START && c === CLOSE_ARRAY) {
-      i++
-      depth--
-      state = AFTER_VALUE
-      continue
-    }
-    if (c === QUOTE) {
-      i = scanString(bytes, i, end)
-    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
-      if (depth === MAX_DEPTH) return NOT_PROVEN
-      containers[depth++] = c === OPEN_OBJECT ? IN_OBJECT : IN_ARRAY
-      state = c === OPEN_OBJECT ? OBJECT_START : ARRAY_START
-      i++
-      continue
-    } else if (c === MINUS || (c >= ZERO && c <= NINE)) {
-      i = scanNumber(bytes, i, end)
-    } else {
-      i = scanLiteral(bytes, i, end)
-    }
-    if (i < 0) return NOT_PROVEN
-    state = AFTER_VALUE
   }
+  return NOT_PROVEN
 }
 
 function skipSpace(bytes: Uint8Array, i: number, end: number): number {
