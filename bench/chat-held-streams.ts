@@ -1,9 +1,10 @@
 /**
  * Held-streams benchmark: how many concurrent chat streams Trellis holds, and what each costs.
  *
- * Starts Trellis in its own process (this file with `--serve`: the same bootstrap and
- * Bun.serve as src/server.ts, embedded PGlite in a scratch directory, plus a way to ask it
- * for a full GC) with the `echo` provider paced at `--rate` tokens per second, then opens
+ * Starts Trellis in its own process (this file with `--serve`: `serve()` from src/server.ts,
+ * so exactly what `bun start` runs, on embedded PGlite in a scratch directory unless
+ * DATABASE_URL is set, plus a way to ask it for a full GC) with the `echo` provider paced
+ * at `--rate` tokens per second, then opens
  * `--streams` concurrent `stream: true` requests from this process over raw HTTP/1.1 sockets
  * (no client-side connection pool to get in the way), each asking for `--tokens` tokens.
  *
@@ -24,8 +25,8 @@
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { heapStats } from 'bun:jsc'
-import { bootstrap } from '../src/bootstrap'
 import { loadConfig } from '../src/config'
+import { serve } from '../src/server'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createChatToken, freePort } from './processes'
@@ -259,12 +260,9 @@ function gcProbe(child: Subprocess<'pipe', 'pipe', 'inherit'>): GcProbe {
   }
 }
 
-/** The `--serve` child: Trellis as src/server.ts builds it, answering `gc` on stdin with its RSS and heap after a full GC. */
+/** The `--serve` child: Trellis exactly as src/server.ts serves it, answering `gc` on stdin with its RSS and heap after a full GC. */
 async function serveForBench() {
-  const config = loadConfig(process.env)
-  let listening: ReturnType<typeof Bun.serve> | undefined
-  const { app } = await bootstrap(config, { onLongLivedRequest: (request) => listening?.timeout(request, 0) })
-  listening = Bun.serve({ port: config.port, hostname: config.host, idleTimeout: config.idleTimeout, fetch: app.fetch })
+  await serve(loadConfig(process.env))
   const decoder = new TextDecoder()
   const reader = Bun.stdin.stream().getReader()
   for (let piece = await reader.read(); !piece.done; piece = await reader.read()) {

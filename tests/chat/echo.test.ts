@@ -307,3 +307,33 @@ describe('exampleFor (tool arguments)', () => {
     expect(exampleFor(schema, 'Hello')).toEqual(expected)
   })
 })
+
+describe('streamEvents: the bytes the route sends', () => {
+  const tools = [{ type: 'function' as const, function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } } }]
+  test.each([
+    ['plain content', ask('Hello, "quoted" world 🌿\n')],
+    ['two choices with logprobs', ask('one two', { n: 2, logprobs: true, top_logprobs: 2 })],
+    ['usage at the end', ask('with usage', { stream_options: { include_usage: true } })],
+    ['a stop sequence', ask('stop here please', { stop: [' here'] })],
+    ['max_tokens', ask('a b c d e', { max_tokens: 2 })],
+    ['a tool call', ask('call it', { tools, tool_choice: 'required' })],
+    ['reasoning first', ask('think', { model: 'echo-reasoner' })],
+  ])('%s: each event is exactly JSON.stringify of the chunk stream() gives, one step per item', async (_, request) => {
+    // Fresh providers, so that the prompt cache counts the same for both.
+    const items: string[] = []
+    for await (const events of createEchoProvider().streamEvents!(request, signal())) items.push(new TextDecoder().decode(events))
+    const chunks = await stream(request, createEchoProvider())
+    const events = items.flatMap((item) => item.split('\n\n').filter(Boolean))
+    expect(events.every((event) => event.startsWith('data: '))).toBe(true)
+    const payloads = events.map((event) => event.slice('data: '.length))
+    // Canonical: what JSON.stringify would write for the parsed chunk, byte for byte.
+    for (const payload of payloads) expect(JSON.stringify(JSON.parse(payload))).toBe(payload)
+    // The same chunks as stream(), but for the completion and tool call ids, which are new per stream.
+    const sameIds = (text: string) => text.replace(/chatcmpl-[0-9a-f]+/g, 'chatcmpl-x').replace(/call_[0-9a-f]+/g, 'call_x')
+    expect(payloads.map(sameIds)).toEqual(chunks.map((chunk) => sameIds(JSON.stringify(chunk))))
+    // One item per step (a chunk per choice), and the usage chunk alone.
+    const n = Number(request.n ?? 1)
+    const usageChunks = request.stream_options ? 1 : 0
+    expect(items.length).toBe((chunks.length - usageChunks) / n + usageChunks)
+  })
+})

@@ -10,7 +10,6 @@ import type {
   Usage,
 } from '../model'
 import type { ChatCompletionChunk, ChatProvider, ChatRequest } from './provider'
-import { encodeEvents } from './sse-encode'
 import { exampleFor } from './schema-example'
 import { contentText, eachToken, leadingTokens, promptTokens, PromptCache, tokenize } from './tokenizer'
 
@@ -83,49 +82,164 @@ export function createEchoProvider(options: EchoOptions = {}): ChatProvider {
     },
 
     stream(raw, signal) {
-      return flatten(steps(raw, signal, (chunks) => chunks))
+      return flatten(steps(raw, signal, chunkObjects))
     },
 
     streamEvents(raw, signal) {
-      return steps(raw, signal, encodeEvents)
+      return steps(raw, signal, chunkEvents)
     },
   }
 
-  /** Each step's chunks (one per choice), handed over as `emit` makes them; the usage chunk is a step of its own. */
-  async function* steps<T>(raw: ChatRequest, signal: AbortSignal, emit: (chunks: ChatCompletionChunk[]) => T): AsyncGenerator<T> {
+  /**
+   * Each step's chunks (one per choice), as `emitter` makes them, one step per `delay`; the
+   * usage chunk is a step of its own. Steps are made synchronously and paced by
+   * {@link PacedSteps}: one timer and one promise per step, which matters when thousands of
+   * streams are held.
+   */
+  function steps<T>(raw: ChatRequest, signal: AbortSignal, emitter: (head: ChunkHead) => ChunkEmitter<T>): AsyncIterableIterator<T> {
+    return new PacedSteps(madeSteps(raw, signal, emitter), delay, signal)
+  }
+
+  function* madeSteps<T>(raw: ChatRequest, signal: AbortSignal, emitter: (head: ChunkHead) => ChunkEmitter<T>): Generator<T> {
     signal.throwIfAborted()
     const request = validated(raw)
     const answer = planAnswer(request, cache)
     const includeUsage = request.stream_options?.include_usage === true
-    const id = completionId()
-    const created = unixSeconds(clock)
-    const model = request.model
-    // One object literal per chunk (not a spread of a template), so every chunk has one shape.
-    const chunk = (choices: ChunkChoice[], usage?: Usage | null): ChatCompletionChunk =>
-      usage === undefined
-        ? { id, object: 'chat.completion.chunk', created, model, system_fingerprint: SYSTEM_FINGERPRINT, choices }
-        : { id, object: 'chat.completion.chunk', created, model, system_fingerprint: SYSTEM_FINGERPRINT, choices, usage }
-    const indexes = choiceIndexes(request)
-    // Chunks are due on a fixed schedule, like an upstream that keeps generating while
-    // its client is busy, so a slow reader does not stretch the pace.
-    const pace = delay > 0 ? pacer(signal) : undefined
-    try {
-      let due = performance.now()
-      for (const step of streamSteps(answer, request)) {
-        due += delay
-        if (pace) await pace.until(due)
-        signal.throwIfAborted()
-        const logprobs = step.logprobs ?? null
-        const finishReason = step.finishReason ?? null
-        const usage = includeUsage ? null : undefined
-        yield emit(indexes.map((index) => chunk([{ index, delta: step.delta, logprobs, finish_reason: finishReason }], usage)))
-      }
-    } finally {
-      pace?.dispose()
-    }
-    if (includeUsage) yield emit([chunk([], answer.usage)])
+    const emit = emitter({
+      id: completionId(),
+      created: unixSeconds(clock),
+      model: request.model,
+      indexes: choiceIndexes(request),
+      usage: includeUsage ? null : undefined,
+    })
+    for (const step of streamSteps(answer, request)) yield emit.step(step)
+    if (includeUsage) yield emit.usage(answer.usage)
   }
 }
+
+/** What every chunk of one stream shares. `usage` is null on each chunk when the stream ends with a usage chunk. */
+type ChunkHead = { id: string; created: number; model: string; indexes: number[]; usage: null | undefined }
+type ChunkEmitter<T> = { step(step: Step): T; usage(usage: Usage): T }
+
+/** A step as chunk objects, one per choice. */
+function chunkObjects(head: ChunkHead): ChunkEmitter<ChatCompletionChunk[]> {
+  const { id, created, model, indexes } = head
+  // One object literal per chunk (not a spread of a template), so every chunk has one shape.
+  const chunk = (choices: ChunkChoice[], usage?: Usage | null): ChatCompletionChunk =>
+    usage === undefined
+      ? { id, object: 'chat.completion.chunk', created, model, system_fingerprint: SYSTEM_FINGERPRINT, choices }
+      : { id, object: 'chat.completion.chunk', created, model, system_fingerprint: SYSTEM_FINGERPRINT, choices, usage }
+  return {
+    step: (step) => {
+      const logprobs = step.logprobs ?? null
+      const finishReason = step.finishReason ?? null
+      return indexes.map((index) => chunk([{ index, delta: step.delta, logprobs, finish_reason: finishReason }], head.usage))
+    },
+    usage: (usage) => [chunk([], usage)],
+  }
+}
+
+/**
+ * A step as the bytes of its events: exactly `encodeEvents(chunkObjects(head).step(step))`,
+ * but the envelope every chunk shares is serialised once per stream, and no chunk objects are
+ * built. Held streams make one of these per token each, so the garbage saved is most of it.
+ */
+function chunkEvents(head: ChunkHead): ChunkEmitter<Uint8Array> {
+  const open =
+    `data: {"id":${JSON.stringify(head.id)},"object":"chat.completion.chunk","created":${head.created},` +
+    `"model":${JSON.stringify(head.model)},"system_fingerprint":${JSON.stringify(SYSTEM_FINGERPRINT)},"choices":`
+  const close = head.usage === null ? ',"usage":null}\n\n' : '}\n\n'
+  return {
+    step: (step) => {
+      const rest = `,"delta":${JSON.stringify(step.delta)},"logprobs":${JSON.stringify(step.logprobs ?? null)},"finish_reason":${JSON.stringify(step.finishReason ?? null)}}]${close}`
+      let text = ''
+      for (const index of head.indexes) text += `${open}[{"index":${index}${rest}`
+      return eventBytes.encode(text)
+    },
+    usage: (usage) => eventBytes.encode(`${open}[],"usage":${JSON.stringify(usage)}}\n\n`),
+  }
+}
+
+const eventBytes = new TextEncoder()
+
+/**
+ * Hands over the items of `steps` on a fixed schedule, one every `delayMs` from the start (at
+ * once when 0), like an upstream that keeps generating while its client is busy, so a slow
+ * reader does not stretch the pace. An abort rejects the pending step with the signal's reason.
+ */
+class PacedSteps<T> implements AsyncIterableIterator<T> {
+  readonly #steps: Iterator<T>
+  readonly #delayMs: number
+  readonly #signal: AbortSignal
+  #due = performance.now()
+  #timer: ReturnType<typeof setTimeout> | undefined
+  #waiting: { value: T; resolve: (result: IteratorResult<T>) => void; reject: (reason: unknown) => void } | undefined
+  #finished = false
+  readonly #onAbort = () => this.#abort()
+  readonly #onTimer = () => {
+    const waiting = this.#waiting!
+    this.#waiting = undefined
+    this.#timer = undefined
+    waiting.resolve({ value: waiting.value, done: false })
+  }
+
+  constructor(steps: Iterator<T>, delayMs: number, signal: AbortSignal) {
+    this.#steps = steps
+    this.#delayMs = delayMs
+    this.#signal = signal
+    if (delayMs > 0) signal.addEventListener('abort', this.#onAbort, { once: true })
+  }
+
+  next(): Promise<IteratorResult<T>> {
+    if (this.#finished) return Promise.resolve(FINISHED)
+    let step: IteratorResult<T>
+    try {
+      this.#signal.throwIfAborted()
+      step = this.#steps.next()
+    } catch (error) {
+      this.#finish()
+      return Promise.reject(error)
+    }
+    if (step.done) {
+      this.#finish()
+      return Promise.resolve(FINISHED)
+    }
+    if (this.#delayMs <= 0) return Promise.resolve(step)
+    this.#due += this.#delayMs
+    const wait = this.#due - performance.now()
+    if (wait <= 0) return Promise.resolve(step)
+    return new Promise((resolve, reject) => {
+      this.#waiting = { value: step.value, resolve, reject }
+      this.#timer = setTimeout(this.#onTimer, wait)
+    })
+  }
+
+  return(): Promise<IteratorResult<T>> {
+    this.#finish()
+    return Promise.resolve(FINISHED)
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this
+  }
+
+  #abort(): void {
+    const waiting = this.#waiting
+    this.#finish()
+    waiting?.reject(this.#signal.reason)
+  }
+
+  #finish(): void {
+    if (this.#finished) return
+    this.#finished = true
+    clearTimeout(this.#timer)
+    this.#waiting = undefined
+    this.#steps.return?.(undefined)
+    this.#signal.removeEventListener('abort', this.#onAbort)
+  }
+}
+
+const FINISHED: IteratorReturnResult<undefined> = { done: true, value: undefined }
 
 async function* flatten<T>(batches: AsyncIterable<T[]>): AsyncGenerator<T> {
   for await (const batch of batches) yield* batch
@@ -306,32 +420,4 @@ function toolCallId(): string {
 
 function randomHex(bytes: number): string {
   return Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (byte) => byte.toString(16).padStart(2, '0')).join('')
-}
-
-/**
- * Sleeps for one stream until each due time, waking early when `signal` aborts. One abort
- * listener serves the whole stream rather than one added and removed per token.
- */
-function pacer(signal: AbortSignal) {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  let wake: (() => void) | undefined
-  const onAbort = () => {
-    clearTimeout(timer)
-    wake?.()
-  }
-  signal.addEventListener('abort', onAbort, { once: true })
-  return {
-    until(due: number): Promise<void> | undefined {
-      const wait = due - performance.now()
-      if (wait <= 0 || signal.aborted) return undefined
-      return new Promise((resolve) => {
-        wake = resolve
-        timer = setTimeout(resolve, wait)
-      })
-    },
-    dispose() {
-      clearTimeout(timer)
-      signal.removeEventListener('abort', onAbort)
-    },
-  }
 }
