@@ -81,7 +81,9 @@ async function main() {
 
   console.log(`# Chat relay benchmark\n`)
   console.log(`${new Date().toISOString()} · Bun ${Bun.version} · ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}`)
-  console.log(`mock upstream: 64 content chunks per stream (${EXPECTED_EVENTS} events with role, finish and [DONE])\n`)
+  console.log(`mock upstream: 64 content chunks per stream (${EXPECTED_EVENTS} events with role, finish and [DONE])`)
+  // Storage matters to the relay's CPU (see GC_INTERVAL_MS in the README), so every report says which.
+  console.log(`Trellis storage: ${process.env.DATABASE_URL ? 'PostgreSQL (DATABASE_URL)' : 'embedded PGlite'}${process.env.GC_INTERVAL_MS ? `, GC_INTERVAL_MS=${process.env.GC_INTERVAL_MS}` : ''}\n`)
 
   for (const each of targets) await runConcurrent(each, 8, 2) // warm-up: JIT, connection pools, token cache
 
