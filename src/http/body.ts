@@ -12,8 +12,12 @@ import { HttpError } from './errors'
 export async function readBodyText(request: Request, limit: number): Promise<string> {
   const declared = request.headers.get('content-length')
   if (declared !== null && Number(declared) > limit) throw tooLarge(limit)
-  if (!request.body) return ''
-  const bytes = declared !== null ? new Uint8Array(await request.arrayBuffer()) : await readCounted(request.body, limit)
+  // With a declared length, `request.body` is not touched: that would build a ReadableStream
+  // the request then keeps for as long as it lives.
+  let bytes: Uint8Array
+  if (declared !== null) bytes = await readWhole(request)
+  else if (request.body) bytes = await readCounted(request.body, limit)
+  else return ''
   // A runtime that does not hold the body to its declared length must not get past the limit either.
   if (bytes.byteLength > limit) throw tooLarge(limit)
   try {
@@ -21,6 +25,30 @@ export async function readBodyText(request: Request, limit: number): Promise<str
   } catch {
     throw new HttpError(400, 'request body is not valid UTF-8')
   }
+}
+
+/**
+ * A body of declared length, in one call. Bun's `arrayBuffer()` never settles when the client
+ * goes away mid-body, so the request's own abort signal ends the wait; otherwise every truncated
+ * upload would hold its handler (and a graceful stop) forever.
+ */
+async function readWhole(request: Request): Promise<Uint8Array> {
+  const signal = request.signal
+  if (signal.aborted) throw clientGone()
+  let onAbort: (() => void) | undefined
+  const gone = new Promise<never>((_, reject) => {
+    onAbort = () => reject(clientGone())
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
+  try {
+    return new Uint8Array(await Promise.race([request.arrayBuffer(), gone]))
+  } finally {
+    signal.removeEventListener('abort', onAbort!)
+  }
+}
+
+function clientGone() {
+  return new HttpError(400, 'the client closed the connection before sending the whole body')
 }
 
 /** A body of unknown length, read chunk by chunk and refused as soon as it passes `limit`. */

@@ -3,7 +3,7 @@ import type { ChatCompletionChunkObject, ChatCompletionResponse } from '../../sr
 import { createEchoProvider, logprobFor } from '../../src/chat/providers/echo'
 import { exampleFor } from '../../src/chat/providers/schema-example'
 import type { ChatRequest } from '../../src/chat/providers/provider'
-import { leadingTokens, promptTokens, PromptCache, tokenize } from '../../src/chat/providers/tokenizer'
+import { eachToken, leadingTokens, promptTokens, PromptCache, tokenize } from '../../src/chat/providers/tokenizer'
 
 /*
  * `echo` is deterministic and offline: it answers with the last user message, split by a
@@ -24,6 +24,23 @@ async function stream(request: ChatRequest, provider = createEchoProvider()) {
 }
 
 describe('tokenizer', () => {
+  test('eachToken yields exactly the tokens of tokenize, even with several in flight at once', () => {
+    const texts = ['Hello, world!', '  two  spaces ', 'naïve café 42x', 'emoji 🌱!', 'line\n\nbreak', '', '!!?? ..']
+    for (const text of texts) expect([...eachToken(text)]).toEqual(tokenize(text))
+    // Interleaved, as held streams use them: one shared sticky regex must not leak positions.
+    const a = eachToken('alpha beta gamma')
+    const b = eachToken('one, two, three')
+    const seen: string[] = []
+    for (let step = 0; step < 8; step++) {
+      const x = a.next()
+      const y = b.next()
+      if (!x.done) seen.push(`a${x.value}`)
+      if (!y.done) seen.push(`b${y.value}`)
+    }
+    expect(seen.filter((t) => t.startsWith('a')).map((t) => t.slice(1))).toEqual(tokenize('alpha beta gamma'))
+    expect(seen.filter((t) => t.startsWith('b')).map((t) => t.slice(1))).toEqual(tokenize('one, two, three'))
+  })
+
   test.each([
     ['Hello, world!', ['Hello', ',', ' world', '!']],
     ['  two  spaces ', ['  two', '  spaces', ' ']],

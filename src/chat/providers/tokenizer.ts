@@ -9,6 +9,7 @@
  *   tokenize('Hello, world!\n') → ['Hello', ',', ' world', '!', '\n']
  */
 const TOKEN = /\s*[\p{L}\p{M}\p{N}_]+|\s*[^\s\p{L}\p{M}\p{N}_]|\s+/gu
+const NEXT_TOKEN = new RegExp(TOKEN.source, 'uy')
 
 /** Splits a text into the echo provider's tokens (see the rule above). */
 export function tokenize(text: string): string[] {
@@ -17,7 +18,16 @@ export function tokenize(text: string): string[] {
 
 /** The tokens of `text` one at a time, without building the whole list. */
 export function* eachToken(text: string): Generator<string> {
-  for (const match of text.matchAll(TOKEN)) yield match[0]
+  // A sticky copy of TOKEN, positioned by hand before each match: one shared regex instead of
+  // the clone and iterator `matchAll` makes per call, which a held stream keeps for its life.
+  // Every character starts a token, so matching at each position tokenizes exactly as TOKEN does.
+  for (let at = 0; at < text.length; ) {
+    NEXT_TOKEN.lastIndex = at
+    const match = NEXT_TOKEN.exec(text)
+    if (!match) return
+    at = NEXT_TOKEN.lastIndex
+    yield match[0]
+  }
 }
 
 /**
