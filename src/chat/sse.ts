@@ -53,106 +53,135 @@ export type EventStreamOptions = {
  * instead of queueing chunks. Keep-alives come from a shared sweep (`silence.ts`): a silent stream
  * sends one every 1 to 1.25 intervals.
  */
-export async function openEventStream(events: AsyncIterable<Uint8Array>, options: EventStreamOptions): Promise<Response> {
-  const { state, abort } = options
-  const keepAliveMs = options.keepAliveMs ?? KEEP_ALIVE_MS
-  const iterator = events[Symbol.asyncIterator]()
-  let closed = false
-  let controller: ReadableStreamDefaultController<Uint8Array> | undefined
-  /** Until the response is committed, silence means: commit with a keep-alive now. */
-  let onSilence = () => {}
-  const watched = { lastActiveAt: performance.now(), onSilence: () => onSilence() }
-  const unwatch = watchSilence(keepAliveMs, watched)
+export function openEventStream(events: AsyncIterable<Uint8Array>, options: EventStreamOptions): Promise<Response> {
+  return new EventStream(events[Symbol.asyncIterator](), options).open()
+}
 
-  const close = () => {
-    if (closed) return
-    closed = true
-    unwatch()
-    options.onClose?.()
-  }
-  const stop = () => {
-    close()
-    abort.abort()
-    iterator.return?.().catch(() => {})
+/**
+ * One stream's state. A class rather than closures: it is its own underlying source for the
+ * response's ReadableStream and its own keep-alive watcher, so holding thousands of streams
+ * costs one object each instead of a dozen functions and their scopes.
+ */
+class EventStream implements UnderlyingDefaultSource<Uint8Array> {
+  /** For the keep-alive sweep (see silence.ts). */
+  lastActiveAt = performance.now()
+  readonly #iterator: AsyncIterator<Uint8Array>
+  readonly #options: EventStreamOptions
+  readonly #unwatch: () => void
+  #pending: Promise<IteratorResult<Uint8Array>> | undefined
+  /** Until the response is committed, silence resolves the wait for the first item. */
+  #resolveFirst: ((result: undefined) => void) | undefined
+  #controller: ReadableStreamDefaultController<Uint8Array> | undefined
+  #first: IteratorResult<Uint8Array> | undefined
+  #committed = false
+  #closed = false
+
+  constructor(iterator: AsyncIterator<Uint8Array>, options: EventStreamOptions) {
+    this.#iterator = iterator
+    this.#options = options
+    this.#unwatch = watchSilence(options.keepAliveMs ?? KEEP_ALIVE_MS, this)
   }
 
-  const pending = iterator.next()
-  // A stream cancelled while an item is awaited would otherwise leave an unhandled rejection.
-  pending.catch(() => {})
-  let first: IteratorResult<Uint8Array> | undefined
-  try {
-    first = await new Promise<IteratorResult<Uint8Array> | undefined>((resolve, reject) => {
-      onSilence = () => resolve(undefined)
-      pending.then(resolve, reject)
-    })
-  } catch (error) {
-    abort.abort()
-    close()
-    throw error
-  }
-  state.committed = true
-
-  const write = (bytes: Uint8Array) => {
-    controller!.enqueue(bytes)
-    watched.lastActiveAt = performance.now()
-  }
-  onSilence = () => {
-    if (closed) return
+  async open(): Promise<Response> {
+    const pending = this.#iterator.next()
+    this.#pending = pending
+    // A stream cancelled while an item is awaited would otherwise leave an unhandled rejection.
+    pending.catch(() => {})
     try {
-      write(KEEP_ALIVE)
+      this.#first = await new Promise<IteratorResult<Uint8Array> | undefined>((resolve, reject) => {
+        this.#resolveFirst = resolve
+        pending.then(resolve, reject)
+      })
+    } catch (error) {
+      this.#options.abort.abort()
+      this.#close()
+      throw error
+    }
+    this.#resolveFirst = undefined
+    this.#committed = true
+    this.#options.state.committed = true
+    return new Response(new ReadableStream<Uint8Array>(this), { status: 200, headers: SSE_HEADERS })
+  }
+
+  onSilence(): void {
+    if (!this.#committed) return this.#resolveFirst?.(undefined)
+    if (this.#closed) return
+    try {
+      this.#write(KEEP_ALIVE)
     } catch {
       // The consumer went away without cancel() reaching us: stop like a cancel would.
-      stop()
+      this.#stop()
     }
-  }
-  /** Writes an item, or `[DONE]` and the end of the stream. */
-  const writeResult = (result: IteratorResult<Uint8Array>) => {
-    if (!result.done) {
-      if (result.value.length === 0) return
-      write(result.value)
-      if (!endsWithDone(result.value)) return
-      close()
-      controller!.close()
-      // The provider has nothing more to say; let it release what it holds.
-      iterator.return?.().catch(() => {})
-      return
-    }
-    close()
-    controller!.enqueue(DONE)
-    controller!.close()
-  }
-  const fail = (error: unknown) => {
-    if (closed) return
-    options.onStreamError?.(error)
-    controller!.enqueue(encodeEvent(openAIErrorBody(toOpenAIError(error))))
-    controller!.close()
-    stop()
   }
 
-  let awaitingFirst = first === undefined
-  const body = new ReadableStream<Uint8Array>({
-    start(streamController) {
-      controller = streamController
-      if (first) return writeResult(first)
-      write(KEEP_ALIVE)
-    },
-    async pull() {
-      if (closed) return
-      try {
-        let result = awaitingFirst ? await pending : await iterator.next()
-        awaitingFirst = false
-        // A pull that enqueues nothing is not called again, so an empty item must not end one.
-        while (!closed && !result.done && result.value.length === 0) result = await iterator.next()
-        if (!closed) writeResult(result)
-      } catch (error) {
-        fail(error)
-      }
-    },
-    cancel() {
-      stop()
-    },
-  })
-  return new Response(body, { status: 200, headers: SSE_HEADERS })
+  start(controller: ReadableStreamDefaultController<Uint8Array>): void {
+    this.#controller = controller
+    if (this.#first) return this.#writeResult(this.#first)
+    this.#write(KEEP_ALIVE)
+  }
+
+  async pull(): Promise<void> {
+    if (this.#closed) return
+    try {
+      let result: IteratorResult<Uint8Array>
+      if (this.#pending && !this.#first) result = await this.#pending
+      else result = await this.#iterator.next()
+      this.#pending = undefined
+      this.#first = undefined
+      // A pull that enqueues nothing is not called again, so an empty item must not end one.
+      while (!this.#closed && !result.done && result.value.length === 0) result = await this.#iterator.next()
+      if (!this.#closed) this.#writeResult(result)
+    } catch (error) {
+      this.#fail(error)
+    }
+  }
+
+  cancel(): void {
+    this.#stop()
+  }
+
+  #write(bytes: Uint8Array): void {
+    this.#controller!.enqueue(bytes)
+    this.lastActiveAt = performance.now()
+  }
+
+  /** Writes an item (an item ending with `[DONE]` ends the stream), or `[DONE]` and the end. */
+  #writeResult(result: IteratorResult<Uint8Array>): void {
+    if (!result.done) {
+      if (result.value.length === 0) return
+      this.#write(result.value)
+      if (!endsWithDone(result.value)) return
+      this.#close()
+      this.#controller!.close()
+      // The provider has nothing more to say; let it release what it holds.
+      this.#iterator.return?.().catch(() => {})
+      return
+    }
+    this.#close()
+    this.#controller!.enqueue(DONE)
+    this.#controller!.close()
+  }
+
+  #fail(error: unknown): void {
+    if (this.#closed) return
+    this.#options.onStreamError?.(error)
+    this.#controller!.enqueue(encodeEvent(openAIErrorBody(toOpenAIError(error))))
+    this.#controller!.close()
+    this.#stop()
+  }
+
+  #close(): void {
+    if (this.#closed) return
+    this.#closed = true
+    this.#unwatch()
+    this.#options.onClose?.()
+  }
+
+  #stop(): void {
+    this.#close()
+    this.#options.abort.abort()
+    this.#iterator.return?.().catch(() => {})
+  }
 }
 
 /** Whether `bytes` end with the `data: [DONE]\n\n` event. */

@@ -175,19 +175,26 @@ class PacedSteps<T> implements AsyncIterableIterator<T> {
   #timer: ReturnType<typeof setTimeout> | undefined
   #waiting: { value: T; resolve: (result: IteratorResult<T>) => void; reject: (reason: unknown) => void } | undefined
   #finished = false
-  readonly #onAbort = () => this.#abort()
-  readonly #onTimer = () => {
-    const waiting = this.#waiting!
-    this.#waiting = undefined
-    this.#timer = undefined
-    waiting.resolve({ value: waiting.value, done: false })
-  }
 
   constructor(steps: Iterator<T>, delayMs: number, signal: AbortSignal) {
     this.#steps = steps
     this.#delayMs = delayMs
     this.#signal = signal
-    if (delayMs > 0) signal.addEventListener('abort', this.#onAbort, { once: true })
+    // The instance is its own listener (handleEvent) and its timer's argument: no closures per stream.
+    if (delayMs > 0) signal.addEventListener('abort', this, { once: true })
+  }
+
+  handleEvent(): void {
+    const waiting = this.#waiting
+    this.#finish()
+    waiting?.reject(this.#signal.reason)
+  }
+
+  static #wake<T>(paced: PacedSteps<T>): void {
+    const waiting = paced.#waiting!
+    paced.#waiting = undefined
+    paced.#timer = undefined
+    waiting.resolve({ value: waiting.value, done: false })
   }
 
   next(): Promise<IteratorResult<T>> {
@@ -210,7 +217,7 @@ class PacedSteps<T> implements AsyncIterableIterator<T> {
     if (wait <= 0) return Promise.resolve(step)
     return new Promise((resolve, reject) => {
       this.#waiting = { value: step.value, resolve, reject }
-      this.#timer = setTimeout(this.#onTimer, wait)
+      this.#timer = setTimeout(PacedSteps.#wake<T>, wait, this)
     })
   }
 
@@ -223,19 +230,13 @@ class PacedSteps<T> implements AsyncIterableIterator<T> {
     return this
   }
 
-  #abort(): void {
-    const waiting = this.#waiting
-    this.#finish()
-    waiting?.reject(this.#signal.reason)
-  }
-
   #finish(): void {
     if (this.#finished) return
     this.#finished = true
     clearTimeout(this.#timer)
     this.#waiting = undefined
     this.#steps.return?.(undefined)
-    this.#signal.removeEventListener('abort', this.#onAbort)
+    this.#signal.removeEventListener('abort', this)
   }
 }
 
