@@ -140,7 +140,7 @@ function chunkObjects(head: ChunkHead): ChunkEmitter<ChatCompletionChunk[]> {
 }
 
 /**
- * A step as the bytes of its events: exactly `encodeEvents(chunkObjects(head).step(step))`,
+ * A step as the bytes of its events: exactly `encodeEvent` of each of `chunkObjects(head).step(step)`,
  * but the envelope every chunk shares is serialised once per stream, and no chunk objects are
  * built. Held streams make one of these per token each, so the garbage saved is most of it.
  */

@@ -10,11 +10,3 @@ const encoder = new TextEncoder()
 export function encodeEvent(data: unknown): Uint8Array {
   return encoder.encode(`data: ${JSON.stringify(data)}\n\n`)
 }
-
-/** Several events as one write, byte for byte what {@link encodeEvent} gives for each in turn. */
-export function encodeEvents(batch: readonly unknown[]): Uint8Array {
-  if (batch.length === 1) return encodeEvent(batch[0])
-  let text = ''
-  for (const data of batch) text += `data: ${JSON.stringify(data)}\n\n`
-  return encoder.encode(text)
-}
