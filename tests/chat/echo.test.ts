@@ -250,6 +250,14 @@ describe('streaming', () => {
     await expect(next).rejects.toThrow('client went away')
     expect(performance.now() - started).toBeLessThan(1000)
   })
+
+  test('an abort between steps is the next step\'s error, not the end of the stream', async () => {
+    const abort = new AbortController()
+    const iterator = createEchoProvider({ tokenDelayMs: 1 }).streamEvents!(ask('a b c d'), abort.signal)[Symbol.asyncIterator]()
+    await iterator.next()
+    abort.abort(new Error('shutting down'))
+    await expect(iterator.next()).rejects.toThrow('shutting down')
+  })
 })
 
 describe('tool calls', () => {

@@ -198,10 +198,15 @@ class PacedSteps<T> implements AsyncIterableIterator<T> {
   }
 
   next(): Promise<IteratorResult<T>> {
+    // Checked before `finished`: an abort between steps (a shutdown's 503) must reach the route
+    // as that error, not as the end of the stream.
+    if (this.#signal.aborted) {
+      this.#finish()
+      return Promise.reject(this.#signal.reason)
+    }
     if (this.#finished) return Promise.resolve(FINISHED)
     let step: IteratorResult<T>
     try {
-      this.#signal.throwIfAborted()
       step = this.#steps.next()
     } catch (error) {
       this.#finish()
