@@ -3,7 +3,7 @@ import type { ChatCompletionChunkObject, ChatCompletionResponse } from '../../sr
 import { createEchoProvider, logprobFor } from '../../src/chat/providers/echo'
 import { exampleFor } from '../../src/chat/providers/schema-example'
 import type { ChatRequest } from '../../src/chat/providers/provider'
-import { eachToken, leadingTokens, promptTokens, PromptCache, tokenize } from '../../src/chat/providers/tokenizer'
+import { leadingTokens, promptTokens, PromptCache, tokenAt, tokenize } from '../../src/chat/providers/tokenizer'
 
 /*
  * `echo` is deterministic and offline: it answers with the last user message, split by a
@@ -24,21 +24,33 @@ async function stream(request: ChatRequest, provider = createEchoProvider()) {
 }
 
 describe('tokenizer', () => {
-  test('eachToken yields exactly the tokens of tokenize, even with several in flight at once', () => {
-    const texts = ['Hello, world!', '  two  spaces ', 'naïve café 42x', 'emoji 🌱!', 'line\n\nbreak', '', '!!?? ..']
-    for (const text of texts) expect([...eachToken(text)]).toEqual(tokenize(text))
-    // Interleaved, as held streams use them: one shared sticky regex must not leak positions.
-    const a = eachToken('alpha beta gamma')
-    const b = eachToken('one, two, three')
-    const seen: string[] = []
-    for (let step = 0; step < 8; step++) {
-      const x = a.next()
-      const y = b.next()
-      if (!x.done) seen.push(`a${x.value}`)
-      if (!y.done) seen.push(`b${y.value}`)
+  test('walking with tokenAt gives exactly the tokens of tokenize, even with several walks in flight', () => {
+    const walk = (text: string) => {
+      const tokens: string[] = []
+      for (let at = 0, token = tokenAt(text, 0); token !== undefined; at += token.length, token = tokenAt(text, at)) tokens.push(token)
+      return tokens
     }
-    expect(seen.filter((t) => t.startsWith('a')).map((t) => t.slice(1))).toEqual(tokenize('alpha beta gamma'))
-    expect(seen.filter((t) => t.startsWith('b')).map((t) => t.slice(1))).toEqual(tokenize('one, two, three'))
+    const texts = ['Hello, world!', '  two  spaces ', 'naïve café 42x', 'emoji 🌱!', 'line\n\nbreak', '', '!!?? ..']
+    for (const text of texts) expect(walk(text)).toEqual(tokenize(text))
+    // Interleaved, as held streams use it: the one shared sticky regex must not leak positions.
+    const a = 'alpha beta gamma'
+    const b = 'one, two, three'
+    const seenA: string[] = []
+    const seenB: string[] = []
+    for (let atA = 0, atB = 0, x = tokenAt(a, 0), y = tokenAt(b, 0); x !== undefined || y !== undefined; ) {
+      if (x !== undefined) {
+        seenA.push(x)
+        atA += x.length
+      }
+      if (y !== undefined) {
+        seenB.push(y)
+        atB += y.length
+      }
+      x = tokenAt(a, atA)
+      y = tokenAt(b, atB)
+    }
+    expect(seenA).toEqual(tokenize(a))
+    expect(seenB).toEqual(tokenize(b))
   })
 
   test.each([

@@ -11,7 +11,7 @@ import type {
 } from '../model'
 import type { ChatCompletionChunk, ChatProvider, ChatRequest } from './provider'
 import { exampleFor } from './schema-example'
-import { contentText, eachToken, leadingTokens, promptTokens, PromptCache, tokenize } from './tokenizer'
+import { contentText, leadingTokens, promptTokens, PromptCache, tokenAt, tokenize } from './tokenizer'
 
 /**
  * `echo`: the built-in offline provider. It is not a language model and does not pretend
@@ -97,25 +97,26 @@ export function createEchoProvider(options: EchoOptions = {}): ChatProvider {
    * streams are held.
    */
   function steps<T>(raw: ChatRequest, signal: AbortSignal, emitter: (head: ChunkHead) => ChunkEmitter<T>): AsyncIterableIterator<T> {
-    return new PacedSteps(madeSteps(raw, signal, emitter), delay, signal)
-  }
-
-  function* madeSteps<T>(raw: ChatRequest, signal: AbortSignal, emitter: (head: ChunkHead) => ChunkEmitter<T>): Generator<T> {
-    signal.throwIfAborted()
-    const request = validated(raw)
-    const answer = planAnswer(request, cache)
-    const includeUsage = request.stream_options?.include_usage === true
-    const emit = emitter({
-      id: completionId(),
-      created: unixSeconds(clock),
-      model: request.model,
-      indexes: choiceIndexes(request),
-      usage: includeUsage ? null : undefined,
-    })
-    for (const step of streamSteps(answer, request)) yield emit.step(step)
-    if (includeUsage) yield emit.usage(answer.usage)
+    // Planned on the first step, so that a bad request rejects the stream's first item.
+    const plan = (): Planned<T> => {
+      const request = validated(raw)
+      const answer = planAnswer(request, cache)
+      const includeUsage = request.stream_options?.include_usage === true
+      const emit = emitter({
+        id: completionId(),
+        created: unixSeconds(clock),
+        model: request.model,
+        indexes: choiceIndexes(request),
+        usage: includeUsage ? null : undefined,
+      })
+      return { steps: streamSteps(answer, request), emit, usage: includeUsage ? answer.usage : undefined }
+    }
+    return new PacedSteps(plan, delay, signal)
   }
 }
+
+/** A planned answer: its steps, how to emit them, and the usage chunk that ends them if asked for. */
+type Planned<T> = { steps: Iterator<Step>; emit: ChunkEmitter<T>; usage: Usage | undefined }
 
 /** What every chunk of one stream shares. `usage` is null on each chunk when the stream ends with a usage chunk. */
 type ChunkHead = { id: string; created: number; model: string; indexes: number[]; usage: null | undefined }
@@ -163,12 +164,13 @@ function chunkEvents(head: ChunkHead): ChunkEmitter<Uint8Array> {
 const eventBytes = new TextEncoder()
 
 /**
- * Hands over the items of `steps` on a fixed schedule, one every `delayMs` from the start (at
- * once when 0), like an upstream that keeps generating while its client is busy, so a slow
+ * Hands over the planned steps, emitted, on a fixed schedule, one every `delayMs` from the start
+ * (at once when 0), like an upstream that keeps generating while its client is busy, so a slow
  * reader does not stretch the pace. An abort rejects the pending step with the signal's reason.
  */
 class PacedSteps<T> implements AsyncIterableIterator<T> {
-  readonly #steps: Iterator<T>
+  #plan: (() => Planned<T>) | undefined
+  #planned: Planned<T> | undefined
   readonly #delayMs: number
   readonly #signal: AbortSignal
   #due = performance.now()
@@ -176,8 +178,8 @@ class PacedSteps<T> implements AsyncIterableIterator<T> {
   #waiting: { value: T; resolve: (result: IteratorResult<T>) => void; reject: (reason: unknown) => void } | undefined
   #finished = false
 
-  constructor(steps: Iterator<T>, delayMs: number, signal: AbortSignal) {
-    this.#steps = steps
+  constructor(plan: () => Planned<T>, delayMs: number, signal: AbortSignal) {
+    this.#plan = plan
     this.#delayMs = delayMs
     this.#signal = signal
     // The instance is its own listener (handleEvent) and its timer's argument: no closures per stream.
@@ -207,7 +209,7 @@ class PacedSteps<T> implements AsyncIterableIterator<T> {
     if (this.#finished) return Promise.resolve(FINISHED)
     let step: IteratorResult<T>
     try {
-      step = this.#steps.next()
+      step = this.#nextStep()
     } catch (error) {
       this.#finish()
       return Promise.reject(error)
@@ -231,6 +233,20 @@ class PacedSteps<T> implements AsyncIterableIterator<T> {
     return Promise.resolve(FINISHED)
   }
 
+  #nextStep(): IteratorResult<T> {
+    if (this.#plan) {
+      this.#planned = this.#plan()
+      this.#plan = undefined
+    }
+    const planned = this.#planned!
+    const step = planned.steps.next()
+    if (!step.done) return { value: planned.emit.step(step.value), done: false }
+    if (planned.usage === undefined) return FINISHED
+    const usage = planned.usage
+    planned.usage = undefined
+    return { value: planned.emit.usage(usage), done: false }
+  }
+
   [Symbol.asyncIterator](): this {
     return this
   }
@@ -240,12 +256,13 @@ class PacedSteps<T> implements AsyncIterableIterator<T> {
     this.#finished = true
     clearTimeout(this.#timer)
     this.#waiting = undefined
-    this.#steps.return?.(undefined)
+    this.#plan = undefined
+    this.#planned = undefined
     this.#signal.removeEventListener('abort', this)
   }
 }
 
-const FINISHED: IteratorReturnResult<undefined> = { done: true, value: undefined }
+const FINISHED: IteratorReturnResult<undefined> = { done: true, value: undefined } as const
 
 async function* flatten<T>(batches: AsyncIterable<T[]>): AsyncGenerator<T> {
   for await (const batch of batches) yield* batch
@@ -331,10 +348,14 @@ function* streamSteps(answer: Answer, request: ChatCompletionRequest): Generator
   if (reasons) first.reasoning_content = ''
   if (answer.toolCall && !reasons) first.tool_calls = [toolCallStart(answer.toolCall)]
   yield { delta: first }
-  for (const token of eachToken(answer.reasoning)) yield { delta: { reasoning_content: token } }
+  // Tokens are walked with tokenAt rather than a nested generator: one generator per held stream, not four.
+  let token: string | undefined
+  for (let at = 0; (token = tokenAt(answer.reasoning, at)) !== undefined; at += token.length) yield { delta: { reasoning_content: token } }
   if (answer.toolCall && reasons) yield { delta: { tool_calls: [toolCallStart(answer.toolCall)] } }
-  for (const token of eachToken(answer.arguments)) yield { delta: { tool_calls: [{ index: 0, function: { arguments: token } }] } }
-  for (const token of eachToken(answer.content)) {
+  for (let at = 0; (token = tokenAt(answer.arguments, at)) !== undefined; at += token.length) {
+    yield { delta: { tool_calls: [{ index: 0, function: { arguments: token } }] } }
+  }
+  for (let at = 0; (token = tokenAt(answer.content, at)) !== undefined; at += token.length) {
     const step: Step = { delta: { content: token } }
     if (request.logprobs) step.logprobs = { content: [logprobFor(token, request.top_logprobs ?? 0)] }
     yield step

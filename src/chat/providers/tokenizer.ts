@@ -16,18 +16,16 @@ export function tokenize(text: string): string[] {
   return text.match(TOKEN) ?? []
 }
 
-/** The tokens of `text` one at a time, without building the whole list. */
-export function* eachToken(text: string): Generator<string> {
-  // A sticky copy of TOKEN, positioned by hand before each match: one shared regex instead of
-  // the clone and iterator `matchAll` makes per call, which a held stream keeps for its life.
-  // Every character starts a token, so matching at each position tokenizes exactly as TOKEN does.
-  for (let at = 0; at < text.length; ) {
-    NEXT_TOKEN.lastIndex = at
-    const match = NEXT_TOKEN.exec(text)
-    if (!match) return
-    at = NEXT_TOKEN.lastIndex
-    yield match[0]
-  }
+/**
+ * The token that starts at `at` in `text`, or undefined at its end. Tokens cover the text without
+ * gaps, so the next one starts at `at + token.length`. One shared sticky copy of TOKEN serves
+ * every caller (it is positioned before each match), instead of the regex clone and iterator
+ * `matchAll` makes per call, which a held stream would keep for its life.
+ */
+export function tokenAt(text: string, at: number): string | undefined {
+  if (at >= text.length) return undefined
+  NEXT_TOKEN.lastIndex = at
+  return NEXT_TOKEN.exec(text)?.[0]
 }
 
 /**
