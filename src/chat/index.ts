@@ -60,12 +60,12 @@ export function chatPlugin(deps: ChatDeps) {
     deps.onLongLivedRequest?.(request)
 
     const abort = new AbortController()
-    const release = linkAborts(abort, request.signal, deps.shutdownSignal)
+    const links = new AbortLinks(abort, request.signal, deps.shutdownSignal)
     if (!body.stream) {
       try {
         return Response.json(await chat.registry.complete(body, abort.signal))
       } finally {
-        release()
+        links.release()
       }
     }
     const state = { committed: false }
@@ -76,7 +76,7 @@ export function chatPlugin(deps: ChatDeps) {
       abort,
       keepAliveMs: chat.keepAliveMs || KEEP_ALIVE_MS,
       onStreamError: (error) => logFailure(deps.logger, error, where, 'chat stream failed after the first byte'),
-      onClose: release,
+      onClose: () => links.release(),
     })
   }
 
@@ -138,19 +138,32 @@ export function chatPlugin(deps: ChatDeps) {
 /**
  * Aborts `abort` when the client disconnects or the server shuts down. A shutdown aborts
  * with a 503 so that a stream already under way ends with an error event that says so.
- * Returns a function that detaches the listeners.
+ * One object per request, which is its own listener (handleEvent): a held stream keeps no
+ * closures for it. `release` detaches the listeners.
  */
-function linkAborts(abort: AbortController, client: AbortSignal, shutdown?: AbortSignal): () => void {
-  const onClientGone = () => abort.abort(client.reason)
-  const onShutdown = () =>
-    abort.abort(new OpenAIError({ status: 503, message: 'The server is shutting down; retry the request.', retryAfter: 1 }))
-  if (client.aborted) onClientGone()
-  else client.addEventListener('abort', onClientGone, { once: true })
-  if (shutdown?.aborted) onShutdown()
-  else shutdown?.addEventListener('abort', onShutdown, { once: true })
-  return () => {
-    client.removeEventListener('abort', onClientGone)
-    shutdown?.removeEventListener('abort', onShutdown)
+class AbortLinks {
+  readonly #abort: AbortController
+  readonly #client: AbortSignal
+  readonly #shutdown: AbortSignal | undefined
+
+  constructor(abort: AbortController, client: AbortSignal, shutdown?: AbortSignal) {
+    this.#abort = abort
+    this.#client = client
+    this.#shutdown = shutdown
+    if (client.aborted) this.handleEvent({ target: client })
+    else client.addEventListener('abort', this, { once: true })
+    if (shutdown?.aborted) this.handleEvent({ target: shutdown })
+    else shutdown?.addEventListener('abort', this, { once: true })
+  }
+
+  handleEvent(event: { target: EventTarget | null }): void {
+    if (event.target === this.#client) this.#abort.abort(this.#client.reason)
+    else this.#abort.abort(new OpenAIError({ status: 503, message: 'The server is shutting down; retry the request.', retryAfter: 1 }))
+  }
+
+  release(): void {
+    this.#client.removeEventListener('abort', this)
+    this.#shutdown?.removeEventListener('abort', this)
   }
 }
 

@@ -86,7 +86,7 @@ export function createEchoProvider(options: EchoOptions = {}): ChatProvider {
     },
 
     streamEvents(raw, signal) {
-      return steps(raw, signal, chunkEvents)
+      return steps(raw, signal, (head) => new ChunkEvents(head))
     },
   }
 
@@ -144,20 +144,30 @@ function chunkObjects(head: ChunkHead): ChunkEmitter<ChatCompletionChunk[]> {
  * A step as the bytes of its events: exactly `encodeEvent` of each of `chunkObjects(head).step(step)`,
  * but the envelope every chunk shares is serialised once per stream, and no chunk objects are
  * built. Held streams make one of these per token each, so the garbage saved is most of it.
+ * A class, so a held stream keeps one object rather than closures and their scope.
  */
-function chunkEvents(head: ChunkHead): ChunkEmitter<Uint8Array> {
-  const open =
-    `data: {"id":${JSON.stringify(head.id)},"object":"chat.completion.chunk","created":${head.created},` +
-    `"model":${JSON.stringify(head.model)},"system_fingerprint":${JSON.stringify(SYSTEM_FINGERPRINT)},"choices":`
-  const close = head.usage === null ? ',"usage":null}\n\n' : '}\n\n'
-  return {
-    step: (step) => {
-      const rest = `,"delta":${JSON.stringify(step.delta)},"logprobs":${JSON.stringify(step.logprobs ?? null)},"finish_reason":${JSON.stringify(step.finishReason ?? null)}}]${close}`
-      let text = ''
-      for (const index of head.indexes) text += `${open}[{"index":${index}${rest}`
-      return eventBytes.encode(text)
-    },
-    usage: (usage) => eventBytes.encode(`${open}[],"usage":${JSON.stringify(usage)}}\n\n`),
+class ChunkEvents implements ChunkEmitter<Uint8Array> {
+  readonly #open: string
+  readonly #close: string
+  readonly #indexes: number[]
+
+  constructor(head: ChunkHead) {
+    this.#open =
+      `data: {"id":${JSON.stringify(head.id)},"object":"chat.completion.chunk","created":${head.created},` +
+      `"model":${JSON.stringify(head.model)},"system_fingerprint":${JSON.stringify(SYSTEM_FINGERPRINT)},"choices":`
+    this.#close = head.usage === null ? ',"usage":null}\n\n' : '}\n\n'
+    this.#indexes = head.indexes
+  }
+
+  step(step: Step): Uint8Array {
+    const rest = `,"delta":${JSON.stringify(step.delta)},"logprobs":${JSON.stringify(step.logprobs ?? null)},"finish_reason":${JSON.stringify(step.finishReason ?? null)}}]${this.#close}`
+    let text = ''
+    for (const index of this.#indexes) text += `${this.#open}[{"index":${index}${rest}`
+    return eventBytes.encode(text)
+  }
+
+  usage(usage: Usage): Uint8Array {
+    return eventBytes.encode(`${this.#open}[],"usage":${JSON.stringify(usage)}}\n\n`)
   }
 }
 

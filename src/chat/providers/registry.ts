@@ -177,7 +177,8 @@ const FINISHED: IteratorReturnResult<undefined> = { done: true, value: undefined
  * (which releases its upstream) whether the stream is under way or still opening.
  */
 class FallbackStream<T> implements AsyncIterableIterator<T> {
-  readonly #open: () => Promise<OpenedStream<T>>
+  /** Dropped once the stream is open, so a long stream does not keep what only opening needed. */
+  #open: (() => Promise<OpenedStream<T>>) | undefined
   #source: AsyncIterator<T> | undefined
   #stopped = false
 
@@ -202,7 +203,9 @@ class FallbackStream<T> implements AsyncIterableIterator<T> {
   }
 
   async #first(): Promise<IteratorResult<T>> {
-    const { iterator, first } = await this.#open()
+    const open = this.#open!
+    this.#open = undefined
+    const { iterator, first } = await open()
     if (this.#stopped || first.done) {
       this.#stopped = true
       await iterator.return?.()
