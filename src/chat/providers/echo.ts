@@ -185,7 +185,10 @@ class PacedSteps<T> implements AsyncIterableIterator<T> {
   readonly #signal: AbortSignal
   #due = performance.now()
   #timer: ReturnType<typeof setTimeout> | undefined
-  #waiting: { value: T; resolve: (result: IteratorResult<T>) => void; reject: (reason: unknown) => void } | undefined
+  /** The step due next and its promise's settlers, while a timer runs (fields, not an object per step). */
+  #value: T | undefined
+  #resolve: ((result: IteratorResult<T>) => void) | undefined
+  #reject: ((reason: unknown) => void) | undefined
   #finished = false
 
   constructor(plan: () => Planned<T>, delayMs: number, signal: AbortSignal) {
@@ -197,16 +200,16 @@ class PacedSteps<T> implements AsyncIterableIterator<T> {
   }
 
   handleEvent(): void {
-    const waiting = this.#waiting
+    const reject = this.#reject
     this.#finish()
-    waiting?.reject(this.#signal.reason)
+    reject?.(this.#signal.reason)
   }
 
   static #wake<T>(paced: PacedSteps<T>): void {
-    const waiting = paced.#waiting!
-    paced.#waiting = undefined
-    paced.#timer = undefined
-    waiting.resolve({ value: waiting.value, done: false })
+    const resolve = paced.#resolve!
+    const value = paced.#value as T
+    paced.#value = paced.#resolve = paced.#reject = paced.#timer = undefined
+    resolve({ value, done: false })
   }
 
   next(): Promise<IteratorResult<T>> {
@@ -233,7 +236,9 @@ class PacedSteps<T> implements AsyncIterableIterator<T> {
     const wait = this.#due - performance.now()
     if (wait <= 0) return Promise.resolve(step)
     return new Promise((resolve, reject) => {
-      this.#waiting = { value: step.value, resolve, reject }
+      this.#value = step.value
+      this.#resolve = resolve
+      this.#reject = reject
       this.#timer = setTimeout(PacedSteps.#wake<T>, wait, this)
     })
   }
@@ -265,7 +270,7 @@ class PacedSteps<T> implements AsyncIterableIterator<T> {
     if (this.#finished) return
     this.#finished = true
     clearTimeout(this.#timer)
-    this.#waiting = undefined
+    this.#value = this.#resolve = this.#reject = undefined
     this.#plan = undefined
     this.#planned = undefined
     this.#signal.removeEventListener('abort', this)

@@ -25,7 +25,8 @@ export function tokenize(text: string): string[] {
 export function tokenAt(text: string, at: number): string | undefined {
   if (at >= text.length) return undefined
   NEXT_TOKEN.lastIndex = at
-  return NEXT_TOKEN.exec(text)?.[0]
+  // test() + slice rather than exec(): no match array per token.
+  return NEXT_TOKEN.test(text) ? text.slice(at, NEXT_TOKEN.lastIndex) : undefined
 }
 
 /**
