@@ -259,3 +259,13 @@ function sameBytes(bytes: Uint8Array, start: number, expected: number[]): boolea
   for (let k = 0; k < expected.length; k++) if (bytes[start + k] !== expected[k]) return false
   return true
 }
+
+/** The slow path: `text` parsed, if it is a JSON object (not an array, not a scalar); else undefined. */
+export function parseJsonObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text)
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
+  } catch {
+    return undefined
+  }
+}

@@ -1,4 +1,5 @@
 import type { ProviderConfig } from '../config'
+import { parseJsonObject } from './json-scan'
 import type { ChatCompletion, ChatCompletionChunk, ChatProvider, ChatRequest, JsonObject } from './provider'
 import { SseDataDecoder } from './sse-decoder'
 import { SseEventRelay } from './sse-relay'
@@ -57,7 +58,7 @@ class OpenAICompatibleProvider implements ChatProvider {
       })
       call.complete()
       if (!response.ok) throw this.#httpError(request, response, text)
-      const completion = parseObject(text)
+      const completion = parseJsonObject(text)
       if (!completion) throw streamError(this.#options.name, 'answered with a body that is not a JSON object.')
       if (completion.error !== undefined && completion.choices === undefined) throw inBandError(this.#options.name, completion.error)
       return completion as ChatCompletion
@@ -251,15 +252,6 @@ class UpstreamCall {
     this.#disarm()
     this.#caller.removeEventListener('abort', this.#onCallerAbort)
     if (!this.#finished) this.#controller.abort()
-  }
-}
-
-function parseObject(text: string): JsonObject | undefined {
-  try {
-    const value: unknown = JSON.parse(text)
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : undefined
-  } catch {
-    return undefined
   }
 }
 

@@ -1,4 +1,4 @@
-import { HAS_CHOICES, HAS_ERROR, NOT_PROVEN, scanJsonObject } from './json-scan'
+import { HAS_CHOICES, HAS_ERROR, NOT_PROVEN, parseJsonObject, scanJsonObject } from './json-scan'
 import { SseDataDecoder } from './sse-decoder'
 
 /** What one upstream read gave the relay. */
@@ -131,7 +131,7 @@ function reencode(data: string[], ranges: number[], buffer: Uint8Array): Relayed
       done = true
       break
     }
-    const chunk = parseObject(each)
+    const chunk = parseJsonObject(each)
     if (!chunk) refused = { notAnObject: each }
     else if (chunk.error !== undefined && chunk.choices === undefined) refused = { error: chunk.error }
     if (refused) break
@@ -140,15 +140,6 @@ function reencode(data: string[], ranges: number[], buffer: Uint8Array): Relayed
   const verbatim = gather(buffer, ranges)
   const bytes = text.length === 0 ? verbatim : verbatim.length === 0 ? encoder.encode(text) : concat(verbatim, encoder.encode(text))
   return refused ? { bytes, done, refused } : { bytes, done }
-}
-
-function parseObject(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text)
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
-  } catch {
-    return undefined
-  }
 }
 
 function startsWith(buffer: Uint8Array, at: number, prefix: readonly number[]): boolean {
