@@ -70,7 +70,7 @@ export function chatPlugin(deps: ChatDeps) {
     }
     const state = { committed: false }
     // What the log needs is copied now: a stream lives long, and should not keep its Request alive.
-    const where = describeRequest(request)
+    const where = { method: request.method, url: request.url }
     return openEventStream(chat.registry.streamEvents(body, abort.signal, state), {
       state,
       abort,
@@ -124,7 +124,7 @@ export function chatPlugin(deps: ChatDeps) {
       if (code === 'PARSE') return openAIErrorResponse({ status: 400, message: 'We could not parse the JSON body of your request.' })
       const init = toOpenAIError(error)
       // A client that hung up before the first byte aborted its own request; nothing to report.
-      if ((init.isInternal || init.status >= 500) && !request.signal.aborted) logFailure(deps.logger, error, describeRequest(request), 'chat request failed')
+      if ((init.isInternal || init.status >= 500) && !request.signal.aborted) logFailure(deps.logger, error, request, 'chat request failed')
       return openAIErrorResponse(init)
     })
     .post('/chat/completions', complete, completeHook)
@@ -167,10 +167,11 @@ class AbortLinks {
   }
 }
 
-function describeRequest(request: Request): { method: string; path: string } {
-  return { method: request.method, path: new URL(request.url).pathname }
-}
-
-function logFailure(logger: Logger, error: unknown, where: { method: string; path: string }, message: string) {
-  logger.error(message, { ...where, error: error instanceof Error ? (error.stack ?? error.message) : String(error) })
+/** `where` is the request itself or its method and URL copied (a stream should not keep its Request alive); parsed only when logging. */
+function logFailure(logger: Logger, error: unknown, where: { method: string; url: string }, message: string) {
+  logger.error(message, {
+    method: where.method,
+    path: new URL(where.url).pathname,
+    error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+  })
 }
