@@ -3,7 +3,7 @@ import type { ChatCompletionChunkObject, ChatCompletionResponse } from '../../sr
 import { createEchoProvider, logprobFor } from '../../src/chat/providers/echo'
 import { exampleFor } from '../../src/chat/providers/schema-example'
 import type { ChatRequest } from '../../src/chat/providers/provider'
-import { leadingTokens, promptTokens, PromptCache, tokenAt, tokenize } from '../../src/chat/providers/tokenizer'
+import { leadingTokens, promptOf, promptTokens, PromptCache, tokenAt, tokenize, type PromptMessage } from '../../src/chat/providers/tokenizer'
 
 /*
  * `echo` is deterministic and offline: it answers with the last user message, split by a
@@ -164,12 +164,45 @@ describe('usage', () => {
   })
 
   test('the cache is bounded: the least recently seen prompt is forgotten', () => {
+    const user = (content: string) => promptOf([{ role: 'user', content }])
     const cache = new PromptCache(2)
-    cache.lookupAndRemember(['a', 'b'])
-    cache.lookupAndRemember(['c'])
-    cache.lookupAndRemember(['d'])
-    expect(cache.lookupAndRemember(['a', 'b']).hits).toBe(0)
-    expect(cache.lookupAndRemember(['d']).hits).toBe(1)
+    cache.lookupAndRemember(user('a b'))
+    cache.lookupAndRemember(user('c'))
+    cache.lookupAndRemember(user('d'))
+    // <|user|> is shared with every remembered prompt; 'a b' itself was forgotten.
+    expect(cache.lookupAndRemember(user('a b')).hits).toBe(1)
+    expect(cache.lookupAndRemember(user('d')).hits).toBe(2)
+  })
+
+  test('cache hits are the leading tokens a prompt shares with a remembered one, token for token', () => {
+    // The cache compares offsets and text rather than token strings; check it against the
+    // plain definition on prompts built to share prefixes, split tokens differently at the
+    // same place ('ab' + 'c' against 'abc'), and look like role markers.
+    const pieces = ['a', 'b', ' ', 'ab', 'c', '<|user|>', '!', 'é', '🌱', '\n']
+    let seed = 7
+    const random = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n)
+    const text = () => Array.from({ length: random(6) }, () => pieces[random(pieces.length)]).join('')
+    const prompt = (): PromptMessage[] => Array.from({ length: 1 + random(3) }, () => ({ role: random(2) ? 'user' : 'assistant', content: text() }))
+    const shared = (a: string[], b: string[]) => {
+      let i = 0
+      while (i < a.length && i < b.length && a[i] === b[i]) i++
+      return i
+    }
+    for (let round = 0; round < 2000; round++) {
+      const first = prompt()
+      const second = random(3) ? [...first.slice(0, random(first.length + 1)), ...prompt()] : prompt()
+      const cache = new PromptCache()
+      cache.lookupAndRemember(promptOf(first))
+      const expected = shared(promptTokens(first), promptTokens(second))
+      expect({ first, second, hits: cache.lookupAndRemember(promptOf(second)).hits }).toEqual({ first, second, hits: expected })
+    }
+  })
+
+  test('the cache keeps at most maxTokens tokens of a prompt', () => {
+    const cache = new PromptCache(4, 3)
+    cache.lookupAndRemember(promptOf([{ role: 'user', content: 'one two three four' }]))
+    // <|user|> one two are remembered; three is not.
+    expect(cache.lookupAndRemember(promptOf([{ role: 'user', content: 'one two three' }])).hits).toBe(3)
   })
 })
 

@@ -11,7 +11,7 @@ import type {
 } from '../model'
 import type { ChatCompletionChunk, ChatProvider, ChatRequest } from './provider'
 import { exampleFor } from './schema-example'
-import { contentText, leadingTokens, promptTokens, PromptCache, tokenAt, tokenize } from './tokenizer'
+import { contentText, leadingTokens, promptOf, PromptCache, tokenAt, tokenize } from './tokenizer'
 
 /**
  * `echo`: the built-in offline provider. It is not a language model and does not pretend
@@ -330,7 +330,7 @@ function planAnswer(request: ChatCompletionRequest, cache: PromptCache): Answer 
     content = take(cutAtStop(formatted(request, text), request.stop))
   }
 
-  const prompt = promptTokens(messages, request.tools)
+  const prompt = promptOf(messages, request.tools)
   const { hits, misses } = cache.lookupAndRemember(prompt)
   const perChoice = reasoning.count + content.count + args.count
   const choices = choiceIndexes(request).length
@@ -344,9 +344,9 @@ function planAnswer(request: ChatCompletionRequest, cache: PromptCache): Answer 
     argumentTokens: args.count,
     finishReason: truncated ? 'length' : toolCall ? 'tool_calls' : 'stop',
     usage: {
-      prompt_tokens: prompt.length,
+      prompt_tokens: prompt.ends.length,
       completion_tokens: perChoice * choices,
-      total_tokens: prompt.length + perChoice * choices,
+      total_tokens: prompt.ends.length + perChoice * choices,
       prompt_cache_hit_tokens: hits,
       prompt_cache_miss_tokens: misses,
       completion_tokens_details: { reasoning_tokens: reasoning.count * choices },

@@ -32,17 +32,25 @@ export function tokenAt(text: string, at: number): string | undefined {
 /**
  * The longest prefix of `text` holding at most `limit` tokens, how many tokens it holds,
  * and whether tokens were left out. Tokens cover the text without gaps, so the prefix is
- * exactly those tokens joined.
+ * exactly those tokens joined. Counted with the sticky regex: no string or match per token.
  */
 export function leadingTokens(text: string, limit: number): { text: string; count: number; cut: boolean } {
   let count = 0
   let end = 0
-  for (const match of text.matchAll(TOKEN)) {
+  while (end < text.length) {
     if (count === limit) return { text: text.slice(0, end), count, cut: true }
+    end = tokenEnd(text, end)
     count++
-    end = match.index + match[0].length
   }
   return { text, count, cut: false }
+}
+
+/** Where the token that starts at `at` ends; `at < text.length`. */
+function tokenEnd(text: string, at: number): number {
+  NEXT_TOKEN.lastIndex = at
+  NEXT_TOKEN.test(text)
+  // Every position starts a token (see the rule), so the match never fails; guard anyway.
+  return NEXT_TOKEN.lastIndex > at ? NEXT_TOKEN.lastIndex : text.length
 }
 
 /** The parts of a message the prompt tokens are counted from. */
@@ -65,18 +73,64 @@ export function contentText(content: unknown): string {
 /**
  * The prompt as the echo provider counts it: the tools' JSON (if any), then for each message
  * a `<|role|>` marker token followed by the tokens of its text and of its tool calls'
- * names and arguments. `usage.prompt_tokens` is the length of this list.
+ * names and arguments. `usage.prompt_tokens` is the number of tokens.
+ *
+ * Kept as the pieces' text joined and where each token ends in it, rather than a string per
+ * token: that is all the prompt cache needs (see `sharedTokens`), and a held stream's request
+ * would otherwise leave hundreds of small strings behind.
  */
-export function promptTokens(messages: PromptMessage[], tools?: unknown[] | null): string[] {
-  const tokens: string[] = tools?.length ? tokenize(JSON.stringify(tools)) : []
+export type Prompt = { text: string; ends: Uint32Array }
+
+export function promptOf(messages: PromptMessage[], tools?: unknown[] | null): Prompt {
+  const builder = new PromptBuilder()
+  if (tools?.length) builder.piece(JSON.stringify(tools))
   for (const message of messages) {
-    tokens.push(`<|${message.role}|>`)
-    for (const token of tokenize(contentText(message.content))) tokens.push(token)
-    for (const call of message.tool_calls ?? []) {
-      for (const token of tokenize(call.function.name + call.function.arguments)) tokens.push(token)
-    }
+    builder.marker(`<|${message.role}|>`)
+    builder.piece(contentText(message.content))
+    for (const call of message.tool_calls ?? []) builder.piece(call.function.name + call.function.arguments)
   }
-  return tokens
+  return builder.build()
+}
+
+/** The prompt's tokens as strings: what `promptOf` counts, spelled out (for tests and by hand). */
+export function promptTokens(messages: PromptMessage[], tools?: unknown[] | null): string[] {
+  const { text, ends } = promptOf(messages, tools)
+  return Array.from(ends, (end, i) => text.slice(i === 0 ? 0 : ends[i - 1], end))
+}
+
+class PromptBuilder {
+  #text = ''
+  #ends = new Uint32Array(64)
+  #count = 0
+
+  /** A token of its own, whatever its characters. */
+  marker(token: string): void {
+    this.#text += token
+    this.#end(this.#text.length)
+  }
+
+  /** A text split by the token rule; a token never spans two pieces. */
+  piece(text: string): void {
+    const offset = this.#text.length
+    for (let at = 0; at < text.length; ) {
+      at = tokenEnd(text, at)
+      this.#end(offset + at)
+    }
+    this.#text += text
+  }
+
+  build(): Prompt {
+    return { text: this.#text, ends: this.#ends.slice(0, this.#count) }
+  }
+
+  #end(end: number): void {
+    if (this.#count === this.#ends.length) {
+      const grown = new Uint32Array(this.#ends.length * 2)
+      grown.set(this.#ends)
+      this.#ends = grown
+    }
+    this.#ends[this.#count++] = end
+  }
 }
 
 /** Defaults of the prompt cache: how many prompts it remembers, and how long a prefix of each. */
@@ -93,38 +147,52 @@ export const PROMPT_CACHE_MAX_TOKENS = 16_384
  * whole previous prompt. Unlike DeepSeek, hits are counted per token, not per 64-token block.
  */
 export class PromptCache {
-  #prompts: string[][] = []
+  #prompts: Prompt[] = []
 
   constructor(
     readonly entries = PROMPT_CACHE_ENTRIES,
     readonly maxTokens = PROMPT_CACHE_MAX_TOKENS,
   ) {}
 
-  /** Counts the hits of `tokens` against what is remembered, then remembers `tokens`. */
-  lookupAndRemember(tokens: string[]): { hits: number; misses: number } {
+  /** Counts the hits of `prompt` against what is remembered, then remembers `prompt`. */
+  lookupAndRemember(prompt: Prompt): { hits: number; misses: number } {
+    const tokens = prompt.ends.length
     let hits = 0
     let best = -1
-    for (let i = 0; i < this.#prompts.length && hits < tokens.length; i++) {
-      const shared = sharedPrefixLength(this.#prompts[i]!, tokens)
+    for (let i = 0; i < this.#prompts.length && hits < tokens; i++) {
+      const shared = sharedTokens(this.#prompts[i]!, prompt)
       if (shared > hits) {
         hits = shared
         best = i
       }
     }
-    const stored = tokens.length > this.maxTokens ? tokens.slice(0, this.maxTokens) : tokens
-    if (best >= 0 && this.#prompts[best]!.length === stored.length && hits === stored.length) {
+    const stored = tokens > this.maxTokens ? truncated(prompt, this.maxTokens) : prompt
+    if (best >= 0 && this.#prompts[best]!.ends.length === stored.ends.length && hits === stored.ends.length) {
       this.#prompts.splice(best, 1)
     } else if (this.#prompts.length >= this.entries) {
       this.#prompts.shift()
     }
     if (this.entries > 0) this.#prompts.push(stored)
-    return { hits, misses: tokens.length - hits }
+    return { hits, misses: tokens - hits }
   }
 }
 
-function sharedPrefixLength(a: string[], b: string[]): number {
-  const length = Math.min(a.length, b.length)
+/**
+ * How many leading tokens two prompts share. Both are split without gaps, so while the tokens
+ * match they start at the same offset; then a token matches exactly when it ends at the same
+ * offset in both and the texts agree up to that offset.
+ */
+function sharedTokens(a: Prompt, b: Prompt): number {
+  const length = Math.min(a.text.length, b.text.length)
+  let same = 0
+  while (same < length && a.text.charCodeAt(same) === b.text.charCodeAt(same)) same++
+  const count = Math.min(a.ends.length, b.ends.length)
   let i = 0
-  while (i < length && a[i] === b[i]) i++
+  while (i < count && a.ends[i] === b.ends[i] && a.ends[i]! <= same) i++
   return i
+}
+
+function truncated(prompt: Prompt, tokens: number): Prompt {
+  const ends = prompt.ends.slice(0, tokens)
+  return { text: prompt.text.slice(0, tokens > 0 ? ends[tokens - 1] : 0), ends }
 }
