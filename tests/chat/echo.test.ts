@@ -382,6 +382,7 @@ describe('streamEvents: the bytes the route sends', () => {
   const tools = [{ type: 'function' as const, function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } } }]
   test.each([
     ['plain content', ask('Hello, "quoted" world 🌿\n')],
+    ['tokens JSON escapes or that are not ASCII', ask('back\\slash "q" tab\there \u0001ctl \u007f naïve 🌱 lone \ud800 end')],
     ['two choices with logprobs', ask('one two', { n: 2, logprobs: true, top_logprobs: 2 })],
     ['usage at the end', ask('with usage', { stream_options: { include_usage: true } })],
     ['a stop sequence', ask('stop here please', { stop: [' here'] })],

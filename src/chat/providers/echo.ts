@@ -131,7 +131,8 @@ function chunkObjects(head: ChunkHead): ChunkEmitter<ChatCompletionChunk[]> {
       ? { id, object: 'chat.completion.chunk', created, model, system_fingerprint: SYSTEM_FINGERPRINT, choices }
       : { id, object: 'chat.completion.chunk', created, model, system_fingerprint: SYSTEM_FINGERPRINT, choices, usage }
   return {
-    step: (step) => {
+    step: (plain) => {
+      const step = typeof plain === 'string' ? { delta: { content: plain } } : plain
       const logprobs = step.logprobs ?? null
       const finishReason = step.finishReason ?? null
       return indexes.map((index) => chunk([{ index, delta: step.delta, logprobs, finish_reason: finishReason }], head.usage))
@@ -150,6 +151,9 @@ class ChunkEvents implements ChunkEmitter<Uint8Array> {
   readonly #open: string
   readonly #close: string
   readonly #indexes: number[]
+  /** With one choice, a content token's event is these bytes around the token as a JSON string. */
+  readonly #tokenHead: Uint8Array | undefined
+  readonly #tokenTail: Uint8Array | undefined
 
   constructor(head: ChunkHead) {
     this.#open =
@@ -157,9 +161,15 @@ class ChunkEvents implements ChunkEmitter<Uint8Array> {
       `"model":${JSON.stringify(head.model)},"system_fingerprint":${JSON.stringify(SYSTEM_FINGERPRINT)},"choices":`
     this.#close = head.usage === null ? ',"usage":null}\n\n' : '}\n\n'
     this.#indexes = head.indexes
+    if (head.indexes.length === 1) {
+      this.#tokenHead = eventBytes.encode(`${this.#open}[{"index":${head.indexes[0]},"delta":{"content":`)
+      this.#tokenTail = eventBytes.encode(`},"logprobs":null,"finish_reason":null}]${this.#close}`)
+    }
   }
 
-  step(step: Step): Uint8Array {
+  step(plain: Step): Uint8Array {
+    if (typeof plain === 'string' && this.#tokenHead) return this.#tokenEvent(plain)
+    const step = typeof plain === 'string' ? { delta: { content: plain } } : plain
     const rest = `,"delta":${JSON.stringify(step.delta)},"logprobs":${JSON.stringify(step.logprobs ?? null)},"finish_reason":${JSON.stringify(step.finishReason ?? null)}}]${this.#close}`
     let text = ''
     for (const index of this.#indexes) text += `${this.#open}[{"index":${index}${rest}`
@@ -169,6 +179,39 @@ class ChunkEvents implements ChunkEmitter<Uint8Array> {
   usage(usage: Usage): Uint8Array {
     return eventBytes.encode(`${this.#open}[],"usage":${JSON.stringify(usage)}}\n\n`)
   }
+
+  /** One allocation per token: the bytes, written straight in; JSON.stringify only for tokens it would escape or that are not ASCII. */
+  #tokenEvent(token: string): Uint8Array {
+    const head = this.#tokenHead!
+    const tail = this.#tokenTail!
+    if (!isPlainAscii(token)) {
+      const json = eventBytes.encode(JSON.stringify(token))
+      const bytes = new Uint8Array(head.length + json.length + tail.length)
+      bytes.set(head)
+      bytes.set(json, head.length)
+      bytes.set(tail, head.length + json.length)
+      return bytes
+    }
+    const bytes = new Uint8Array(head.length + token.length + 2 + tail.length)
+    bytes.set(head)
+    let at = head.length
+    bytes[at++] = QUOTE
+    for (let i = 0; i < token.length; i++) bytes[at++] = token.charCodeAt(i)
+    bytes[at++] = QUOTE
+    bytes.set(tail, at)
+    return bytes
+  }
+}
+
+const QUOTE = 0x22
+
+/** ASCII that JSON.stringify writes as it is: no control characters, quotes or backslashes. */
+function isPlainAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code < 0x20 || code === QUOTE || code === 0x5c || code > 0x7f) return false
+  }
+  return true
 }
 
 const eventBytes = new TextEncoder()
@@ -354,8 +397,11 @@ function planAnswer(request: ChatCompletionRequest, cache: PromptCache): Answer 
   }
 }
 
-/** One streamed event of a choice, before it is wrapped into a chunk per choice. */
-type Step = { delta: ChunkDelta; logprobs?: { content: TokenLogprob[] }; finishReason?: FinishReason }
+/**
+ * One streamed event of a choice, before it is wrapped into a chunk per choice. A content token
+ * without logprobs, most of every answer, is just the token: no objects are made for it.
+ */
+type Step = string | { delta: ChunkDelta; logprobs?: { content: TokenLogprob[] }; finishReason?: FinishReason }
 
 function* streamSteps(answer: Answer, request: ChatCompletionRequest): Generator<Step> {
   const reasons = answer.reasoningTokens > 0
@@ -371,9 +417,7 @@ function* streamSteps(answer: Answer, request: ChatCompletionRequest): Generator
     yield { delta: { tool_calls: [{ index: 0, function: { arguments: token } }] } }
   }
   for (let at = 0; (token = tokenAt(answer.content, at)) !== undefined; at += token.length) {
-    const step: Step = { delta: { content: token } }
-    if (request.logprobs) step.logprobs = { content: [logprobFor(token, request.top_logprobs ?? 0)] }
-    yield step
+    yield request.logprobs ? { delta: { content: token }, logprobs: { content: [logprobFor(token, request.top_logprobs ?? 0)] } } : token
   }
   yield { delta: {}, finishReason: answer.finishReason }
 }
