@@ -229,9 +229,14 @@ class PacedSteps<T> implements AsyncIterableIterator<T> {
   #due = performance.now()
   #timer: ReturnType<typeof setTimeout> | undefined
   /** The step due next and its promise's settlers, while a timer runs (fields, not an object per step). */
-  #value: T | undefined
+  #dueStep: IteratorResult<T> | undefined
   #resolve: ((result: IteratorResult<T>) => void) | undefined
   #reject: ((reason: unknown) => void) | undefined
+  /** The executor of every step's promise: made once per stream, not once per step. */
+  readonly #settle = (resolve: (result: IteratorResult<T>) => void, reject: (reason: unknown) => void): void => {
+    this.#resolve = resolve
+    this.#reject = reject
+  }
   #finished = false
 
   constructor(plan: () => Planned<T>, delayMs: number, signal: AbortSignal) {
@@ -250,9 +255,9 @@ class PacedSteps<T> implements AsyncIterableIterator<T> {
 
   static #wake<T>(paced: PacedSteps<T>): void {
     const resolve = paced.#resolve!
-    const value = paced.#value as T
-    paced.#value = paced.#resolve = paced.#reject = paced.#timer = undefined
-    resolve({ value, done: false })
+    const step = paced.#dueStep!
+    paced.#dueStep = paced.#resolve = paced.#reject = paced.#timer = undefined
+    resolve(step)
   }
 
   next(): Promise<IteratorResult<T>> {
@@ -278,12 +283,10 @@ class PacedSteps<T> implements AsyncIterableIterator<T> {
     this.#due += this.#delayMs
     const wait = this.#due - performance.now()
     if (wait <= 0) return Promise.resolve(step)
-    return new Promise((resolve, reject) => {
-      this.#value = step.value
-      this.#resolve = resolve
-      this.#reject = reject
-      this.#timer = setTimeout(PacedSteps.#wake<T>, wait, this)
-    })
+    this.#dueStep = step
+    const waiting = new Promise(this.#settle)
+    this.#timer = setTimeout(PacedSteps.#wake<T>, wait, this)
+    return waiting
   }
 
   return(): Promise<IteratorResult<T>> {
@@ -313,7 +316,7 @@ class PacedSteps<T> implements AsyncIterableIterator<T> {
     if (this.#finished) return
     this.#finished = true
     clearTimeout(this.#timer)
-    this.#value = this.#resolve = this.#reject = undefined
+    this.#dueStep = this.#resolve = this.#reject = undefined
     this.#plan = undefined
     this.#planned = undefined
     this.#signal.removeEventListener('abort', this)
