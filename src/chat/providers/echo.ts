@@ -131,8 +131,8 @@ function chunkObjects(head: ChunkHead): ChunkEmitter<ChatCompletionChunk[]> {
       ? { id, object: 'chat.completion.chunk', created, model, system_fingerprint: SYSTEM_FINGERPRINT, choices }
       : { id, object: 'chat.completion.chunk', created, model, system_fingerprint: SYSTEM_FINGERPRINT, choices, usage }
   return {
-    step: (plain) => {
-      const step = typeof plain === 'string' ? { delta: { content: plain } } : plain
+    step: (bare) => {
+      const step = spelledOut(bare)
       const logprobs = step.logprobs ?? null
       const finishReason = step.finishReason ?? null
       return indexes.map((index) => chunk([{ index, delta: step.delta, logprobs, finish_reason: finishReason }], head.usage))
@@ -167,9 +167,9 @@ class ChunkEvents implements ChunkEmitter<Uint8Array> {
     }
   }
 
-  step(plain: Step): Uint8Array {
-    if (typeof plain === 'string' && this.#tokenHead) return this.#tokenEvent(plain)
-    const step = typeof plain === 'string' ? { delta: { content: plain } } : plain
+  step(bare: Step): Uint8Array {
+    if (typeof bare === 'string' && this.#tokenHead) return this.#tokenEvent(bare)
+    const step = spelledOut(bare)
     const rest = `,"delta":${JSON.stringify(step.delta)},"logprobs":${JSON.stringify(step.logprobs ?? null)},"finish_reason":${JSON.stringify(step.finishReason ?? null)}}]${this.#close}`
     let text = ''
     for (const index of this.#indexes) text += `${this.#open}[{"index":${index}${rest}`
@@ -404,7 +404,13 @@ function planAnswer(request: ChatCompletionRequest, cache: PromptCache): Answer 
  * One streamed event of a choice, before it is wrapped into a chunk per choice. A content token
  * without logprobs, most of every answer, is just the token: no objects are made for it.
  */
-type Step = string | { delta: ChunkDelta; logprobs?: { content: TokenLogprob[] }; finishReason?: FinishReason }
+type Step = string | FullStep
+type FullStep = { delta: ChunkDelta; logprobs?: { content: TokenLogprob[] }; finishReason?: FinishReason }
+
+/** A step with its delta, also when it is a bare content token. */
+function spelledOut(step: Step): FullStep {
+  return typeof step === 'string' ? { delta: { content: step } } : step
+}
 
 function* streamSteps(answer: Answer, request: ChatCompletionRequest): Generator<Step> {
   const reasons = answer.reasoningTokens > 0
