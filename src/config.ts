@@ -90,10 +90,11 @@ export function loadConfig(env: Env): Config {
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`)
   const host = env.HOST?.trim() || '0.0.0.0'
   if (/\s/.test(host)) throw new ConfigError(`HOST must be a host name or address, got "${env.HOST}"`)
+  const database = databaseUrl(env)
   const config: Config = {
     port: integer(env, 'PORT', 3000, 0, 65535),
     host,
-    databaseUrl: databaseUrl(env),
+    databaseUrl: database,
     dataDir: env.TRELLIS_DATA_DIR?.trim() || './data',
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 1000),
     logLevel,
@@ -103,11 +104,10 @@ export function loadConfig(env: Env): Config {
     idleTimeout: integer(env, 'IDLE_TIMEOUT', 30, 1, 255),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     workers: integer(env, 'WORKERS', 1, 1, 256),
-    gcIntervalMs: 0,
+    gcIntervalMs: integer(env, 'GC_INTERVAL_MS', database ? 0 : 500, 0, 60_000),
     chat: chatConfig(env),
     env,
   }
-  config.gcIntervalMs = integer(env, 'GC_INTERVAL_MS', config.databaseUrl ? 0 : 500, 0, 60_000)
   if (config.workers > 1 && !config.databaseUrl)
     throw new ConfigError('WORKERS > 1 needs DATABASE_URL: the embedded PGlite database can only be opened by one process')
   return config

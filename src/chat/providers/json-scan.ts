@@ -235,8 +235,7 @@ const NULL = [0x6e, 0x75, 0x6c, 0x6c]
 function scanLiteral(bytes: Uint8Array, i: number, end: number): number {
   const c = bytes[i]
   const literal = c === 0x74 ? TRUE : c === 0x66 ? FALSE : c === 0x6e ? NULL : undefined
-  if (!literal || i + literal.length > end) return -1
-  for (let k = 1; k < literal.length; k++) if (bytes[i + k] !== literal[k]) return -1
+  if (!literal || i + literal.length > end || !bytesAt(bytes, i, literal)) return -1
   return i + literal.length
 }
 
@@ -250,14 +249,25 @@ const CHOICES_KEY = [0x63, 0x68, 0x6f, 0x69, 0x63, 0x65, 0x73]
 /** The flag for a top-level key whose unescaped text is `bytes[start, end)`. */
 function topLevelFlag(bytes: Uint8Array, start: number, end: number): number {
   const length = end - start
-  if (length === ERROR_KEY.length && sameBytes(bytes, start, ERROR_KEY)) return HAS_ERROR
-  if (length === CHOICES_KEY.length && sameBytes(bytes, start, CHOICES_KEY)) return HAS_CHOICES
+  if (length === ERROR_KEY.length && bytesAt(bytes, start, ERROR_KEY)) return HAS_ERROR
+  if (length === CHOICES_KEY.length && bytesAt(bytes, start, CHOICES_KEY)) return HAS_CHOICES
   return 0
 }
 
-function sameBytes(bytes: Uint8Array, start: number, expected: number[]): boolean {
-  for (let k = 0; k < expected.length; k++) if (bytes[start + k] !== expected[k]) return false
+/** Whether `bytes` hold `expected` at `at` (false when they end first). */
+export function bytesAt(bytes: Uint8Array, at: number, expected: readonly number[]): boolean {
+  if (at + expected.length > bytes.length) return false
+  for (let k = 0; k < expected.length; k++) if (bytes[at + k] !== expected[k]) return false
   return true
+}
+
+/**
+ * Whether a parsed upstream object reports a failure in band, as OpenRouter and others do inside
+ * a 200: an `error` and no `choices`. (The scan's {@link HAS_ERROR} and {@link HAS_CHOICES} flags
+ * tell the same of bytes.)
+ */
+export function reportsError(object: Record<string, unknown>): boolean {
+  return object.error !== undefined && object.choices === undefined
 }
 
 /** The slow path: `text` parsed, if it is a JSON object (not an array, not a scalar); else undefined. */

@@ -1,5 +1,5 @@
 import type { ProviderConfig } from '../config'
-import { parseJsonObject } from './json-scan'
+import { parseJsonObject, reportsError } from './json-scan'
 import type { ChatCompletion, ChatCompletionChunk, ChatProvider, ChatRequest, JsonObject } from './provider'
 import { SseDataDecoder } from './sse-decoder'
 import { SseEventRelay } from './sse-relay'
@@ -60,7 +60,7 @@ class OpenAICompatibleProvider implements ChatProvider {
       if (!response.ok) throw this.#httpError(request, response, text)
       const completion = parseJsonObject(text)
       if (!completion) throw streamError(this.#options.name, 'answered with a body that is not a JSON object.')
-      if (completion.error !== undefined && completion.choices === undefined) throw inBandError(this.#options.name, completion.error)
+      if (reportsError(completion)) throw inBandError(this.#options.name, completion.error)
       return completion as ChatCompletion
     } finally {
       call.end()

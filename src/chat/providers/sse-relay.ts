@@ -1,4 +1,4 @@
-import { HAS_CHOICES, HAS_ERROR, NOT_PROVEN, parseJsonObject, scanJsonObject } from './json-scan'
+import { bytesAt, HAS_CHOICES, HAS_ERROR, NOT_PROVEN, parseJsonObject, reportsError, scanJsonObject } from './json-scan'
 import { SseDataDecoder } from './sse-decoder'
 
 /** What one upstream read gave the relay. */
@@ -83,16 +83,16 @@ export class SseEventRelay {
         at = runStart = lineEnd + 1
         continue
       }
-      if (!startsWith(buffer, at, DATA_PREFIX)) {
+      if (!bytesAt(buffer, at, DATA_PREFIX)) {
         // A read may end inside `data: `; wait for the rest before deciding.
-        if (buffer.length - at < DATA_PREFIX.length && startsWith(buffer, at, DATA_PREFIX.slice(0, buffer.length - at))) break
+        if (buffer.length - at < DATA_PREFIX.length && bytesAt(buffer, at, DATA_PREFIX.slice(0, buffer.length - at))) break
         return this.#leaveVerbatim(buffer, ranges, runStart, at)
       }
       const dataStart = at + DATA_PREFIX.length
       const lineEnd = buffer.indexOf(LF, dataStart)
       if (lineEnd === -1 || lineEnd + 1 === buffer.length) break
       if (buffer[lineEnd + 1] !== LF) return this.#leaveVerbatim(buffer, ranges, runStart, at)
-      if (lineEnd - dataStart === DONE.length && startsWith(buffer, dataStart, DONE)) {
+      if (lineEnd - dataStart === DONE.length && bytesAt(buffer, dataStart, DONE)) {
         at = lineEnd + 2
         cut()
         return { bytes: gather(buffer, ranges), done: true }
@@ -133,19 +133,13 @@ function reencode(data: string[], ranges: number[], buffer: Uint8Array): Relayed
     }
     const chunk = parseJsonObject(each)
     if (!chunk) refused = { notAnObject: each }
-    else if (chunk.error !== undefined && chunk.choices === undefined) refused = { error: chunk.error }
+    else if (reportsError(chunk)) refused = { error: chunk.error }
     if (refused) break
     text += `data: ${JSON.stringify(chunk)}\n\n`
   }
   const verbatim = gather(buffer, ranges)
   const bytes = text.length === 0 ? verbatim : verbatim.length === 0 ? encoder.encode(text) : concat(verbatim, encoder.encode(text))
   return refused ? { bytes, done, refused } : { bytes, done }
-}
-
-function startsWith(buffer: Uint8Array, at: number, prefix: readonly number[]): boolean {
-  if (at + prefix.length > buffer.length) return false
-  for (let k = 0; k < prefix.length; k++) if (buffer[at + k] !== prefix[k]) return false
-  return true
 }
 
 /** The bytes of `ranges`: the buffer itself or a view of it for one range, a copy for several. */

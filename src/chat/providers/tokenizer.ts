@@ -23,10 +23,7 @@ export function tokenize(text: string): string[] {
  * `matchAll` makes per call, which a held stream would keep for its life.
  */
 export function tokenAt(text: string, at: number): string | undefined {
-  if (at >= text.length) return undefined
-  NEXT_TOKEN.lastIndex = at
-  // test() + slice rather than exec(): no match array per token.
-  return NEXT_TOKEN.test(text) ? text.slice(at, NEXT_TOKEN.lastIndex) : undefined
+  return at < text.length ? text.slice(at, tokenEnd(text, at)) : undefined
 }
 
 /**
@@ -45,7 +42,7 @@ export function leadingTokens(text: string, limit: number): { text: string; coun
   return { text, count, cut: false }
 }
 
-/** Where the token that starts at `at` ends; `at < text.length`. */
+/** Where the token that starts at `at` ends; `at < text.length`. test() rather than exec(): no match array per token. */
 function tokenEnd(text: string, at: number): number {
   NEXT_TOKEN.lastIndex = at
   NEXT_TOKEN.test(text)
