@@ -3,13 +3,15 @@ import { parseJsonObject, reportsError } from './json-scan'
 import type { ChatCompletion, ChatCompletionChunk, ChatProvider, ChatRequest, JsonObject } from './provider'
 import { SseDataDecoder } from './sse-decoder'
 import { SseEventRelay } from './sse-relay'
+import { defaultUpstreamFetch, type UpstreamFetch } from './upstream-fetch'
 import { connectionError, streamError, timeoutError, upstreamHttpError, type TimeoutPhase } from './upstream-error'
 
 /** Settings of one OpenAI-compatible upstream; retries are the registry's business, not the provider's. */
 export type OpenAIProviderOptions = Omit<ProviderConfig, 'maxRetries' | 'retryBaseMs' | 'retryMaxMs'> & {
   /** The provider's name in `CHAT_PROVIDERS`; error messages use it instead of the URL. */
   name: string
-  fetch?: typeof fetch
+  /** Defaults to {@link defaultUpstreamFetch}. */
+  fetch?: UpstreamFetch
   clock?: () => Date
 }
 
@@ -30,7 +32,7 @@ class OpenAICompatibleProvider implements ChatProvider {
   readonly name: string
   readonly #options: OpenAIProviderOptions
   readonly #url: string
-  readonly #fetch: typeof fetch
+  readonly #fetch: UpstreamFetch
   readonly #clock: () => Date
   readonly #streamHeaders: Record<string, string>
   readonly #jsonHeaders: Record<string, string>
@@ -39,7 +41,7 @@ class OpenAICompatibleProvider implements ChatProvider {
     this.name = `openai:${options.name}`
     this.#options = options
     this.#url = `${options.baseUrl}/chat/completions`
-    this.#fetch = options.fetch ?? fetch
+    this.#fetch = options.fetch ?? defaultUpstreamFetch()
     this.#clock = options.clock ?? (() => new Date())
     const common: Record<string, string> = { 'content-type': 'application/json' }
     if (options.apiKey) common.authorization = `Bearer ${options.apiKey}`

@@ -1,6 +1,7 @@
 import { ECHO_PROVIDER, type ChatConfig } from '../config'
 import { openaiProvider } from './openai'
 import { encodeEvent } from './sse-encode'
+import type { UpstreamFetch } from './upstream-fetch'
 import { ProviderError, type ChatCompletion, type ChatCompletionChunk, type ChatProvider, type ChatRequest } from './provider'
 
 /** How often, and how patiently, one provider is retried before the registry moves on. */
@@ -20,7 +21,7 @@ export type RegistryDeps = {
   /** Builds the offline `echo` provider (`createEchoProvider` in src/chat/providers/echo.ts). */
   echo: (options: { tokenDelayMs: number }) => ChatProvider
   /** Used for every upstream request; tests and benchmarks may pass their own. */
-  fetch?: typeof fetch
+  fetch?: UpstreamFetch
   /** Current time, for `Retry-After` given as an HTTP date. */
   clock?: () => Date
   sleep?: Sleep
