@@ -12,17 +12,8 @@
  * typical config.
  */
 import { validateDocsConfig } from '../src/docs-config/validate'
-
-/** A small deterministic generator (mulberry32), so every run measures the same texts. */
-function random(seed: number): () => number {
-  let state = seed
-  return () => {
-    state = (state + 0x6d2b79f5) | 0
-    let value = Math.imul(state ^ (state >>> 15), 1 | state)
-    value = (value + Math.imul(value ^ (value >>> 7), 61 | value)) ^ value
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296
-  }
-}
+// Deterministic, so every run measures the same texts.
+import { random } from '../tests/helpers/random'
 
 const WORDS = ['plants', 'chat', 'quickstart', 'tokens', 'errors', 'webhooks', 'streaming', 'models', 'billing', 'limits', 'search', 'auth']
 

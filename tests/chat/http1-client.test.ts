@@ -114,12 +114,15 @@ describe('response bodies', () => {
     expect(response.status).toBe(200)
     expect(response.headers.get('content-type')).toBe('text/event-stream')
     const reader = response.body!.getReader()
-    expect(decoder.decode((await reader.read()).value)).toBe('data: {"a":1}\n\n')
+    const first = (await reader.read()).value!
+    expect(decoder.decode(first)).toBe('data: {"a":1}\n\n')
     // The second event is only written now: the first read cannot have waited for it.
     socket.write(chunk('data: {"b":2}\n\n') + chunk('data: [DONE]\n\n') + '0\r\n\r\n')
     let rest = ''
     for (let read = await reader.read(); !read.done; read = await reader.read()) rest += decoder.decode(read.value)
     expect(rest).toBe('data: {"b":2}\n\ndata: [DONE]\n\n')
+    // Reads are handed over, not lent: later reads must not overwrite an earlier one.
+    expect(decoder.decode(first)).toBe('data: {"a":1}\n\n')
   })
 
   test('a read that holds several chunks comes out as one piece; chunk extensions and trailers are dropped', async () => {
@@ -148,6 +151,12 @@ describe('response bodies', () => {
     expect(response.headers.get('retry-after')).toBe('3')
     expect(response.headers.get('x-a')).toBe('1, 2')
     expect(await response.text()).toBe('{"e":"429"}')
+  })
+
+  test('a status line without a reason phrase is fine', async () => {
+    const server = await rawServer((socket) => socket.write('HTTP/1.1 200\r\ncontent-length: 2\r\n\r\n{}'))
+    const response = await newClient()(server.url, post())
+    expect([response.status, response.statusText, await response.text()]).toEqual([200, '', '{}'])
   })
 
   test('a body with neither length nor chunking ends when the server closes', async () => {

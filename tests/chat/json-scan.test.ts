@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { HAS_CHOICES, HAS_ERROR, MAX_DEPTH, NOT_PROVEN, scanJsonObject } from '../../src/chat/providers/json-scan'
+import { random } from '../helpers/random'
 
 /*
  * The relay forwards an upstream event's bytes untouched only when this scan accepts them, so
@@ -23,16 +24,6 @@ function reference(bytes: Uint8Array): number {
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return NOT_PROVEN
   return ('error' in value ? HAS_ERROR : 0) | ('choices' in value ? HAS_CHOICES : 0)
-}
-
-/** A small deterministic PRNG (mulberry32), so a failure can be replayed. */
-function random(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 const PIECES = ['', 'a', 'é', '日本', '🌿', '"', '\\', '\n', '\t', '\u0001', '\u2028', 'data: x']

@@ -389,8 +389,9 @@ class Exchange implements UnderlyingDefaultSource<Uint8Array> {
       complete = this.#left === 0
       clean = take === bytes.length
     } else if (this.#chunked) {
-      const { data: pieces, rest } = this.#chunked.push(bytes)
-      data = pieces.length === 1 ? pieces[0] : join(pieces)
+      const decoded = this.#chunked.push(bytes)
+      data = decoded.data
+      const rest = decoded.rest
       complete = this.#chunked.done
       clean = rest === undefined || rest.length === 0
     } else {
@@ -476,18 +477,5 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   const out = new Uint8Array(a.length + b.length)
   out.set(a)
   out.set(b, a.length)
-  return out
-}
-
-function join(pieces: Uint8Array[]): Uint8Array {
-  if (pieces.length === 0) return EMPTY
-  let size = 0
-  for (const piece of pieces) size += piece.length
-  const out = new Uint8Array(size)
-  let offset = 0
-  for (const piece of pieces) {
-    out.set(piece, offset)
-    offset += piece.length
-  }
   return out
 }

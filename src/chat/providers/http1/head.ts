@@ -36,7 +36,7 @@ export function parseHead(bytes: Uint8Array): ResponseHead {
   const lines = new TextDecoder('latin1').decode(bytes).split('\n')
   const statusLine = STATUS_LINE.exec(stripCr(lines[0]))
   if (!statusLine) throw new ResponseHeadError(`bad status line ${JSON.stringify(lines[0].slice(0, 80))}`)
-  const [, minor, code, statusText] = statusLine
+  const [, minor, code, statusText = ''] = statusLine
   const status = Number(code)
   const headers: [string, string][] = []
   let transferEncoding: string | undefined
