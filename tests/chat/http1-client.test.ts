@@ -7,6 +7,7 @@ import { createServer as createTcpServer, type Server, type Socket } from 'node:
 import { createServer as createTlsServer } from 'node:tls'
 import { gzipSync } from 'node:zlib'
 import { createHttp1Fetch } from '../../src/chat/providers/http1/client'
+import { defaultUpstreamFetch } from '../../src/chat/providers/upstream-fetch'
 
 type Handler = (socket: Socket, request: string, connection: number) => void
 
@@ -245,6 +246,48 @@ describe('connections', () => {
     expect(server.connections()).toBe(4)
   })
 
+  test('a body cancelled just before its last chunk (the relay stops at [DONE]) keeps its connection', async () => {
+    const server = await rawServer((socket) => {
+      socket.write(SSE_HEAD + chunk('data: [DONE]\n\n'))
+      setTimeout(() => socket.write('0\r\n\r\n'), 30)
+    })
+    const client = newClient()
+    for (let i = 0; i < 3; i++) {
+      const reader = (await client(server.url, post())).body!.getReader()
+      expect(decoder.decode((await reader.read()).value)).toBe('data: [DONE]\n\n')
+      await reader.cancel()
+      await Bun.sleep(60)
+    }
+    expect(server.connections()).toBe(1)
+  })
+
+  test('a cancelled body that keeps coming, or never ends, costs its connection', async () => {
+    const closedAfter: number[] = []
+    let started = 0
+    const server = await rawServer((socket, request) => {
+      socket.on('close', () => closedAfter.push(performance.now() - started))
+      socket.write(SSE_HEAD + chunk('data: 1\n\n'))
+      // The first request's body goes on and on; the second's just stops.
+      if (request.includes('"endless"')) {
+        const timer = setInterval(() => socket.write(chunk('x'.repeat(8192))), 5)
+        socket.on('close', () => clearInterval(timer))
+      }
+    })
+    const client = newClient()
+    for (const body of ['{"endless":1}', '{"silent":1}']) {
+      started = performance.now()
+      const reader = (await client(server.url, post(body))).body!.getReader()
+      await reader.read()
+      await reader.cancel()
+      while (closedAfter.length < (body.includes('endless') ? 1 : 2) && performance.now() - started < 3000) await Bun.sleep(10)
+    }
+    // 64 KB at 8 KB per 5 ms is about 40 ms; silence is given up on after a second.
+    expect(closedAfter[0]).toBeLessThan(500)
+    expect(closedAfter[1]).toBeGreaterThan(900)
+    expect(closedAfter[1]).toBeLessThan(2000)
+    expect(server.connections()).toBe(2)
+  })
+
   test('a pooled connection the server closed is not reused', async () => {
     const server = await rawServer((socket) => socket.end(json('{}')))
     const client = newClient()
@@ -354,5 +397,15 @@ describe('https', () => {
     const server = await rawServer((socket) => socket.write(json('{}')), { tls: true, host: '0.0.0.0' })
     const elsewhere = server.url.replace('127.0.0.1', '127.0.0.2')
     expect(newClient({ tls: { ca: CERT } })(elsewhere, post())).rejects.toThrow("does not match certificate's altnames")
+  })
+})
+
+describe('which client the openai provider uses', () => {
+  test('on Bun, this one; with a proxy configured, the runtime fetch, which honours it', () => {
+    expect(defaultUpstreamFetch({})).not.toBe(fetch)
+    expect(defaultUpstreamFetch({})).toBe(defaultUpstreamFetch({}))
+    for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'https_proxy', 'ALL_PROXY']) {
+      expect(defaultUpstreamFetch({ [name]: 'http://proxy.internal:3128' })).toBe(fetch)
+    }
   })
 })

@@ -240,9 +240,8 @@ class UpstreamCall {
   /**
    * The stream is complete at `[DONE]`; nothing after it is read. Cancelling the body costs
    * nothing when it has already ended, which is the usual case: the end arrives with `[DONE]`,
-   * and the connection goes back to the pool (checked under Bun: no new connections across
-   * thousands of streams). An upstream that keeps sending gets its connection closed. Draining
-   * instead would cost a read, and with it a fresh 256 KB read buffer in Bun.
+   * and the connection goes back to the pool. An upstream that keeps sending gets its connection
+   * closed, rather than a drain that would read on for a body nobody wants.
    */
   finish(reader: ReadableStreamDefaultReader<Uint8Array>): void {
     this.complete()

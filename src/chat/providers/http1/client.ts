@@ -273,6 +273,9 @@ const MAX_IDLE_PER_ORIGIN = 256
 /** Queued, unread body bytes past which the socket stops reading (TCP then slows the server). */
 const BODY_HIGH_WATER = 64 * 1024
 const EMPTY = new Uint8Array(0)
+/** How much of a cancelled body is read to keep its connection, and for how long. */
+const DISCARD_BYTES = 64 * 1024
+const DISCARD_MS = 1000
 
 /**
  * One request and its response on a connection; also the underlying source of the response's
@@ -290,6 +293,9 @@ class Exchange implements UnderlyingDefaultSource<Uint8Array> {
   #left = 0
   #chunked: ChunkedDecoder | undefined
   #paused = false
+  /** Set once the reader cancelled: how many more body bytes may be read and thrown away. */
+  #discarding: number | undefined
+  #discardTimer: ReturnType<typeof setTimeout> | undefined
   readonly #connection: Connection
   readonly #signal: AbortSignal | undefined
   readonly #onAbort = () => this.#fail(this.#signal!.reason)
@@ -371,7 +377,24 @@ class Exchange implements UnderlyingDefaultSource<Uint8Array> {
     this.#connection.socket!.resume()
   }
 
+  /**
+   * The reader gave up on the body. The relay does so as soon as `[DONE]` arrives, often a read
+   * before the body's own end (the last chunk) does; closing the connection then would cost every
+   * stream a new connection, and on https a new TLS handshake. So a framed body is read on and
+   * thrown away for a little while, and the connection returns to the pool if it ends in time.
+   */
   cancel(): void {
+    if (this.#phase !== 'body' || this.#framing.kind === 'close') return this.#abandon()
+    this.#discarding = DISCARD_BYTES
+    this.#signal?.removeEventListener('abort', this.#onAbort)
+    if (this.#paused) {
+      this.#paused = false
+      this.#connection.socket!.resume()
+    }
+    this.#discardTimer = unref(setTimeout(() => this.#abandon(), DISCARD_MS))
+  }
+
+  #abandon(): void {
     if (this.#phase === 'done') return
     this.#phase = 'done'
     this.#detach()
@@ -402,6 +425,11 @@ class Exchange implements UnderlyingDefaultSource<Uint8Array> {
   }
 
   #enqueue(data: Uint8Array): void {
+    if (this.#discarding !== undefined) {
+      this.#discarding -= data.length
+      if (this.#discarding < 0) this.#abandon()
+      return
+    }
     const controller = this.#controller!
     controller.enqueue(data)
     if (!this.#paused && controller.desiredSize! <= 0) {
@@ -414,7 +442,7 @@ class Exchange implements UnderlyingDefaultSource<Uint8Array> {
   #finish(clean: boolean): void {
     this.#phase = 'done'
     this.#detach()
-    this.#controller?.close()
+    if (this.#discarding === undefined) this.#controller?.close()
     if (this.#paused) this.#connection.socket!.resume()
     if (clean && this.#keepAlive && !this.#unsent) this.#connection.pool.release(this.#connection)
     else this.#connection.destroy()
@@ -434,10 +462,11 @@ class Exchange implements UnderlyingDefaultSource<Uint8Array> {
     this.#detach()
     this.#connection.destroy()
     if (reject) reject(error)
-    else this.#controller?.error(error)
+    else if (this.#discarding === undefined) this.#controller?.error(error)
   }
 
   #detach(): void {
+    clearTimeout(this.#discardTimer)
     this.#signal?.removeEventListener('abort', this.#onAbort)
     if (this.#connection.exchange === this) this.#connection.exchange = undefined
   }
