@@ -16,7 +16,10 @@
  *   npm install --prefix /tmp/portkey @portkey-ai/gateway@1.15.2
  * Then:
  *   bun bench/chat-relay.ts [--portkey /tmp/portkey/node_modules/@portkey-ai/gateway/build/start-server.js]
- *                           [--sequential 300] [--seconds 10] [--concurrency 64]
+ *                           [--sequential 300] [--seconds 10] [--concurrency 64] [--gap-ms 0]
+ * `--gap-ms N` makes the mock pause N ms before each event after the first, so that every event
+ * reaches the relay in its own read, as a model's tokens do; streams/s is then bounded by the
+ * pauses (64 × 66 gaps), and CPU per stream is the figure to compare.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
@@ -33,6 +36,7 @@ const PORTKEY = argument('portkey', '/tmp/portkey/node_modules/@portkey-ai/gatew
 const SEQUENTIAL = Number(argument('sequential', '300'))
 const SECONDS = Number(argument('seconds', '10'))
 const CONCURRENCY = Number(argument('concurrency', '64'))
+const GAP_MS = argument('gap-ms', '0')
 const EXPECTED_EVENTS = 67
 
 /** `pid` is the process whose CPU time a stream through this target costs (the mock's for `direct`). */
@@ -43,7 +47,7 @@ const children: Subprocess[] = []
 const scratch = mkdtempSync(join(tmpdir(), 'trellis-bench-'))
 
 async function main() {
-  const upstream = await startProcess(['bun', 'bench/mock-upstream.ts', '--port', '0', '--chunks', '64'], {})
+  const upstream = await startProcess(['bun', 'bench/mock-upstream.ts', '--port', '0', '--chunks', '64', '--gap-ms', GAP_MS], {})
   const upstreamUrl = (await firstLine(upstream)).trim()
   const targets: Target[] = [target('direct', `${upstreamUrl}/chat/completions`, {}, 'mock-model', upstream.pid)]
 
@@ -81,7 +85,7 @@ async function main() {
 
   console.log(`# Chat relay benchmark\n`)
   console.log(`${new Date().toISOString()} · Bun ${Bun.version} · ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}`)
-  console.log(`mock upstream: 64 content chunks per stream (${EXPECTED_EVENTS} events with role, finish and [DONE])`)
+  console.log(`mock upstream: 64 content chunks per stream (${EXPECTED_EVENTS} events with role, finish and [DONE])${GAP_MS !== '0' ? `, ${GAP_MS} ms before each event after the first` : ''}`)
   // Storage matters to the relay's CPU (see GC_INTERVAL_MS in the README), so every report says which.
   console.log(`Trellis storage: ${process.env.DATABASE_URL ? 'PostgreSQL (DATABASE_URL)' : 'embedded PGlite'}${process.env.GC_INTERVAL_MS ? `, GC_INTERVAL_MS=${process.env.GC_INTERVAL_MS}` : ''}\n`)
 

@@ -1,15 +1,16 @@
 /**
  * The benchmark's OpenAI-compatible upstream: `POST /v1/chat/completions` answers every
  * streaming request with the role chunk, `--chunks` content chunks (64 by default), the finish
- * chunk and `[DONE]`, one event per stream pull, built exactly like the test mock's events
+ * chunk and `[DONE]`, one event per stream pull (with `--gap-ms`, a pause before each event after
+ * the first, so that each arrives in its own read, as a model's tokens do), built exactly like the test mock's events
  * (tests/chat/mock-upstream.ts). Bun.serve rather than the test mock's raw socket, so the
  * upstream is never the bottleneck of a throughput run.
  *
- *   bun bench/mock-upstream.ts --port 0 --chunks 64    # prints its base URL, runs until killed
+ *   bun bench/mock-upstream.ts --port 0 --chunks 64 [--gap-ms 0]    # prints its base URL, runs until killed
  */
 import { eventsOf } from '../tests/chat/mock-upstream'
 
-export type BenchUpstreamOptions = { port?: number; chunks?: number }
+export type BenchUpstreamOptions = { port?: number; chunks?: number; gapMs?: number }
 
 const encoder = new TextEncoder()
 const DONE = encoder.encode('data: [DONE]\n\n')
@@ -17,6 +18,7 @@ const DONE = encoder.encode('data: [DONE]\n\n')
 /** Starts the upstream; events are encoded once per model name and reused. */
 export function serveBenchUpstream(options: BenchUpstreamOptions = {}) {
   const chunks = options.chunks ?? 64
+  const gapMs = options.gapMs ?? 0
   const encoded = new Map<string, Uint8Array[]>()
   const eventsFor = (body: Record<string, unknown>) => {
     const key = `${body.model}|${JSON.stringify(body.stream_options ?? null)}`
@@ -41,8 +43,12 @@ export function serveBenchUpstream(options: BenchUpstreamOptions = {}) {
       return new Response(
         new ReadableStream<Uint8Array>({
           pull(controller) {
-            controller.enqueue(events[next++])
-            if (next === events.length) controller.close()
+            const send = () => {
+              controller.enqueue(events[next++])
+              if (next === events.length) controller.close()
+            }
+            if (gapMs > 0 && next > 0) return Bun.sleep(gapMs).then(send)
+            send()
           },
         }),
         { headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } },
@@ -57,6 +63,6 @@ if (import.meta.main) {
     const at = Bun.argv.indexOf(`--${name}`)
     return at === -1 ? fallback : Number(Bun.argv[at + 1])
   }
-  const upstream = serveBenchUpstream({ port: arg('port', 0), chunks: arg('chunks', 64) })
+  const upstream = serveBenchUpstream({ port: arg('port', 0), chunks: arg('chunks', 64), gapMs: arg('gap-ms', 0) })
   console.log(upstream.baseUrl)
 }
