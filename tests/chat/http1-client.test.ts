@@ -160,6 +160,15 @@ describe('response bodies', () => {
     expect([response.status, response.statusText, await response.text()]).toEqual([200, '', '{}'])
   })
 
+  test('header bytes outside ASCII (UTF-8 text) come through as one character per byte, as with fetch', async () => {
+    const server = await rawServer((socket) => {
+      socket.write(Buffer.concat([Buffer.from('HTTP/1.1 200 OK\r\nx-note: '), Buffer.from('rate – limit', 'utf8'), Buffer.from('\r\ncontent-length: 2\r\n\r\n{}')]))
+    })
+    const response = await newClient()(server.url, post())
+    expect(Buffer.from(response.headers.get('x-note')!, 'latin1').toString('utf8')).toBe('rate – limit')
+    expect(await response.text()).toBe('{}')
+  })
+
   test('a body with neither length nor chunking ends when the server closes', async () => {
     const server = await rawServer((socket) => socket.end('HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\ndata: [DONE]\n\n'))
     expect(await (await newClient()(server.url, post())).text()).toBe('data: [DONE]\n\n')
@@ -186,6 +195,11 @@ describe('broken responses are errors, never truncated successes', () => {
   test('a malformed status line rejects the request', async () => {
     const server = await rawServer((socket) => socket.write('HTTP/2 200\r\n\r\n'))
     expect(newClient()(server.url, post())).rejects.toThrow('bad status line')
+  })
+
+  test('a status code below 100 rejects the request instead of waiting for another head', async () => {
+    const server = await rawServer((socket) => socket.write('HTTP/1.1 099 Odd\r\ncontent-length: 0\r\n\r\n'))
+    expect(newClient()(server.url, post())).rejects.toThrow('bad status code 099')
   })
 
   test('a connection that closes before the response rejects the request', async () => {
@@ -286,6 +300,36 @@ describe('connections', () => {
     expect(closedAfter[1]).toBeGreaterThan(900)
     expect(closedAfter[1]).toBeLessThan(2000)
     expect(server.connections()).toBe(2)
+  })
+
+  test('bytes after an empty body, or a 205 that frames one, never reach the next response', async () => {
+    const answers = [
+      'HTTP/1.1 204 No Content\r\n\r\njunk',
+      'HTTP/1.1 205 Reset Content\r\ntransfer-encoding: chunked\r\n\r\n',
+      json('{"n":3}'),
+      json('{"n":4}'),
+    ]
+    let next = 0
+    const server = await rawServer((socket) => {
+      const answer = answers[next++]
+      socket.write(answer)
+      // The 205's empty last chunk comes late, after the client has its response.
+      if (answer.includes('205')) setTimeout(() => socket.write('0\r\n\r\n'), 30)
+    })
+    const client = newClient()
+    const statuses: number[] = []
+    for (let i = 0; i < 2; i++) {
+      const response = await client(server.url, post())
+      statuses.push(response.status)
+      expect(response.body).toBe(null)
+    }
+    // Sent before the 205's last chunk arrives: it must not go out on that connection.
+    expect(await (await client(server.url, post())).json()).toEqual({ n: 3 })
+    await Bun.sleep(60)
+    expect(await (await client(server.url, post())).json()).toEqual({ n: 4 })
+    expect(statuses).toEqual([204, 205])
+    // The 204's connection is dropped (junk followed it); the 205's is pooled once its body ended, and reused.
+    expect(server.connections()).toBe(3)
   })
 
   test('a pooled connection the server closed is not reused', async () => {
@@ -391,6 +435,20 @@ describe('https', () => {
     expect(newClient()(server.url, post())).rejects.toThrow('self signed certificate')
     await Bun.sleep(50)
     expect(requests).toBe(0)
+  })
+
+  test('a TLS handshake that fails without a certificate error (plain HTTP on the port) rejects at once', async () => {
+    const plain = createTcpServer((socket) => socket.once('data', () => socket.end('HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n')))
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve))
+    cleanups.push(() => new Promise((resolve) => plain.close(resolve)))
+    const started = performance.now()
+    const port = (plain.address() as { port: number }).port
+    const outcome = await newClient()(`https://127.0.0.1:${port}/v1`, post()).then(
+      () => 'resolved',
+      (error: Error) => error.message,
+    )
+    expect(outcome).not.toBe('resolved')
+    expect(performance.now() - started).toBeLessThan(1000)
   })
 
   test('refuses a trusted certificate issued to another host', async () => {

@@ -1,5 +1,5 @@
 import type { Socket, SocketHandler, TLSOptions } from 'bun'
-import { checkServerIdentity } from 'node:tls'
+import { checkServerIdentity, type PeerCertificate } from 'node:tls'
 import { ChunkedDecoder } from './chunked'
 import { headEnd, MAX_HEAD_BYTES, parseHead, ResponseHeadError, type ResponseHead } from './head'
 
@@ -118,10 +118,19 @@ class Connection {
    * reports `authorized: true`). So the two checks Node's `tls.connect` makes are made here: the
    * chain's verification result, and the certificate's names against the host.
    */
-  onHandshake(socket: Socket<Connection>, error: Error | null): void {
+  onHandshake(socket: Socket<Connection>, success: boolean, error: Error | null): void {
     const verifying = this.#verifying
     this.#verifying = undefined
-    const problem = error ?? checkServerIdentity(this.hostname, socket.getPeerCertificate())
+    let problem: Error | undefined
+    try {
+      const certificate = socket.getPeerCertificate() as PeerCertificate | undefined
+      // A failed handshake (plain HTTP on the port, no common TLS version) has no error and no certificate.
+      if (error) problem = error
+      else if (!success || !certificate) problem = new Error('TLS handshake failed')
+      else problem = checkServerIdentity(this.hostname, certificate)
+    } catch (thrown) {
+      problem = thrown instanceof Error ? thrown : new Error(String(thrown))
+    }
     if (!problem) return verifying?.resolve()
     this.closed = true
     socket.terminate()
@@ -155,7 +164,7 @@ const HANDLERS: SocketHandler<Connection, 'uint8array'> = {
     if (socket.data.closed) socket.terminate()
   },
   connectError: () => {},
-  handshake: (socket, _, error) => socket.data.onHandshake(socket, error),
+  handshake: (socket, success, error) => socket.data.onHandshake(socket, success, error),
 }
 
 function closed(connection: Connection, error: Error | undefined): void {
@@ -348,11 +357,12 @@ class Exchange implements UnderlyingDefaultSource<Uint8Array> {
       if (rest.length > 0) this.#onHeadBytes(rest)
       return
     }
-    this.#startBody(head)
+    this.#startBody(head, rest)
     if (this.#phase === 'body' && rest.length > 0) this.#onBodyBytes(rest)
   }
 
-  #startBody(head: ResponseHead): void {
+  /** `rest` is what followed the head in the same read. */
+  #startBody(head: ResponseHead, rest: Uint8Array): void {
     this.#framing = head.framing
     this.#keepAlive = head.keepAlive
     this.#phase = 'body'
@@ -363,7 +373,10 @@ class Exchange implements UnderlyingDefaultSource<Uint8Array> {
     const response = new Response(decoded(stream, head.headers), { status: head.status, statusText: head.statusText, headers: head.headers })
     const resolve = this.#resolve!
     this.#resolve = this.#reject = undefined
-    if (nullBody || (head.framing.kind === 'length' && head.framing.length === 0)) this.#finish(true)
+    // Bytes after an empty body would be read as the next response's head: not reused then.
+    if (head.framing.kind === 'length' && head.framing.length === 0) this.#finish(rest.length === 0)
+    // A 205 may still frame a body (RFC 9110 §15.3.6); it is read and dropped, as after a cancel.
+    else if (nullBody) this.cancel()
     resolve(response)
   }
 
@@ -449,6 +462,9 @@ class Exchange implements UnderlyingDefaultSource<Uint8Array> {
   }
 
   onClose(error: Error | undefined): void {
+    // Bun reports a reset as an ordinary close, so a close-delimited body cut by one looks complete.
+    // Nothing here can tell them apart; the relay does, as a stream must end with [DONE], and a
+    // non-streaming answer must parse as JSON.
     if (this.#phase === 'body' && this.#framing.kind === 'close' && !error) return this.#finish(false)
     const what = this.#phase === 'head' ? 'the connection closed before a response' : 'the connection closed before the end of the response body'
     this.#fail(error ?? new Error(what))

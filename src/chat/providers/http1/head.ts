@@ -33,11 +33,13 @@ export function headEnd(bytes: Uint8Array, from = 0): { end: number; bodyStart: 
 
 /** Parses a head (its bytes up to, not including, the blank line), for a request whose method was not HEAD. */
 export function parseHead(bytes: Uint8Array): ResponseHead {
-  const lines = new TextDecoder('latin1').decode(bytes).split('\n')
+  // One character per byte: WHATWG's 'latin1' decoder is windows-1252, which turns UTF-8 bytes into characters Headers refuses.
+  const lines = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1').split('\n')
   const statusLine = STATUS_LINE.exec(stripCr(lines[0]))
   if (!statusLine) throw new ResponseHeadError(`bad status line ${JSON.stringify(lines[0].slice(0, 80))}`)
   const [, minor, code, statusText = ''] = statusLine
   const status = Number(code)
+  if (status < 100) throw new ResponseHeadError(`bad status code ${code}`)
   const headers: [string, string][] = []
   let transferEncoding: string | undefined
   let contentLength: string | undefined
@@ -81,6 +83,7 @@ const LF = 0x0a
 const CR = 0x0d
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: (.*))?$/
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+/** Responses that never have a body (RFC 9112 §6.3); a 205 may still frame one. */
 const NO_BODY = (status: number) => (status >= 100 && status < 200) || status === 204 || status === 304
 
 function stripCr(line: string): string {
