@@ -451,6 +451,20 @@ describe('https', () => {
     expect(performance.now() - started).toBeLessThan(1000)
   })
 
+  test('trusts a private CA given the usual way, NODE_EXTRA_CA_CERTS', async () => {
+    const server = await rawServer((socket) => socket.write(json('{"private":true}')), { tls: true })
+    const client = `${import.meta.dir}/../../src/chat/providers/http1/client.ts`
+    const script = `const { createHttp1Fetch } = await import(${JSON.stringify(client)}); const f = createHttp1Fetch(); console.log(await (await f(${JSON.stringify(server.url)}, { method: 'POST', headers: {}, body: '{}' })).text()); f.closeIdle()`
+    const run = (env: Record<string, string>) =>
+      Bun.spawn(['bun', '-e', script], { env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
+    const trusted = run({ NODE_EXTRA_CA_CERTS: `${import.meta.dir}/fixtures/upstream-tls.crt` })
+    expect((await new Response(trusted.stdout).text()).trim()).toBe('{"private":true}')
+    expect(await trusted.exited).toBe(0)
+    const untrusted = run({})
+    expect(await new Response(untrusted.stderr).text()).toContain('self signed certificate')
+    expect(await untrusted.exited).not.toBe(0)
+  })
+
   test('refuses a trusted certificate issued to another host', async () => {
     const server = await rawServer((socket) => socket.write(json('{}')), { tls: true, host: '0.0.0.0' })
     const elsewhere = server.url.replace('127.0.0.1', '127.0.0.2')
