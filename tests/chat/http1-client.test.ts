@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { createServer as createTcpServer, type Server, type Socket } from 'node:net'
 import { createServer as createTlsServer } from 'node:tls'
-import { gzipSync } from 'node:zlib'
+import { brotliCompressSync, gzipSync } from 'node:zlib'
 import { createHttp1Fetch } from '../../src/chat/providers/http1/client'
 import { defaultUpstreamFetch } from '../../src/chat/providers/upstream-fetch'
 
@@ -181,11 +181,14 @@ describe('response bodies', () => {
     expect(await response.text()).toBe('{"ok":1}')
   })
 
-  test('a gzip body is decoded, as fetch would', async () => {
-    const gzipped = gzipSync('{"ok":true}')
+  test.each([
+    ['gzip', gzipSync],
+    ['br', brotliCompressSync],
+  ])('a %s body is decoded, as fetch would', async (encoding, compress) => {
+    const compressed = compress('{"ok":true}')
     const server = await rawServer((socket) => {
-      socket.write(`HTTP/1.1 200 OK\r\ncontent-encoding: gzip\r\ncontent-length: ${gzipped.length}\r\n\r\n`)
-      socket.write(gzipped)
+      socket.write(`HTTP/1.1 200 OK\r\ncontent-encoding: ${encoding}\r\ncontent-length: ${compressed.length}\r\n\r\n`)
+      socket.write(compressed)
     })
     expect(await (await newClient()(server.url, post())).json()).toEqual({ ok: true })
   })
