@@ -1,3 +1,5 @@
+import { unref } from '../runtimes/timers'
+
 /**
  * Watches many streams for silence with one timer per interval length, instead of a timer per
  * stream: a gateway holding thousands of streams would otherwise arm and clear thousands of
@@ -50,6 +52,5 @@ function startSweeping(ms: number, group: Group): ReturnType<typeof setInterval>
     }
   }, Math.max(1, ms / 4))
   // Open streams keep the process alive through their sockets; the sweep alone must not.
-  ;(timer as { unref?: () => void }).unref?.()
-  return timer
+  return unref(timer)
 }

@@ -1,3 +1,5 @@
+import { unref } from './timers'
+
 /**
  * Full garbage collections on a fixed pace while the server is busy, for the Bun entry when
  * the embedded PGlite database lives in the same process.
@@ -22,6 +24,6 @@ export function startGcPacer(options: { intervalMs: number; busy: () => boolean;
     if (options.busy()) options.collect()
   }, options.intervalMs)
   // The pacer serves requests; it must never be what keeps the process alive.
-  ;(timer as { unref?: () => void }).unref?.()
+  unref(timer)
   return () => clearInterval(timer)
 }

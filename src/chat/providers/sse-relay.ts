@@ -1,4 +1,5 @@
 import { bytesAt, HAS_CHOICES, HAS_ERROR, NOT_PROVEN, parseJsonObject, reportsError, scanJsonObject } from './json-scan'
+import { concat } from './bytes'
 import { SseDataDecoder } from './sse-decoder'
 
 /** What one upstream read gave the relay. */
@@ -154,12 +155,5 @@ function gather(buffer: Uint8Array, ranges: number[]): Uint8Array {
     out.set(buffer.subarray(ranges[k], ranges[k + 1]), offset)
     offset += ranges[k + 1] - ranges[k]
   }
-  return out
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length)
-  out.set(a)
-  out.set(b, a.length)
   return out
 }

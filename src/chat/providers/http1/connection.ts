@@ -1,5 +1,6 @@
 import type { Socket, SocketHandler, TLSOptions } from 'bun'
 import { checkServerIdentity, type PeerCertificate } from 'node:tls'
+import { unref } from '../../../runtimes/timers'
 import type { Exchange } from './exchange'
 
 /** Where a request goes, parsed once per URL. */
@@ -184,11 +185,6 @@ export class ConnectionPool {
     clearInterval(this.#sweeper)
     this.#sweeper = undefined
   }
-}
-
-export function unref<T>(timer: T): T {
-  ;(timer as { unref?: () => void }).unref?.()
-  return timer
 }
 
 const MAX_IDLE_PER_ORIGIN = 256

@@ -1,5 +1,7 @@
+import { unref } from '../../../runtimes/timers'
+import { concat } from '../bytes'
 import { ChunkedDecoder } from './chunked'
-import { unref, type Connection } from './connection'
+import type { Connection } from './connection'
 import { headEnd, MAX_HEAD_BYTES, parseHead, ResponseHeadError, type ResponseHead } from './head'
 
 /** Queued, unread body bytes past which the socket stops reading (TCP then slows the server). */
@@ -148,9 +150,8 @@ export class Exchange implements UnderlyingDefaultSource<Uint8Array> {
       complete = this.#left === 0
       clean = take === bytes.length
     } else if (this.#chunked) {
-      const decoded = this.#chunked.push(bytes)
-      data = decoded.data
-      const rest = decoded.rest
+      const { data: decoded, rest } = this.#chunked.push(bytes)
+      data = decoded
       complete = this.#chunked.done
       clean = rest === undefined || rest.length === 0
     } else {
@@ -220,11 +221,4 @@ function decoded(stream: ReadableStream<Uint8Array> | null, headers: [string, st
   const format = DECODINGS[encoding]
   if (!format) throw new ResponseHeadError(`unsupported Content-Encoding '${encoding}'`)
   return stream.pipeThrough(new DecompressionStream(format) as unknown as ReadableWritablePair<Uint8Array, Uint8Array>)
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length)
-  out.set(a)
-  out.set(b, a.length)
-  return out
 }
