@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import type { Issue } from '../../src/docs-config/model'
 
 /** Real docs.json / mint.json files from public repositories (see its README.md). */
-export const CORPUS_DIR = join(import.meta.dir, '../../../shared/reference/docs-json-corpus')
+export const CORPUS_DIR = join(import.meta.dir, '../fixtures/docs-json-corpus')
 
 /** Every corpus file as [name, text], skipping the README and the index. */
 export function corpusFiles(): [string, string][] {

@@ -6,10 +6,10 @@ import { makeTestApp, SETUP_TIMEOUT, type TestApp, uniqueOwner } from '../helper
 
 /**
  * Every response of the three plant operations is checked, by a JSON Schema validator,
- * against the published contract in shared/reference, extended with the statuses our
+ * against the published contract in tests/fixtures, extended with the statuses our
  * own OpenAPI document adds (each with the contract's Error schema).
  */
-const REFERENCE = JSON.parse(readFileSync(join(import.meta.dir, '../../../shared/reference/plant-store.openapi.json'), 'utf8'))
+const REFERENCE = JSON.parse(readFileSync(join(import.meta.dir, '../fixtures/plant-store.openapi.json'), 'utf8'))
 
 type Observed = { method: string; template: string; status: number; contentType: string | null; body: string }
 
