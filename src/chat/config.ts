@@ -12,6 +12,7 @@ import { Value } from '@sinclair/typebox/value'
  * | `CHAT_MODELS` | `{"echo":[{"provider":"echo","model":"echo"}],"echo-reasoner":[{"provider":"echo","model":"echo-reasoner"}]}` | JSON object mapping each public model name (listed by `GET /models`) to an ordered list of `{"provider","model"}` attempts; `model` is the name sent upstream. Later entries are fallbacks, tried only before the first byte reaches the client. `provider` is a `CHAT_PROVIDERS` name or `echo`. |
  * | `CHAT_KEEPALIVE_MS` | `15000` | Interval of `: keep-alive` comments while a stream waits on its upstream; a positive integer. |
  * | `ECHO_TOKEN_DELAY_MS` | `0` | Pause between tokens streamed by the `echo` provider (`0` = as fast as possible). |
+ * | `CHAT_MAX_RESPONSE_BYTES` | `8388608` (8 MiB) | Most bytes one completion may send, streamed or not, counted while it is made. An `echo` answer that would be larger whole is a 400 naming the parameter to lower, streamed or not; a stream that reaches it (any provider) ends with an error event (`code: "response_too_large"`). At least 65536. |
  *
  * An empty variable counts as unset. Any other bad value throws an `Error` whose one-line message names the variable.
  */
@@ -23,8 +24,12 @@ export function parseChatConfig(env: Record<string, string | undefined>): ChatCo
     models,
     keepAliveMs: parseInteger(env, 'CHAT_KEEPALIVE_MS', 15_000, 1),
     echoTokenDelayMs: parseInteger(env, 'ECHO_TOKEN_DELAY_MS', 0, 0),
+    maxResponseBytes: parseInteger(env, 'CHAT_MAX_RESPONSE_BYTES', DEFAULT_MAX_RESPONSE_BYTES, 65_536, 'bytes'),
   }
 }
+
+/** Default of `CHAT_MAX_RESPONSE_BYTES`: the most one completion may send. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024
 
 /** The name of the built-in offline provider; `CHAT_PROVIDERS` may not redefine it. */
 export const ECHO_PROVIDER = 'echo'
@@ -71,6 +76,8 @@ export type ChatConfig = {
   models: Record<string, ModelRoute[]>
   keepAliveMs: number
   echoTokenDelayMs: number
+  /** `CHAT_MAX_RESPONSE_BYTES`. */
+  maxResponseBytes: number
 }
 
 /** Defaults for every provider setting a `CHAT_PROVIDERS` entry may omit. */
@@ -146,11 +153,11 @@ function parseJson<Schema extends typeof ProvidersSetting | typeof ModelsSetting
   return value as Static<Schema>
 }
 
-function parseInteger(env: Record<string, string | undefined>, name: string, fallback: number, minimum: number): number {
+function parseInteger(env: Record<string, string | undefined>, name: string, fallback: number, minimum: number, unit = 'milliseconds'): number {
   const raw = env[name]?.trim()
   if (raw === undefined || raw === '') return fallback
   if (!/^\d+$/.test(raw) || Number(raw) < minimum || !Number.isSafeInteger(Number(raw))) {
-    throw new Error(`${name}: expected an integer >= ${minimum} (milliseconds), got '${env[name]}'`)
+    throw new Error(`${name}: expected an integer >= ${minimum} (${unit}), got '${env[name]}'`)
   }
   return Number(raw)
 }

@@ -3,7 +3,7 @@ import { authPlugin } from '../auth'
 import type { TokenService } from '../auth/service'
 import { readBodyText, requireJsonContentType } from '../http/body'
 import type { Logger } from '../http/logger'
-import type { ChatConfig } from './config'
+import { DEFAULT_MAX_RESPONSE_BYTES, type ChatConfig } from './config'
 import { ChatCompletionRequest, ChatCompletionResponse, ModelEntry, ModelList } from './model'
 import { OpenAIError, openAIErrorResponse, toOpenAIError } from './openai-error'
 import { createEchoProvider } from './providers/echo'
@@ -12,8 +12,8 @@ import { buildRegistry, type ModelRegistry } from './providers/registry'
 import { describeIssue, modelList, modelNotFound, parseChatRequest } from './service'
 import { KEEP_ALIVE_MS, openEventStream } from './sse'
 
-/** What the chat routes serve from: the model registry and the keep-alive interval. */
-export type ChatSetup = { registry: ModelRegistry; keepAliveMs: number }
+/** What the chat routes serve from: the model registry, the keep-alive interval and the cap on one response (default 8 MiB). */
+export type ChatSetup = { registry: ModelRegistry; keepAliveMs: number; maxResponseBytes?: number }
 
 export type ChatDeps = {
   config: { bodyLimit: number; chat: ChatConfig }
@@ -30,7 +30,9 @@ export type ChatDeps = {
 
 /** The registry `CHAT_PROVIDERS`/`CHAT_MODELS` describe (see `config.ts`); `echo` alone when unset. */
 export function chatSetupFrom(config: ChatConfig): ChatSetup {
-  return { registry: buildRegistry(config, { echo: createEchoProvider }), keepAliveMs: config.keepAliveMs }
+  const maxResponseBytes = config.maxResponseBytes
+  const echo = (options: { tokenDelayMs: number }) => createEchoProvider({ ...options, maxResponseBytes })
+  return { registry: buildRegistry(config, { echo }), keepAliveMs: config.keepAliveMs, maxResponseBytes }
 }
 
 const security = [{ bearerAuth: [] }]
@@ -75,7 +77,13 @@ export function chatPlugin(deps: ChatDeps) {
       state,
       abort,
       keepAliveMs: chat.keepAliveMs || KEEP_ALIVE_MS,
-      onStreamError: (error) => logFailure(deps.logger, error, where, 'chat stream failed after the first byte'),
+      maxBytes: chat.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+      onStreamError: (error) => {
+        // A stream cut at the response cap is the request's doing, not a fault: a warning without a stack.
+        if (error instanceof OpenAIError && error.init.code === 'response_too_large') {
+          deps.logger.warn('chat stream cut at the response cap', { method: where.method, path: new URL(where.url).pathname, limit: chat.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES })
+        } else logFailure(deps.logger, error, where, 'chat stream failed after the first byte')
+      },
       onClose: () => links.release(),
     })
   }

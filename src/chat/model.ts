@@ -13,6 +13,25 @@ const open = { additionalProperties: true } as const
 
 const nullable = <T extends Parameters<typeof t.Optional>[0]>(schema: T) => t.Optional(t.Union([schema, t.Null()]))
 
+/** OpenAI allows at most 4 stop sequences; DeepSeek and vLLM allow 16, which we follow. */
+export const MAX_STOP_SEQUENCES = 16
+
+/*
+ * Bounds on everything a request can multiply (OWASP API4). Where OpenAI documents one, it is
+ * OpenAI's: `n` 1..128, `top_logprobs` 0..20, 128 tools, 2048 messages, 300 `logit_bias` entries.
+ * OpenAI bounds `max_tokens` by the model's context; a gateway in front of several models
+ * takes 1,048,576, above every model it may relay to. The answer as a whole is capped too
+ * (`CHAT_MAX_RESPONSE_BYTES`, see config.ts), since these bounds multiply each other.
+ */
+export const MAX_MESSAGES = 2048
+export const MAX_CONTENT_PARTS = 1024
+export const MAX_TOOLS = 128
+export const MAX_TOOL_CALLS = 128
+export const MAX_CHOICES = 128
+export const MAX_TOP_LOGPROBS = 20
+export const MAX_LOGIT_BIAS = 300
+export const MAX_OUTPUT_TOKENS = 1_048_576
+
 /** A part of a multi-part message content (`text`, `image_url`, `input_audio`, …). */
 export const ContentPart = t.Object({ type: t.String({ minLength: 1 }) }, open)
 
@@ -44,9 +63,9 @@ export const MessageRole = t.Union([
 export const RequestMessage = t.Object(
   {
     role: MessageRole,
-    content: nullable(t.Union([t.String(), t.Array(ContentPart)])),
+    content: nullable(t.Union([t.String(), t.Array(ContentPart, { maxItems: MAX_CONTENT_PARTS })])),
     name: t.Optional(t.String()),
-    tool_calls: nullable(t.Array(ToolCall)),
+    tool_calls: nullable(t.Array(ToolCall, { maxItems: MAX_TOOL_CALLS })),
     tool_call_id: t.Optional(t.String()),
     reasoning_content: nullable(t.String()),
   },
@@ -99,22 +118,19 @@ export const ResponseFormat = t.Object(
   open,
 )
 
-/** OpenAI allows at most 4 stop sequences; DeepSeek and vLLM allow 16, which we follow. */
-export const MAX_STOP_SEQUENCES = 16
-
 /** The body of `POST /chat/completions`. Bounds are OpenAI's. */
 export const ChatCompletionRequest = t.Object(
   {
     model: t.String({ minLength: 1 }),
-    messages: t.Array(RequestMessage, { minItems: 1 }),
+    messages: t.Array(RequestMessage, { minItems: 1, maxItems: MAX_MESSAGES }),
     frequency_penalty: nullable(t.Number({ minimum: -2, maximum: 2 })),
     presence_penalty: nullable(t.Number({ minimum: -2, maximum: 2 })),
-    logit_bias: nullable(t.Record(t.String(), t.Number({ minimum: -100, maximum: 100 }))),
+    logit_bias: nullable(t.Record(t.String(), t.Number({ minimum: -100, maximum: 100 }), { maxProperties: MAX_LOGIT_BIAS })),
     logprobs: nullable(t.Boolean()),
-    top_logprobs: nullable(t.Integer({ minimum: 0, maximum: 20 })),
-    max_tokens: nullable(t.Integer({ minimum: 1 })),
-    max_completion_tokens: nullable(t.Integer({ minimum: 1 })),
-    n: nullable(t.Integer({ minimum: 1, maximum: 128 })),
+    top_logprobs: nullable(t.Integer({ minimum: 0, maximum: MAX_TOP_LOGPROBS })),
+    max_tokens: nullable(t.Integer({ minimum: 1, maximum: MAX_OUTPUT_TOKENS })),
+    max_completion_tokens: nullable(t.Integer({ minimum: 1, maximum: MAX_OUTPUT_TOKENS })),
+    n: nullable(t.Integer({ minimum: 1, maximum: MAX_CHOICES })),
     response_format: t.Optional(ResponseFormat),
     seed: nullable(t.Integer()),
     stop: nullable(t.Union([t.String(), t.Array(t.String(), { maxItems: MAX_STOP_SEQUENCES })])),
@@ -122,7 +138,7 @@ export const ChatCompletionRequest = t.Object(
     stream_options: nullable(t.Object({ include_usage: t.Optional(t.Boolean()) }, open)),
     temperature: nullable(t.Number({ minimum: 0, maximum: 2 })),
     top_p: nullable(t.Number({ minimum: 0, maximum: 1 })),
-    tools: nullable(t.Array(FunctionTool, { maxItems: 128 })),
+    tools: nullable(t.Array(FunctionTool, { maxItems: MAX_TOOLS })),
     tool_choice: t.Optional(ToolChoice),
     parallel_tool_calls: nullable(t.Boolean()),
     user: t.Optional(t.String()),

@@ -124,6 +124,11 @@ export function describeIssue(issue: ValueError): OpenAIError {
       most ? 'array_above_max_length' : 'empty_array',
     )
   }
+  if (issue.type === ValueErrorType.ObjectMaxProperties) {
+    const bound = issue.schema.maxProperties as number
+    const count = typeof issue.value === 'object' && issue.value !== null ? Object.keys(issue.value).length : 0
+    return badRequest(`Invalid '${param}': too many keys. Expected at most ${bound}, but got ${count}.`, param, 'object_above_max_size')
+  }
   if (TYPE_ERRORS.has(issue.type)) {
     return badRequest(`Invalid type for '${param}': expected ${typeName(issue.schema)}, but got ${jsonType(issue.value)} instead.`, param, 'invalid_type')
   }

@@ -1,4 +1,4 @@
-import { openAIErrorBody, toOpenAIError } from './openai-error'
+import { OpenAIError, openAIErrorBody, toOpenAIError } from './openai-error'
 import { encodeEvent } from './providers/sse-encode'
 import { watchSilence } from './silence'
 
@@ -36,6 +36,12 @@ export type EventStreamOptions = {
   onStreamError?: (error: unknown) => void
   /** Called once when the stream ends, whether finished, failed or cancelled. */
   onClose?: () => void
+  /**
+   * Most bytes the stream may send (`CHAT_MAX_RESPONSE_BYTES`). An item that would pass it is not
+   * sent: the stream ends with a `response_too_large` error event instead (a few hundred bytes past
+   * the cap), so that no provider, echo or relay, can make one response unbounded.
+   */
+  maxBytes?: number
 }
 
 /**
@@ -75,6 +81,7 @@ class EventStream implements UnderlyingDefaultSource<Uint8Array> {
   #first: IteratorResult<Uint8Array> | undefined
   #committed = false
   #closed = false
+  #sent = 0
 
   constructor(iterator: AsyncIterator<Uint8Array>, options: EventStreamOptions) {
     this.#iterator = iterator
@@ -148,6 +155,7 @@ class EventStream implements UnderlyingDefaultSource<Uint8Array> {
 
   #write(bytes: Uint8Array): void {
     this.#controller!.enqueue(bytes)
+    this.#sent += bytes.length
     this.lastActiveAt = performance.now()
   }
 
@@ -155,6 +163,8 @@ class EventStream implements UnderlyingDefaultSource<Uint8Array> {
   #writeResult(result: IteratorResult<Uint8Array>): void {
     if (!result.done) {
       if (result.value.length === 0) return
+      const limit = this.#options.maxBytes
+      if (limit !== undefined && this.#sent + result.value.length + DONE.length > limit) return this.#fail(tooLarge(limit))
       this.#write(result.value)
       if (!endsWithDone(result.value)) return
       this.#close()
@@ -188,6 +198,15 @@ class EventStream implements UnderlyingDefaultSource<Uint8Array> {
     this.#options.abort.abort()
     this.#iterator.return?.().catch(() => {})
   }
+}
+
+function tooLarge(limit: number): OpenAIError {
+  return new OpenAIError({
+    status: 400,
+    message: `The response reached this server's limit of ${limit} bytes and was cut off; ask for less (lower 'n', 'top_logprobs' or 'max_tokens').`,
+    param: null,
+    code: 'response_too_large',
+  })
 }
 
 /** Whether `bytes` end with the `data: [DONE]\n\n` event. */

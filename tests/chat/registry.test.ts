@@ -41,6 +41,7 @@ function registry(overrides: { primary?: Partial<ProviderConfig>; secondary?: Pa
     },
     keepAliveMs: 15_000,
     echoTokenDelayMs: 0,
+    maxResponseBytes: 8 * 1024 * 1024,
   }
   return buildRegistry(config, { echo: createEchoProvider, sleep: recordSleep, ...deps })
 }

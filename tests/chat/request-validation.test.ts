@@ -64,6 +64,16 @@ const BAD_REQUESTS: [string, unknown, string | null, string][] = [
   ['named tool_choice naming an unknown tool', { ...base, tools: [tool], tool_choice: { type: 'function', function: { name: 'other' } } }, 'tool_choice.function.name', "no function named 'other'"],
   ['stream as a string', { ...base, stream: 'true' }, 'stream', 'expected a boolean or null'],
   ['include_usage as a string', { ...base, stream: true, stream_options: { include_usage: 'yes' } }, 'stream_options.include_usage', 'expected a boolean'],
+  // Bounds on what a request can multiply (issue #11, OWASP API4): OpenAI's where it has one.
+  ['n above 128', { ...base, n: 129 }, 'n', 'less or equal to 128'],
+  ['max_tokens above 1,048,576', { ...base, max_tokens: 1_048_577 }, 'max_tokens', 'less or equal to 1048576'],
+  ['max_completion_tokens above 1,048,576', { ...base, max_completion_tokens: 2 ** 40 }, 'max_completion_tokens', 'less or equal to 1048576'],
+  ['logit_bias with 301 entries', { ...base, logit_bias: Object.fromEntries(Array.from({ length: 301 }, (_, i) => [String(i), 1])) }, 'logit_bias', 'too many keys. Expected at most 300, but got 301'],
+  ['logit_bias above 100', { ...base, logit_bias: { '42': 101 } }, 'logit_bias[42]', 'less or equal to 100'],
+  ['129 tools', { ...base, tools: Array.from({ length: 129 }, (_, i) => ({ ...tool, function: { ...tool.function, name: `t${i}` } })) }, 'tools', 'at most 128 items, but got 129'],
+  ['2049 messages', { ...base, messages: Array.from({ length: 2049 }, () => USER('hi')[0]) }, 'messages', 'at most 2048 items, but got 2049'],
+  ['1025 content parts', { ...base, messages: [{ role: 'user', content: Array.from({ length: 1025 }, () => ({ type: 'text', text: 'a' })) }] }, 'messages[0].content', 'at most 1024 items, but got 1025'],
+  ['129 tool calls in one message', { ...base, messages: [{ role: 'assistant', tool_calls: Array.from({ length: 129 }, (_, i) => ({ id: `c${i}`, type: 'function', function: { name: 'f', arguments: '{}' } })) }, ...USER('hi')] }, 'messages[0].tool_calls', 'at most 128 items, but got 129'],
   ['body is an array', [base], null, 'must be a JSON object'],
   ['body is not JSON', '{"model": "echo",', null, 'could not parse the JSON body'],
 ]
@@ -116,10 +126,13 @@ describe('what is accepted', () => {
       top_p: 0,
       frequency_penalty: -2,
       presence_penalty: 2,
-      max_tokens: 1,
+      max_tokens: 1_048_576,
       logprobs: true,
       top_logprobs: 20,
       stop: Array.from({ length: 16 }, (_, i) => `s${i}`),
+      n: 128,
+      logit_bias: Object.fromEntries(Array.from({ length: 300 }, (_, i) => [String(i), 1])),
+      max_completion_tokens: 1_048_576,
     })
     expect(response.status).toBe(200)
   })

@@ -9,9 +9,10 @@ import type {
   ToolCall,
   Usage,
 } from '../model'
-import type { ChatCompletionChunk, ChatProvider, ChatRequest } from './provider'
-import { exampleFor } from './schema-example'
-import { contentText, leadingTokens, promptOf, PromptCache, tokenAt, tokenize } from './tokenizer'
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../config'
+import { ProviderError, type ChatCompletionChunk, type ChatProvider, type ChatRequest } from './provider'
+import { ExampleTooLarge, exampleFor } from './schema-example'
+import { contentText, leadingTokens, promptOf, PromptCache, tokenAt, utf8Length } from './tokenizer'
 
 /**
  * `echo`: the built-in offline provider. It is not a language model and does not pretend
@@ -42,6 +43,8 @@ export type EchoOptions = {
   clock?: () => Date
   /** How many prompts the prompt cache remembers; see `PromptCache`. */
   promptCacheEntries?: number
+  /** Most bytes of one non-streamed answer (`CHAT_MAX_RESPONSE_BYTES`, default 8 MiB); see {@link answerTooLarge}. Streams are capped by the route. */
+  maxResponseBytes?: number
 }
 
 const SYSTEM_FINGERPRINT = 'fp_trellis_echo'
@@ -54,6 +57,7 @@ export function createEchoProvider(options: EchoOptions = {}): ChatProvider {
   const clock = options.clock ?? (() => new Date())
   const cache = new PromptCache(options.promptCacheEntries)
   const delay = options.tokenDelayMs ?? 0
+  const limit = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
 
   return {
     name: options.name ?? 'echo',
@@ -61,15 +65,8 @@ export function createEchoProvider(options: EchoOptions = {}): ChatProvider {
     async complete(raw, signal) {
       signal.throwIfAborted()
       const request = validated(raw)
-      const answer = planAnswer(request, cache)
-      const message: ResponseMessage = {
-        role: 'assistant',
-        content: answer.toolCall ? null : answer.content,
-        refusal: null,
-      }
-      if (answer.reasoningTokens > 0) message.reasoning_content = answer.reasoning
-      if (answer.toolCall) message.tool_calls = [{ ...answer.toolCall, function: { ...answer.toolCall.function, arguments: answer.arguments } }]
-      const logprobs = request.logprobs ? { content: tokenize(answer.content).map((token) => logprobFor(token, request.top_logprobs ?? 0)) } : null
+      const answer = planAnswer(request, cache, limit)
+      const { message, logprobs } = sized(request, answer, limit, true)
       return {
         id: completionId(),
         object: 'chat.completion',
@@ -100,7 +97,11 @@ export function createEchoProvider(options: EchoOptions = {}): ChatProvider {
     // Planned on the first step, so that a bad request rejects the stream's first item.
     const plan = (): Planned<T> => {
       const request = validated(raw)
-      const answer = planAnswer(request, cache)
+      const answer = planAnswer(request, cache, limit)
+      // Every event repeats the envelope, so a stream is larger than its answer whole: an answer
+      // too large whole is refused before the stream starts. One that fits whole may still reach
+      // the cap as a stream, and the route cuts it there.
+      sized(request, answer, limit, false)
       const includeUsage = request.stream_options?.include_usage === true
       const emit = emitter({
         id: completionId(),
@@ -329,6 +330,55 @@ async function* flatten<T>(batches: AsyncIterable<T[]>): AsyncGenerator<T> {
   for await (const batch of batches) yield* batch
 }
 
+/**
+ * The message `complete` answers with and its logprobs (built only when `keep`), sized as they
+ * are made: n choices share one message and one logprobs list, which only serialising would
+ * multiply, so an answer larger than `limit` is refused before that, and before a logprobs list
+ * larger than the cap is built. The estimate is at most ~1 KB above the real size, never below.
+ */
+function sized(request: ChatCompletionRequest, answer: Answer, limit: number, keep: boolean) {
+  const message: ResponseMessage = { role: 'assistant', content: answer.toolCall ? null : answer.content, refusal: null }
+  if (answer.reasoningTokens > 0) message.reasoning_content = answer.reasoning
+  if (answer.toolCall) message.tool_calls = [{ ...answer.toolCall, function: { ...answer.toolCall.function, arguments: answer.arguments } }]
+  const choices = request.n ?? 1
+  const shared = 256 + request.model.length * 6 + utf8Length(JSON.stringify(answer.usage))
+  let perChoice = 96 + utf8Length(JSON.stringify(message))
+  const fits = () => shared + choices * perChoice <= limit
+  if (!fits()) throw answerTooLarge(request, limit)
+  if (!request.logprobs) return { message, logprobs: null }
+  const content: TokenLogprob[] = []
+  let token: string | undefined
+  for (let at = 0; (token = tokenAt(answer.content, at)) !== undefined; at += token.length) {
+    const entry = logprobFor(token, request.top_logprobs ?? 0)
+    perChoice += utf8Length(JSON.stringify(entry)) + 1
+    if (!fits()) throw answerTooLarge(request, limit)
+    if (keep) content.push(entry)
+  }
+  return { message, logprobs: { content } }
+}
+
+/**
+ * The 400 for an answer larger than `limit`. The echo provider's answers are determined by the
+ * request, so the client can fix it; `param` names the multiplier to lower first.
+ */
+function answerTooLarge(request: ChatCompletionRequest, limit: number): ProviderError {
+  const param =
+    (request.n ?? 1) > 1
+      ? 'n'
+      : request.logprobs && request.top_logprobs
+        ? 'top_logprobs'
+        : request.logprobs
+          ? 'logprobs'
+          : request.max_completion_tokens != null
+            ? 'max_completion_tokens'
+            : 'max_tokens'
+  return new ProviderError(400, `The answer would be larger than this server's limit of ${limit} bytes per response; lower '${param}'.`, {
+    type: 'invalid_request_error',
+    param,
+    code: 'response_too_large',
+  })
+}
+
 /** The route has checked the request against `ChatCompletionRequest`; echo relies on that shape. */
 function validated(request: ChatRequest): ChatCompletionRequest {
   return request as ChatCompletionRequest
@@ -351,7 +401,7 @@ type Answer = {
   usage: Usage
 }
 
-function planAnswer(request: ChatCompletionRequest, cache: PromptCache): Answer {
+function planAnswer(request: ChatCompletionRequest, cache: PromptCache, limit: number): Answer {
   const messages = request.messages
   const lastUser = [...messages].reverse().find((message) => message.role === 'user')
   const text = contentText(lastUser?.content)
@@ -371,9 +421,10 @@ function planAnswer(request: ChatCompletionRequest, cache: PromptCache): Answer 
   let toolCall: ToolCall | undefined
   if (tool) {
     toolCall = { id: toolCallId(), type: 'function', function: { name: tool.function.name, arguments: '' } }
-    args = take(JSON.stringify(exampleFor(tool.function.parameters ?? { type: 'object', properties: {} }, text)))
+    const param = `tools[${(request.tools ?? []).indexOf(tool)}].function.parameters`
+    args = take(JSON.stringify(boundedExample(tool.function.parameters ?? { type: 'object', properties: {} }, text, limit, param)))
   } else {
-    content = take(cutAtStop(formatted(request, text), request.stop))
+    content = take(cutAtStop(formatted(request, text, limit), request.stop))
   }
 
   const prompt = promptOf(messages, request.tools)
@@ -452,11 +503,28 @@ function forcedTool(request: ChatCompletionRequest): FunctionTool | undefined {
   return undefined
 }
 
-function formatted(request: ChatCompletionRequest, text: string): string {
+function formatted(request: ChatCompletionRequest, text: string, limit: number): string {
   const format = request.response_format
   if (format?.type === 'json_object') return JSON.stringify({ echo: text })
-  if (format?.type === 'json_schema') return JSON.stringify(exampleFor(format.json_schema?.schema ?? {}, text))
+  if (format?.type === 'json_schema') return JSON.stringify(boundedExample(format.json_schema?.schema ?? {}, text, limit, 'response_format.json_schema.schema'))
   return text
+}
+
+/**
+ * {@link exampleFor} within the response cap, or a 400 naming the schema: echo's examples follow
+ * `minItems` and `minLength`, and a schema whose example cannot fit is the request's to change.
+ */
+function boundedExample(schema: unknown, text: string, limit: number, param: string): unknown {
+  try {
+    return exampleFor(schema, text, limit)
+  } catch (error) {
+    if (!(error instanceof ExampleTooLarge)) throw error
+    throw new ProviderError(
+      400,
+      `Invalid '${param}': an example of this schema would be larger than this server's limit of ${limit} bytes per response; lower its 'minItems' or 'minLength'.`,
+      { type: 'invalid_request_error', param, code: 'response_too_large' },
+    )
+  }
 }
 
 function cutAtStop(text: string, stop: ChatCompletionRequest['stop']): string {

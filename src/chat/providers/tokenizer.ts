@@ -130,25 +130,35 @@ class PromptBuilder {
   }
 }
 
-/** Defaults of the prompt cache: how many prompts it remembers, and how long a prefix of each. */
+/** Defaults of the prompt cache: how many prompts it remembers, and how long a prefix of each (tokens, characters). */
 export const PROMPT_CACHE_ENTRIES = 256
 export const PROMPT_CACHE_MAX_TOKENS = 16_384
+export const PROMPT_CACHE_MAX_CHARS = 65_536
+
+/**
+ * A prompt as the cache keeps it: its first characters copied out as UTF-16 code units, and
+ * where each of its first tokens ends. A copy, because a sliced string may keep the whole
+ * original alive: remembering 1 MiB prompts kept 3 MB each, until the cache forgot them.
+ */
+type Remembered = { codes: Uint16Array; ends: Uint32Array }
 
 /**
  * A bounded, in-memory stand-in for DeepSeek's context cache. It remembers the last
- * `entries` distinct prompts (at most `maxTokens` tokens of each, the least recently seen
- * evicted first). A prompt's cache hits are the length of the longest prefix it shares
- * with a remembered prompt; the rest are misses. Then the prompt itself is remembered.
+ * `entries` distinct prompts (at most `maxTokens` tokens and `maxChars` characters of each,
+ * the least recently seen evicted first), so it holds at most `entries × maxChars × 2` bytes
+ * of text (32 MiB by default). A prompt's cache hits are the length of the longest prefix it
+ * shares with a remembered prompt; the rest are misses. Then the prompt itself is remembered.
  *
  * So a repeated prompt is all hits, and the next turn of a conversation hits on the
  * whole previous prompt. Unlike DeepSeek, hits are counted per token, not per 64-token block.
  */
 export class PromptCache {
-  #prompts: Prompt[] = []
+  #prompts: Remembered[] = []
 
   constructor(
     readonly entries = PROMPT_CACHE_ENTRIES,
     readonly maxTokens = PROMPT_CACHE_MAX_TOKENS,
+    readonly maxChars = PROMPT_CACHE_MAX_CHARS,
   ) {}
 
   /** Counts the hits of `prompt` against what is remembered, then remembers `prompt`. */
@@ -163,7 +173,7 @@ export class PromptCache {
         best = i
       }
     }
-    const stored = tokens > this.maxTokens ? truncated(prompt, this.maxTokens) : prompt
+    const stored = remembered(prompt, this.maxTokens, this.maxChars)
     if (best >= 0 && this.#prompts[best]!.ends.length === stored.ends.length && hits === stored.ends.length) {
       this.#prompts.splice(best, 1)
     } else if (this.#prompts.length >= this.entries) {
@@ -175,21 +185,41 @@ export class PromptCache {
 }
 
 /**
- * How many leading tokens two prompts share. Both are split without gaps, so while the tokens
- * match they start at the same offset; then a token matches exactly when it ends at the same
- * offset in both and the texts agree up to that offset.
+ * How many leading tokens a remembered prompt shares with a prompt. Both are split without gaps,
+ * so while the tokens match they start at the same offset; then a token matches exactly when it
+ * ends at the same offset in both and the texts agree up to that offset.
  */
-function sharedTokens(a: Prompt, b: Prompt): number {
-  const length = Math.min(a.text.length, b.text.length)
+function sharedTokens(a: Remembered, b: Prompt): number {
+  const length = Math.min(a.codes.length, b.text.length)
   let same = 0
-  while (same < length && a.text.charCodeAt(same) === b.text.charCodeAt(same)) same++
+  while (same < length && a.codes[same] === b.text.charCodeAt(same)) same++
   const count = Math.min(a.ends.length, b.ends.length)
   let i = 0
   while (i < count && a.ends[i] === b.ends[i] && a.ends[i]! <= same) i++
   return i
 }
 
-function truncated(prompt: Prompt, tokens: number): Prompt {
-  const ends = prompt.ends.slice(0, tokens)
-  return { text: prompt.text.slice(0, tokens > 0 ? ends[tokens - 1] : 0), ends }
+/** The whole tokens of `prompt` that fit both limits, copied. */
+function remembered(prompt: Prompt, maxTokens: number, maxChars: number): Remembered {
+  let tokens = Math.min(prompt.ends.length, maxTokens)
+  while (tokens > 0 && prompt.ends[tokens - 1]! > maxChars) tokens--
+  const chars = tokens > 0 ? prompt.ends[tokens - 1]! : 0
+  const codes = new Uint16Array(chars)
+  for (let i = 0; i < chars; i++) codes[i] = prompt.text.charCodeAt(i)
+  return { codes, ends: prompt.ends.slice(0, tokens) }
+}
+
+/** The length of `text` in UTF-8 bytes, without encoding it (a lone surrogate counts 3, as U+FFFD). */
+export function utf8Length(text: string): number {
+  let bytes = text.length
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code < 0x80) continue
+    if (code < 0x800) bytes += 1
+    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 2 // a pair: two UTF-16 units, four bytes
+      i++
+    } else bytes += 2
+  }
+  return bytes
 }
