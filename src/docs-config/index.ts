@@ -18,7 +18,7 @@ import {
   StrictQuery,
   ValidationResult,
 } from './model'
-import { DocsConfigService, InvalidDocsConfig, StaleRevision } from './service'
+import { DocsConfigService, InvalidDocsConfig, StaleRevision, WritersBusy } from './service'
 import { DocsRevisionStore, type RevisionSummary, type StoredRevision } from './store'
 import { validateDocsConfig } from './validate'
 
@@ -84,6 +84,7 @@ export const docsConfigPlugin = (deps: DocsConfigDeps) => {
         } catch (error) {
           if (error instanceof InvalidDocsConfig) throw new HttpError(400, error.message, { body: { errors: error.result.errors } })
           if (error instanceof StaleRevision) throw new HttpError(412, error.message, { headers: { etag: error.current } })
+          if (error instanceof WritersBusy) throw new HttpError(503, error.message, { headers: { 'retry-after': '1' } })
           throw error
         }
       },
@@ -91,11 +92,11 @@ export const docsConfigPlugin = (deps: DocsConfigDeps) => {
         auth: 'docs:write',
         parse: authenticatedParse(deps.tokens, 'docs:write', readBody),
         query: StrictQuery,
-        response: { 200: StoredResult, ...errors(400, 401, 403, 412, 413, 500) },
+        response: { 200: StoredResult, ...errors(400, 401, 403, 412, 413, 500, 503) },
         detail: {
           summary: 'Replace docs.json',
           description:
-            'Needs the docs:write scope. Validates the text (400 with every error when invalid; ?strict=true makes unknown properties errors) and stores it as a new revision; history is never rewritten. With If-Match, a stale ETag answers 412, so two editors never silently overwrite each other. Bodies over 1 MiB answer 413.',
+            'Needs the docs:write scope. Validates the text (400 with every error when invalid; ?strict=true makes unknown properties errors) and stores it as a new revision; history is never rewritten. With If-Match, a stale ETag answers 412, so two editors never silently overwrite each other; without it writers take turns and never get 412 (503 with Retry-After if a turn takes over 5 s). Bodies over 1 MiB answer 413.',
           security: BEARER,
           tags: ['docs.json'],
           requestBody: RAW_BODY_DOC,

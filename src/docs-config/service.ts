@@ -2,7 +2,7 @@ import DEFAULT_DOCS from './default-docs.json'
 import { etagFor, ifMatchAccepts } from './etag'
 import type { Issue, ValidateOptions, ValidationResult } from './model'
 import type { DocsConfig } from './schema'
-import type { DocsRevisionStore, StoredRevision } from './store'
+import { type DocsRevisionStore, isLockTimeout, type StoredRevision, WRITER_LOCK_TIMEOUT_MS } from './store'
 import { validateDocsConfig } from './validate'
 
 /**
@@ -26,6 +26,13 @@ export class StaleRevision extends Error {
   }
 }
 
+/** Too many writers ahead of this one: it waited {@link WRITER_LOCK_TIMEOUT_MS} for its turn. Worth retrying. */
+export class WritersBusy extends Error {
+  constructor() {
+    super(`docs.json is being written by others; this write waited ${WRITER_LOCK_TIMEOUT_MS / 1000} s for its turn. Retry shortly`)
+  }
+}
+
 const DEFAULT_RESULT = validateDocsConfig(JSON.stringify(DEFAULT_DOCS))
 if (!DEFAULT_RESULT.valid || DEFAULT_RESULT.config === undefined) {
   throw new Error(`the built-in default docs.json is invalid: ${JSON.stringify(DEFAULT_RESULT.errors)}`)
@@ -33,9 +40,6 @@ if (!DEFAULT_RESULT.valid || DEFAULT_RESULT.config === undefined) {
 const DEFAULT_CONFIG = DEFAULT_RESULT.config
 const DEFAULT_BODY = JSON.stringify(DEFAULT_CONFIG)
 let defaultEtag: Promise<string> | undefined
-
-/** Attempts for a write without If-Match that keeps losing the race for the next revision number. */
-const UNCONDITIONAL_ATTEMPTS = 5
 
 /**
  * docs.json without HTTP: what is current, replacing it with a validated new revision (guarded by an
@@ -71,31 +75,28 @@ export class DocsConfigService {
   }
 
   /**
-   * Validates `text` and stores it as the next revision.
-   * @throws InvalidDocsConfig when it does not validate; StaleRevision when `ifMatch` is not current,
-   *   including when another writer stored a revision first.
+   * Validates `text` and stores it as the next revision. Writers take turns (see DocsRevisionStore.appendNext),
+   * so a write without `ifMatch` always lands on top of whatever is newest and never reports a conflict.
+   * @throws InvalidDocsConfig when it does not validate; StaleRevision when `ifMatch` is not the current ETag
+   *   when this writer's turn comes; WritersBusy when the turn did not come in time.
    */
   async replace(input: { text: string; author: string; ifMatch?: string } & ValidateOptions): Promise<{ stored: StoredRevision; warnings: Issue[] }> {
     const result = validateDocsConfig(input.text, { strict: input.strict })
     if (!result.valid || result.config === undefined) throw new InvalidDocsConfig(result)
-    for (let attempt = 0; attempt < UNCONDITIONAL_ATTEMPTS; attempt++) {
-      const latest = await this.store.latestSummary()
-      const revision = latest?.revision ?? 0
-      const currentEtag = latest?.etag ?? (await this.defaultEtag())
-      if (input.ifMatch !== undefined && !ifMatchAccepts(input.ifMatch, currentEtag)) throw new StaleRevision(currentEtag)
-      const stored = await this.store.append(revision, {
-        source: input.text,
-        config: result.config,
-        etag: await etagFor(revision + 1, result.config),
-        author: input.author,
-        size: new TextEncoder().encode(input.text).byteLength,
-        createdAt: this.clock(),
+    const config = result.config
+    const size = new TextEncoder().encode(input.text).byteLength
+    try {
+      const stored = await this.store.appendNext(async (latest) => {
+        const revision = latest?.revision ?? 0
+        const currentEtag = latest?.etag ?? (await this.defaultEtag())
+        if (input.ifMatch !== undefined && !ifMatchAccepts(input.ifMatch, currentEtag)) throw new StaleRevision(currentEtag)
+        return { source: input.text, config, etag: await etagFor(revision + 1, config), author: input.author, size, createdAt: this.clock() }
       })
-      if (stored !== undefined) return { stored, warnings: result.warnings }
-      // Someone else stored revision + 1 first: a conditional write is now stale; an unconditional one retries.
-      if (input.ifMatch !== undefined) throw new StaleRevision((await this.store.latestSummary())?.etag ?? currentEtag)
+      return { stored, warnings: result.warnings }
+    } catch (error) {
+      if (isLockTimeout(error)) throw new WritersBusy()
+      throw error
     }
-    throw new StaleRevision((await this.store.latestSummary())?.etag ?? '')
   }
 
   list() {

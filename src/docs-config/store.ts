@@ -1,4 +1,4 @@
-import { asc, desc, eq } from 'drizzle-orm'
+import { asc, desc, eq, sql } from 'drizzle-orm'
 import type { Database } from '../db/connect'
 import { docsRevisions } from '../db/schema'
 import type { DocsConfig } from './schema'
@@ -29,8 +29,8 @@ const SUMMARY_COLUMNS = {
 }
 
 /**
- * The revisions table. Rows are only ever inserted: a new docs.json is revision n+1, and the primary key on
- * the revision number is what makes two writers that both read revision n collide, so exactly one wins.
+ * The revisions table. Rows are only ever inserted: a new docs.json is revision n+1. Writers queue on an
+ * advisory lock (see appendNext), and the primary key on the revision number stays as the last guard.
  * Works the same on PostgreSQL and PGlite.
  */
 export class DocsRevisionStore {
@@ -59,17 +59,39 @@ export class DocsRevisionStore {
   }
 
   /**
-   * Stores `revision` as number `after + 1`. Returns undefined when that number is already taken, i.e. some
-   * other writer stored a revision after `after` was read.
+   * Runs `build` with the newest revision and stores what it returns as the next number, with every other
+   * writer (in this process or another replica) waiting on one transaction-scoped advisory lock. Serializing
+   * the writers is what lets a PUT without If-Match never lose a race: no two writers ever read the same
+   * "newest" revision. The wait is bounded by `lock_timeout`; past it PostgreSQL raises 55P03, which the
+   * service reports as busy (503) rather than as a stale revision (412).
    */
-  async append(after: number, revision: NewRevision): Promise<StoredRevision | undefined> {
-    const [row] = await this.db
-      .insert(docsRevisions)
-      .values({ ...revision, revision: after + 1 })
-      .onConflictDoNothing({ target: docsRevisions.revision })
-      .returning()
-    return row === undefined ? undefined : toStored(row)
+  async appendNext(build: (latest: RevisionSummary | undefined) => Promise<NewRevision>): Promise<StoredRevision> {
+    return this.db.transaction(async (tx) => {
+      await tx.execute(sql.raw(`SET LOCAL lock_timeout = '${WRITER_LOCK_TIMEOUT_MS}ms'`))
+      await tx.execute(sql`SELECT pg_advisory_xact_lock(${WRITER_LOCK_KEY})`)
+      const [latest] = await tx.select(SUMMARY_COLUMNS).from(docsRevisions).orderBy(desc(docsRevisions.revision)).limit(1)
+      const values = await build(latest)
+      const [row] = await tx
+        .insert(docsRevisions)
+        .values({ ...values, revision: (latest?.revision ?? 0) + 1 })
+        .returning()
+      return toStored(row!)
+    })
   }
+}
+
+/** The advisory-lock key that docs.json writers queue on (any constant 64-bit number that nothing else uses). */
+const WRITER_LOCK_KEY = 0x7472_6c64_6f63 // "trldoc"
+/** How long a writer waits for the writers ahead of it before the request is answered 503. */
+export const WRITER_LOCK_TIMEOUT_MS = 5_000
+
+/** PostgreSQL's lock_not_available: `lock_timeout` passed while waiting for the writers' lock. */
+export function isLockTimeout(error: unknown): boolean {
+  for (let cause = error; cause instanceof Error || (typeof cause === 'object' && cause !== null); cause = (cause as { cause?: unknown }).cause) {
+    if ((cause as { code?: unknown }).code === '55P03') return true
+    if (!(cause as { cause?: unknown }).cause) break
+  }
+  return false
 }
 
 function toStored(row: typeof docsRevisions.$inferSelect): StoredRevision {

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
 import DEFAULT_DOCS from '../../src/docs-config/default-docs.json'
 import { validateDocsConfig } from '../../src/docs-config/validate'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
@@ -171,6 +172,46 @@ describe('PUT /docs.json', () => {
     const numbers = await Promise.all(responses.map(async (response) => (await response.json()).revision))
     expect(numbers.sort()).toEqual([1, 2, 3])
   })
+
+  test('20 concurrent writers without If-Match: none is told 412; each gets its own revision, 1 to 20', async () => {
+    const names = Array.from({ length: 20 }, (_, i) => `Writer ${i}`)
+    const responses = await Promise.all(names.map((name) => put(config(name))))
+    expect(responses.map((response) => response.status)).toEqual(names.map(() => 200))
+    const numbers = await Promise.all(responses.map(async (response) => (await response.json()).revision as number))
+    expect(numbers.sort((a, b) => a - b)).toEqual(names.map((_, i) => i + 1))
+    expect((await allSources()).sort()).toEqual(names.map((name) => config(name)).sort())
+  })
+
+  test('20 concurrent writers with the same If-Match: exactly one wins, the others get 412 with the new ETag', async () => {
+    const etag = (await put(config('Base'))).headers.get('etag') ?? ''
+    const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => put(config(`Writer ${i}`), { headers: { 'if-match': etag } })))
+    const statuses = responses.map((response) => response.status)
+    expect(statuses.filter((status) => status === 200)).toHaveLength(1)
+    expect(statuses.filter((status) => status === 412)).toHaveLength(19)
+    const winner = responses.find((response) => response.status === 200)!.headers.get('etag')
+    for (const response of responses.filter((r) => r.status === 412)) expect(response.headers.get('etag')).toBe(winner)
+  })
+
+  // Only a server with several connections can hold the writers' lock while a PUT waits for it.
+  test.skipIf(!process.env.DATABASE_URL)('a writer that waits over 5 s for its turn gets 503 with Retry-After, not 412', async () => {
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    let locked!: () => void
+    const lockTaken = new Promise<void>((resolve) => (locked = resolve))
+    const holder = t.deps.database.db.transaction(async (tx) => {
+      await tx.execute(sql`SELECT pg_advisory_xact_lock(${0x7472_6c64_6f63})`)
+      locked()
+      await held
+    })
+    await lockTaken
+    const response = await put(config('Patient'))
+    release()
+    await holder
+    expect(response.status).toBe(503)
+    expect(response.headers.get('retry-after')).toBe('1')
+    expect(await response.json()).toMatchObject({ error: 503, message: expect.stringContaining('Retry') })
+    expect((await put(config('Later'))).status).toBe(200)
+  }, 15_000)
 })
 
 /** The submitted text of every revision, oldest first. */
