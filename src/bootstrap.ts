@@ -52,7 +52,9 @@ export async function bootstrap(config: Config, extra: Partial<AppDeps> & { pgli
  */
 export async function announceDevelopmentToken(config: Config, tokens: TokenService) {
   if (isProduction(config) || config.env.TRELLIS_WORKER || (await tokens.count()) > 0) return
-  const { token } = await tokens.create({ owner: 'dev', scopes: ['admin'] })
+  const created = await tokens.createFirst({ owner: 'dev', scopes: ['admin'] })
+  if (!created) return // another replica starting at the same moment minted it
+  const { token } = created
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host
   console.log(
     [

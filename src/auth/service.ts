@@ -27,6 +27,9 @@ type CacheEntry = { principal: Principal | null; expires: number }
  * looked up, so no secret is ever compared in JS; verified results are cached so that
  * a request costs no database round trip for auth.
  */
+/** Any constant that no other advisory lock uses; the same in every replica. */
+const FIRST_TOKEN_LOCK_KEY = 7_262_311_002
+
 export class TokenService {
   private readonly cache = new Map<string, CacheEntry>()
   private readonly ttl: number
@@ -50,13 +53,26 @@ export class TokenService {
   }
 
   /** Creates a token; the secret is returned here and never again. */
-  async create(input: { owner: string; scopes: Scope[] }) {
+  async create(input: { owner: string; scopes: Scope[] }, db: Pick<Database, 'insert'> = this.db) {
     const owner = input.owner.trim()
     if (!owner || owner.length > 200) throw new Error('owner must be 1 to 200 characters')
     const secret = TOKEN_PREFIX + randomBytes(32).toString('base64url')
     const id = 'tok_' + randomBytes(9).toString('base64url')
-    await this.db.insert(tokens).values({ id, owner, scopes: input.scopes, hash: hashToken(secret) })
+    await db.insert(tokens).values({ id, owner, scopes: input.scopes, hash: hashToken(secret) })
     return { id, owner, scopes: input.scopes, token: secret }
+  }
+
+  /**
+   * Creates a token only while none exists at all (the first-run development token). Replicas that
+   * start together on an empty database queue on an advisory lock, so exactly one of them mints it.
+   * @returns the created token, or undefined when one already existed.
+   */
+  async createFirst(input: { owner: string; scopes: Scope[] }) {
+    return this.db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(${FIRST_TOKEN_LOCK_KEY})`)
+      const [row] = await tx.select({ n: sql<number>`count(*)::int` }).from(tokens)
+      return Number(row!.n) > 0 ? undefined : this.create(input, tx)
+    })
   }
 
   async list() {
