@@ -6,8 +6,8 @@
 #
 # Base images are ARGs so they can be swapped (another mirror, a digest pin, or the local
 # stand-ins .ci/ship builds where no registry is reachable). Pin by digest in production:
-#   --build-arg BUN_IMAGE=docker.io/oven/bun:1.3.14-debian@sha256:…
-ARG BUN_IMAGE=docker.io/oven/bun:1.3.14-debian
+#   --build-arg BUN_IMAGE=docker.io/oven/bun:1.4.4-debian@sha256:…
+ARG BUN_IMAGE=docker.io/oven/bun:1.4.4-debian
 ARG RUNTIME_IMAGE=gcr.io/distroless/cc-debian12:nonroot
 
 FROM ${BUN_IMAGE} AS build

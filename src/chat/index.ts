@@ -7,7 +7,7 @@ import { DEFAULT_MAX_RESPONSE_BYTES, type ChatConfig } from './config'
 import { ChatCompletionRequest, ChatCompletionResponse, ModelEntry, ModelList } from './model'
 import { OpenAIError, openAIErrorResponse, toOpenAIError } from './openai-error'
 import { createEchoProvider } from './providers/echo'
-import type { ChatRequest } from './providers/provider'
+import { ProviderError, type ChatRequest } from './providers/provider'
 import { buildRegistry, type ModelRegistry } from './providers/registry'
 import { describeIssue, modelList, modelNotFound, parseChatRequest } from './service'
 import { KEEP_ALIVE_MS, openEventStream } from './sse'
@@ -54,7 +54,7 @@ export function chatPlugin(deps: ChatDeps) {
   const chat = deps.chat ?? chatSetupFrom(deps.config.chat)
   const listedAt = deps.clock()
 
-  const complete = async ({ request }: { request: Request }) => {
+  const complete = async ({ request, set }: { request: Request; set: { headers: Record<string, unknown> } }) => {
     requireJsonContentType(request)
     const parsed = parseChatRequest(await readBodyText(request, deps.config.bodyLimit))
     if (!chat.registry.has(parsed.model)) throw modelNotFound(parsed.model)
@@ -72,7 +72,7 @@ export function chatPlugin(deps: ChatDeps) {
     }
     const state = { committed: false }
     // What the log needs is copied now: a stream lives long, and should not keep its Request alive.
-    const where = { method: request.method, url: request.url }
+    const where = { method: request.method, url: request.url, requestId: requestIdOf(set) }
     return openEventStream(chat.registry.streamEvents(body, abort.signal, state), {
       state,
       abort,
@@ -81,10 +81,11 @@ export function chatPlugin(deps: ChatDeps) {
       onStreamError: (error) => {
         // A stream cut at the response cap is the request's doing, not a fault: a warning without a stack.
         if (error instanceof OpenAIError && error.init.code === 'response_too_large') {
-          deps.logger.warn('chat stream cut at the response cap', { method: where.method, path: new URL(where.url).pathname, limit: chat.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES })
+          deps.logger.warn('chat stream cut at the response cap', { request_id: where.requestId, method: where.method, path: new URL(where.url).pathname, limit: chat.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES })
         } else logFailure(deps.logger, error, where, 'chat stream failed after the first byte')
       },
       onClose: () => links.release(),
+      requestId: where.requestId,
     })
   }
 
@@ -124,15 +125,16 @@ export function chatPlugin(deps: ChatDeps) {
 
   return new Elysia({ name: 'chat' })
     .use(authPlugin(deps.tokens))
-    .onError(({ code, error, request }) => {
+    .onError(({ code, error, request, set }) => {
       if (code === 'VALIDATION') {
         const issue = (error as ValidationError).valueError
         return openAIErrorResponse(issue ? describeIssue(issue).init : { status: 400, message: 'The request is invalid.' })
       }
       if (code === 'PARSE') return openAIErrorResponse({ status: 400, message: 'We could not parse the JSON body of your request.' })
-      const init = toOpenAIError(error)
+      const requestId = requestIdOf(set)
+      const init = toOpenAIError(error, requestId)
       // A client that hung up before the first byte aborted its own request; nothing to report.
-      if ((init.isInternal || init.status >= 500) && !request.signal.aborted) logFailure(deps.logger, error, request, 'chat request failed')
+      if ((init.isInternal || init.status >= 500) && !request.signal.aborted) logFailure(deps.logger, error, { method: request.method, url: request.url, requestId }, 'chat request failed')
       return openAIErrorResponse(init)
     })
     .post('/chat/completions', complete, completeHook)
@@ -175,11 +177,21 @@ class AbortLinks {
   }
 }
 
-/** `where` is the request itself or its method and URL copied (a stream should not keep its Request alive); parsed only when logging. */
-function logFailure(logger: Logger, error: unknown, where: { method: string; url: string }, message: string) {
+const requestIdOf = (set: { headers: Record<string, unknown> }) => set.headers['x-request-id'] as string | undefined
+
+/**
+ * One log line for a failure: the request it ended, and why. A provider's failure is expected
+ * (an upstream down, a certificate refused): its `detail`, which the client never sees, stands
+ * in for a stack. Anything else is a bug, logged with its stack. `where` is copied from the
+ * request (a stream should not keep its Request alive); the URL is parsed only when logging.
+ */
+function logFailure(logger: Logger, error: unknown, where: { method: string; url: string; requestId?: string }, message: string) {
+  const provider = error instanceof ProviderError
   logger.error(message, {
+    request_id: where.requestId,
     method: where.method,
     path: new URL(where.url).pathname,
-    error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    error: provider ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error),
+    ...(provider && error.options.detail !== undefined ? { detail: error.options.detail } : {}),
   })
 }

@@ -79,9 +79,17 @@ export function openAIErrorResponse(init: OpenAIErrorInit): Response {
 
 /**
  * Maps anything thrown on a chat route to an OpenAI error. Unknown errors become a 500
- * whose message does not leak internals; `isInternal` tells the caller to log them.
+ * whose message does not leak internals; `isInternal` tells the caller to log them. A bug of ours
+ * or an upstream's failure (a provider's 5xx) names `requestId`, under which the log has the details.
  */
-export function toOpenAIError(error: unknown): OpenAIErrorInit & { isInternal?: boolean } {
+export function toOpenAIError(error: unknown, requestId?: string): OpenAIErrorInit & { isInternal?: boolean } {
+  const init = describe(error)
+  const logged = init.isInternal || (error instanceof ProviderError && init.status >= 500)
+  if (requestId === undefined || !logged) return init
+  return { ...init, message: `${init.message} (request id ${requestId})` }
+}
+
+function describe(error: unknown): OpenAIErrorInit & { isInternal?: boolean } {
   if (error instanceof OpenAIError) return error.init
   if (error instanceof ProviderError) {
     return {

@@ -34,6 +34,8 @@ export type EventStreamOptions = {
   keepAliveMs?: number
   /** Told about failures after the first byte, which the client only sees as an error event. */
   onStreamError?: (error: unknown) => void
+  /** Named in the error event of a failure of ours or an upstream's, as in the log line about it. */
+  requestId?: string
   /** Called once when the stream ends, whether finished, failed or cancelled. */
   onClose?: () => void
   /**
@@ -181,7 +183,7 @@ class EventStream implements UnderlyingDefaultSource<Uint8Array> {
   #fail(error: unknown): void {
     if (this.#closed) return
     this.#options.onStreamError?.(error)
-    this.#controller!.enqueue(encodeEvent(openAIErrorBody(toOpenAIError(error))))
+    this.#controller!.enqueue(encodeEvent(openAIErrorBody(toOpenAIError(error, this.#options.requestId))))
     this.#controller!.close()
     this.#stop()
   }

@@ -6,12 +6,11 @@ import { unref } from './timers'
  *
  * Why: JavaScriptCore sizes its collection budget from the whole heap, and PGlite's ~400 MB of
  * WebAssembly memory counts towards it. With that in the process, full collections become rare:
- * garbage from busy traffic piles up, fresh memory keeps being mapped and faulted in, and RSS
- * grows. Measured on the chat relay benchmark: CPU per relayed stream 503 µs without the pacer
- * and 253–263 µs with a collection every 250–500 ms when upstreams were read with Bun's fetch;
- * 280–297 µs without and 214–225 µs with it since they are read with the HTTP/1.1 client. On
- * PostgreSQL, where the heap is small, the pacer is off: it made that case no better (223–225 µs
- * off, 227–253 µs on). See BENCHMARKS.md.
+ * garbage from busy traffic piles up, and fresh memory keeps being mapped and faulted in. Measured
+ * on Bun 1.4.4 relaying at full load on PGlite: peak RSS 1.5–1.7 GB without the pacer and ~490 MB
+ * with a collection every 500 ms, for the same CPU per stream (on Bun 1.3 it also halved that CPU).
+ * On PostgreSQL, where the heap is small, the pacer is off: RSS was 116–124 MB either way. See
+ * BENCHMARKS.md.
  *
  * A collection runs only when requests are in flight, so an idle server never pays for one.
  *

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { parseChatConfig, PROVIDER_DEFAULTS, type ChatConfig, type ProviderConfig } from '../../src/chat/config'
 import { createEchoProvider } from '../../src/chat/providers/echo'
 import { ProviderError, type ChatCompletionChunk, type ChatProvider, type ChatRequest } from '../../src/chat/providers/provider'
-import { buildRegistry, ModelRegistry, type RegistryDeps, type StreamState } from '../../src/chat/providers/registry'
+import { backoffMs, buildRegistry, ModelRegistry, type RegistryDeps, type StreamState } from '../../src/chat/providers/registry'
 import { SseDataDecoder } from '../../src/chat/providers/sse-decoder'
 import { startMockUpstream, type MockUpstream } from './mock-upstream'
 
@@ -43,7 +43,8 @@ function registry(overrides: { primary?: Partial<ProviderConfig>; secondary?: Pa
     echoTokenDelayMs: 0,
     maxResponseBytes: 8 * 1024 * 1024,
   }
-  return buildRegistry(config, { echo: createEchoProvider, sleep: recordSleep, ...deps })
+  // Jitter fixed at its top, so back-offs are their ceilings (see 'full jitter' below).
+  return buildRegistry(config, { echo: createEchoProvider, sleep: recordSleep, random: () => 0.999_999, ...deps })
 }
 
 const request = (model = 'smart'): ChatRequest => ({ model, messages: [{ role: 'user', content: 'hello there' }], stream: true })
@@ -101,7 +102,20 @@ describe('retries before the first byte', () => {
     expect(received).toHaveLength(5)
     expect(primary.requests).toHaveLength(3)
     expect(secondary.requests).toHaveLength(0)
-    expect(sleeps).toEqual([10, 20])
+    expect(sleeps).toEqual([9, 19])
+  })
+
+  test('back-off without Retry-After has full jitter: anywhere from 0 to the exponential ceiling', () => {
+    const policy = { maxRetries: 5, retryBaseMs: 100, retryMaxMs: 1000 }
+    const draws = Array.from({ length: 200 }, () => backoffMs(policy, 2))
+    expect(Math.min(...draws)).toBeGreaterThanOrEqual(0)
+    expect(Math.max(...draws)).toBeLessThan(400)
+    expect(new Set(draws).size).toBeGreaterThan(50)
+    expect(backoffMs(policy, 2, undefined, () => 0)).toBe(0)
+    expect(backoffMs(policy, 9, undefined, () => 0.999_999)).toBe(999)
+    // Advice from the upstream is not jittered below what it asked, only capped.
+    expect(backoffMs(policy, 0, 0.5, () => 0)).toBe(500)
+    expect(backoffMs(policy, 0, 60, () => 0)).toBe(1000)
   })
 
   test('retries a connection that breaks before the first chunk', async () => {
@@ -238,7 +252,7 @@ describe('non-streaming requests', () => {
     const completion = await models.complete({ ...request(), stream: false }, new AbortController().signal)
     expect(completion.model).toBe('up-b')
     expect(primary.requests).toHaveLength(2)
-    expect(sleeps).toEqual([10])
+    expect(sleeps).toEqual([9])
   })
 
   test('a 400 is not retried', async () => {

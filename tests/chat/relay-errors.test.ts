@@ -26,6 +26,8 @@ const ROWS: {
   retryable: boolean
   retryAfter?: number
   message: string
+  /** What only the log gets: the upstream's own words, or its status. */
+  detail?: string
 }[] = [
   {
     upstream: { status: 400, errorBody: { error: { message: 'temperature is too high', type: 'invalid_request_error', param: 'temperature', code: 'bad_value' } } },
@@ -41,7 +43,7 @@ const ROWS: {
   },
   {
     upstream: { status: 401, errorBody: { error: { message: 'Incorrect API key provided' } } },
-    status: 502, type: 'api_error', code: 'upstream_auth_failed', retryable: false, message: "provider 'mock' rejected this gateway's credentials (HTTP 401)",
+    status: 502, type: 'api_error', code: 'upstream_auth_failed', retryable: false, message: "provider 'mock' rejected this gateway's credentials (HTTP 401)", detail: 'HTTP 401: Incorrect API key provided',
   },
   {
     upstream: { status: 403, errorBody: { error: 'forbidden' } },
@@ -60,12 +62,13 @@ const ROWS: {
     status: 429, type: 'rate_limit_error', code: 'rate_limit_exceeded', retryable: true, retryAfter: 7, message: 'slow down',
   },
   {
+    // 30 s asked, passed on capped at the provider's retryMaxMs (10 s by default).
     upstream: { status: 429, headers: { 'retry-after': 'Thu, 01 Jan 2026 00:00:30 GMT' } },
-    status: 429, type: 'rate_limit_error', code: 'rate_limit_exceeded', retryable: true, retryAfter: 30, message: 'rate limiting',
+    status: 429, type: 'rate_limit_error', code: 'rate_limit_exceeded', retryable: true, retryAfter: 10, message: 'rate limiting',
   },
   {
     upstream: { status: 500 },
-    status: 502, type: 'api_error', code: 'upstream_error', retryable: true, message: 'failed with HTTP 500: mock error 500',
+    status: 502, type: 'api_error', code: 'upstream_error', retryable: true, message: 'failed with HTTP 500.', detail: 'HTTP 500: mock error 500',
   },
   {
     upstream: { status: 502, errorBody: '<html>bad gateway</html>' },
@@ -73,7 +76,7 @@ const ROWS: {
   },
   {
     upstream: { status: 503, headers: { 'retry-after': '3' } },
-    status: 503, type: 'api_error', code: 'upstream_unavailable', retryable: true, retryAfter: 3, message: "provider 'mock' is unavailable",
+    status: 503, type: 'api_error', code: 'upstream_unavailable', retryable: true, retryAfter: 3, message: "provider 'mock' is unavailable", detail: 'HTTP 503: mock error 503',
   },
   {
     upstream: { status: 408 },
@@ -107,6 +110,10 @@ describe('upstream errors become OpenAI errors with the right status', () => {
         if ('param' in expected) expect(error.options.param).toBe(expected.param)
         expect(error.options.retryable ?? false).toBe(expected.retryable)
         expect(error.options.retryAfter).toBe(expected.retryAfter)
+        if (expected.detail) {
+          expect(error.options.detail).toContain(expected.detail)
+          expect(error.message).not.toContain(expected.detail)
+        }
       }
     })
   }

@@ -121,27 +121,30 @@ describe('streaming relay', () => {
     expect((error as ProviderError).message).toContain('closed the stream before [DONE]')
   })
 
-  test('an error event inside a 200 stream (as OpenRouter sends) ends the stream with its message', async () => {
+  test('an error event inside a 200 stream (as OpenRouter sends) ends the stream; its message goes to the log', async () => {
     upstream.script({ rawPieces: ['data: {"id":"a","object":"chat.completion.chunk","choices":[]}\n\n', 'data: {"error":{"message":"provider overloaded","code":502}}\n\n'] })
     const { chunks, error } = await collectUntilFailure(relay().stream(request(), new AbortController().signal))
     expect(chunks).toHaveLength(1)
     expect((error as ProviderError).status).toBe(502)
-    expect((error as ProviderError).message).toContain('provider overloaded')
+    expect((error as ProviderError).message).toContain('reported an error mid-answer')
+    expect((error as ProviderError).options.detail).toBe('provider overloaded')
   })
 
-  test('a JSON body where an event stream was asked for is a 502 quoting it', async () => {
+  test('a JSON body where an event stream was asked for is a 502; the log quotes it', async () => {
     upstream.script({ rawPieces: ['{"note":"streaming is disabled here"}'], headers: { 'content-type': 'application/json' } })
     const { chunks, error } = await collectUntilFailure(relay().stream(request(), new AbortController().signal))
     expect(chunks).toHaveLength(0)
     expect((error as ProviderError).status).toBe(502)
-    expect((error as ProviderError).message).toContain('JSON instead of an event stream: {"note":"streaming is disabled here"}')
+    expect((error as ProviderError).message).toContain('JSON instead of an event stream')
+    expect((error as ProviderError).options.detail).toBe('{"note":"streaming is disabled here"}')
   })
 
-  test('an event that is not JSON is a 502 naming it', async () => {
+  test('an event that is not JSON is a 502; the log names it', async () => {
     upstream.script({ rawPieces: ['data: not json\n\n'] })
     const { error } = await collectUntilFailure(relay().stream(request(), new AbortController().signal))
     expect((error as ProviderError).status).toBe(502)
-    expect((error as ProviderError).message).toContain('not a JSON object: not json')
+    expect((error as ProviderError).message).toContain('not a JSON object')
+    expect((error as ProviderError).options.detail).toBe('not json')
   })
 
   test('an unreachable upstream is a retryable 502', async () => {
@@ -201,7 +204,7 @@ describe('event bytes: grouped by the network read that completed them', () => {
       error = caught
     }
     expect(items).toEqual([event(0) + event(1)])
-    expect((error as ProviderError).message).toContain('boom')
+    expect((error as ProviderError).options.detail).toBe('boom')
   })
 })
 

@@ -120,7 +120,9 @@ describe('failures', () => {
     expect(response.status).toBe(503)
     expect(response.headers.get('content-type')).toBe('application/json')
     expect(response.headers.get('retry-after')).toBe('7')
-    expect(await response.json()).toEqual({ error: { message: 'upstream overloaded', type: 'server_error', param: null, code: 'service_unavailable' } })
+    // The log line about it carries the same request id, which the message names.
+    const id = response.headers.get('x-request-id')
+    expect(await response.json()).toEqual({ error: { message: `upstream overloaded (request id ${id})`, type: 'server_error', param: null, code: 'service_unavailable' } })
   })
 
   test('after the first byte: data: {"error":…}, then close, with no [DONE]', async () => {
@@ -132,7 +134,7 @@ describe('failures', () => {
     expect(body).toBe(
       `data: ${JSON.stringify(chunk('one'))}\n\n` +
         `data: ${JSON.stringify(chunk('two'))}\n\n` +
-        `data: ${JSON.stringify({ error: { message: 'upstream connection reset', type: 'server_error', param: null, code: 'upstream_error' } })}\n\n`,
+        `data: ${JSON.stringify({ error: { message: `upstream connection reset (request id ${response.headers.get('x-request-id')})`, type: 'server_error', param: null, code: 'upstream_error' } })}\n\n`,
     )
   })
 
@@ -178,7 +180,8 @@ describe('keep-alive', () => {
     expect(response.status).toBe(200)
     const body = await readAll(response)
     expect(body.startsWith(': keep-alive\n\n')).toBe(true)
-    expect(body.endsWith(`data: ${JSON.stringify({ error: { message: 'broke late', type: 'server_error', param: null, code: null } })}\n\n`)).toBe(true)
+    const message = `broke late (request id ${response.headers.get('x-request-id')})`
+    expect(body.endsWith(`data: ${JSON.stringify({ error: { message, type: 'server_error', param: null, code: null } })}\n\n`)).toBe(true)
     expect(body).not.toContain('[DONE]')
   })
 

@@ -3,14 +3,17 @@ import { parseJsonObject, reportsError } from './json-scan'
 import type { ChatCompletion, ChatCompletionChunk, ChatProvider, ChatRequest, JsonObject } from './provider'
 import { SseDataDecoder } from './sse-decoder'
 import { SseEventRelay } from './sse-relay'
-import { defaultUpstreamFetch, type UpstreamFetch } from './upstream-fetch'
+import type { UpstreamFetch } from './upstream-fetch'
 import { connectionError, streamError, timeoutError, upstreamHttpError, type TimeoutPhase } from './upstream-error'
 
-/** Settings of one OpenAI-compatible upstream; retries are the registry's business, not the provider's. */
-export type OpenAIProviderOptions = Omit<ProviderConfig, 'maxRetries' | 'retryBaseMs' | 'retryMaxMs'> & {
+/**
+ * Settings of one OpenAI-compatible upstream. Retries are the registry's business, not the provider's;
+ * `retryMaxMs` also caps the `Retry-After` that an upstream's 429 or 503 passes on to our client.
+ */
+export type OpenAIProviderOptions = Omit<ProviderConfig, 'maxRetries' | 'retryBaseMs'> & {
   /** The provider's name in `CHAT_PROVIDERS`; error messages use it instead of the URL. */
   name: string
-  /** Defaults to {@link defaultUpstreamFetch}. */
+  /** Defaults to the runtime's `fetch`. */
   fetch?: UpstreamFetch
   clock?: () => Date
 }
@@ -41,9 +44,10 @@ class OpenAICompatibleProvider implements ChatProvider {
     this.name = `openai:${options.name}`
     this.#options = options
     this.#url = `${options.baseUrl}/chat/completions`
-    this.#fetch = options.fetch ?? defaultUpstreamFetch()
+    this.#fetch = options.fetch ?? fetch
     this.#clock = options.clock ?? (() => new Date())
-    const common: Record<string, string> = { 'content-type': 'application/json' }
+    // Identity: a compressed event stream would hold events back until a compression block fills.
+    const common: Record<string, string> = { 'content-type': 'application/json', 'accept-encoding': 'identity' }
     if (options.apiKey) common.authorization = `Bearer ${options.apiKey}`
     this.#streamHeaders = { ...common, accept: 'text/event-stream', ...options.headers }
     this.#jsonHeaders = { ...common, accept: 'application/json', ...options.headers }
@@ -102,7 +106,7 @@ class OpenAICompatibleProvider implements ChatProvider {
         const text = await response.text().catch((error) => {
           throw call.failure(error, true)
         })
-        throw streamError(name, `answered a stream request with JSON instead of an event stream: ${text.slice(0, 200)}`)
+        throw streamError(name, 'answered a stream request with JSON instead of an event stream.', text.slice(0, 500))
       }
       const reader = response.body.getReader()
       const relay = new SseEventRelay()
@@ -126,7 +130,7 @@ class OpenAICompatibleProvider implements ChatProvider {
         if (relayed.refused) {
           throw 'error' in relayed.refused
             ? inBandError(name, relayed.refused.error)
-            : streamError(name, `sent an event that is not a JSON object: ${relayed.refused.notAnObject.slice(0, 200)}`)
+            : streamError(name, 'sent an event that is not a JSON object.', relayed.refused.notAnObject.slice(0, 500))
         }
         if (relayed.done) return
         if (read.done) throw streamError(name, 'closed the stream before [DONE].')
@@ -145,7 +149,8 @@ class OpenAICompatibleProvider implements ChatProvider {
   }
 
   #httpError(request: ChatRequest, response: Response, text: string) {
-    return upstreamHttpError(this.#options.name, request.model, response.status, text, response.headers.get('retry-after'), this.#clock())
+    const { name, retryMaxMs } = this.#options
+    return upstreamHttpError(name, request.model, response.status, text, response.headers.get('retry-after'), this.#clock(), retryMaxMs / 1000)
   }
 }
 
@@ -264,5 +269,5 @@ function inBandError(provider: string, error: unknown) {
       : typeof error === 'object' && error !== null && typeof (error as JsonObject).message === 'string'
         ? ((error as JsonObject).message as string)
         : JSON.stringify(error)
-  return streamError(provider, `reported an error: ${message}`)
+  return streamError(provider, 'reported an error mid-answer.', message)
 }

@@ -54,6 +54,11 @@ export class ProviderError extends Error {
       retryable?: boolean
       /** Seconds, from an upstream `Retry-After` or our own back-off advice. */
       retryAfter?: number
+      /**
+       * What went wrong upstream, for the server log only: a TLS or socket error, or what an upstream
+       * said about our credentials. The client gets `message`, which never carries it.
+       */
+      detail?: string
     } = {},
   ) {
     super(message)

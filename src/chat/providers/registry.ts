@@ -25,6 +25,8 @@ export type RegistryDeps = {
   /** Current time, for `Retry-After` given as an HTTP date. */
   clock?: () => Date
   sleep?: Sleep
+  /** A number in [0, 1) for back-off jitter; `Math.random` unless a test fixes it. */
+  random?: () => number
 }
 
 const NO_RETRY: RetryPolicy = { maxRetries: 0, retryBaseMs: 0, retryMaxMs: 0 }
@@ -41,10 +43,12 @@ const NO_RETRY: RetryPolicy = { maxRetries: 0, retryBaseMs: 0, retryMaxMs: 0 }
 export class ModelRegistry {
   readonly #routes: Map<string, RouteEntry[]>
   readonly #sleep: Sleep
+  readonly #random: () => number
 
-  constructor(routes: Map<string, RouteEntry[]>, sleep: Sleep = abortableSleep) {
+  constructor(routes: Map<string, RouteEntry[]>, sleep: Sleep = abortableSleep, random: () => number = Math.random) {
     this.#routes = routes
     this.#sleep = sleep
+    this.#random = random
   }
 
   /** Public model names, in configuration order, for `GET /models`. */
@@ -126,7 +130,7 @@ export class ModelRegistry {
   async #afterFailure(error: unknown, entry: RouteEntry, attempt: number, signal: AbortSignal, committed: boolean): Promise<'retry' | 'next'> {
     if (signal.aborted || committed || !(error instanceof ProviderError)) throw error
     if (error.options.retryable && attempt < entry.retry.maxRetries) {
-      await this.#sleep(backoffMs(entry.retry, attempt, error.options.retryAfter), signal)
+      await this.#sleep(backoffMs(entry.retry, attempt, error.options.retryAfter, this.#random), signal)
       return 'retry'
     }
     if (isRequestFault(error)) throw error
@@ -164,7 +168,7 @@ export function buildRegistry(config: ChatConfig, deps: RegistryDeps): ModelRegi
       entries.map(({ provider, model }) => ({ ...instance(provider), model })),
     )
   }
-  return new ModelRegistry(routes, deps.sleep)
+  return new ModelRegistry(routes, deps.sleep, deps.random)
 }
 
 type OpenedStream<T> = { iterator: AsyncIterator<T>; first: IteratorResult<T> }
@@ -227,10 +231,15 @@ async function* encodedChunks(chunks: AsyncIterable<ChatCompletionChunk>): Async
   for await (const chunk of chunks) yield encodeEvent(chunk)
 }
 
-/** Back-off before retry number `attempt + 1`: the upstream's `Retry-After` if given, else exponential; both capped. */
-export function backoffMs(policy: RetryPolicy, attempt: number, retryAfterSeconds?: number): number {
-  const wanted = retryAfterSeconds === undefined ? policy.retryBaseMs * 2 ** attempt : retryAfterSeconds * 1000
-  return Math.min(wanted, policy.retryMaxMs)
+/**
+ * Back-off before retry number `attempt + 1`. Without advice it is exponential with full jitter
+ * (a random wait between 0 and `retryBaseMs × 2^attempt`), so clients that failed together do not
+ * retry together. An upstream's `Retry-After` is waited as asked: retrying sooner would be refused.
+ * Both are capped at `retryMaxMs`.
+ */
+export function backoffMs(policy: RetryPolicy, attempt: number, retryAfterSeconds?: number, random: () => number = Math.random): number {
+  if (retryAfterSeconds !== undefined) return Math.min(retryAfterSeconds * 1000, policy.retryMaxMs)
+  return Math.floor(random() * Math.min(policy.retryBaseMs * 2 ** attempt, policy.retryMaxMs))
 }
 
 /** A failure caused by the request itself would repeat on every provider, so it is not worth a fallback. */

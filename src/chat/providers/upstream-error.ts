@@ -21,10 +21,16 @@ export function upstreamHttpError(
   body: string,
   retryAfterHeader: string | null,
   now: Date,
+  maxRetryAfterSeconds = Number.POSITIVE_INFINITY,
 ): ProviderError {
   const upstream = describeUpstreamBody(body)
+  // What the upstream said reaches the client only where it is about the client's request (400, 404,
+  // 413, 429); about our credentials or its own failure, it goes to the log.
   const said = upstream.message ? `: ${upstream.message}` : ''
-  const retryAfter = parseRetryAfter(retryAfterHeader, now)
+  const detail = upstream.message ? `HTTP ${status}: ${upstream.message}` : `HTTP ${status}`
+  const parsed = parseRetryAfter(retryAfterHeader, now)
+  // An upstream's Retry-After is advice to us; what we pass on is capped by our own patience.
+  const retryAfter = parsed === undefined ? undefined : Math.min(parsed, maxRetryAfterSeconds)
   switch (true) {
     case status === 400 || status === 422:
       return new ProviderError(400, upstream.message ?? `The upstream provider '${provider}' rejected the request.`, {
@@ -35,8 +41,8 @@ export function upstreamHttpError(
     case status === 401 || status === 403:
       return new ProviderError(
         502,
-        `The upstream provider '${provider}' rejected this gateway's credentials (HTTP ${status}); its API key is missing or wrong in the gateway's configuration${said}`,
-        { type: 'api_error', code: 'upstream_auth_failed' },
+        `The upstream provider '${provider}' rejected this gateway's credentials (HTTP ${status}); its API key is missing or wrong in the gateway's configuration.`,
+        { type: 'api_error', code: 'upstream_auth_failed', detail },
       )
     case status === 404:
       return new ProviderError(404, `The upstream provider '${provider}' does not serve the model '${model}'${said}`, {
@@ -59,44 +65,62 @@ export function upstreamHttpError(
         retryAfter,
       })
     case status === 503:
-      return new ProviderError(503, `The upstream provider '${provider}' is unavailable${said}`, {
+      return new ProviderError(503, `The upstream provider '${provider}' is unavailable.`, {
         type: 'api_error',
         code: 'upstream_unavailable',
         retryable: true,
         retryAfter,
+        detail,
       })
     case status >= 500:
-      return new ProviderError(502, `The upstream provider '${provider}' failed with HTTP ${status}${said}`, {
+      return new ProviderError(502, `The upstream provider '${provider}' failed with HTTP ${status}.`, {
         type: 'api_error',
         code: 'upstream_error',
         retryable: true,
         retryAfter,
+        detail,
       })
     default:
-      return new ProviderError(502, `The upstream provider '${provider}' answered with unexpected HTTP ${status}${said}`, {
+      return new ProviderError(502, `The upstream provider '${provider}' answered with unexpected HTTP ${status}.`, {
         type: 'api_error',
         code: 'upstream_error',
+        detail,
       })
   }
 }
 
-/** The upstream could not be reached, or (`midResponse`) the connection broke before a complete answer. */
+/**
+ * The upstream could not be reached, or (`midResponse`) the connection broke before a complete
+ * answer. Why (a refused connection, a certificate the runtime would not trust) is for the log:
+ * it names hosts and certificates of our infrastructure.
+ */
 export function connectionError(provider: string, cause: unknown, midResponse = false): ProviderError {
-  const detail = cause instanceof Error ? cause.message : String(cause)
-  const what = midResponse ? `The connection to the upstream provider '${provider}' broke mid-response` : `Could not reach the upstream provider '${provider}'`
-  return new ProviderError(502, `${what}: ${detail}`, {
+  const what = midResponse ? `The connection to the upstream provider '${provider}' broke mid-response.` : `Could not reach the upstream provider '${provider}'.`
+  return new ProviderError(502, what, {
     type: 'api_error',
     code: 'upstream_unreachable',
     retryable: true,
+    detail: describeCause(cause),
   })
 }
 
-/** An event stream that broke off, or reported an error in-band, after its headers. */
-export function streamError(provider: string, message: string): ProviderError {
+/** An error's code and message, as runtimes give them (`ECONNREFUSED`, `CERT_HAS_EXPIRED`, …). */
+export function describeCause(cause: unknown): string {
+  if (!(cause instanceof Error)) return String(cause)
+  const code = (cause as { code?: unknown }).code
+  return typeof code === 'string' && !cause.message.startsWith(code) ? `${code}: ${cause.message}` : cause.message
+}
+
+/**
+ * An answer that broke off, was not what the protocol allows, or reported an error in-band. The
+ * client learns which of those; what the upstream actually sent (`detail`) goes to the log.
+ */
+export function streamError(provider: string, message: string, detail?: string): ProviderError {
   return new ProviderError(502, `The upstream provider '${provider}' ${message}`, {
     type: 'api_error',
     code: 'upstream_error',
     retryable: true,
+    detail,
   })
 }
 
