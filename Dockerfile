@@ -14,6 +14,7 @@ FROM ${BUN_IMAGE} AS build
 WORKDIR /src
 # Dependencies first, so a source change does not re-run the install.
 COPY package.json bun.lock ./
+COPY patches ./patches
 RUN bun install --frozen-lockfile --production --ignore-scripts
 COPY tsconfig.json ./
 COPY src ./src

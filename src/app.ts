@@ -3,6 +3,7 @@ import { Elysia } from 'elysia'
 import type { TokenService } from './auth/service'
 import type { Config } from './config'
 import type { DatabaseHandle } from './db/connect'
+import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailable } from './db/failures'
 import { errorResponse, plantStoreErrors } from './http/error-contract'
 import type { Logger } from './http/logger'
 import { allowedMethods } from './http/method-not-allowed'
@@ -12,6 +13,16 @@ import { plantsPlugin } from './plants'
 import { chatPlugin, type ChatSetup } from './chat'
 import { openAIErrorResponse } from './chat/openai-error'
 import { docsConfigPlugin } from './docs-config'
+
+/** `/ready` answers within this, even while the database hangs; probes usually give up after 1–3 s. */
+const READY_DEADLINE_MS = 1_500
+
+/** `promise`, or a rejection once `ms` pass; for reads only, since the work itself goes on. */
+function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const expired = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(Object.assign(new Error(`no answer within ${ms} ms`), { code: 'QUERY_TIMEOUT' })), ms)))
+  return Promise.race([promise, expired]).finally(() => clearTimeout(timer))
+}
 
 export type AppDeps = {
   config: Config
@@ -75,15 +86,17 @@ export function createApp(deps: AppDeps) {
     .get('/health', () => ({ status: 'ok' as const }), { detail: { summary: 'Liveness: the process answers', tags: ['operations'] } })
     .get(
       '/ready',
-      async () => {
+      async ({ set }) => {
         try {
-          await deps.database.ping()
+          await withDeadline(deps.database.ping(), READY_DEADLINE_MS)
           return { status: 'ready' as const, database: deps.database.kind }
         } catch (error) {
-          return errorResponse(503, `database unreachable: ${(error as Error).message}`)
+          // The cause goes to the log; probes and the public only learn that it is not ready.
+          deps.logger.warn('not ready', { request_id: set.headers['x-request-id'], cause: databaseUnavailable(error) ?? String((error as Error)?.message ?? error) })
+          return errorResponse(503, 'the database does not answer', { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) })
         }
       },
-      { detail: { summary: 'Readiness: the database answers (503 otherwise)', tags: ['operations'] } },
+      { detail: { summary: 'Readiness: the database answers (503 otherwise)', description: `Answers within ${READY_DEADLINE_MS / 1000} s whatever the database does.`, tags: ['operations'] } },
     )
     .use(plantsPlugin({ db, tokens: deps.tokens, logger: deps.logger, config: deps.config }))
     .use(chatPlugin(deps))

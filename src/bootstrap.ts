@@ -12,7 +12,10 @@ import { createLogger, type Logger } from './http/logger'
  * file so no second process can open it at the same time.
  */
 export async function openConfiguredDatabase(config: Config, pglite?: PGliteOptions): Promise<DatabaseHandle> {
-  if (config.databaseUrl) return openDatabase({ url: config.databaseUrl, poolSize: config.dbPoolSize })
+  if (config.databaseUrl) {
+    const { dbPoolSize: poolSize, dbConnectTimeoutMs: connectTimeoutMs, dbReconnectMaxMs: reconnectMaxMs } = config
+    return openDatabase({ url: config.databaseUrl, poolSize, connectTimeoutMs, reconnectMaxMs })
+  }
   const unlock = lockDataDir(config.dataDir)
   try {
     const handle = await openDatabase({ dataDir: config.dataDir, pglite })

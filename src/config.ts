@@ -11,6 +11,10 @@ export type Config = {
   databaseUrl: string | undefined
   dataDir: string
   dbPoolSize: number
+  /** How long one attempt to connect to PostgreSQL may take before it fails (postgres.js `connect_timeout`). */
+  dbConnectTimeoutMs: number
+  /** Longest pause between reconnection attempts after PostgreSQL went away (postgres.js `backoff`). */
+  dbReconnectMaxMs: number
   logLevel: LogLevel
   bodyLimit: number
   migrateOnStart: boolean
@@ -97,6 +101,8 @@ export function loadConfig(env: Env): Config {
     databaseUrl: database,
     dataDir: env.TRELLIS_DATA_DIR?.trim() || './data',
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 1000),
+    dbConnectTimeoutMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', 2_000, 100, 60_000),
+    dbReconnectMaxMs: integer(env, 'DB_RECONNECT_MAX_MS', 1_000, 0, 60_000),
     logLevel,
     bodyLimit: byteSize(env, 'BODY_LIMIT', 1024 * 1024),
     migrateOnStart: boolean(env, 'MIGRATE_ON_START', true),

@@ -1,6 +1,7 @@
 import { Elysia, type DocumentDecoration, type TSchema, type ValidationError } from 'elysia'
 import { authPlugin } from '../auth'
 import type { TokenService } from '../auth/service'
+import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailable } from '../db/failures'
 import { readBodyText, requireJsonContentType } from '../http/body'
 import type { Logger } from '../http/logger'
 import { DEFAULT_MAX_RESPONSE_BYTES, type ChatConfig } from './config'
@@ -126,6 +127,11 @@ export function chatPlugin(deps: ChatDeps) {
   return new Elysia({ name: 'chat' })
     .use(authPlugin(deps.tokens))
     .onError(({ code, error, request, set }) => {
+      const unavailable = databaseUnavailable(error)
+      if (unavailable) {
+        deps.logger.warn('database unavailable', { request_id: requestIdOf(set), method: request.method, path: new URL(request.url).pathname, cause: unavailable })
+        return openAIErrorResponse({ status: 503, message: 'The service is briefly unavailable; retry the request.', retryAfter: DATABASE_RETRY_AFTER_SECONDS })
+      }
       if (code === 'VALIDATION') {
         const issue = (error as ValidationError).valueError
         return openAIErrorResponse(issue ? describeIssue(issue).init : { status: 400, message: 'The request is invalid.' })

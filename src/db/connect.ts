@@ -20,6 +20,10 @@ export type DatabaseOptions = {
   /** PGlite data directory; omitted → an in-memory database (tests). */
   dataDir?: string
   poolSize?: number
+  /** One connection attempt's limit (default 2 s); see {@link openPostgres}. */
+  connectTimeoutMs?: number
+  /** Longest pause between reconnection attempts (default 1 s). */
+  reconnectMaxMs?: number
   /** Extra PGlite options, e.g. the wasm module and fs bundle a compiled binary embeds. */
   pglite?: PGliteOptions
 }
@@ -29,15 +33,28 @@ export type DatabaseOptions = {
  * lazily so a deployment on one backend never pays the start-up cost of the other.
  */
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
-  const handle = options.url ? await openPostgres(options.url, options.poolSize ?? 10) : await openPglite(options)
-  return handle
+  return options.url ? openPostgres(options.url, options) : openPglite(options)
 }
 
-async function openPostgres(url: string, max: number): Promise<DatabaseHandle> {
+/**
+ * postgres.js, with its waits bounded. Its defaults suit a batch job, not a server behind a
+ * load balancer: 30 s per connection attempt, and a back-off that grows to 20 s after repeated
+ * failures, so a PostgreSQL restart of under a second stalled requests for 5 to 30 s and made
+ * `/ready` hang. Here an attempt gives up after `connectTimeoutMs` and reconnection waits at most
+ * `reconnectMaxMs` (full jitter from 50 ms doubling), so a request meets a fresh connection or a
+ * quick failure, which the routes answer as 503.
+ */
+async function openPostgres(url: string, options: DatabaseOptions): Promise<DatabaseHandle> {
   const { default: postgres } = await import('postgres')
   const { drizzle } = await import('drizzle-orm/postgres-js')
-  // Notices ("relation already exists, skipping") are expected during migrations and are not errors.
-  const client = postgres(url, { max, onnotice: () => {} })
+  const reconnectMaxSeconds = (options.reconnectMaxMs ?? 1_000) / 1000
+  const client = postgres(url, {
+    max: options.poolSize ?? 10,
+    connect_timeout: (options.connectTimeoutMs ?? 2_000) / 1000,
+    backoff: (retries: number) => Math.random() * Math.min(reconnectMaxSeconds, 0.05 * 2 ** retries),
+    // Notices ("relation already exists, skipping") are expected during migrations and are not errors.
+    onnotice: () => {},
+  })
   const db = drizzle({ client, schema }) as unknown as Database
   return {
     db,

@@ -1,4 +1,5 @@
 import type { TSchema, ValidationError } from 'elysia'
+import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailable } from '../db/failures'
 import { asHttpError, STATUS_TEXT } from './errors'
 import type { Logger } from './logger'
 import { describeValidation } from './validation'
@@ -30,6 +31,12 @@ export function plantStoreErrors(logger: Logger) {
   return ({ code, error, request, set }: ErrorContext) => {
     const known = asHttpError(error)
     if (known) return errorResponse(known.status, known.message, known.extra.headers, known.extra.body)
+    // Before PARSE: a token check inside a parse hook that met a database outage is not a bad body.
+    const unavailable = databaseUnavailable(error)
+    if (unavailable) {
+      logger.warn('database unavailable', { request_id: set.headers['x-request-id'], method: request.method, path: new URL(request.url).pathname, cause: unavailable })
+      return errorResponse(503, 'the database is unavailable right now; retry shortly', { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) })
+    }
     if (code === 'VALIDATION') return errorResponse(400, describeValidation(error as ValidationError).message)
     if (code === 'PARSE') return errorResponse(400, 'request body could not be parsed')
     if (code === 'NOT_FOUND') return errorResponse(404, `no route for ${request.method} ${new URL(request.url).pathname}`)

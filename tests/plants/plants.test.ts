@@ -190,7 +190,8 @@ describe.each(TRANSPORTS)('through %s', (transport) => {
       await broken.close()
       const response = await broken.request('/ready')
       expect(response.status).toBe(503)
-      expect((await response.json()).message).toContain('database unreachable')
+      expect(response.headers.get('retry-after')).toBe('1')
+      expect((await response.json()).message).toBe('the database does not answer')
     })
 
     test('unknown routes are 404 and wrong methods 405 with Allow, in the error contract', async () => {

@@ -1,0 +1,63 @@
+/**
+ * Telling "the database is unreachable or went away" apart from every other failure, so that
+ * routes answer 503 with `Retry-After` (worth retrying) rather than 400 or 500, and the log keeps
+ * the real cause instead of the ORM's "Failed query" text.
+ */
+
+/** Why the database could not be used: the driver's or the server's own code, and its message. */
+export type Unavailable = { code: string; message: string }
+
+/** Socket errors of the runtime, and postgres.js's own connection codes. */
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'ENETDOWN',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'CONNECTION_CLOSED',
+  'CONNECTION_DESTROYED',
+  'CONNECTION_ENDED',
+  'CONNECT_TIMEOUT',
+  // Ours: a query that waited longer than DB_QUERY_TIMEOUT_MS for its answer (see connect.ts).
+  'QUERY_TIMEOUT',
+])
+
+/**
+ * SQLSTATEs that say "not now" rather than "not this request": connection exceptions (class 08),
+ * the server shutting down or starting up (57P01–57P03), out of connections or resources (53),
+ * a lock or statement that timed out (55P03, 57014 from `statement_timeout`), and serialization
+ * failures and deadlocks (40001, 40P01), which a retry resolves.
+ */
+function isTransientSqlState(code: string): boolean {
+  return code.startsWith('08') || code.startsWith('53') || ['57P01', '57P02', '57P03', '55P03', '57014', '40001', '40P01'].includes(code)
+}
+
+/** PGlite's own words when it is used while closing or after it closed (a shutdown in progress). */
+const PGLITE_CLOSED = /^PGlite is clos(ed|ing)$/
+
+/**
+ * The cause behind `error` when it means the database cannot serve right now; undefined for any
+ * other failure (a bug, a constraint a request broke). Follows `cause` links, since Drizzle wraps
+ * driver errors and Elysia wraps what a parse hook throws.
+ */
+export function databaseUnavailable(error: unknown): Unavailable | undefined {
+  for (let at = error, depth = 0; at !== null && typeof at === 'object' && depth < 8; at = (at as { cause?: unknown }).cause, depth++) {
+    const code = (at as { code?: unknown }).code
+    const message = (at as { message?: unknown }).message
+    const text = typeof message === 'string' ? message : ''
+    if (typeof code === 'string' && (CONNECTION_CODES.has(code) || (/^[0-9A-Z]{5}$/.test(code) && isTransientSqlState(code)))) {
+      return { code, message: text }
+    }
+    if (PGLITE_CLOSED.test(text)) return { code: 'PGLITE_CLOSED', message: text }
+  }
+  return undefined
+}
+
+/** Seconds a client is asked to wait before retrying a request that met an unavailable database. */
+export const DATABASE_RETRY_AFTER_SECONDS = 1
