@@ -3,26 +3,16 @@ import { Elysia } from 'elysia'
 import type { TokenService } from './auth/service'
 import type { Config } from './config'
 import type { DatabaseHandle } from './db/connect'
-import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailable } from './db/failures'
 import { errorResponse, plantStoreErrors } from './http/error-contract'
 import type { Logger } from './http/logger'
 import { allowedMethods } from './http/method-not-allowed'
 import { observability } from './http/observability'
-import { UI_ASSETS, type UiAssetLoader, type UiAssetName } from './http/ui-assets'
+import type { UiAssetLoader } from './http/ui-assets'
+import { operationsPlugin } from './operations'
 import { plantsPlugin } from './plants'
 import { chatPlugin, type ChatSetup } from './chat'
 import { openAIErrorResponse } from './chat/openai-error'
 import { docsConfigPlugin } from './docs-config'
-
-/** `/ready` answers within this, even while the database hangs; probes usually give up after 1–3 s. */
-const READY_DEADLINE_MS = 1_500
-
-/** `promise`, or a rejection once `ms` pass; for reads only, since the work itself goes on. */
-function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const expired = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(Object.assign(new Error(`no answer within ${ms} ms`), { code: 'QUERY_TIMEOUT' })), ms)))
-  return Promise.race([promise, expired]).finally(() => clearTimeout(timer))
-}
 
 export type AppDeps = {
   config: Config
@@ -58,12 +48,11 @@ export function createApp(deps: AppDeps) {
     .use(observability(deps.logger))
     .use(
       openapi({
-        path: '/openapi',
         specPath: '/openapi.json',
-        provider: 'swagger-ui',
+        // The page is our own (src/operations/reference-page.ts); this plugin only makes the document.
+        provider: null,
         // The default drops every path with a dot as a "static file", which would hide /docs.json.
         exclude: { staticFile: false },
-        swagger: { theme: '/openapi/assets/swagger-ui.css', cdn: '/openapi/assets/swagger-ui-bundle.js' },
         documentation: {
           info: {
             title: 'Trellis',
@@ -74,30 +63,7 @@ export function createApp(deps: AppDeps) {
         },
       }),
     )
-    .get(
-      '/openapi/assets/:file',
-      async ({ params }) => {
-        const bytes = params.file in UI_ASSETS ? await deps.uiAssets?.(params.file as UiAssetName) : undefined
-        if (!bytes) return errorResponse(404, `no asset named ${params.file}`)
-        return new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': UI_ASSETS[params.file as UiAssetName], 'cache-control': 'public, max-age=86400' } })
-      },
-      { detail: { hide: true } },
-    )
-    .get('/health', () => ({ status: 'ok' as const }), { detail: { summary: 'Liveness: the process answers', tags: ['operations'] } })
-    .get(
-      '/ready',
-      async ({ set }) => {
-        try {
-          await withDeadline(deps.database.ping(), READY_DEADLINE_MS)
-          return { status: 'ready' as const, database: deps.database.kind }
-        } catch (error) {
-          // The cause goes to the log; probes and the public only learn that it is not ready.
-          deps.logger.warn('not ready', { request_id: set.headers['x-request-id'], cause: databaseUnavailable(error) ?? String((error as Error)?.message ?? error) })
-          return errorResponse(503, 'the database does not answer', { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) })
-        }
-      },
-      { detail: { summary: 'Readiness: the database answers (503 otherwise)', description: `Answers within ${READY_DEADLINE_MS / 1000} s whatever the database does.`, tags: ['operations'] } },
-    )
+    .use(operationsPlugin({ database: deps.database, logger: deps.logger, uiAssets: deps.uiAssets, title: 'Trellis' }))
     .use(plantsPlugin({ db, tokens: deps.tokens, logger: deps.logger, config: deps.config }))
     .use(chatPlugin(deps))
     .use(docsConfigPlugin({ db, tokens: deps.tokens, logger: deps.logger, clock: deps.clock }))

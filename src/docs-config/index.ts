@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia'
 import { authenticatedParse, authPlugin } from '../auth'
 import type { TokenService } from '../auth/service'
 import type { Database } from '../db/connect'
-import { readBodyText } from '../http/body'
+import { readBodyText, requireJsonContentType } from '../http/body'
 import { errorStatuses, plantStoreErrors } from '../http/error-contract'
 import { HttpError } from '../http/errors'
 import type { Logger } from '../http/logger'
@@ -90,13 +90,17 @@ export const docsConfigPlugin = (deps: DocsConfigDeps) => {
       },
       {
         auth: 'docs:write',
-        parse: authenticatedParse(deps.tokens, 'docs:write', readBody),
+        // Like the plant store: a body route that stores JSON takes it as JSON. Validation reads any type.
+        parse: authenticatedParse(deps.tokens, 'docs:write', (request) => {
+          requireJsonContentType(request)
+          return readBody(request)
+        }),
         query: StrictQuery,
-        response: { 200: StoredResult, ...errors(400, 401, 403, 412, 413, 500, 503) },
+        response: { 200: StoredResult, ...errors(400, 401, 403, 412, 413, 415, 500, 503) },
         detail: {
           summary: 'Replace docs.json',
           description:
-            'Needs the docs:write scope. Validates the text (400 with every error when invalid; ?strict=true makes unknown properties errors) and stores it as a new revision; history is never rewritten. With If-Match, a stale ETag answers 412, so two editors never silently overwrite each other; without it writers take turns and never get 412 (503 with Retry-After if a turn takes over 5 s). Bodies over 1 MiB answer 413.',
+            'Needs the docs:write scope. Validates the text (400 with every error when invalid; ?strict=true makes unknown properties errors; a Content-Type other than application/json is 415) and stores it as a new revision; history is never rewritten. With If-Match, a stale ETag answers 412, so two editors never silently overwrite each other; without it writers take turns and never get 412 (503 with Retry-After if a turn takes over 5 s). Bodies over 1 MiB answer 413.',
           security: BEARER,
           tags: ['docs.json'],
           requestBody: RAW_BODY_DOC,

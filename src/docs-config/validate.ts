@@ -6,6 +6,7 @@ import { checkCrossFieldRules } from './rules'
 import { applyDefaults } from './defaults'
 import { CLOSED_DOCS_CONFIG_CHECK, DOCS_CONFIG_CHECK, DocsConfigSchema, type DocsConfig } from './schema'
 import { NodeSearch } from './node-search'
+import { findUnstorableText } from './storable'
 import { TextPositions, type LineColumn } from './text-position'
 
 /**
@@ -78,6 +79,7 @@ function validate(text: string, options: ValidateOptions): ValidationResult {
     explainNewerShape(value, findings)
     checkCrossFieldRules(value, findings)
   }
+  findUnstorableText(source, value, findings)
   if (findings.length === 0 && !mayHaveDuplicates) {
     return { valid: true, errors: [], warnings: [], config: normalised(value) }
   }

@@ -1,5 +1,6 @@
 import { Kind, TypeRegistry } from '@sinclair/typebox'
 import { t } from 'elysia'
+import { storable } from './text'
 
 export const INT64_MIN = -(2n ** 63n)
 export const INT64_MAX = 2n ** 63n - 1n
@@ -25,18 +26,31 @@ export const Int64 = (field: string, options: { description?: string } = {}) =>
 export const Int64String = (field: string, options: { description?: string } = {}) =>
   t.Unsafe<string>({ [Kind]: 'Int64String', type: 'integer', format: 'int64', error: int64Message(field), ...options })
 
+// A cursor is a row's position: digits that fit an int64 (a longer one would fail in the database).
+TypeRegistry.Set('CursorString', (_schema, value) => typeof value === 'string' && /^\d{1,19}$/.test(value) && BigInt(value) <= INT64_MAX)
+
+/** An opaque pagination cursor: a non-negative int64 in decimal, as the service hands it out. */
+export const CursorString = (options: { description?: string; error: string }) =>
+  t.Unsafe<string>({ [Kind]: 'CursorString', type: 'string', pattern: '^[0-9]{1,19}$', ...options })
+
 /** Code points, not UTF-16 units: an emoji is one character, as a person counts it. */
 export const characterCount = (text: string) => [...text].length
 
-TypeRegistry.Set('TrimmedText', (schema: { minLength?: number; maxLength?: number }, value) => {
-  if (typeof value !== 'string') return false
-  const length = characterCount(value.trim())
+TypeRegistry.Set('StoredText', (schema: { minLength?: number; maxLength?: number; trimmed?: boolean }, value) => {
+  if (typeof value !== 'string' || !storable(value)) return false
+  const length = characterCount(schema.trimmed ? value.trim() : value)
   return length >= (schema.minLength ?? 0) && length <= (schema.maxLength ?? Infinity)
 })
 
-/** A string whose length, counted in characters after trimming, lies within bounds. */
-export const TrimmedText = (options: { minLength?: number; maxLength: number; description?: string; error: string }) =>
-  t.Unsafe<string>({ [Kind]: 'TrimmedText', type: 'string', ...options })
+/**
+ * A string stored in a text column: its length counted in characters (after trimming, with
+ * `trimmed`), and nothing PostgreSQL cannot store (NUL, lone surrogates; see text.ts).
+ */
+export const StoredText = (options: { minLength?: number; maxLength: number; trimmed?: boolean; description?: string; error: string }) => {
+  const { trimmed, ...documented } = options
+  // `trimmed` is read by the check only; the OpenAPI document shows a plain bounded string.
+  return t.Unsafe<string>({ [Kind]: 'StoredText', type: 'string', ...documented, ...(trimmed ? { trimmed } : {}) })
+}
 
 // Numbers pass too: Elysia fills in the schema's `default` as a number.
 TypeRegistry.Set('IntegerString', (schema: { minimum: number; maximum: number }, value) => {

@@ -7,6 +7,7 @@ import { HttpError } from '../http/errors'
 import { readBodyText, requireJsonContentType } from '../http/body'
 import { parseJsonLossless } from '../http/json'
 import type { Logger } from '../http/logger'
+import { bodyValidator } from '../http/validation'
 import { ErrorBody, LIST_LIMIT_DEFAULT, ListQuery, NewPlant, Plant, PlantIdParams } from './model'
 import { DuplicatePlantId, PlantService } from './service'
 import { t } from 'elysia'
@@ -14,6 +15,7 @@ import { t } from 'elysia'
 export type PlantsDeps = { db: Database; tokens: TokenService; logger: Logger; config: { bodyLimit: number } }
 
 const errors = (...statuses: number[]) => errorStatuses(ErrorBody, ...statuses)
+const validNewPlant = bodyValidator(NewPlant)
 
 /** The plant store: `POST /plants`, `GET /plants`, `DELETE /plants/{id}`. */
 export const plantsPlugin = (deps: PlantsDeps) => {
@@ -36,7 +38,7 @@ export const plantsPlugin = (deps: PlantsDeps) => {
         // Lossless: JSON.parse would round ids above 2^53 before validation could see them.
         parse: authenticatedParse(deps.tokens, 'plants:write', async (request) => {
           requireJsonContentType(request)
-          return parseJsonLossless(await readBodyText(request, deps.config.bodyLimit))
+          return validNewPlant(parseJsonLossless(await readBodyText(request, deps.config.bodyLimit)))
         }),
         body: NewPlant,
         response: { 200: Plant, ...errors(400, 401, 403, 409, 413, 415, 500) },

@@ -1,5 +1,5 @@
 import { t, type Static } from 'elysia'
-import { Int64, Int64String, IntegerString, TrimmedText } from '../http/int64'
+import { CursorString, Int64, Int64String, IntegerString, StoredText } from '../http/int64'
 
 export const NAME_MAX = 200
 export const TAG_MAX = 100
@@ -18,14 +18,15 @@ export type Plant = Static<typeof Plant>
 
 export const NewPlant = t.Object(
   {
-    name: TrimmedText({
+    name: StoredText({
+      trimmed: true,
       minLength: 1,
       maxLength: NAME_MAX,
       description: `The name of the plant; 1 to ${NAME_MAX} characters after trimming (stored trimmed)`,
       error: `name must be a string of 1 to ${NAME_MAX} characters after trimming`,
     }),
     tag: t.Optional(
-      t.String({ maxLength: TAG_MAX, description: `Tag to specify the type; at most ${TAG_MAX} characters`, error: `tag must be a string of at most ${TAG_MAX} characters` }),
+      StoredText({ maxLength: TAG_MAX, description: `Tag to specify the type; at most ${TAG_MAX} characters`, error: `tag must be a string of at most ${TAG_MAX} characters` }),
     ),
     id: t.Optional(Int64('id', { description: 'Identification number of the plant (int64). Assigned by the service when omitted.' })),
   },
@@ -45,8 +46,7 @@ export const ListQuery = t.Object({
     }),
   ),
   after: t.Optional(
-    t.String({
-      pattern: '^[0-9]{1,19}$',
+    CursorString({
       description: 'Opaque cursor from the `Link: rel="next"` header of the previous page',
       error: 'after must be a cursor taken from a Link header',
     }),

@@ -23,7 +23,7 @@ test('every docs.json route is documented, with its security and error responses
   ])
   expect(paths['/docs.json'].get.security).toBeUndefined()
   expect(paths['/docs.json'].put.security).toEqual([{ bearerAuth: [] }])
-  expect(Object.keys(paths['/docs.json'].put.responses).sort()).toEqual(['200', '400', '401', '403', '412', '413', '500', '503'])
+  expect(Object.keys(paths['/docs.json'].put.responses).sort()).toEqual(['200', '400', '401', '403', '412', '413', '415', '500', '503'])
   expect(paths['/docs.json'].put.requestBody.content['application/json']).toBeDefined()
   expect(paths['/docs.json/validate'].post.responses['200'].content['application/json'].schema.properties.errors).toBeDefined()
 })

@@ -26,7 +26,7 @@ function freshAppPerTest() {
 }
 
 const put = (body: string, init: { token?: string; headers?: Record<string, string>; query?: string } = {}) =>
-  t.request(`/docs.json${init.query ?? ''}`, { method: 'PUT', body, token: init.token ?? writer, headers: init.headers })
+  t.request(`/docs.json${init.query ?? ''}`, { method: 'PUT', body, token: init.token ?? writer, headers: { 'content-type': 'application/json', ...init.headers } })
 
 describe('GET /docs.json', () => {
   freshAppPerTest()
@@ -94,7 +94,7 @@ describe('PUT /docs.json', () => {
   ]
   test.each(REFUSALS.map((row) => [row.case, row] as const))('refuses %s and stores nothing', async (_case, row) => {
     const token = row.token ? await row.token() : writer
-    const response = await t.request(`/docs.json${row.query ?? ''}`, { method: 'PUT', body: row.body(), token: token || undefined })
+    const response = await t.request(`/docs.json${row.query ?? ''}`, { method: 'PUT', body: row.body(), token: token || undefined, headers: { 'content-type': 'application/json' } })
     expect(response.status).toBe(row.status)
     const body = await response.json()
     expect(body.error).toBe(row.status)
@@ -221,6 +221,57 @@ async function allSources(): Promise<string[]> {
     revisions.map(async (revision: { revision: number }) => (await (await t.request(`/docs.json/revisions/${revision.revision}`, { token: writer })).json()).source),
   )
 }
+
+describe('PUT /docs.json media types', () => {
+  freshAppPerTest()
+
+  // The plant store's rule: a stored JSON body is declared as JSON. Parameters are fine.
+  const ROWS: { type: string | undefined; status: number; message?: string }[] = [
+    { type: 'application/json', status: 200 },
+    { type: 'application/json; charset=utf-8', status: 200 },
+    { type: 'text/plain', status: 415, message: 'Content-Type must be application/json, got "text/plain"' },
+    { type: 'application/x-www-form-urlencoded', status: 415, message: 'got "application/x-www-form-urlencoded"' },
+    { type: undefined, status: 415, message: 'the header is missing' },
+  ]
+  for (const row of ROWS) {
+    test(`${row.type ?? 'no Content-Type'} → ${row.status}`, async () => {
+      const request = new Request('http://localhost/docs.json', { method: 'PUT', body: new TextEncoder().encode(config('A')), headers: { authorization: `Bearer ${writer}`, ...(row.type ? { 'content-type': row.type } : {}) } })
+      const response = await t.app.handle(request)
+      expect(response.status).toBe(row.status)
+      if (row.message) expect((await response.json()).message).toContain(row.message)
+    })
+  }
+})
+
+describe('text PostgreSQL cannot store: validation and storage agree', () => {
+  freshAppPerTest()
+
+  // The body as sent (JSON escapes), the pointer and a fragment of the error.
+  const ROWS = [
+    { name: 'NUL in the name', body: '{"name":"Do\\u0000cs","navigation":[{"group":"G","pages":["a"]}]}', path: '/name', message: 'name must not contain the NUL character' },
+    { name: 'a lone high surrogate in a page', body: '{"name":"D","navigation":[{"group":"G","pages":["a\\ud800"]}]}', path: '/navigation/0/pages/0', message: 'a lone surrogate (U+D800)' },
+    { name: 'a lone low surrogate in a colour', body: '{"name":"D","navigation":[{"group":"G","pages":["a"]}],"colors":{"primary":"\\udc00"}}', path: '/colors/primary', message: 'a lone surrogate (U+DC00)' },
+    { name: 'NUL in an unknown key', body: '{"name":"D","navigation":[{"group":"G","pages":["a"]}],"x\\u0000":1}', path: '/x\u0000', message: 'a key must not contain the NUL character' },
+  ]
+  for (const row of ROWS) {
+    test(`${row.name}: /docs.json/validate says invalid, PUT says 400, nothing is stored`, async () => {
+      const validated = await (await t.request('/docs.json/validate', { method: 'POST', body: row.body, token: writer })).json()
+      expect(validated.valid).toBe(false)
+      expect(validated.errors).toContainEqual(expect.objectContaining({ path: row.path, message: expect.stringContaining(row.message) }))
+      const stored = await put(row.body, { headers: { 'content-type': 'application/json' } })
+      expect(stored.status).toBe(400)
+      expect((await stored.json()).errors).toContainEqual(expect.objectContaining({ path: row.path }))
+      expect((await (await t.request('/docs.json/revisions', { token: writer })).json()).revisions).toEqual([])
+    })
+  }
+
+  test('a pair of surrogates (an emoji written as escapes) is a character, and is stored as written', async () => {
+    const body = '{"name":"Docs \\ud83c\\udf31","navigation":[{"group":"G","pages":["a"]}]}'
+    const response = await put(body, { headers: { 'content-type': 'application/json' } })
+    expect(response.status).toBe(200)
+    expect((await response.json()).config.name).toBe('Docs 🌱')
+  })
+})
 
 describe('revisions', () => {
   freshAppPerTest()

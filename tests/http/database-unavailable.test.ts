@@ -25,7 +25,7 @@ const ROWS: { method: string; path: string; json?: unknown; raw?: string; contra
   { method: 'POST', path: '/plants', json: { name: 'Fern' }, contract: 'plant store' },
   { method: 'GET', path: '/plants', contract: 'plant store' },
   { method: 'DELETE', path: '/plants/5', contract: 'plant store' },
-  { method: 'PUT', path: '/docs.json', raw: '{"name":"x","navigation":[]}', contract: 'plant store' },
+  { method: 'PUT', path: '/docs.json', json: '{"name":"x","navigation":[]}', contract: 'plant store' },
   { method: 'POST', path: '/docs.json/validate', raw: '{"name":"x"}', contract: 'plant store' },
   { method: 'GET', path: '/docs.json/revisions', contract: 'plant store' },
   { method: 'GET', path: '/docs.json', contract: 'plant store' },

@@ -38,13 +38,20 @@ test('the plant operations document every status they can answer', async () => {
   expect(statuses('/plants/{id}', 'delete')).toEqual([204, 400, 401, 403, 404, 500])
 })
 
-test('the reference UI loads only from this origin (no CDN)', async () => {
-  const page = await t.request('/openapi')
-  expect(page.status).toBe(200)
-  const html = await page.text()
-  const sources = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1])
-  expect(sources.sort()).toEqual(['/openapi/assets/swagger-ui-bundle.js', '/openapi/assets/swagger-ui.css'])
-  expect(html).toContain('"url":"openapi.json"')
+test('the reference UI loads only from this origin (no CDN), with or without a trailing slash', async () => {
+  for (const path of ['/openapi', '/openapi/']) {
+    const page = await t.request(path)
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8')
+    const html = await page.text()
+    const sources = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1])
+    expect(sources.sort()).toEqual(['/openapi/assets/swagger-ui-bundle.js', '/openapi/assets/swagger-ui.css'])
+    // An absolute path: from /openapi/ a relative "openapi.json" would be /openapi/openapi.json, a 404.
+    expect(html).toContain("url: '/openapi.json'")
+    expect(html).toContain('<meta charset="utf-8">')
+    // Every colour in the page's own style is a valid CSS hex colour.
+    for (const [colour] of html.matchAll(/#[0-9a-fA-F]+\b/g)) expect([4, 7]).toContain(colour.length)
+  }
   for (const [asset, type] of [
     ['swagger-ui-bundle.js', 'text/javascript'],
     ['swagger-ui.css', 'text/css'],
@@ -56,4 +63,14 @@ test('the reference UI loads only from this origin (no CDN)', async () => {
   }
   expect((await t.request('/openapi/assets/../../etc/passwd')).status).toBe(404)
   expect((await t.request('/openapi/assets/index.html')).status).toBe(404)
+})
+
+test('asset names that an object inherits (__proto__, constructor, toString) are 404 in the error contract, not 500', async () => {
+  for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+    const response = await t.request(`/openapi/assets/${name}`)
+    expect(response.status).toBe(404)
+    expect(response.headers.get('content-type')).toBe('application/json')
+    expect(await response.json()).toEqual({ error: 404, message: `no asset named ${name}` })
+  }
+  expect(t.logs.filter((line) => line.level === 'error')).toEqual([])
 })

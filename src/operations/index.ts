@@ -1,0 +1,58 @@
+import { Elysia } from 'elysia'
+import type { DatabaseHandle } from '../db/connect'
+import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailable } from '../db/failures'
+import { errorResponse, plantStoreErrors } from '../http/error-contract'
+import type { Logger } from '../http/logger'
+import { UI_ASSETS, type UiAssetLoader, type UiAssetName } from '../http/ui-assets'
+import { referencePage } from './reference-page'
+
+export type OperationsDeps = { database: DatabaseHandle; logger: Logger; uiAssets?: UiAssetLoader; title: string }
+
+/** `/ready` answers within this, even while the database hangs; probes usually give up after 1–3 s. */
+export const READY_DEADLINE_MS = 1_500
+
+/**
+ * What operators and newcomers reach first: `/health` (the process answers), `/ready` (the
+ * database answers), and the API reference UI at `/openapi` with its assets. Public routes.
+ */
+export const operationsPlugin = (deps: OperationsDeps) => {
+  const page = referencePage(deps.title)
+  const html = () => new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8' } })
+  return new Elysia({ name: 'operations' })
+    .onError(plantStoreErrors(deps.logger))
+    .get('/openapi', html, { detail: { hide: true } })
+    .get('/openapi/', html, { detail: { hide: true } })
+    .get(
+      '/openapi/assets/:file',
+      async ({ params }) => {
+        // Own keys only: `in` would find `__proto__` and `toString` on the prototype.
+        const name = Object.hasOwn(UI_ASSETS, params.file) ? (params.file as UiAssetName) : undefined
+        const bytes = name ? await deps.uiAssets?.(name) : undefined
+        if (!name || !bytes) return errorResponse(404, `no asset named ${params.file}`)
+        return new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': UI_ASSETS[name], 'cache-control': 'public, max-age=86400' } })
+      },
+      { detail: { hide: true } },
+    )
+    .get('/health', () => ({ status: 'ok' as const }), { detail: { summary: 'Liveness: the process answers', tags: ['operations'] } })
+    .get(
+      '/ready',
+      async ({ set }) => {
+        try {
+          await withDeadline(deps.database.ping(), READY_DEADLINE_MS)
+          return { status: 'ready' as const, database: deps.database.kind }
+        } catch (error) {
+          // The cause goes to the log; probes and the public only learn that it is not ready.
+          deps.logger.warn('not ready', { request_id: set.headers['x-request-id'], cause: databaseUnavailable(error) ?? String((error as Error)?.message ?? error) })
+          return errorResponse(503, 'the database does not answer', { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) })
+        }
+      },
+      { detail: { summary: 'Readiness: the database answers (503 otherwise)', description: `Answers within ${READY_DEADLINE_MS / 1000} s whatever the database does.`, tags: ['operations'] } },
+    )
+}
+
+/** `promise`, or a rejection once `ms` pass; for reads only, since the work itself goes on. */
+function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const expired = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(Object.assign(new Error(`no answer within ${ms} ms`), { code: 'QUERY_TIMEOUT' })), ms)))
+  return Promise.race([promise, expired]).finally(() => clearTimeout(timer))
+}
