@@ -12,6 +12,7 @@ import { Value } from '@sinclair/typebox/value'
  * | `CHAT_MODELS` | `{"echo":[{"provider":"echo","model":"echo"}],"echo-reasoner":[{"provider":"echo","model":"echo-reasoner"}]}` | JSON object mapping each public model name (listed by `GET /models`) to an ordered list of `{"provider","model"}` attempts; `model` is the name sent upstream. Later entries are fallbacks, tried only before the first byte reaches the client. `provider` is a `CHAT_PROVIDERS` name or `echo`. |
  * | `CHAT_KEEPALIVE_MS` | `15000` | Interval of `: keep-alive` comments while a stream waits on its upstream; a positive integer. |
  * | `ECHO_TOKEN_DELAY_MS` | `0` | Pause between tokens streamed by the `echo` provider (`0` = as fast as possible). |
+ * | `CHAT_MAX_EVENT_BYTES` | `2097152` (2 MiB) | Most bytes one streamed upstream event may hold before it ends; past it the relay stops reading and ends the stream with an error event. At least 4096. |
  * | `CHAT_MAX_RESPONSE_BYTES` | `8388608` (8 MiB) | Most bytes one completion may send, streamed or not, counted while it is made. An `echo` answer that would be larger whole is a 400 naming the parameter to lower, streamed or not; a stream that reaches it (any provider) ends with an error event (`code: "response_too_large"`). At least 65536. |
  *
  * An empty variable counts as unset. Any other bad value throws an `Error` whose one-line message names the variable.
@@ -25,11 +26,15 @@ export function parseChatConfig(env: Record<string, string | undefined>): ChatCo
     keepAliveMs: parseInteger(env, 'CHAT_KEEPALIVE_MS', 15_000, 1),
     echoTokenDelayMs: parseInteger(env, 'ECHO_TOKEN_DELAY_MS', 0, 0),
     maxResponseBytes: parseInteger(env, 'CHAT_MAX_RESPONSE_BYTES', DEFAULT_MAX_RESPONSE_BYTES, 65_536, 'bytes'),
+    maxEventBytes: parseInteger(env, 'CHAT_MAX_EVENT_BYTES', DEFAULT_MAX_EVENT_BYTES, 4_096, 'bytes'),
   }
 }
 
 /** Default of `CHAT_MAX_RESPONSE_BYTES`: the most one completion may send. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024
+
+/** Default of `CHAT_MAX_EVENT_BYTES`: the most one streamed upstream event may hold. */
+export const DEFAULT_MAX_EVENT_BYTES = 2 * 1024 * 1024
 
 /** The name of the built-in offline provider; `CHAT_PROVIDERS` may not redefine it. */
 export const ECHO_PROVIDER = 'echo'
@@ -78,6 +83,8 @@ export type ChatConfig = {
   echoTokenDelayMs: number
   /** `CHAT_MAX_RESPONSE_BYTES`. */
   maxResponseBytes: number
+  /** `CHAT_MAX_EVENT_BYTES`. */
+  maxEventBytes: number
 }
 
 /** Defaults for every provider setting a `CHAT_PROVIDERS` entry may omit. */

@@ -53,6 +53,17 @@ function clientGone() {
 
 /** A body of unknown length, read chunk by chunk and refused as soon as it passes `limit`. */
 async function readCounted(body: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array> {
+  const bytes = await readLimited(body, limit)
+  if (bytes === undefined) throw tooLarge(limit)
+  return bytes
+}
+
+/**
+ * The whole of `body` in one array, or undefined as soon as it passes `limit` bytes (the rest is
+ * cancelled, never read). For request bodies and for upstream answers alike: what is buffered is
+ * counted as it arrives, so neither a chunked upload nor a decompressed answer can grow past it.
+ */
+export async function readLimited(body: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array | undefined> {
   const reader = body.getReader()
   const chunks: Uint8Array[] = []
   let size = 0
@@ -62,10 +73,11 @@ async function readCounted(body: ReadableStream<Uint8Array>, limit: number): Pro
     size += value.byteLength
     if (size > limit) {
       await reader.cancel().catch(() => {})
-      throw tooLarge(limit)
+      return undefined
     }
     chunks.push(value)
   }
+  if (chunks.length === 1) return chunks[0]
   const bytes = new Uint8Array(size)
   let offset = 0
   for (const chunk of chunks) {

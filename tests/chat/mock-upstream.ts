@@ -32,6 +32,8 @@ export type MockReply = {
   commentEveryMs?: number
   /** Send these exact byte pieces as the body instead of generated events (parser tests). */
   rawPieces?: (string | Uint8Array)[]
+  /** A non-streamed answer (or an error) sent as exactly these bytes, with `headers` (e.g. a gzip body). */
+  rawBody?: Uint8Array
   /** Omit the final `data: [DONE]`. */
   omitDone?: boolean
 }
@@ -215,7 +217,7 @@ async function answer(socket: Socket, request: ParsedRequest, reply: MockReply, 
       status !== 200
         ? (reply.errorBody ?? { error: { message: `mock error ${status}`, type: 'mock', param: null, code: null } })
         : completionOf(reply, request.body)
-    const text = Buffer.from(typeof payload === 'string' ? payload : JSON.stringify(payload))
+    const text = reply.rawBody ? Buffer.from(reply.rawBody) : Buffer.from(typeof payload === 'string' ? payload : JSON.stringify(payload))
     head(status, { 'content-type': 'application/json', 'content-length': String(text.length), ...reply.headers })
     socket.write(text)
     return end()

@@ -3,7 +3,7 @@ import { DEFAULT_MODELS, parseChatConfig, PROVIDER_DEFAULTS } from '../../src/ch
 
 describe('chat configuration from the environment', () => {
   test('with nothing set: echo and echo-reasoner, 15 s keep-alive, echo at full speed', () => {
-    expect(parseChatConfig({})).toEqual({ providers: {}, models: DEFAULT_MODELS, keepAliveMs: 15_000, echoTokenDelayMs: 0, maxResponseBytes: 8 * 1024 * 1024 })
+    expect(parseChatConfig({})).toEqual({ providers: {}, models: DEFAULT_MODELS, keepAliveMs: 15_000, echoTokenDelayMs: 0, maxResponseBytes: 8 * 1024 * 1024, maxEventBytes: 2 * 1024 * 1024 })
   })
 
   test('empty variables count as unset', () => {

@@ -42,6 +42,7 @@ function registry(overrides: { primary?: Partial<ProviderConfig>; secondary?: Pa
     keepAliveMs: 15_000,
     echoTokenDelayMs: 0,
     maxResponseBytes: 8 * 1024 * 1024,
+    maxEventBytes: 1024 * 1024,
   }
   // Jitter fixed at its top, so back-offs are their ceilings (see 'full jitter' below).
   return buildRegistry(config, { echo: createEchoProvider, sleep: recordSleep, random: () => 0.999_999, ...deps })

@@ -1,8 +1,9 @@
-import type { ProviderConfig } from '../config'
+import { readLimited } from '../../http/body'
+import { DEFAULT_MAX_RESPONSE_BYTES, type ProviderConfig } from '../config'
 import { parseJsonObject, reportsError } from './json-scan'
 import type { ChatCompletion, ChatCompletionChunk, ChatProvider, ChatRequest, JsonObject } from './provider'
 import { SseDataDecoder } from './sse-decoder'
-import { SseEventRelay } from './sse-relay'
+import { type RelayedEvents, SseEventRelay } from './sse-relay'
 import type { UpstreamFetch } from './upstream-fetch'
 import { connectionError, streamError, timeoutError, upstreamHttpError, type TimeoutPhase } from './upstream-error'
 
@@ -16,7 +17,15 @@ export type OpenAIProviderOptions = Omit<ProviderConfig, 'maxRetries' | 'retryBa
   /** Defaults to the runtime's `fetch`. */
   fetch?: UpstreamFetch
   clock?: () => Date
+  /** Most bytes of a non-streamed answer, after decoding (`CHAT_MAX_RESPONSE_BYTES`); past it, 502. */
+  maxResponseBytes?: number
+  /** Most bytes one streamed event may hold before it ends (`CHAT_MAX_EVENT_BYTES`); past it, the stream ends with an error. */
+  maxEventBytes?: number
 }
+
+/** What is read of an upstream's error answer: its message, never a whole page. */
+const ERROR_BODY_LIMIT = 64 * 1024
+const utf8 = new TextDecoder()
 
 /**
  * A relay to any server speaking OpenAI's `POST /chat/completions`: OpenAI, DeepSeek, vLLM,
@@ -59,11 +68,11 @@ class OpenAICompatibleProvider implements ChatProvider {
     try {
       call.watch('request', this.#options.requestTimeoutMs)
       const response = await this.#post(call, body, this.#jsonHeaders)
-      const text = await response.text().catch((error) => {
-        throw call.failure(error, true)
-      })
+      if (!response.ok) throw this.#httpError(request, response, (await this.#text(call, response, ERROR_BODY_LIMIT)) ?? '')
+      const limit = this.#options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
+      const text = await this.#text(call, response, limit)
       call.complete()
-      if (!response.ok) throw this.#httpError(request, response, text)
+      if (text === undefined) throw streamError(this.#options.name, `answered with a body larger than this gateway's limit of ${limit} bytes (CHAT_MAX_RESPONSE_BYTES).`)
       const completion = parseJsonObject(text)
       if (!completion) throw streamError(this.#options.name, 'answered with a body that is not a JSON object.')
       if (reportsError(completion)) throw inBandError(this.#options.name, completion.error)
@@ -96,20 +105,15 @@ class OpenAICompatibleProvider implements ChatProvider {
       const response = await this.#post(call, { ...request, stream: true }, this.#streamHeaders)
       if (!response.ok) {
         call.watch('first_token', firstTokenTimeoutMs)
-        const text = await response.text().catch((error) => {
-          throw call.failure(error, true)
-        })
-        throw this.#httpError(request, response, text)
+        throw this.#httpError(request, response, (await this.#text(call, response, ERROR_BODY_LIMIT)) ?? '')
       }
       if (!response.body) throw streamError(name, 'answered a stream request without a body.')
       if (response.headers.get('content-type')?.includes('application/json')) {
-        const text = await response.text().catch((error) => {
-          throw call.failure(error, true)
-        })
+        const text = (await this.#text(call, response, ERROR_BODY_LIMIT)) ?? ''
         throw streamError(name, 'answered a stream request with JSON instead of an event stream.', text.slice(0, 500))
       }
       const reader = response.body.getReader()
-      const relay = new SseEventRelay()
+      const relay = new SseEventRelay({ maxEventBytes: this.#options.maxEventBytes })
       const firstTokenDeadline = Date.now() + firstTokenTimeoutMs
       let started = false
       for (;;) {
@@ -127,17 +131,22 @@ class OpenAICompatibleProvider implements ChatProvider {
           started = true
           yield relayed.bytes
         }
-        if (relayed.refused) {
-          throw 'error' in relayed.refused
-            ? inBandError(name, relayed.refused.error)
-            : streamError(name, 'sent an event that is not a JSON object.', relayed.refused.notAnObject.slice(0, 500))
-        }
+        if (relayed.refused) throw refusal(name, relayed.refused)
         if (relayed.done) return
         if (read.done) throw streamError(name, 'closed the stream before [DONE].')
       }
     } finally {
       call.end()
     }
+  }
+
+  /** The body as text, read and counted after decoding; undefined past `limit` bytes (nothing more is read). */
+  async #text(call: UpstreamCall, response: Response, limit: number): Promise<string | undefined> {
+    if (!response.body) return ''
+    const bytes = await readLimited(response.body, limit).catch((error) => {
+      throw call.failure(error, true)
+    })
+    return bytes === undefined ? undefined : utf8.decode(bytes)
   }
 
   async #post(call: UpstreamCall, body: JsonObject, headers: Record<string, string>): Promise<Response> {
@@ -259,6 +268,13 @@ class UpstreamCall {
     this.#caller.removeEventListener('abort', this.#onCallerAbort)
     if (!this.#finished) this.#controller.abort()
   }
+}
+
+/** The error for an event that stopped the relay (see `RelayedEvents.refused`). */
+function refusal(provider: string, refused: NonNullable<RelayedEvents['refused']>) {
+  if ('error' in refused) return inBandError(provider, refused.error)
+  if ('tooLarge' in refused) return streamError(provider, `sent an event larger than this gateway's limit of ${refused.tooLarge} bytes (CHAT_MAX_EVENT_BYTES).`)
+  return streamError(provider, 'sent an event that is not a JSON object.', refused.notAnObject.slice(0, 500))
 }
 
 /** OpenRouter and others report failures inside a 200 stream as `{"error":{...}}`. */

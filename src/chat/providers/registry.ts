@@ -154,7 +154,7 @@ export function buildRegistry(config: ChatConfig, deps: RegistryDeps): ModelRegi
       if (!settings) throw new Error(`chat model registry: provider '${name}' is not configured`)
       const { maxRetries, retryBaseMs, retryMaxMs } = settings
       found = {
-        provider: openaiProvider({ ...settings, name, fetch: deps.fetch, clock: deps.clock }),
+        provider: openaiProvider({ ...settings, name, fetch: deps.fetch, clock: deps.clock, maxResponseBytes: config.maxResponseBytes, maxEventBytes: config.maxEventBytes }),
         retry: { maxRetries, retryBaseMs, retryMaxMs },
       }
     }

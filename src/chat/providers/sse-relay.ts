@@ -1,6 +1,7 @@
 import { bytesAt, HAS_CHOICES, HAS_ERROR, NOT_PROVEN, parseJsonObject, reportsError, scanJsonObject } from './json-scan'
 import { concat } from './bytes'
-import { SseDataDecoder } from './sse-decoder'
+import { DEFAULT_MAX_EVENT_BYTES } from '../config'
+import { EventTooLarge, SseDataDecoder } from './sse-decoder'
 
 /** What one upstream read gave the relay. */
 export type RelayedEvents = {
@@ -8,9 +9,17 @@ export type RelayedEvents = {
   bytes: Uint8Array
   /** `data: [DONE]` arrived, and ends `bytes`; nothing after it is read. */
   done: boolean
-  /** An event that stops the stream: its data is not a JSON object, or it reports an error. */
-  refused?: { notAnObject: string } | { error: unknown }
+  /** An event that stops the stream: its data is not a JSON object, it reports an error, or it grew past the limit unfinished. */
+  refused?: { notAnObject: string } | { error: unknown } | { tooLarge: number }
 }
+
+/**
+ * How large an unfinished event may grow on the verbatim path. Each read re-scans what was held
+ * back, so a larger event would cost time in the square of its size (a 16 MB event once took
+ * 9.4 s); past this, the stream moves to the decoder, which buffers fragments in linear time.
+ */
+const VERBATIM_PENDING_LIMIT = 64 * 1024
+
 
 const EMPTY = new Uint8Array(0)
 const LF = 0x0a
@@ -44,11 +53,23 @@ export class SseEventRelay {
   #decoder: SseDataDecoder | undefined
   /** No read has been scanned yet, so a byte-order mark may still open the stream. */
   #atStreamStart = true
+  readonly #maxEventBytes: number
+
+  /** `maxEventBytes`: most an unfinished event may hold back before the stream is refused (`CHAT_MAX_EVENT_BYTES`). */
+  constructor(options: { maxEventBytes?: number } = {}) {
+    this.#maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES
+  }
 
   push(read: Uint8Array): RelayedEvents {
-    if (this.#decoder) return reencode(this.#decoder.push(read), [], read)
-    const buffer = this.#pending ? concat(this.#pending, read) : read
+    if (this.#decoder) return this.#decoded(() => this.#decoder!.push(read), [], read)
+    const pending = this.#pending
     this.#pending = undefined
+    if (pending && pending.length + read.length > VERBATIM_PENDING_LIMIT) {
+      // A large event in the making: hand it and the rest of the stream to the decoder.
+      this.#decoder = this.#newDecoder(true)
+      return this.#decoded(() => [...this.#decoder!.push(pending), ...this.#decoder!.push(read)], [], EMPTY)
+    }
+    const buffer = pending ? concat(pending, read) : read
     const relayed = this.#scan(buffer)
     this.#atStreamStart = false
     return relayed
@@ -58,12 +79,28 @@ export class SseEventRelay {
   end(): RelayedEvents {
     if (!this.#decoder) {
       if (!this.#pending) return { bytes: EMPTY, done: false }
-      this.#decoder = new SseDataDecoder({ midStream: true })
+      this.#decoder = this.#newDecoder(true)
       const pending = this.#pending
       this.#pending = undefined
-      return reencode([...this.#decoder.push(pending), ...this.#decoder.end()], [], pending)
+      return this.#decoded(() => [...this.#decoder!.push(pending), ...this.#decoder!.end()], [], pending)
     }
-    return reencode(this.#decoder.end(), [], EMPTY)
+    return this.#decoded(() => this.#decoder!.end(), [], EMPTY)
+  }
+
+  #newDecoder(midStream: boolean): SseDataDecoder {
+    return new SseDataDecoder({ midStream, maxEventChars: this.#maxEventBytes })
+  }
+
+  /** The decoder's events re-serialised after the verbatim `ranges` of `buffer`; an event past the limit refuses the stream. */
+  #decoded(decode: () => string[], ranges: number[], buffer: Uint8Array): RelayedEvents {
+    let data: string[]
+    try {
+      data = decode()
+    } catch (error) {
+      if (!(error instanceof EventTooLarge)) throw error
+      return { bytes: gather(buffer, ranges), done: false, refused: { tooLarge: this.#maxEventBytes } }
+    }
+    return reencode(data, ranges, buffer)
   }
 
   #scan(buffer: Uint8Array): RelayedEvents {
@@ -110,14 +147,18 @@ export class SseEventRelay {
     cut()
     // Copied, so that a partial event does not keep the whole read buffer alive.
     if (at < buffer.length) this.#pending = buffer.slice(at)
+    if (this.#pending && this.#pending.length > this.#maxEventBytes) {
+      this.#pending = undefined
+      return { bytes: gather(buffer, ranges), done: false, refused: { tooLarge: this.#maxEventBytes } }
+    }
     return { bytes: gather(buffer, ranges), done: false }
   }
 
   /** From `at` (the start of an event) on, the stream is decoded and re-serialised. */
   #leaveVerbatim(buffer: Uint8Array, ranges: number[], runStart: number, at: number): RelayedEvents {
     if (at > runStart) ranges.push(runStart, at)
-    this.#decoder = new SseDataDecoder({ midStream: !(this.#atStreamStart && at === 0) })
-    return reencode(this.#decoder.push(buffer.subarray(at)), ranges, buffer)
+    this.#decoder = this.#newDecoder(!(this.#atStreamStart && at === 0))
+    return this.#decoded(() => this.#decoder!.push(buffer.subarray(at)), ranges, buffer)
   }
 }
 
