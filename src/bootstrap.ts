@@ -1,27 +1,40 @@
+import process from 'node:process'
 import type { PGliteOptions } from '@electric-sql/pglite'
 import { createApp, type AppDeps } from './app'
 import { TokenService } from './auth/service'
 import { type Config, isProduction } from './config'
 import { type DatabaseHandle, openDatabase } from './db/connect'
-import { lockDataDir } from './db/data-dir-lock'
+import { lockDataDir, RESTART_WAIT_MS } from './db/data-dir-lock'
 import { migrate } from './db/migrate'
 import { createLogger, type Logger } from './http/logger'
 
+/** How a process holds the embedded database's lock: how long it waits for it, and what it does if it loses it. */
+export type LockPolicy = { waitMs: number; onLost: (error: Error) => void }
+
+/** A CLI command next to a running server is refused at once; see src/db/data-dir-lock.ts. */
+export const CLI_LOCK: LockPolicy = {
+  waitMs: 0,
+  onLost: (error) => {
+    console.error(`trellis: lost the lock on the embedded database (${error.message}); stopping`)
+    process.exit(1)
+  },
+}
+
 /**
- * Opens the configured database: PostgreSQL, or PGlite in `dataDir` guarded by a lock
- * file so no second process can open it at the same time.
+ * Opens the configured database: PostgreSQL, or PGlite in `dataDir` guarded by a lock so that
+ * no second process can open it at the same time (see src/db/data-dir-lock.ts).
  */
-export async function openConfiguredDatabase(config: Config, pglite?: PGliteOptions): Promise<DatabaseHandle> {
+export async function openConfiguredDatabase(config: Config, pglite?: PGliteOptions, lock: LockPolicy = CLI_LOCK): Promise<DatabaseHandle> {
   if (config.databaseUrl) {
     const { dbPoolSize: poolSize, dbConnectTimeoutMs: connectTimeoutMs, dbReconnectMaxMs: reconnectMaxMs } = config
     return openDatabase({ url: config.databaseUrl, poolSize, connectTimeoutMs, reconnectMaxMs })
   }
-  const unlock = lockDataDir(config.dataDir)
+  const unlock = await lockDataDir(config.dataDir, lock)
   try {
     const handle = await openDatabase({ dataDir: config.dataDir, pglite })
     return { ...handle, close: () => handle.close().finally(unlock) }
   } catch (error) {
-    unlock()
+    await unlock()
     throw error
   }
 }
@@ -33,7 +46,15 @@ export async function openConfiguredDatabase(config: Config, pglite?: PGliteOpti
  */
 export async function bootstrap(config: Config, extra: Partial<AppDeps> & { pglite?: PGliteOptions; logger?: Logger } = {}) {
   const logger = extra.logger ?? createLogger(config.logLevel)
-  const database = await openConfiguredDatabase(config, extra.pglite)
+  // A server restarting after a crash waits out the lock its predecessor left; one that loses it stops.
+  const database = await openConfiguredDatabase(config, extra.pglite, {
+    waitMs: RESTART_WAIT_MS,
+    onLost: (error) => {
+      logger.error('lost the lock on the embedded database; stopping, since another process may now open it', { error: error.message })
+      logger.flush()
+      process.exit(1)
+    },
+  })
   try {
     if (config.migrateOnStart) {
       const applied = await migrate(database.db)

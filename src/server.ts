@@ -3,7 +3,7 @@ import type { Config } from './config'
 import { bunUiAssets } from './runtimes/bun-assets'
 import { bunPgliteFiles } from './runtimes/bun-pglite'
 import { startGcPacer } from './runtimes/gc-pacer'
-import { configOrExit, shutdownOnSignals } from './runtimes/lifecycle'
+import { configOrExit, shutdownOnSignals, startedOrExit } from './runtimes/lifecycle'
 import { workerLogger } from './workers'
 
 /**
@@ -14,7 +14,7 @@ import { workerLogger } from './workers'
 export async function serve(config: Config) {
   const shutdown = shutdownOnSignals()
   let server: ReturnType<typeof Bun.serve> | undefined
-  const { app, deps, close } = await bootstrap(config, {
+  const { app, deps, close } = await startedOrExit(bootstrap(config, {
     logger: workerLogger(config),
     uiAssets: bunUiAssets,
     shutdownSignal: shutdown.signal,
@@ -22,7 +22,7 @@ export async function serve(config: Config) {
     // upstream must never be cut by that, so long-lived responses opt out per request.
     onLongLivedRequest: (request) => server?.timeout(request, 0),
     pglite: config.databaseUrl ? undefined : await bunPgliteFiles(config.dataDir),
-  })
+  }))
   server = Bun.serve({
     port: config.port,
     hostname: config.host,

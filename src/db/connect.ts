@@ -64,10 +64,12 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   }
 }
 
+/** PGlite in `dataDir` with durable commits (see durable-pglite.ts), or in memory (tests) without a directory. */
 async function openPglite(options: DatabaseOptions): Promise<DatabaseHandle> {
   const { PGlite } = await import('@electric-sql/pglite')
   const { drizzle } = await import('drizzle-orm/pglite')
-  const client = await PGlite.create({ ...options.pglite, dataDir: options.dataDir })
+  const durable = options.dataDir === undefined ? {} : await durableFiles(options.dataDir)
+  const client = await PGlite.create({ ...options.pglite, ...durable })
   const db = drizzle({ client, schema }) as unknown as Database
   return {
     db,
@@ -75,4 +77,9 @@ async function openPglite(options: DatabaseOptions): Promise<DatabaseHandle> {
     ping: async () => void (await db.execute(sql`select 1`)),
     close: () => client.close(),
   }
+}
+
+async function durableFiles(dataDir: string) {
+  const { DURABLE_START_PARAMS, DurableNodeFS } = await import('./durable-pglite')
+  return { fs: new DurableNodeFS(dataDir), startParams: DURABLE_START_PARAMS }
 }

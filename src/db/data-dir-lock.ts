@@ -1,37 +1,49 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
+import lockfile from 'proper-lockfile'
+
+/** How old a lock may grow without its holder touching it before it counts as abandoned. */
+const STALE_MS = 10_000
+
+/** The embedded database is in use by a live process: stop it first, or use PostgreSQL. */
+export class DataDirInUse extends Error {
+  override name = 'DataDirInUse'
+  constructor(dataDir: string) {
+    super(
+      `the embedded database in ${dataDir} is in use by another process (a running server?); stop it first, or point DATABASE_URL at PostgreSQL to share one database between processes`,
+    )
+  }
+}
 
 /**
- * PGlite is a single-process database: two processes writing one data directory corrupt
- * it. A lock file holding the owner's pid keeps a second `trellis` (a CLI command while
- * the server runs, a second worker) out, with a message that says what to do instead.
- * A lock left by a process that no longer exists is taken over.
+ * PGlite is a single-process database: two processes writing one data directory corrupt it.
+ * The lock is a directory made inside the data directory (`mkdir` is atomic, on a shared volume
+ * too) and touched every few seconds by its holder, with `proper-lockfile`. So it needs no pid:
+ * two containers sharing one volume both run as pid 1, and each took the other's pid lock for
+ * its own stale one. A holder killed with SIGKILL stops touching it; after {@link STALE_MS} the
+ * next process takes it over.
+ *
+ * `waitMs` is how long to wait for a lock held by someone else (a server restarting after a
+ * crash waits out the stale time; a CLI command fails at once). Refused: {@link DataDirInUse}.
+ * Should the lock be lost while held (the process stalled past the stale time, and another took
+ * it over), `onLost` is called: carrying on would risk the data.
  */
-export function lockDataDir(dataDir: string): () => void {
+export async function lockDataDir(dataDir: string, options: { waitMs?: number; onLost: (error: Error) => void }): Promise<() => Promise<void>> {
   mkdirSync(dataDir, { recursive: true })
-  const file = join(dataDir, 'trellis.lock')
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      writeFileSync(file, String(process.pid), { flag: 'wx' })
-      return () => rmSync(file, { force: true })
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
-      const holder = Number(readFileSync(file, 'utf8'))
-      if (holder && holder !== process.pid && isAlive(holder))
-        throw new Error(
-          `the embedded database in ${dataDir} is in use by process ${holder}; stop it first, or point DATABASE_URL at PostgreSQL to share one database between processes`,
-        )
-      rmSync(file, { force: true })
-    }
+  const waitMs = options.waitMs ?? 0
+  try {
+    return await lockfile.lock(dataDir, {
+      lockfilePath: join(dataDir, 'trellis.lockdir'),
+      realpath: false,
+      stale: STALE_MS,
+      onCompromised: options.onLost,
+      retries: waitMs > 0 ? { retries: Math.ceil(waitMs / 500), factor: 1, minTimeout: 500, maxTimeout: 500 } : 0,
+    })
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ELOCKED') throw new DataDirInUse(dataDir)
+    throw error
   }
-  throw new Error(`could not lock ${dataDir}`)
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
+/** Long enough for a server restarting after a crash to wait out the stale lock its predecessor left. */
+export const RESTART_WAIT_MS = STALE_MS + 2_000

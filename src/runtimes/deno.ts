@@ -1,6 +1,6 @@
 import process from 'node:process'
 import { bootstrap } from '../bootstrap'
-import { singleProcessConfigOrExit, shutdownOnSignals } from './lifecycle'
+import { singleProcessConfigOrExit, shutdownOnSignals, startedOrExit } from './lifecycle'
 import { nodeModulesUiAssets } from './node-modules-assets'
 
 /** The part of Deno's global this entry uses (the project type-checks against Bun's types). */
@@ -32,7 +32,7 @@ function withoutPhantomBody(request: Request): Request {
  */
 const config = singleProcessConfigOrExit('Deno')
 const shutdown = shutdownOnSignals()
-const { app, deps, close } = await bootstrap(config, { uiAssets: nodeModulesUiAssets, shutdownSignal: shutdown.signal })
+const { app, deps, close } = await startedOrExit(bootstrap(config, { uiAssets: nodeModulesUiAssets, shutdownSignal: shutdown.signal }))
 const address = Promise.withResolvers<{ hostname: string; port: number }>()
 const server = Deno.serve({ port: config.port, hostname: config.host, onListen: address.resolve }, (request) => app.fetch(withoutPhantomBody(request)))
 const { hostname, port } = await address.promise

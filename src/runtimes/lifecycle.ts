@@ -1,5 +1,6 @@
 import process from 'node:process'
 import { type Config, ConfigError, loadConfig } from '../config'
+import { DataDirInUse } from '../db/data-dir-lock'
 import type { Logger } from '../http/logger'
 
 /*
@@ -15,6 +16,22 @@ export function configOrExit(env: Record<string, string | undefined> = process.e
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(`trellis: configuration error: ${error.message}`)
+      process.exit(1)
+    }
+    throw error
+  }
+}
+
+/**
+ * Awaits a start-up step; a failure that is the operator's to fix (the embedded database in use
+ * by another process) stops the process with one line instead of a stack trace.
+ */
+export async function startedOrExit<T>(starting: Promise<T>): Promise<T> {
+  try {
+    return await starting
+  } catch (error) {
+    if (error instanceof DataDirInUse) {
+      console.error(`trellis: ${error.message}`)
       process.exit(1)
     }
     throw error

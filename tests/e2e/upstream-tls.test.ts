@@ -54,12 +54,12 @@ beforeAll(async () => {
   }
   withCa = await trellis({ NODE_EXTRA_CA_CERTS: join(TLS, 'ca.crt') })
   withoutCa = await trellis({})
-})
+}, 120_000)
 
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup()
   for (const upstream of upstreams) await upstream.stop(true)
-})
+}, 60_000)
 
 function ask(server: Trellis, model: string) {
   return fetch(`${server.url}/v1/chat/completions`, {

@@ -1,0 +1,46 @@
+/**
+ * Commits on the embedded database reach the disk (src/db/durable-pglite.ts). PGlite's defaults
+ * acknowledged 1,521 writes without one fsync: safe from `kill -9`, not from a power cut.
+ */
+import { expect, test } from 'bun:test'
+import { PGlite } from '@electric-sql/pglite'
+import { sql } from 'drizzle-orm'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { openDatabase } from '../../src/db/connect'
+import { DURABLE_START_PARAMS, DurableNodeFS } from '../../src/db/durable-pglite'
+import { rowsOf } from '../../src/db/migrate'
+
+const scratch = () => join(mkdtempSync(join(tmpdir(), 'trellis-durable-')), 'data')
+
+test('a data directory is opened with fsync on, syncing the WAL with fsync()', async () => {
+  const dir = scratch()
+  const handle = await openDatabase({ dataDir: dir })
+  try {
+    const setting = async (name: string) => rowsOf<Record<string, string>>(await handle.db.execute(sql.raw(`show ${name}`)))[0]![name]
+    expect(await setting('fsync')).toBe('on')
+    expect(await setting('wal_sync_method')).toBe('fsync')
+  } finally {
+    await handle.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}, 60_000)
+
+test('every commit is an fsync that reaches the file system; without the patch, none is', async () => {
+  const dir = scratch()
+  const fs = new DurableNodeFS(dir)
+  const db = await PGlite.create({ fs, startParams: DURABLE_START_PARAMS })
+  try {
+    await db.exec('create table t (v int)')
+    const before = fs.syncs
+    for (let i = 0; i < 20; i++) await db.query('insert into t values ($1)', [i])
+    expect(fs.syncs - before).toBeGreaterThanOrEqual(20)
+  } finally {
+    await db.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+  // The control: PGlite's own start parameters (-F) ask for no fsync at all.
+  expect((PGlite as unknown as { defaultStartParams: string[] }).defaultStartParams).toContain('-F')
+  expect(DURABLE_START_PARAMS).not.toContain('-F')
+}, 60_000)
