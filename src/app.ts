@@ -4,6 +4,7 @@ import type { TokenService } from './auth/service'
 import type { Config } from './config'
 import type { DatabaseHandle } from './db/connect'
 import { errorResponse, plantStoreErrors } from './http/error-contract'
+import type { RequestGate } from './http/drain'
 import type { Logger } from './http/logger'
 import { allowedMethods } from './http/method-not-allowed'
 import { observability } from './http/observability'
@@ -28,6 +29,8 @@ export type AppDeps = {
   shutdownSignal?: AbortSignal
   /** Chat registry and keep-alive; default: built from `config.chat`. Tests inject their own. */
   chat?: ChatSetup
+  /** Set by the runtime entry, which drains through it on SIGTERM; without it the app never drains. */
+  gate?: RequestGate
 }
 
 /**
@@ -46,6 +49,7 @@ export function createApp(deps: AppDeps) {
     handler: { standardHostname: false },
   })
     .use(observability(deps.logger))
+    .use(drainGuard(deps.gate))
     .use(
       openapi({
         specPath: '/openapi.json',
@@ -90,3 +94,31 @@ export function createApp(deps: AppDeps) {
 }
 
 export type App = ReturnType<typeof createApp>
+
+/** Paths whose clients are OpenAI SDKs, which understand only OpenAI's error shape. */
+const isOpenAIPath = (pathname: string) => /^\/(v1(\/|$)|chat\/|models(\/|$))/.test(pathname)
+
+/**
+ * While the process drains (after SIGTERM): a request that arrives is refused with 503 and
+ * `Retry-After`, in its route's contract, and every response says `Connection: close`, so that
+ * keep-alive clients take their next request elsewhere instead of to a server about to close.
+ */
+function drainGuard(gate: RequestGate | undefined) {
+  const guard = new Elysia({ name: 'drain-guard' })
+  if (!gate) return guard
+  const closing = ({ set }: { set: { headers: Record<string, unknown> } }) => {
+    if (gate.draining) set.headers.connection = 'close'
+  }
+  return guard
+    .onRequest(({ request, set }) => {
+      if (!gate.draining) return
+      const message = 'this server is shutting down; retry the request'
+      const headers = { 'retry-after': String(DRAINING_RETRY_AFTER_SECONDS), connection: 'close', 'x-request-id': String(set.headers['x-request-id']) }
+      return isOpenAIPath(new URL(request.url).pathname) ? openAIErrorResponse({ status: 503, message, headers }) : errorResponse(503, message, headers)
+    })
+    .onAfterHandle({ as: 'global' }, closing)
+    .onError({ as: 'global' }, closing)
+}
+
+/** Another replica takes the retry at once; this one is going away. */
+const DRAINING_RETRY_AFTER_SECONDS = 1

@@ -6,6 +6,7 @@ import { type Config, isProduction } from './config'
 import { type DatabaseHandle, openDatabase } from './db/connect'
 import { lockDataDir, RESTART_WAIT_MS } from './db/data-dir-lock'
 import { migrate } from './db/migrate'
+import { RequestGate } from './http/drain'
 import { createLogger, type Logger } from './http/logger'
 
 /** How a process holds the embedded database's lock: how long it waits for it, and what it does if it loses it. */
@@ -62,8 +63,9 @@ export async function bootstrap(config: Config, extra: Partial<AppDeps> & { pgli
     }
     const tokens = new TokenService(database.db)
     await announceDevelopmentToken(config, tokens)
-    const deps: AppDeps = { config, database, tokens, logger, clock: () => new Date(), ...extra }
-    return { app: createApp(deps), deps, close: () => database.close() }
+    const gate = new RequestGate()
+    const deps: AppDeps = { config, database, tokens, logger, clock: () => new Date(), gate, ...extra }
+    return { app: createApp(deps), deps, gate, close: () => database.close() }
   } catch (error) {
     await database.close()
     throw error

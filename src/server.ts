@@ -14,7 +14,7 @@ import { workerLogger } from './workers'
 export async function serve(config: Config) {
   const shutdown = shutdownOnSignals()
   let server: ReturnType<typeof Bun.serve> | undefined
-  const { app, deps, close } = await startedOrExit(bootstrap(config, {
+  const { app, deps, gate, close } = await startedOrExit(bootstrap(config, {
     logger: workerLogger(config),
     uiAssets: bunUiAssets,
     shutdownSignal: shutdown.signal,
@@ -28,7 +28,7 @@ export async function serve(config: Config) {
     hostname: config.host,
     idleTimeout: config.idleTimeout,
     reusePort: config.workers > 1,
-    fetch: app.fetch,
+    fetch: gate.track(app.fetch),
   })
   const stopGcPacer = startGcPacer({ intervalMs: config.gcIntervalMs, busy: () => server!.pendingRequests > 0, collect: () => Bun.gc(true) })
   deps.logger.info('listening', { url: server.url.toString(), database: deps.database.kind, pid: process.pid })
@@ -39,6 +39,7 @@ export async function serve(config: Config) {
     {
       timeoutMs: config.shutdownTimeoutMs,
       logger: deps.logger,
+      gate,
       close: async () => {
         stopGcPacer()
         await close()

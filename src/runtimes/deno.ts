@@ -32,14 +32,14 @@ function withoutPhantomBody(request: Request): Request {
  */
 const config = singleProcessConfigOrExit('Deno')
 const shutdown = shutdownOnSignals()
-const { app, deps, close } = await startedOrExit(bootstrap(config, { uiAssets: nodeModulesUiAssets, shutdownSignal: shutdown.signal }))
+const { app, deps, gate, close } = await startedOrExit(bootstrap(config, { uiAssets: nodeModulesUiAssets, shutdownSignal: shutdown.signal }))
 const address = Promise.withResolvers<{ hostname: string; port: number }>()
-const server = Deno.serve({ port: config.port, hostname: config.host, onListen: address.resolve }, (request) => app.fetch(withoutPhantomBody(request)))
+const server = Deno.serve({ port: config.port, hostname: config.host, onListen: address.resolve }, gate.track((request: Request) => app.fetch(withoutPhantomBody(request))))
 const { hostname, port } = await address.promise
 const url = `http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}/`
 deps.logger.info('listening', { url, database: deps.database.kind, pid: process.pid, runtime: `deno ${Deno.version.deno}` })
 shutdown.serving(
   // Deno has no way to cut connections early; the process exit after the deadline does it.
   { drain: () => server.shutdown(), force: () => {} },
-  { timeoutMs: config.shutdownTimeoutMs, logger: deps.logger, close },
+  { timeoutMs: config.shutdownTimeoutMs, logger: deps.logger, gate, close },
 )

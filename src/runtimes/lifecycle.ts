@@ -1,6 +1,7 @@
 import process from 'node:process'
 import { type Config, ConfigError, loadConfig } from '../config'
 import { DataDirInUse } from '../db/data-dir-lock'
+import type { RequestGate } from '../http/drain'
 import type { Logger } from '../http/logger'
 
 /*
@@ -64,7 +65,9 @@ export type Drainable = {
 export type ShutdownOptions = {
   timeoutMs: number
   logger: Logger
-  /** Closes the database; runs after the last response. */
+  /** Counts the requests being handled; the database closes only once none is (see src/http/drain.ts). */
+  gate: RequestGate
+  /** Closes the database; runs after the last request has been handled. */
   close(): Promise<void>
 }
 
@@ -101,6 +104,9 @@ export function shutdownOnSignals() {
 
 async function drainThenExit(signal: string, server: Drainable, options: ShutdownOptions, deadline: AbortController) {
   options.logger.info('draining', { signal, deadline_ms: options.timeoutMs })
+  // From here on responses say Connection: close, and requests still arriving on open connections get 503.
+  options.gate.startDraining()
+  const started = performance.now()
   const drained = server.drain()
   let timer: ReturnType<typeof setTimeout> | undefined
   const expired = new Promise<'deadline'>((resolve) => (timer = setTimeout(() => resolve('deadline'), options.timeoutMs)))
@@ -110,6 +116,10 @@ async function drainThenExit(signal: string, server: Drainable, options: Shutdow
     await server.force()
   }
   clearTimeout(timer)
+  // Handlers may still be at work after their connections are gone (a force, a client that hung
+  // up): the database stays open until the last of them is done, or the deadline has long passed.
+  const left = Math.max(FINAL_EVENT_GRACE_MS, options.timeoutMs - (performance.now() - started))
+  if (!(await options.gate.idle(left))) options.logger.warn('closing the database with requests still being handled', { in_flight: options.gate.inFlight })
   try {
     await options.close()
   } catch (error) {

@@ -13,7 +13,7 @@ import { nodeModulesUiAssets } from './node-modules-assets'
  */
 const config = singleProcessConfigOrExit('Node')
 const shutdown = shutdownOnSignals()
-const { app, deps, close } = await startedOrExit(bootstrap(config, { uiAssets: nodeModulesUiAssets, shutdownSignal: shutdown.signal }))
-const server = await listenFetch(app.fetch, { port: config.port, hostname: config.host, keepAliveTimeoutMs: config.idleTimeout * 1000 })
+const { app, deps, gate, close } = await startedOrExit(bootstrap(config, { uiAssets: nodeModulesUiAssets, shutdownSignal: shutdown.signal }))
+const server = await listenFetch(gate.track(app.fetch), { port: config.port, hostname: config.host, keepAliveTimeoutMs: config.idleTimeout * 1000 })
 deps.logger.info('listening', { url: server.url, database: deps.database.kind, pid: process.pid, runtime: `node ${process.version}` })
-shutdown.serving(server, { timeoutMs: config.shutdownTimeoutMs, logger: deps.logger, close })
+shutdown.serving(server, { timeoutMs: config.shutdownTimeoutMs, logger: deps.logger, gate, close })

@@ -130,3 +130,100 @@ describe('SIGTERM with a stream in flight', () => {
     }
   }, 60_000)
 })
+
+describe('SIGTERM under keep-alive write load', () => {
+  test('requests in flight finish, their responses say Connection: close, nothing is a 5xx, and every acknowledged write is kept', async () => {
+    const server = await serverWith({ SHUTDOWN_TIMEOUT_MS: '5000' })
+    const created = await runCli(['token', 'create', '--owner', 'drain', '--scope', 'plants:read,plants:write'], { ...storage.env, MIGRATE_ON_START: 'false' })
+    // The CLI cannot open the embedded database beside the server; on PGlite the chat token's owner writes instead.
+    const writer = created.code === 0 ? created.stdout.match(/trl_[A-Za-z0-9_-]{43}/)![0] : undefined
+    const { hostname, port } = new URL(server.url)
+    const seen = { before: 0, after: 0, closing: 0, statuses: new Map<number, number>(), acknowledged: [] as string[] }
+    let signalled = false
+    const body = (name: string) => JSON.stringify({ name })
+    /** One raw keep-alive connection sending one request after another until the server closes it. */
+    const connection = (id: number) =>
+      new Promise<void>((resolve) => {
+        let buffered = ''
+        let n = 0
+        let pending = ''
+        const next = (socket: { write(text: string): unknown }) => {
+          pending = `c${id}-${n++}`
+          const text = writer ? body(pending) : ''
+          const auth = `authorization: Bearer ${writer ?? token}\r\n`
+          socket.write(
+            writer
+              ? `POST /plants HTTP/1.1\r\nhost: t\r\n${auth}content-type: application/json\r\ncontent-length: ${text.length}\r\n\r\n${text}`
+              : `GET /v1/models HTTP/1.1\r\nhost: t\r\n${auth}\r\n`,
+          )
+        }
+        void Bun.connect({
+          hostname,
+          port: Number(port),
+          socket: {
+            open: next,
+            data(socket, data) {
+              buffered += data.toString()
+              for (let end = buffered.indexOf('\r\n\r\n'); end !== -1; end = buffered.indexOf('\r\n\r\n')) {
+                const head = buffered.slice(0, end)
+                const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0)
+                if (buffered.length < end + 4 + length) return
+                buffered = buffered.slice(end + 4 + length)
+                const status = Number(head.split(' ')[1])
+                seen.statuses.set(status, (seen.statuses.get(status) ?? 0) + 1)
+                if (status === 200 && writer) seen.acknowledged.push(pending)
+                if (signalled) seen.after++
+                else seen.before++
+                if (/\r\nconnection: close/i.test(head)) {
+                  seen.closing++
+                  socket.end()
+                  return
+                }
+                next(socket)
+              }
+            },
+            close: () => resolve(),
+            error: () => resolve(),
+          },
+        }).catch(() => resolve())
+      })
+    const load = Promise.all(Array.from({ length: 8 }, (_, i) => connection(i)))
+    await until(() => seen.before > 200, 'some load')
+    // One request sure to be in flight at the signal: its body is half sent.
+    let answer = ''
+    const slow = await Bun.connect({ hostname, port: Number(port), socket: { data: (_socket, data) => void (answer += data.toString()) } })
+    const docs = '{"name":"Docs","navigation":[{"group":"G","pages":["a"]}]}'
+    slow.write(`POST /docs.json/validate HTTP/1.1\r\nhost: t\r\nauthorization: Bearer ${token}\r\ncontent-length: ${docs.length}\r\n\r\n${docs.slice(0, 10)}`)
+    await Bun.sleep(50)
+    signalled = true
+    server.child.kill('SIGTERM')
+    await until(() => server.output.some((line) => line.includes('"msg":"draining"')), 'the draining log line')
+    slow.write(docs.slice(10))
+    await until(() => answer.includes('"valid":true'), 'the slow answer')
+    expect(answer).toStartWith('HTTP/1.1 200')
+    expect(answer.toLowerCase()).toContain('\r\nconnection: close\r\n')
+    slow.end()
+    await load
+    expect(await server.child.exited).toBe(0)
+    // Keep-alive connections are not served on and on after the signal: only what was in flight.
+    expect(seen.after).toBeLessThanOrEqual(16)
+    expect([...seen.statuses.keys()].filter((status) => status >= 500 && status !== 503)).toEqual([])
+    expect(server.output.filter((line) => line.includes('"level":"error"'))).toEqual([])
+    expect(server.output.some((line) => line.includes('closing the database with requests still being handled'))).toBe(false)
+    if (writer) {
+      const restarted = await serverWith({})
+      try {
+        const names = new Set<string>()
+        for (let after: string | undefined, page = 0; page < 100; page++) {
+          const response = await fetch(`${restarted.url}/plants?limit=1000${after ? `&after=${after}` : ''}`, { headers: { authorization: `Bearer ${writer}` } })
+          for (const plant of (await response.json()) as { name: string }[]) names.add(plant.name)
+          after = /after=(\d+)/.exec(response.headers.get('link') ?? '')?.[1]
+          if (!after) break
+        }
+        expect(seen.acknowledged.filter((name) => !names.has(name))).toEqual([])
+      } finally {
+        await restarted.stop()
+      }
+    }
+  }, 60_000)
+})
