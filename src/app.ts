@@ -3,11 +3,11 @@ import { Elysia } from 'elysia'
 import type { TokenService } from './auth/service'
 import type { Config } from './config'
 import type { DatabaseHandle } from './db/connect'
-import { errorResponse, plantStoreErrors } from './http/error-contract'
+import { errorResponse, plantStoreErrors, recordingStatus } from './http/error-contract'
 import type { RequestGate } from './http/drain'
 import type { Logger } from './http/logger'
 import { allowedMethods } from './http/method-not-allowed'
-import { observability } from './http/observability'
+import { logRequest, observability } from './http/observability'
 import type { UiAssetLoader } from './http/ui-assets'
 import { operationsPlugin } from './operations'
 import { plantsPlugin } from './plants'
@@ -49,7 +49,7 @@ export function createApp(deps: AppDeps) {
     handler: { standardHostname: false },
   })
     .use(observability(deps.logger))
-    .use(drainGuard(deps.gate))
+    .use(drainGuard(deps.gate, deps.logger))
     .use(
       openapi({
         specPath: '/openapi.json',
@@ -76,7 +76,8 @@ export function createApp(deps: AppDeps) {
   const fallback = plantStoreErrors(deps.logger)
   // Destructured, not `(context) =>`: Elysia reads hook parameters to decide what every request
   // must parse, and a hook taking the whole context made each request parse its cookies.
-  return app.onError(({ code, error, request, set }) => {
+  return app.onError(
+    recordingStatus(({ code, error, request, set }: { code: unknown; error: unknown; request: Request; set: { headers: Record<string, unknown>; status?: unknown } }) => {
     if (code === 'NOT_FOUND') {
       const pathname = new URL(request.url).pathname
       const methods = allowed(pathname)
@@ -89,8 +90,9 @@ export function createApp(deps: AppDeps) {
       }
       if (openAIClient) return openAIErrorResponse({ status: 404, message: `Invalid URL (${request.method} ${pathname})` })
     }
-    return fallback({ code, error, request, set })
-  })
+      return fallback({ code, error, request, set })
+    }),
+  )
 }
 
 export type App = ReturnType<typeof createApp>
@@ -103,7 +105,7 @@ const isOpenAIPath = (pathname: string) => /^\/(v1(\/|$)|chat\/|models(\/|$))/.t
  * `Retry-After`, in its route's contract, and every response says `Connection: close`, so that
  * keep-alive clients take their next request elsewhere instead of to a server about to close.
  */
-function drainGuard(gate: RequestGate | undefined) {
+function drainGuard(gate: RequestGate | undefined, logger: Logger) {
   const guard = new Elysia({ name: 'drain-guard' })
   if (!gate) return guard
   const closing = ({ set }: { set: { headers: Record<string, unknown> } }) => {
@@ -113,8 +115,12 @@ function drainGuard(gate: RequestGate | undefined) {
     .onRequest(({ request, set }) => {
       if (!gate.draining) return
       const message = 'this server is shutting down; retry the request'
-      const headers = { 'retry-after': String(DRAINING_RETRY_AFTER_SECONDS), connection: 'close', 'x-request-id': String(set.headers['x-request-id']) }
-      return isOpenAIPath(new URL(request.url).pathname) ? openAIErrorResponse({ status: 503, message, headers }) : errorResponse(503, message, headers)
+      const requestId = set.headers['x-request-id']
+      const headers = { 'retry-after': String(DRAINING_RETRY_AFTER_SECONDS), connection: 'close', 'x-request-id': String(requestId) }
+      const pathname = new URL(request.url).pathname
+      // Answered before routing: the after-response hook never sees it, so it is logged here.
+      logRequest(logger, request, pathname, requestId, 503)
+      return isOpenAIPath(pathname) ? openAIErrorResponse({ status: 503, message, headers }) : errorResponse(503, message, headers)
     })
     .onAfterHandle({ as: 'global' }, closing)
     .onError({ as: 'global' }, closing)

@@ -3,6 +3,7 @@ import { authPlugin } from '../auth'
 import type { TokenService } from '../auth/service'
 import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailable } from '../db/failures'
 import { readBodyText, requireJsonContentType } from '../http/body'
+import { recordingStatus } from '../http/error-contract'
 import type { Logger } from '../http/logger'
 import { DEFAULT_MAX_RESPONSE_BYTES, type ChatConfig } from './config'
 import { ChatCompletionRequest, ChatCompletionResponse, ModelEntry, ModelList } from './model'
@@ -126,7 +127,8 @@ export function chatPlugin(deps: ChatDeps) {
 
   return new Elysia({ name: 'chat' })
     .use(authPlugin(deps.tokens))
-    .onError(({ code, error, request, set }) => {
+    .onError(
+      recordingStatus(({ code, error, request, set }: { code: unknown; error: unknown; request: Request; set: { headers: Record<string, unknown>; status?: unknown } }) => {
       const unavailable = databaseUnavailable(error)
       if (unavailable) {
         deps.logger.warn('database unavailable', { request_id: requestIdOf(set), method: request.method, path: new URL(request.url).pathname, cause: unavailable })
@@ -142,7 +144,8 @@ export function chatPlugin(deps: ChatDeps) {
       // A client that hung up before the first byte aborted its own request; nothing to report.
       if ((init.isInternal || init.status >= 500) && !request.signal.aborted) logFailure(deps.logger, error, { method: request.method, url: request.url, requestId }, 'chat request failed')
       return openAIErrorResponse(init)
-    })
+    }),
+    )
     .post('/chat/completions', complete, completeHook)
     .post('/v1/chat/completions', complete, { ...completeHook, detail: { ...completeHook.detail, hide: true } })
     .get('/models', models, modelsHook)

@@ -19,7 +19,19 @@ export function errorResponse(status: number, message: string, headers: Record<s
 export const errorStatuses = <S extends TSchema>(schema: S, ...statuses: number[]) =>
   Object.fromEntries(statuses.map((status) => [status, schema])) as Record<number, S>
 
-type ErrorContext = { code: unknown; error: unknown; request: Request; set: { headers: Record<string, unknown> } }
+type ErrorContext = { code: unknown; error: unknown; request: Request; set: { headers: Record<string, unknown>; status?: unknown } }
+
+/**
+ * Wraps an error hook so that the status it answers is also the context's: Elysia's after-response
+ * hook sees only that, and the request log once recorded a 404 as 200 and a 415 as 400.
+ */
+export function recordingStatus<C extends { set: { status?: unknown } }>(hook: (context: C) => Response) {
+  return (context: C): Response => {
+    const response = hook(context)
+    context.set.status = response.status
+    return response
+  }
+}
 
 /**
  * An Elysia onError hook that renders any failure in the `{error, message}` contract:
@@ -28,7 +40,7 @@ type ErrorContext = { code: unknown; error: unknown; request: Request; set: { he
  * never to the client.
  */
 export function plantStoreErrors(logger: Logger) {
-  return ({ code, error, request, set }: ErrorContext) => {
+  return recordingStatus(({ code, error, request, set }: ErrorContext) => {
     const known = asHttpError(error)
     if (known) return errorResponse(known.status, known.message, known.extra.headers, known.extra.body)
     // Before PARSE: a token check inside a parse hook that met a database outage is not a bad body.
@@ -49,7 +61,7 @@ export function plantStoreErrors(logger: Logger) {
       error: error instanceof Error ? (error.stack ?? error.message) : String(error),
     })
     return errorResponse(500, 'internal error; the details are in the server log under this request id')
-  }
+  })
 }
 
 /** Elysia's own errors (and `status()` throws) carry a numeric `status`. */

@@ -30,13 +30,23 @@ export const observability = (logger: Logger) =>
     // Destructured in the parameter list: Elysia reads it to decide what each request must
     // parse, and a hook that takes the whole context makes every request parse cookies too.
     .onAfterResponse({ as: 'global' }, ({ request, set, responseValue, path, principal }: AfterResponse) => {
-      const started = startedAt.get(request)
-      logger.info('request', {
-        request_id: set.headers['x-request-id'],
-        method: request.method,
-        path,
-        status: responseValue instanceof Response ? responseValue.status : Number(set.status ?? 200),
-        duration_ms: started === undefined ? undefined : Math.round((performance.now() - started) * 1000) / 1000,
-        owner: principal?.owner ?? null,
-      })
+      // Error hooks record the status they answer in `set` (see recordingStatus in error-contract.ts).
+      const status = responseValue instanceof Response ? responseValue.status : Number(set.status ?? 200)
+      logRequest(logger, request, path, set.headers['x-request-id'], status, principal?.owner)
     })
+
+/**
+ * The request log line: time, request id, method, path, status, duration and owner. Written by the
+ * after-response hook, and by whatever answers a request before routing (which that hook never sees).
+ */
+export function logRequest(logger: Logger, request: Request, path: string, requestId: unknown, status: number, owner?: string) {
+  const started = startedAt.get(request)
+  logger.info('request', {
+    request_id: requestId,
+    method: request.method,
+    path,
+    status,
+    duration_ms: started === undefined ? undefined : Math.round((performance.now() - started) * 1000) / 1000,
+    owner: owner ?? null,
+  })
+}
