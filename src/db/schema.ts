@@ -1,4 +1,4 @@
-import { bigint, bigserial, index, integer, jsonb, pgSequence, pgTable, text, timestamp } from 'drizzle-orm/pg-core'
+import { bigint, bigserial, index, integer, jsonb, pgSequence, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core'
 
 /** API tokens. Only the SHA-256 of the secret is stored; lookups go by that hash. */
 export const tokens = pgTable('tokens', {
@@ -22,14 +22,18 @@ export const plants = pgTable(
   {
     /** Insertion order: "oldest first" listing and the pagination cursor. */
     seq: bigserial('seq', { mode: 'bigint' }).primaryKey(),
-    /** The public int64 id; `mode: 'bigint'` keeps values above 2^53 exact. */
-    id: bigint('id', { mode: 'bigint' }).notNull().unique(),
+    /**
+     * The public int64 id; `mode: 'bigint'` keeps values above 2^53 exact. Unique per owner, not
+     * across owners: a global key made "that id is taken" (409) an oracle telling a stranger which
+     * ids other owners hold.
+     */
+    id: bigint('id', { mode: 'bigint' }).notNull(),
     owner: text('owner').notNull(),
     name: text('name').notNull(),
     tag: text('tag'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (table) => [index('plants_owner_seq_idx').on(table.owner, table.seq)],
+  (table) => [index('plants_owner_seq_idx').on(table.owner, table.seq), unique('plants_owner_id_unique').on(table.owner, table.id)],
 )
 
 /** Every docs.json ever accepted. Rows are only inserted, never updated: history is not rewritten. */

@@ -8,8 +8,8 @@ import { readBodyText, requireJsonContentType } from '../http/body'
 import { parseJsonLossless } from '../http/json'
 import type { Logger } from '../http/logger'
 import { bodyValidator } from '../http/validation'
-import { ErrorBody, LIST_LIMIT_DEFAULT, ListQuery, NewPlant, Plant, PlantIdParams } from './model'
-import { DuplicatePlantId, PlantService } from './service'
+import { DeleteQuery, ErrorBody, LIST_LIMIT_DEFAULT, ListQuery, NewPlant, Plant, PlantIdParams } from './model'
+import { DuplicatePlantId, NotYourPlants, PlantService } from './service'
 import { t } from 'elysia'
 
 export type PlantsDeps = { db: Database; tokens: TokenService; logger: Logger; config: { bodyLimit: number } }
@@ -42,7 +42,13 @@ export const plantsPlugin = (deps: PlantsDeps) => {
         }),
         body: NewPlant,
         response: { 200: Plant, ...errors(400, 401, 403, 409, 413, 415, 500) },
-        detail: { summary: 'Create a plant', description: 'Creates a new plant in the store. The response carries name and tag, never the id.', security: [{ bearerAuth: [] }], tags: ['plants'] },
+        detail: {
+          summary: 'Create a plant',
+          description:
+            "Creates a new plant in the store, among the caller's own plants. Ids are per owner: an id another owner uses is free for you, and 409 means only that you already have one with it. The response carries name and tag, never the id.",
+          security: [{ bearerAuth: [] }],
+          tags: ['plants'],
+        },
       },
     )
     .get(
@@ -68,16 +74,28 @@ export const plantsPlugin = (deps: PlantsDeps) => {
     )
     .delete(
       '/plants/:id',
-      async ({ params, principal, set }) => {
-        if (!(await service.delete(principal, BigInt(params.id)))) throw new HttpError(404, `no plant with id ${params.id}`)
+      async ({ params, principal, query, set }) => {
+        try {
+          if (!(await service.delete(principal, BigInt(params.id), query.owner))) throw new HttpError(404, `no plant with id ${params.id}`)
+        } catch (error) {
+          if (error instanceof NotYourPlants) throw new HttpError(403, error.message)
+          throw error
+        }
         set.status = 204
         return new Response(null, { status: 204 })
       },
       {
         auth: 'plants:write',
         params: PlantIdParams,
-        response: { 204: t.Void({ description: 'Plant deleted' }), ...errors(400, 401, 403, 404, 500) },
-        detail: { summary: 'Delete a plant', description: 'Deletes a single plant based on the ID supplied. Another owner\'s plant answers 404, exactly like a missing one.', security: [{ bearerAuth: [] }], tags: ['plants'] },
+        query: DeleteQuery,
+        response: { 204: t.Void({ description: 'Plant deleted' }), ...errors(400, 401, 403, 404, 500, 503) },
+        detail: {
+          summary: 'Delete a plant',
+          description:
+            "Deletes a single plant based on the ID supplied, among the caller's own plants: ids are per owner, so another owner's plant with the same id is not the one named, and a missing id answers 404. An admin token names another owner's plant with `?owner=`.",
+          security: [{ bearerAuth: [] }],
+          tags: ['plants'],
+        },
       },
     )
 }

@@ -55,6 +55,17 @@ export const ListQuery = t.Object({
 
 export const PlantIdParams = t.Object({ id: Int64String('id', { description: 'ID of plant to delete' }) })
 
+export const DeleteQuery = t.Object({
+  owner: t.Optional(
+    StoredText({
+      minLength: 1,
+      maxLength: 200,
+      description: "Admin tokens only: whose plant to delete (default: the caller's own)",
+      error: 'owner must be an owner name of 1 to 200 characters',
+    }),
+  ),
+})
+
 /** The plant store's error contract. */
 export const ErrorBody = t.Object(
   {

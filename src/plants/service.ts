@@ -4,10 +4,17 @@ import type { Database } from '../db/connect'
 import { plants } from '../db/schema'
 import type { Plant } from './model'
 
-/** Raised when a client-chosen id is already taken. */
+/** Raised when a client-chosen id is already taken by one of the caller's own plants. */
 export class DuplicatePlantId extends Error {
   constructor(readonly id: bigint) {
-    super(`a plant with id ${id} already exists`)
+    super(`you already have a plant with id ${id}`)
+  }
+}
+
+/** Raised when a token that is not an admin names another owner. */
+export class NotYourPlants extends Error {
+  constructor(readonly owner: string) {
+    super(`only an admin token may act on another owner's plants ("${owner}")`)
   }
 }
 
@@ -36,17 +43,16 @@ function statements(db: Database) {
     insertWithId: db
       .insert(plants)
       .values({ ...newRow, id: sql.placeholder('id') })
-      .onConflictDoNothing({ target: plants.id })
+      .onConflictDoNothing({ target: [plants.owner, plants.id] })
       .returning({ seq: plants.seq })
       .prepare('plants_insert_with_id'),
     insertAssigned: db
       .insert(plants)
       .values({ ...newRow, id: sql`nextval('plant_id_seq')` })
-      .onConflictDoNothing({ target: plants.id })
+      .onConflictDoNothing({ target: [plants.owner, plants.id] })
       .returning({ seq: plants.seq })
       .prepare('plants_insert_assigned'),
-    deleteOwn: db.delete(plants).where(and(eq(plants.id, sql.placeholder('id')), eq(plants.owner, owner))).returning({ seq: plants.seq }).prepare('plants_delete_own'),
-    deleteAny: db.delete(plants).where(eq(plants.id, sql.placeholder('id'))).returning({ seq: plants.seq }).prepare('plants_delete_any'),
+    delete: db.delete(plants).where(and(eq(plants.owner, owner), eq(plants.id, sql.placeholder('id')))).returning({ seq: plants.seq }).prepare('plants_delete'),
   }
 }
 
@@ -78,9 +84,14 @@ export class PlantService {
     return { plants: page.map(toPlant), next: rows.length > limit ? String(page[page.length - 1].seq) : undefined }
   }
 
-  /** False when no visible plant has that id: another owner's plant looks exactly like a missing one. */
-  async delete(principal: Principal, id: bigint): Promise<boolean> {
-    const deleted = await (principal.isAdmin ? this.query.deleteAny : this.query.deleteOwn).execute({ id, owner: principal.owner })
+  /**
+   * Deletes the plant with this id among `owner`'s (the caller's own by default; another owner's
+   * only for an admin). False when there is none: ids are per owner, so another owner's plant
+   * with the same id is simply not the one named.
+   */
+  async delete(principal: Principal, id: bigint, owner = principal.owner): Promise<boolean> {
+    if (owner !== principal.owner && !principal.isAdmin) throw new NotYourPlants(owner)
+    const deleted = await this.query.delete.execute({ id, owner })
     return deleted.length > 0
   }
 }

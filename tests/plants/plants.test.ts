@@ -43,7 +43,7 @@ describe.each(TRANSPORTS)('through %s', (transport) => {
       expect((await create(token, { name: 'first', id: 777001 })).status).toBe(200)
       const second = await create(token, { name: 'second', id: 777001 })
       expect(second.status).toBe(409)
-      expect(await second.json()).toEqual({ error: 409, message: 'a plant with id 777001 already exists' })
+      expect(await second.json()).toEqual({ error: 409, message: 'you already have a plant with id 777001' })
       expect((await list(token)).body.map((p) => p.name)).toEqual(['first'])
     })
 
@@ -145,13 +145,34 @@ describe.each(TRANSPORTS)('through %s', (transport) => {
       expect((await list(alice)).body).toEqual([{ name: 'alice plant' }])
     })
 
-    test('an admin token sees and deletes every owner\'s plants', async () => {
-      const alice = await t.tokenFor(uniqueOwner('alice'))
+    test('an admin token sees every owner\'s plants, and deletes another owner\'s by naming the owner', async () => {
+      const aliceName = uniqueOwner('alice')
+      const alice = await t.tokenFor(aliceName)
       const admin = await t.tokenFor(uniqueOwner('root'), ['admin'])
       await create(alice, { name: 'visible to admin', id: 990101 })
       expect((await list(admin, '?limit=1000')).body).toContainEqual({ name: 'visible to admin' })
-      expect((await t.request('/plants/990101', { method: 'DELETE', token: admin })).status).toBe(204)
+      // Without ?owner= an admin names its own plants, like anyone.
+      expect((await t.request('/plants/990101', { method: 'DELETE', token: admin })).status).toBe(404)
+      expect((await t.request(`/plants/990101?owner=${aliceName}`, { method: 'DELETE', token: admin })).status).toBe(204)
       expect((await list(alice)).body).toEqual([])
+    })
+
+    test('?owner= is for admins: anyone else naming another owner is 403', async () => {
+      const bob = await t.tokenFor(uniqueOwner('bob'))
+      const response = await t.request('/plants/1?owner=alice', { method: 'DELETE', token: bob })
+      expect(response.status).toBe(403)
+      expect((await response.json()).message).toContain('only an admin token')
+    })
+
+    test('ids are per owner: an id another owner holds is free for you, so 409 tells nothing about strangers', async () => {
+      const alice = await t.tokenFor(uniqueOwner('alice'))
+      const bob = await t.tokenFor(uniqueOwner('bob'))
+      expect((await create(alice, { name: 'alice 42', id: 990042 })).status).toBe(200)
+      // Once an oracle: a 409 here told bob that someone had plant 990042.
+      expect((await create(bob, { name: 'bob 42', id: 990042 })).status).toBe(200)
+      expect((await create(bob, { name: 'bob again', id: 990042 })).status).toBe(409)
+      expect((await t.request('/plants/990042', { method: 'DELETE', token: bob })).status).toBe(204)
+      expect((await list(alice)).body).toEqual([{ name: 'alice 42' }])
     })
   })
 
