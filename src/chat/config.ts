@@ -118,6 +118,13 @@ function parseProviders(env: Record<string, string | undefined>): Record<string,
       apiKey = env[apiKeyEnv]
       if (!apiKey) throw new Error(`${at}: apiKeyEnv names ${apiKeyEnv}, which is unset or empty`)
     }
+    // Checked here, once: a key with a trailing newline (a file read with `$(cat …)`) failed every
+    // request as a retried "could not reach the upstream".
+    if (apiKey !== undefined) checkHeaderValue(`${at}: the API key${apiKeyEnv ? ` in ${apiKeyEnv}` : ''}`, apiKey)
+    for (const [header, value] of Object.entries(entry.headers ?? {})) {
+      if (!HEADER_NAME.test(header)) throw new Error(`${at}: headers: '${header}' is not a valid HTTP header name`)
+      checkHeaderValue(`${at}: header '${header}'`, value)
+    }
     providers[provider] = {
       ...PROVIDER_DEFAULTS,
       ...entry,
@@ -126,6 +133,19 @@ function parseProviders(env: Record<string, string | undefined>): Record<string,
     }
   }
   return providers
+}
+
+/** RFC 9110 token characters. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+/** Visible ASCII, space and tab: what every HTTP client accepts in a header value. */
+const HEADER_VALUE = /^[\t\x20-\x7e]*$/
+
+function checkHeaderValue(what: string, value: string): void {
+  if (value !== value.trim()) throw new Error(`${what} starts or ends with whitespace (a line break from a file?); remove it`)
+  const bad = /[^\t\x20-\x7e]/.exec(value)
+  if (bad || !HEADER_VALUE.test(value)) {
+    throw new Error(`${what} holds a character an HTTP header cannot carry (U+${bad![0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')})`)
+  }
 }
 
 function parseModels(raw: string | undefined, providers: Record<string, ProviderConfig>): Record<string, ModelRoute[]> {

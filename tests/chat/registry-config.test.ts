@@ -53,6 +53,12 @@ describe('chat configuration from the environment', () => {
     { env: { CHAT_PROVIDERS: provider({ apiKey: 'a', apiKeyEnv: 'B' }), B: 'b' }, message: "provider 'up': set apiKey or apiKeyEnv, not both" },
     { env: { CHAT_PROVIDERS: provider({ apiKeyEnv: 'MISSING_KEY' }) }, message: "provider 'up': apiKeyEnv names MISSING_KEY, which is unset or empty" },
     { env: { CHAT_PROVIDERS: JSON.stringify({ echo: { baseUrl: 'http://up.example' } }) }, message: "CHAT_PROVIDERS: provider 'echo': the name 'echo' is reserved" },
+    { env: { CHAT_PROVIDERS: provider({ apiKeyEnv: 'KEY' }), KEY: 'sk-abc\n' }, message: "provider 'up': the API key in KEY starts or ends with whitespace (a line break from a file?)" },
+    { env: { CHAT_PROVIDERS: provider({ apiKey: ' sk-abc' }) }, message: "provider 'up': the API key starts or ends with whitespace" },
+    { env: { CHAT_PROVIDERS: provider({ apiKey: 'sk-a\nb' }) }, message: "provider 'up': the API key holds a character an HTTP header cannot carry (U+000A)" },
+    { env: { CHAT_PROVIDERS: provider({ apiKey: 'sk-ä' }) }, message: 'a character an HTTP header cannot carry (U+00E4)' },
+    { env: { CHAT_PROVIDERS: provider({ headers: { 'bad name': 'v' } }) }, message: "headers: 'bad name' is not a valid HTTP header name" },
+    { env: { CHAT_PROVIDERS: provider({ headers: { 'x-org': 'org\r\nx-injected: 1' } }) }, message: "header 'x-org' holds a character an HTTP header cannot carry (U+000D)" },
     { env: { CHAT_MODELS: '{}' }, message: 'CHAT_MODELS: must name at least one model' },
     { env: { CHAT_MODELS: JSON.stringify({ m: [] }) }, message: 'CHAT_MODELS: /m' },
     { env: { CHAT_MODELS: JSON.stringify({ m: { provider: 'echo', model: 'echo' } }) }, message: 'CHAT_MODELS: /m' },
@@ -78,6 +84,10 @@ describe('chat configuration from the environment', () => {
       expect((thrown as Error).message).not.toContain('\n')
     })
   }
+
+  test('an API key never appears in an error message, not even a malformed one', () => {
+    expect(() => parseChatConfig({ CHAT_PROVIDERS: provider({ apiKey: 'sk-secret-value\n' }) })).not.toThrow(/sk-secret-value/)
+  })
 
   test('an API key never appears in an error message', () => {
     const env = { CHAT_PROVIDERS: JSON.stringify({ up: { baseUrl: 'nope', apiKey: 'sk-secret-value' } }) }
