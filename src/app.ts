@@ -1,5 +1,6 @@
 import { openapi } from '@elysiajs/openapi'
 import { Elysia } from 'elysia'
+import type { AuthDeps } from './auth'
 import type { TokenService } from './auth/service'
 import type { Config } from './config'
 import type { DatabaseHandle } from './db/connect'
@@ -14,6 +15,8 @@ import { plantsPlugin } from './plants'
 import { chatPlugin, type ChatSetup } from './chat'
 import { openAIErrorResponse } from './chat/openai-error'
 import { docsConfigPlugin } from './docs-config'
+import { FailedAuthThrottle } from './governance/failed-auth'
+import { Governance } from './governance/service'
 
 export type AppDeps = {
   config: Config
@@ -31,6 +34,10 @@ export type AppDeps = {
   chat?: ChatSetup
   /** Set by the runtime entry, which drains through it on SIGTERM; without it the app never drains. */
   gate?: RequestGate
+  /** Per-token limits; default: one built on `database` and `config.defaultLimits` (bootstrap passes its own, to stop it). */
+  governance?: Governance
+  /** The peer address of a request, from the runtime (for throttling failed authentication). */
+  peerAddress?: (request: Request) => string | undefined
 }
 
 /**
@@ -39,6 +46,14 @@ export type AppDeps = {
  */
 export function createApp(deps: AppDeps) {
   const db = deps.database.db
+  const governance = deps.governance ?? new Governance(db, { defaults: deps.config.defaultLimits, clock: deps.clock })
+  const auth: AuthDeps = {
+    tokens: deps.tokens,
+    governance,
+    throttle: new FailedAuthThrottle({ perMinute: deps.config.authFailuresPerMinute }),
+    peerAddress: deps.peerAddress,
+    trustProxy: deps.config.trustProxy,
+  }
   const app = new Elysia({
     name: 'trellis',
     normalize: false,
@@ -68,9 +83,9 @@ export function createApp(deps: AppDeps) {
       }),
     )
     .use(operationsPlugin({ database: deps.database, logger: deps.logger, uiAssets: deps.uiAssets, title: 'Trellis' }))
-    .use(plantsPlugin({ db, tokens: deps.tokens, logger: deps.logger, config: deps.config }))
-    .use(chatPlugin(deps))
-    .use(docsConfigPlugin({ db, tokens: deps.tokens, logger: deps.logger, clock: deps.clock }))
+    .use(plantsPlugin({ db, auth, logger: deps.logger, config: deps.config }))
+    .use(chatPlugin({ ...deps, auth, governance }))
+    .use(docsConfigPlugin({ db, auth, logger: deps.logger, clock: deps.clock }))
 
   const allowed = allowedMethods(app.routes)
   const fallback = plantStoreErrors(deps.logger)

@@ -1,4 +1,5 @@
 import { type ChatConfig, parseChatConfig } from './chat/config'
+import { type Limits, parseDefaultLimits } from './governance/limits'
 
 /**
  * Environment → validated configuration. Every value is checked at start; a bad value
@@ -32,6 +33,12 @@ export type Config = {
   gcIntervalMs: number
   /** Providers and the model registry (CHAT_* variables; see src/chat/config.ts). */
   chat: ChatConfig
+  /** `TRELLIS_DEFAULT_LIMITS`: the limits of a token that has none of its own (see src/governance/limits.ts). */
+  defaultLimits: Limits
+  /** Failed authentications a client address may have per minute before it is throttled. */
+  authFailuresPerMinute: number
+  /** Believe `X-Forwarded-For` (its nearest hop) for the client address: set behind a trusted proxy only. */
+  trustProxy: boolean
   env: Readonly<Record<string, string | undefined>>
 }
 
@@ -112,6 +119,9 @@ export function loadConfig(env: Env): Config {
     workers: integer(env, 'WORKERS', 1, 1, 256),
     gcIntervalMs: integer(env, 'GC_INTERVAL_MS', database ? 0 : 500, 0, 60_000),
     chat: chatConfig(env),
+    defaultLimits: defaultLimits(env),
+    authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 30, 1, 1_000_000),
+    trustProxy: boolean(env, 'TRUST_PROXY', false),
     env,
   }
   if (config.workers > 1 && !config.databaseUrl)
@@ -122,6 +132,14 @@ export function loadConfig(env: Env): Config {
 function chatConfig(env: Env): ChatConfig {
   try {
     return parseChatConfig(env)
+  } catch (error) {
+    throw new ConfigError((error as Error).message)
+  }
+}
+
+function defaultLimits(env: Env): Limits {
+  try {
+    return parseDefaultLimits(env.TRELLIS_DEFAULT_LIMITS)
   } catch (error) {
     throw new ConfigError((error as Error).message)
   }

@@ -1,4 +1,7 @@
 import { Elysia } from 'elysia'
+import type { FailedAuthThrottle } from '../governance/failed-auth'
+import { clientAddress } from '../governance/failed-auth'
+import type { Governance } from '../governance/service'
 import { extractBearer, insufficientScope, invalidToken } from './header'
 import { hasScope, type Principal, type Requirement } from './model'
 import type { TokenService } from './service'
@@ -7,17 +10,35 @@ export type { Principal, Requirement, Scope } from './model'
 
 const verified = new WeakMap<Request, Principal>()
 
+/** What authentication needs: the tokens, the per-token limits, and the failed-attempt throttle. */
+export type AuthDeps = {
+  tokens: TokenService
+  governance?: Governance
+  throttle?: FailedAuthThrottle
+  /** The peer address of a request, as the runtime knows it. */
+  peerAddress?: (request: Request) => string | undefined
+  trustProxy?: boolean
+}
+
 /**
- * Verifies the request's bearer token against `required`, once per request: later calls
- * reuse the principal. Throws HttpErrors (400/401/403 with RFC 6750 challenges).
+ * Authenticates a request once: the bearer token (RFC 6750 errors), then its `rpm`, then the
+ * scope `required`. Later calls for the same request reuse the principal and check only the scope.
+ * A client address that keeps failing is throttled before its tokens are looked up.
  */
-export async function authenticate(tokens: TokenService, request: Request, required: Requirement): Promise<Principal> {
+export async function authenticate(auth: AuthDeps, request: Request, required: Requirement): Promise<Principal> {
   let principal = verified.get(request)
   if (!principal) {
     const secret = extractBearer(request)
-    const found = await tokens.verify(secret)
-    if (!found) throw invalidToken('the bearer token is unknown, revoked or malformed')
+    const known = auth.tokens.cached(secret)
+    const address = known || !auth.throttle ? undefined : clientAddress(request, auth.peerAddress?.(request), auth.trustProxy ?? false)
+    if (address !== undefined) auth.throttle!.check(address)
+    const found = known ?? (await auth.tokens.verify(secret))
+    if (!found) {
+      if (address !== undefined) auth.throttle!.failed(address)
+      throw invalidToken('the bearer token is unknown, revoked, expired or malformed')
+    }
     verified.set(request, (principal = found))
+    await auth.governance?.admitRequest(principal, request)
   }
   if (!hasScope(principal, required)) throw insufficientScope(required)
   return principal
@@ -29,9 +50,9 @@ export async function authenticate(tokens: TokenService, request: Request, requi
  * about its malformed JSON, and could make us read a whole body, before hearing 401.
  */
 export const authenticatedParse =
-  (tokens: TokenService, required: Requirement, read: (request: Request) => Promise<unknown>) =>
+  (auth: AuthDeps, required: Requirement, read: (request: Request) => Promise<unknown>) =>
   async ({ request }: { request: Request }) => {
-    await authenticate(tokens, request, required)
+    await authenticate(auth, request, required)
     return read(request)
   }
 
@@ -43,13 +64,13 @@ export const authenticatedParse =
  * `authenticatedParse`. Each feature's error hook renders the failures in its contract.
  *
  * @example
- * new Elysia().use(authPlugin(tokens)).get('/me', ({ principal }) => principal.owner, { auth: 'any' })
+ * new Elysia().use(authPlugin(auth)).get('/me', ({ principal }) => principal.owner, { auth: 'any' })
  */
-export const authPlugin = (tokens: TokenService) =>
+export const authPlugin = (auth: AuthDeps) =>
   new Elysia({ name: 'auth' }).macro({
     auth: (required: Requirement) => ({
       async transform({ request }) {
-        await authenticate(tokens, request, required)
+        await authenticate(auth, request, required)
       },
       resolve: ({ request }): { principal: Principal } => ({ principal: verified.get(request)! }),
     }),

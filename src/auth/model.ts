@@ -1,17 +1,21 @@
-import { t, type Static } from 'elysia'
+import { t } from 'elysia'
+import type { TokenLimits } from '../db/schema'
 
 export const SCOPES = ['plants:read', 'plants:write', 'chat', 'docs:write', 'admin'] as const
 export const ScopeSchema = t.Union(SCOPES.map((scope) => t.Literal(scope)))
 export type Scope = (typeof SCOPES)[number]
 
-/** Who is calling, as established by a verified bearer token. */
-export const PrincipalSchema = t.Object({
-  tokenId: t.String(),
-  owner: t.String(),
-  scopes: t.Array(ScopeSchema),
-  isAdmin: t.Boolean(),
-})
-export type Principal = Static<typeof PrincipalSchema>
+/** Who is calling, as established by a verified bearer token, and what the token allows. */
+export type Principal = {
+  tokenId: string
+  owner: string
+  scopes: Scope[]
+  isAdmin: boolean
+  /** The token's own limits (absent fields fall back to the defaults; see src/governance/). */
+  limits: TokenLimits
+  /** Public model names the token may use; undefined: every model. */
+  models?: readonly string[]
+}
 
 /** What a route demands: a scope, or `any` for any valid token. */
 export type Requirement = Scope | 'any'

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { and, asc, eq, isNull, sql } from 'drizzle-orm'
 import type { Database } from '../db/connect'
-import { tokens } from '../db/schema'
+import { type TokenLimits, tokens } from '../db/schema'
 import { type Principal, type Scope, SCOPES } from './model'
 
 const TOKEN_PREFIX = 'trl_'
@@ -15,25 +15,58 @@ export type TokenServiceOptions = {
    * drops the entry at once.
    */
   cacheTtlMs?: number
-  /** Upper bound on cached entries, so a flood of random tokens cannot grow memory. */
+  /** Upper bound on cached live tokens. */
   cacheSize?: number
+  /** Upper bound on remembered unknown tokens, kept apart so that a flood of them evicts no live one. */
+  unknownCacheSize?: number
   now?: () => number
 }
 
-type CacheEntry = { principal: Principal | null; expires: number }
+type CacheEntry = { principal: Principal; expires: number }
 
-/**
- * Issues, lists, revokes and verifies API tokens. Only SHA-256 hashes are stored and
- * looked up, so no secret is ever compared in JS; verified results are cached so that
- * a request costs no database round trip for auth.
- */
+/** What a new token may carry besides its owner and scopes. */
+export type TokenGrants = { limits?: TokenLimits | null; models?: string[] | null; expiresAt?: Date | null }
+
+/** A token as listed: everything but its secret. */
+export type TokenRecord = {
+  id: string
+  owner: string
+  scopes: string[]
+  limits: TokenLimits | null
+  models: string[] | null
+  expiresAt: Date | null
+  createdAt: Date
+  revokedAt: Date | null
+}
+
+/** A change to a token: each field present replaces it (null clears it); `limits` merges per field, null clearing one. */
+export type TokenChange = { limits?: { [K in keyof TokenLimits]?: number | null } | null; models?: string[] | null; expiresAt?: Date | null }
+
 /** Any constant that no other advisory lock uses; the same in every replica. */
 const FIRST_TOKEN_LOCK_KEY = 7_262_311_002
 
+const RECORD_COLUMNS = {
+  id: tokens.id,
+  owner: tokens.owner,
+  scopes: tokens.scopes,
+  limits: tokens.limits,
+  models: tokens.models,
+  expiresAt: tokens.expiresAt,
+  createdAt: tokens.createdAt,
+  revokedAt: tokens.revokedAt,
+}
+
+/**
+ * Issues, lists, changes, revokes and verifies API tokens. Only SHA-256 hashes are stored and
+ * looked up, so no secret is ever compared in JS; verified results are cached so that a request
+ * costs no database round trip for auth. Expired tokens are refused like revoked ones.
+ */
 export class TokenService {
   private readonly cache = new Map<string, CacheEntry>()
+  private readonly unknown = new Map<string, number>()
   private readonly ttl: number
   private readonly maxEntries: number
+  private readonly maxUnknown: number
   private readonly now: () => number
   private readonly byHash
 
@@ -42,24 +75,28 @@ export class TokenService {
     options: TokenServiceOptions = {},
   ) {
     this.byHash = db
-      .select({ id: tokens.id, owner: tokens.owner, scopes: tokens.scopes })
+      .select({ id: tokens.id, owner: tokens.owner, scopes: tokens.scopes, limits: tokens.limits, models: tokens.models, expiresAt: tokens.expiresAt })
       .from(tokens)
       .where(and(eq(tokens.hash, sql.placeholder('hash')), isNull(tokens.revokedAt)))
       .limit(1)
       .prepare('tokens_by_hash')
     this.ttl = options.cacheTtlMs ?? 5000
     this.maxEntries = options.cacheSize ?? 10_000
+    this.maxUnknown = options.unknownCacheSize ?? 1_000
     this.now = options.now ?? Date.now
   }
 
   /** Creates a token; the secret is returned here and never again. */
-  async create(input: { owner: string; scopes: Scope[] }, db: Pick<Database, 'insert'> = this.db) {
+  async create(input: { owner: string; scopes: Scope[] } & TokenGrants, db: Pick<Database, 'insert'> = this.db) {
     const owner = input.owner.trim()
     if (!owner || owner.length > 200) throw new Error('owner must be 1 to 200 characters')
     const secret = TOKEN_PREFIX + randomBytes(32).toString('base64url')
     const id = 'tok_' + randomBytes(9).toString('base64url')
-    await db.insert(tokens).values({ id, owner, scopes: input.scopes, hash: hashToken(secret) })
-    return { id, owner, scopes: input.scopes, token: secret }
+    const [row] = await db
+      .insert(tokens)
+      .values({ id, owner, scopes: input.scopes, hash: hashToken(secret), limits: emptyToNull(input.limits), models: input.models ?? null, expiresAt: input.expiresAt ?? null })
+      .returning(RECORD_COLUMNS)
+    return { ...(row as TokenRecord), token: secret }
   }
 
   /**
@@ -75,11 +112,30 @@ export class TokenService {
     })
   }
 
-  async list() {
-    return this.db
-      .select({ id: tokens.id, owner: tokens.owner, scopes: tokens.scopes, createdAt: tokens.createdAt, revokedAt: tokens.revokedAt })
-      .from(tokens)
-      .orderBy(asc(tokens.createdAt), asc(tokens.id))
+  /** Every token, oldest first; never their secrets. */
+  async list(): Promise<TokenRecord[]> {
+    return (await this.db.select(RECORD_COLUMNS).from(tokens).orderBy(asc(tokens.createdAt), asc(tokens.id))) as TokenRecord[]
+  }
+
+  async get(id: string): Promise<TokenRecord | undefined> {
+    const [row] = await this.db.select(RECORD_COLUMNS).from(tokens).where(eq(tokens.id, id))
+    return row as TokenRecord | undefined
+  }
+
+  /** Changes a live token's limits, models or expiry; undefined when no live token has that id. */
+  async update(id: string, change: TokenChange): Promise<TokenRecord | undefined> {
+    return this.db.transaction(async (tx) => {
+      const [current] = await tx.select({ limits: tokens.limits }).from(tokens).where(and(eq(tokens.id, id), isNull(tokens.revokedAt))).for('update')
+      if (!current) return undefined
+      const set: Partial<typeof tokens.$inferInsert> = {}
+      if (change.limits !== undefined) set.limits = change.limits === null ? null : emptyToNull(mergeLimits(current.limits ?? {}, change.limits))
+      if (change.models !== undefined) set.models = change.models
+      if (change.expiresAt !== undefined) set.expiresAt = change.expiresAt
+      const [row] = await tx.update(tokens).set(set).where(eq(tokens.id, id)).returning({ ...RECORD_COLUMNS, hash: tokens.hash })
+      const { hash, ...record } = row!
+      this.cache.delete(hash)
+      return record as TokenRecord
+    })
   }
 
   /** False when no live token has that id. */
@@ -98,32 +154,64 @@ export class TokenService {
     return Number(row.n)
   }
 
-  /** The principal behind a live token, or null for an unknown, revoked or malformed one. */
+  /** The principal of a token this process verified lately, if any; no database round trip. */
+  cached(secret: string): Principal | undefined {
+    if (!TOKEN_SHAPE.test(secret)) return undefined
+    const hit = this.cache.get(hashToken(secret))
+    return hit && hit.expires > this.now() ? hit.principal : undefined
+  }
+
+  /** The principal behind a live token, or null for an unknown, revoked, expired or malformed one. */
   async verify(secret: string): Promise<Principal | null> {
     if (!TOKEN_SHAPE.test(secret)) return null
     const hash = hashToken(secret)
     const now = this.now()
     const hit = this.cache.get(hash)
     if (hit && hit.expires > now) return hit.principal
+    const unknownUntil = this.unknown.get(hash)
+    if (unknownUntil !== undefined && unknownUntil > now) return null
     const [row] = await this.byHash.execute({ hash })
-    const principal: Principal | null = row
-      ? {
-          tokenId: row.id,
-          owner: row.owner,
-          scopes: row.scopes.filter((s): s is Scope => SCOPES.includes(s as Scope)),
-          isAdmin: row.scopes.includes('admin'),
-        }
-      : null
-    this.remember(hash, principal, now)
+    const expiresAt = row?.expiresAt?.getTime()
+    if (!row || (expiresAt !== undefined && expiresAt <= now)) {
+      this.rememberUnknown(hash, now)
+      return null
+    }
+    const principal: Principal = {
+      tokenId: row.id,
+      owner: row.owner,
+      scopes: row.scopes.filter((s): s is Scope => SCOPES.includes(s as Scope)),
+      isAdmin: row.scopes.includes('admin'),
+      limits: row.limits ?? {},
+      ...(row.models ? { models: row.models } : {}),
+    }
+    // An expiring token is not cached past its expiry.
+    this.remember(hash, principal, Math.min(now + this.ttl, expiresAt ?? Number.POSITIVE_INFINITY))
     return principal
   }
 
-  private remember(hash: string, principal: Principal | null, now: number) {
+  private remember(hash: string, principal: Principal, expires: number) {
     this.cache.delete(hash)
     if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value as string)
-    this.cache.set(hash, { principal, expires: now + this.ttl })
+    this.cache.set(hash, { principal, expires })
+  }
+
+  private rememberUnknown(hash: string, now: number) {
+    this.unknown.delete(hash)
+    if (this.unknown.size >= this.maxUnknown) this.unknown.delete(this.unknown.keys().next().value as string)
+    this.unknown.set(hash, now + this.ttl)
   }
 }
+
+function mergeLimits(current: TokenLimits, change: NonNullable<TokenChange['limits']>): TokenLimits {
+  const merged: Record<string, number> = { ...current }
+  for (const [key, value] of Object.entries(change)) {
+    if (value === null || value === undefined) delete merged[key]
+    else merged[key] = value
+  }
+  return merged
+}
+
+const emptyToNull = (limits: TokenLimits | null | undefined) => (limits && Object.keys(limits).length > 0 ? limits : null)
 
 /**
  * The stored form of a token: SHA-256, base64url. Synchronous on purpose: it runs on every

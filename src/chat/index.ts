@@ -1,6 +1,8 @@
 import { Elysia, type DocumentDecoration, type TSchema, type ValidationError } from 'elysia'
-import { authPlugin } from '../auth'
-import type { TokenService } from '../auth/service'
+import { type AuthDeps, authPlugin, type Principal } from '../auth'
+import type { Governance } from '../governance/service'
+import type { UsageLedger } from '../usage/ledger'
+import { type CompletionDeps, type FinishedCompletion, serveCompletion } from './completion'
 import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailable } from '../db/failures'
 import { readBodyText, requireJsonContentType } from '../http/body'
 import { recordingStatus } from '../http/error-contract'
@@ -9,17 +11,20 @@ import { DEFAULT_MAX_RESPONSE_BYTES, type ChatConfig } from './config'
 import { ChatCompletionRequest, ChatCompletionResponse, ModelEntry, ModelList } from './model'
 import { OpenAIError, openAIErrorResponse, toOpenAIError } from './openai-error'
 import { createEchoProvider } from './providers/echo'
-import { ProviderError, type ChatRequest } from './providers/provider'
+import { ProviderError } from './providers/provider'
 import { buildRegistry, type ModelRegistry } from './providers/registry'
 import { describeIssue, modelList, modelNotFound, parseChatRequest } from './service'
-import { KEEP_ALIVE_MS, openEventStream } from './sse'
 
 /** What the chat routes serve from: the model registry, the keep-alive interval and the cap on one response (default 8 MiB). */
 export type ChatSetup = { registry: ModelRegistry; keepAliveMs: number; maxResponseBytes?: number }
 
 export type ChatDeps = {
   config: { bodyLimit: number; chat: ChatConfig }
-  tokens: TokenService
+  auth: AuthDeps
+  governance?: Governance
+  ledger?: UsageLedger
+  /** Told about every completion that ends (metrics). */
+  onFinished?: (finished: FinishedCompletion) => void
   logger: Logger
   clock: () => Date
   /** Defaults to {@link chatSetupFrom} on `config.chat` (validated at start); tests pass their own registry. */
@@ -56,39 +61,33 @@ export function chatPlugin(deps: ChatDeps) {
   const chat = deps.chat ?? chatSetupFrom(deps.config.chat)
   const listedAt = deps.clock()
 
-  const complete = async ({ request, set }: { request: Request; set: { headers: Record<string, unknown> } }) => {
+  const served: CompletionDeps = {
+    registry: chat.registry,
+    keepAliveMs: chat.keepAliveMs,
+    maxResponseBytes: chat.maxResponseBytes,
+    governance: deps.governance,
+    ledger: deps.ledger,
+    onFinished: deps.onFinished,
+    shutdownSignal: deps.shutdownSignal,
+  }
+
+  const complete = async ({ request, set, principal }: { request: Request; set: { headers: Record<string, unknown> }; principal: Principal }) => {
     requireJsonContentType(request)
     const parsed = parseChatRequest(await readBodyText(request, deps.config.bodyLimit))
-    if (!chat.registry.has(parsed.model)) throw modelNotFound(parsed.model)
-    const body: ChatRequest = { ...parsed, stream: parsed.stream === true }
+    // A model outside the token's allow-list is answered exactly like one that does not exist.
+    if (!chat.registry.has(parsed.model) || !allows(principal, parsed.model)) throw modelNotFound(parsed.model)
     deps.onLongLivedRequest?.(request)
-
-    const abort = new AbortController()
-    const links = new AbortLinks(abort, request.signal, deps.shutdownSignal)
-    if (!body.stream) {
-      try {
-        return Response.json(await chat.registry.complete(body, abort.signal))
-      } finally {
-        links.release()
-      }
-    }
-    const state = { committed: false }
+    const requestId = requestIdOf(set)
     // What the log needs is copied now: a stream lives long, and should not keep its Request alive.
-    const where = { method: request.method, url: request.url, requestId: requestIdOf(set) }
-    return openEventStream(chat.registry.streamEvents(body, abort.signal, state), {
-      state,
-      abort,
-      keepAliveMs: chat.keepAliveMs || KEEP_ALIVE_MS,
-      maxBytes: chat.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-      onStreamError: (error) => {
-        // A stream cut at the response cap is the request's doing, not a fault: a warning without a stack.
-        if (error instanceof OpenAIError && error.init.code === 'response_too_large') {
-          deps.logger.warn('chat stream cut at the response cap', { request_id: where.requestId, method: where.method, path: new URL(where.url).pathname, limit: chat.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES })
-        } else logFailure(deps.logger, error, where, 'chat stream failed after the first byte')
-      },
-      onClose: () => links.release(),
-      requestId: where.requestId,
-    })
+    const where = { method: request.method, url: request.url, requestId }
+    const onStreamError = (error: unknown) => {
+      // A stream cut at the response cap is the request's doing, not a fault: a warning without a stack.
+      if (error instanceof OpenAIError && error.init.code === 'response_too_large') {
+        deps.logger.warn('chat stream cut at the response cap', { request_id: where.requestId, method: where.method, path: new URL(where.url).pathname, limit: chat.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES })
+      } else logFailure(deps.logger, error, where, 'chat stream failed after the first byte')
+    }
+    const setHeaders = (headers: Record<string, string>) => Object.assign(set.headers, headers)
+    return serveCompletion({ ...served, onStreamError }, { request, principal, requestId, setHeaders }, parsed)
   }
 
   const completeHook = {
@@ -110,9 +109,9 @@ export function chatPlugin(deps: ChatDeps) {
     } as DocumentDecoration,
   }
 
-  const models = () => modelList(chat.registry.list(), listedAt)
-  const model = ({ params }: { params: { model: string } }) => {
-    const entry = models().data.find((candidate) => candidate.id === params.model)
+  const models = ({ principal }: { principal: Principal }) => modelList(chat.registry.list().filter((name) => allows(principal, name)), listedAt)
+  const model = ({ params, principal }: { params: { model: string }; principal: Principal }) => {
+    const entry = models({ principal }).data.find((candidate) => candidate.id === params.model)
     if (!entry) throw modelNotFound(params.model)
     return entry
   }
@@ -126,7 +125,7 @@ export function chatPlugin(deps: ChatDeps) {
   }
 
   return new Elysia({ name: 'chat' })
-    .use(authPlugin(deps.tokens))
+    .use(authPlugin(deps.auth))
     .onError(
       recordingStatus(({ code, error, request, set }: { code: unknown; error: unknown; request: Request; set: { headers: Record<string, unknown>; status?: unknown } }) => {
       const unavailable = databaseUnavailable(error)
@@ -154,37 +153,8 @@ export function chatPlugin(deps: ChatDeps) {
     .get('/v1/models/:model', model, { ...modelHook, detail: { ...modelHook.detail, hide: true } })
 }
 
-/**
- * Aborts `abort` when the client disconnects or the server shuts down. A shutdown aborts
- * with a 503 so that a stream already under way ends with an error event that says so.
- * One object per request, which is its own listener (handleEvent): a held stream keeps no
- * closures for it. `release` detaches the listeners.
- */
-class AbortLinks {
-  readonly #abort: AbortController
-  readonly #client: AbortSignal
-  readonly #shutdown: AbortSignal | undefined
-
-  constructor(abort: AbortController, client: AbortSignal, shutdown?: AbortSignal) {
-    this.#abort = abort
-    this.#client = client
-    this.#shutdown = shutdown
-    if (client.aborted) this.handleEvent({ target: client })
-    else client.addEventListener('abort', this, { once: true })
-    if (shutdown?.aborted) this.handleEvent({ target: shutdown })
-    else shutdown?.addEventListener('abort', this, { once: true })
-  }
-
-  handleEvent(event: { target: EventTarget | null }): void {
-    if (event.target === this.#client) this.#abort.abort(this.#client.reason)
-    else this.#abort.abort(new OpenAIError({ status: 503, message: 'The server is shutting down; retry the request.', retryAfter: 1 }))
-  }
-
-  release(): void {
-    this.#client.removeEventListener('abort', this)
-    this.#shutdown?.removeEventListener('abort', this)
-  }
-}
+/** A token's model allow-list; a token without one may use every model. */
+const allows = (principal: Principal, model: string) => principal.models === undefined || principal.models.includes(model)
 
 const requestIdOf = (set: { headers: Record<string, unknown> }) => set.headers['x-request-id'] as string | undefined
 

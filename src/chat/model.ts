@@ -181,6 +181,7 @@ export const Usage = t.Object(
     total_tokens: t.Integer({ minimum: 0 }),
     prompt_cache_hit_tokens: t.Optional(t.Integer({ minimum: 0 })),
     prompt_cache_miss_tokens: t.Optional(t.Integer({ minimum: 0 })),
+    prompt_tokens_details: t.Optional(t.Object({ cached_tokens: t.Integer({ minimum: 0 }) }, open)),
     completion_tokens_details: t.Optional(t.Object({ reasoning_tokens: t.Integer({ minimum: 0 }) }, open)),
   },
   open,

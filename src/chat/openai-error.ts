@@ -105,6 +105,7 @@ function describe(error: unknown): OpenAIErrorInit & { isInternal?: boolean } {
     return {
       status: error.status,
       message: error.message,
+      type: error.extra.type,
       param: error.extra.param ?? null,
       code: error.extra.code,
       headers: error.extra.headers,

@@ -23,6 +23,15 @@ export const SSE_HEADERS: Record<string, string> = {
   'x-accel-buffering': 'no',
 }
 
+/**
+ * How a stream ended: `done` with `[DONE]`; `failed` with an error event (after the first byte) or,
+ * with `beforeFirstByte`, as an HTTP error; `cancelled` when the client went away.
+ */
+export type StreamOutcome = { ended: 'done' } | { ended: 'failed'; error: unknown; beforeFirstByte: boolean } | { ended: 'cancelled' }
+
+const DONE_OUTCOME: StreamOutcome = { ended: 'done' }
+const CANCELLED: StreamOutcome = { ended: 'cancelled' }
+
 /** Default pause, in ms, after which a waiting stream sends `: keep-alive`. */
 export const KEEP_ALIVE_MS = 15_000
 
@@ -36,8 +45,8 @@ export type EventStreamOptions = {
   onStreamError?: (error: unknown) => void
   /** Named in the error event of a failure of ours or an upstream's, as in the log line about it. */
   requestId?: string
-  /** Called once when the stream ends, whether finished, failed or cancelled. */
-  onClose?: () => void
+  /** Called once when the stream ends: finished, failed (before the first byte or after), or cancelled. */
+  onClose?: (outcome: StreamOutcome) => void
   /**
    * Most bytes the stream may send (`CHAT_MAX_RESPONSE_BYTES`). An item that would pass it is not
    * sent: the stream ends with a `response_too_large` error event instead (a few hundred bytes past
@@ -103,7 +112,7 @@ class EventStream implements UnderlyingDefaultSource<Uint8Array> {
       })
     } catch (error) {
       this.#options.abort.abort()
-      this.#close()
+      this.#close({ ended: 'failed', error, beforeFirstByte: true })
       throw error
     }
     this.#resolveFirst = undefined
@@ -119,7 +128,7 @@ class EventStream implements UnderlyingDefaultSource<Uint8Array> {
       this.#write(KEEP_ALIVE)
     } catch {
       // The consumer went away without cancel() reaching us: stop like a cancel would.
-      this.#stop()
+      this.#stop(CANCELLED)
     }
   }
 
@@ -152,7 +161,7 @@ class EventStream implements UnderlyingDefaultSource<Uint8Array> {
   readonly #onFailure = (error: unknown): void => this.#fail(error)
 
   cancel(): void {
-    this.#stop()
+    this.#stop(CANCELLED)
   }
 
   #write(bytes: Uint8Array): void {
@@ -169,13 +178,13 @@ class EventStream implements UnderlyingDefaultSource<Uint8Array> {
       if (limit !== undefined && this.#sent + result.value.length + DONE.length > limit) return this.#fail(tooLarge(limit))
       this.#write(result.value)
       if (!endsWithDone(result.value)) return
-      this.#close()
+      this.#close(DONE_OUTCOME)
       this.#controller!.close()
       // The provider has nothing more to say; let it release what it holds.
       this.#iterator.return?.().catch(() => {})
       return
     }
-    this.#close()
+    this.#close(DONE_OUTCOME)
     this.#controller!.enqueue(DONE)
     this.#controller!.close()
   }
@@ -185,18 +194,18 @@ class EventStream implements UnderlyingDefaultSource<Uint8Array> {
     this.#options.onStreamError?.(error)
     this.#controller!.enqueue(encodeEvent(openAIErrorBody(toOpenAIError(error, this.#options.requestId))))
     this.#controller!.close()
-    this.#stop()
+    this.#stop({ ended: 'failed', error, beforeFirstByte: false })
   }
 
-  #close(): void {
+  #close(outcome: StreamOutcome): void {
     if (this.#closed) return
     this.#closed = true
     this.#unwatch()
-    this.#options.onClose?.()
+    this.#options.onClose?.(outcome)
   }
 
-  #stop(): void {
-    this.#close()
+  #stop(outcome: StreamOutcome): void {
+    this.#close(outcome)
     this.#options.abort.abort()
     this.#iterator.return?.().catch(() => {})
   }

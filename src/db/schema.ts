@@ -1,4 +1,7 @@
-import { bigint, bigserial, index, integer, jsonb, pgSequence, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core'
+import { bigint, bigserial, boolean, doublePrecision, index, integer, jsonb, pgSequence, pgTable, primaryKey, real, text, timestamp, unique } from 'drizzle-orm/pg-core'
+
+/** A token's own limits; absent fields fall back to TRELLIS_DEFAULT_LIMITS (see src/governance/). */
+export type TokenLimits = { rpm?: number; tpm?: number; streams?: number; budget_tokens?: number }
 
 /** API tokens. Only the SHA-256 of the secret is stored; lookups go by that hash. */
 export const tokens = pgTable('tokens', {
@@ -8,7 +11,57 @@ export const tokens = pgTable('tokens', {
   hash: text('hash').notNull().unique(),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   revokedAt: timestamp('revoked_at', { withTimezone: true }),
+  /** `{rpm?, tpm?, streams?, budget_tokens?}`; null: none of its own. */
+  limits: jsonb('limits').$type<TokenLimits>(),
+  /** Public model names this token may use; null: every model. */
+  models: text('models').array(),
+  /** After this the token is refused like a revoked one; null: never. */
+  expiresAt: timestamp('expires_at', { withTimezone: true }),
 })
+
+/**
+ * Quota shared by every replica, taken in blocks (leases) so that a request rarely needs the
+ * database (see src/governance/leases.ts). One row per token, kind and period: for `rpm` and
+ * `tpm` a bucket (`value` = units available at `updated_at`, refilled continuously); for
+ * `streams` and `budget` a count of units in use (`period` is the UTC month for `budget`).
+ */
+export const quotas = pgTable(
+  'quotas',
+  {
+    tokenId: text('token_id').notNull(),
+    kind: text('kind').notNull(),
+    period: text('period').notNull(),
+    value: doublePrecision('value').notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [primaryKey({ columns: [table.tokenId, table.kind, table.period] })],
+)
+
+/** One row per chat request: who used what, how it went. Written in batches off the request path. */
+export const usageRecords = pgTable(
+  'usage_records',
+  {
+    seq: bigserial('seq', { mode: 'number' }).primaryKey(),
+    at: timestamp('at', { withTimezone: true }).notNull(),
+    requestId: text('request_id').notNull(),
+    tokenId: text('token_id').notNull(),
+    owner: text('owner').notNull(),
+    model: text('model').notNull(),
+    provider: text('provider'),
+    upstreamModel: text('upstream_model'),
+    streamed: boolean('streamed').notNull(),
+    status: integer('status').notNull(),
+    finishReason: text('finish_reason'),
+    promptTokens: integer('prompt_tokens').notNull(),
+    completionTokens: integer('completion_tokens').notNull(),
+    cachedTokens: integer('cached_tokens').notNull(),
+    reasoningTokens: integer('reasoning_tokens').notNull(),
+    ttftMs: real('ttft_ms'),
+    durationMs: real('duration_ms').notNull(),
+    errorCode: text('error_code'),
+  },
+  (table) => [index('usage_records_at_idx').on(table.at), index('usage_records_owner_at_idx').on(table.owner, table.at)],
+)
 
 /**
  * Ids the service assigns when a client sends none. Kept apart from `plants.seq` so that

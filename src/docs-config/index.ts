@@ -1,6 +1,5 @@
 import { Elysia, t } from 'elysia'
-import { authenticatedParse, authPlugin } from '../auth'
-import type { TokenService } from '../auth/service'
+import { type AuthDeps, authenticatedParse, authPlugin } from '../auth'
 import type { Database } from '../db/connect'
 import { readBodyText, requireJsonContentType } from '../http/body'
 import { errorStatuses, plantStoreErrors } from '../http/error-contract'
@@ -22,7 +21,7 @@ import { DocsConfigService, InvalidDocsConfig, StaleRevision, WritersBusy } from
 import { DocsRevisionStore, type RevisionSummary, type StoredRevision } from './store'
 import { validateDocsConfig } from './validate'
 
-export type DocsConfigDeps = { db: Database; tokens: TokenService; logger: Logger; clock: () => Date }
+export type DocsConfigDeps = { db: Database; auth: AuthDeps; logger: Logger; clock: () => Date }
 
 /** The docs.json contract caps request bodies at 1 MiB, whatever the server-wide limit. */
 export const DOCS_BODY_LIMIT = 1024 * 1024
@@ -48,7 +47,7 @@ export const docsConfigPlugin = (deps: DocsConfigDeps) => {
   const readBody = (request: Request) => readBodyText(request, DOCS_BODY_LIMIT)
 
   return new Elysia({ name: 'docs-config' })
-    .use(authPlugin(deps.tokens))
+    .use(authPlugin(deps.auth))
     .onError(plantStoreErrors(deps.logger))
     .get(
       '/docs.json',
@@ -91,7 +90,7 @@ export const docsConfigPlugin = (deps: DocsConfigDeps) => {
       {
         auth: 'docs:write',
         // Like the plant store: a body route that stores JSON takes it as JSON. Validation reads any type.
-        parse: authenticatedParse(deps.tokens, 'docs:write', (request) => {
+        parse: authenticatedParse(deps.auth, 'docs:write', (request) => {
           requireJsonContentType(request)
           return readBody(request)
         }),
@@ -113,7 +112,7 @@ export const docsConfigPlugin = (deps: DocsConfigDeps) => {
       ({ body, query }) => validateDocsConfig(body as string, { strict: query.strict === 'true' }),
       {
         auth: 'any',
-        parse: authenticatedParse(deps.tokens, 'any', readBody),
+        parse: authenticatedParse(deps.auth, 'any', readBody),
         query: StrictQuery,
         response: { 200: ValidationResult, ...errors(400, 401, 413, 500) },
         detail: {

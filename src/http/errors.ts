@@ -13,6 +13,8 @@ export class HttpError extends Error {
       param?: string
       /** A machine-readable code, for contracts that carry one. */
       code?: string
+      /** The kind of error, for contracts that carry one (OpenAI's `type`). */
+      type?: string
       /** Extra body fields for contracts that allow them (docs.json's `errors`). */
       body?: Record<string, unknown>
     } = {},

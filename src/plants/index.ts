@@ -1,6 +1,5 @@
 import { Elysia } from 'elysia'
-import { authenticatedParse, authPlugin } from '../auth'
-import type { TokenService } from '../auth/service'
+import { type AuthDeps, authenticatedParse, authPlugin } from '../auth'
 import type { Database } from '../db/connect'
 import { errorStatuses, plantStoreErrors } from '../http/error-contract'
 import { HttpError } from '../http/errors'
@@ -12,7 +11,7 @@ import { DeleteQuery, ErrorBody, LIST_LIMIT_DEFAULT, ListQuery, NewPlant, Plant,
 import { DuplicatePlantId, NotYourPlants, PlantService } from './service'
 import { t } from 'elysia'
 
-export type PlantsDeps = { db: Database; tokens: TokenService; logger: Logger; config: { bodyLimit: number } }
+export type PlantsDeps = { db: Database; auth: AuthDeps; logger: Logger; config: { bodyLimit: number } }
 
 const errors = (...statuses: number[]) => errorStatuses(ErrorBody, ...statuses)
 const validNewPlant = bodyValidator(NewPlant)
@@ -21,7 +20,7 @@ const validNewPlant = bodyValidator(NewPlant)
 export const plantsPlugin = (deps: PlantsDeps) => {
   const service = new PlantService(deps.db)
   return new Elysia({ name: 'plants' })
-    .use(authPlugin(deps.tokens))
+    .use(authPlugin(deps.auth))
     .onError(plantStoreErrors(deps.logger))
     .post(
       '/plants',
@@ -36,7 +35,7 @@ export const plantsPlugin = (deps: PlantsDeps) => {
       {
         auth: 'plants:write',
         // Lossless: JSON.parse would round ids above 2^53 before validation could see them.
-        parse: authenticatedParse(deps.tokens, 'plants:write', async (request) => {
+        parse: authenticatedParse(deps.auth, 'plants:write', async (request) => {
           requireJsonContentType(request)
           return validNewPlant(parseJsonLossless(await readBodyText(request, deps.config.bodyLimit)))
         }),

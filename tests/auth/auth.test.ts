@@ -125,13 +125,16 @@ describe('tokens', () => {
     expect(await new TokenService(t.deps.database.db).verify(created.token)).toBeNull()
   })
 
-  test('the cache is bounded', async () => {
-    const service = new TokenService(t.deps.database.db, { cacheSize: 3 })
+  test('the cache is bounded, and a flood of unknown tokens evicts no live one', async () => {
+    const service = new TokenService(t.deps.database.db, { cacheSize: 3, unknownCacheSize: 3 })
     const kept = await service.create({ owner: 'bounded', scopes: ['chat'] })
     await service.verify(kept.token)
-    for (let i = 0; i < 5; i++) await service.verify('trl_' + String(i).repeat(43))
+    for (let i = 0; i < 50; i++) await service.verify('trl_' + String(i % 10).repeat(43))
     await t.deps.database.db.delete(tokensTable).where(eq(tokensTable.id, kept.id))
-    // Evicted by the flood of unknown tokens, so the deletion is now visible.
+    // Still cached: unknown tokens are remembered apart from live ones.
+    expect((await service.verify(kept.token))?.owner).toBe('bounded')
+    // Live tokens past the bound do evict the oldest live one, so its deletion is now visible.
+    for (let i = 0; i < 3; i++) await service.verify((await service.create({ owner: `more${i}`, scopes: ['chat'] })).token)
     expect(await service.verify(kept.token)).toBeNull()
   })
 })

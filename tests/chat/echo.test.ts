@@ -141,6 +141,7 @@ describe('usage', () => {
       total_tokens: 9,
       prompt_cache_hit_tokens: 0,
       prompt_cache_miss_tokens: 5,
+      prompt_tokens_details: { cached_tokens: 0 },
       completion_tokens_details: { reasoning_tokens: 0 },
     })
   })

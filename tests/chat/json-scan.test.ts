@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { HAS_CHOICES, HAS_ERROR, MAX_DEPTH, NOT_PROVEN, scanJsonObject } from '../../src/chat/providers/json-scan'
+import { HAS_CHOICES, HAS_ERROR, HAS_FINISH, HAS_USAGE, HAS_USAGE_NULL, MAX_DEPTH, NOT_PROVEN, scanJsonObject, usageNullMember } from '../../src/chat/providers/json-scan'
 import { random } from '../helpers/random'
 
 /*
@@ -151,3 +151,38 @@ function mutate(bytes: Uint8Array, next: () => number): Uint8Array {
   if (copy.length > 0) copy[Math.min(at, copy.length - 1)] = byte
   return copy
 }
+
+describe('the usage and finish flags, which let the relay read only the events that carry them', () => {
+  const flags = (text: string) => {
+    const bytes = new TextEncoder().encode(text)
+    return scanJsonObject(bytes, 0, bytes.length)
+  }
+  const ROWS: { text: string; flags: number }[] = [
+    { text: '{"choices":[{"delta":{"content":"a"},"finish_reason":null}],"usage":null}', flags: HAS_CHOICES | HAS_USAGE_NULL },
+    { text: '{"usage":null,"choices":[]}', flags: HAS_CHOICES },
+    { text: '{"choices":[{"delta":{},"finish_reason":"stop"}]}', flags: HAS_CHOICES | HAS_FINISH },
+    { text: '{"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":3}}', flags: HAS_CHOICES | HAS_USAGE },
+    { text: '{"choices":[{"delta":{},"finish_reason":"length"}],"usage":{"total_tokens":9}}', flags: HAS_CHOICES | HAS_FINISH | HAS_USAGE },
+    { text: '{"x":{"usage":{"a":1}},"choices":[]}', flags: HAS_CHOICES },
+    { text: '{"choices":[{"finish_reason":1}]}', flags: HAS_CHOICES },
+    { text: '{"error":{"message":"finish_reason"}}', flags: HAS_ERROR },
+  ]
+  for (const row of ROWS) {
+    test(row.text, () => {
+      expect(flags(row.text)).toBe(row.flags)
+    })
+  }
+})
+
+test('the `,"usage":null` member is located exactly, so that cutting it out leaves the chunk as it was without it', () => {
+  for (const [text, without] of [
+    ['{"id":"a","choices":[],"usage":null}', '{"id":"a","choices":[]}'],
+    ['{"id":"a","usage" : null ,"choices":[1]}', '{"id":"a" ,"choices":[1]}'],
+  ]) {
+    const bytes = new TextEncoder().encode(text)
+    expect(scanJsonObject(bytes, 0, bytes.length) & HAS_USAGE_NULL).toBe(HAS_USAGE_NULL)
+    const cut = text.slice(0, usageNullMember.start) + text.slice(usageNullMember.end)
+    expect(cut).toBe(without)
+    expect(JSON.parse(cut)).toEqual(Object.fromEntries(Object.entries(JSON.parse(text)).filter(([key]) => key !== 'usage')))
+  }
+})

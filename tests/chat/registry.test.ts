@@ -86,12 +86,13 @@ describe('model names', () => {
     expect(completeError.status).toBe(404)
   })
 
-  test('each attempt sends the upstream model name, everything else untouched', async () => {
+  test('each attempt sends the upstream model name, everything else untouched (but the usage a stream always asks for)', async () => {
     primary.script({ status: 500 })
     const sent = { ...request(), temperature: 0.5, vendor_field: 'kept' }
     await run(registry({ primary: { maxRetries: 0 } }).stream(sent, new AbortController().signal, fresh()))
-    expect(primary.requests[0].body).toEqual({ ...sent, model: 'up-a' })
-    expect(secondary.requests[0].body).toEqual({ ...sent, model: 'up-b' })
+    const usage = { stream_options: { include_usage: true } }
+    expect(primary.requests[0].body).toEqual({ ...sent, ...usage, model: 'up-a' })
+    expect(secondary.requests[0].body).toEqual({ ...sent, ...usage, model: 'up-b' })
   })
 })
 

@@ -48,7 +48,9 @@ describe('streaming relay', () => {
     upstream.script(reply)
     const chunks = await collect(relay().stream(request(), new AbortController().signal))
 
-    expect(chunks).toEqual(eventsOf(reply, upstream.requests[0].body) as ChatCompletionChunk[])
+    // What the upstream sends a client that did not ask for usage: Trellis asks for it (for the ledger) and strips it.
+    expect(upstream.requests[0].body.stream_options).toEqual({ include_usage: true })
+    expect(chunks).toEqual(eventsOf(reply, request()) as ChatCompletionChunk[])
     expect(contentOf(chunks)).toBe(piecesOf(reply).join(''))
     expect(chunks[1].obfuscation).toBe('x0')
     expect(chunks[0].choices[0]).toEqual({ index: 0, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null })
@@ -86,13 +88,13 @@ describe('streaming relay', () => {
     await iterator.return?.()
   })
 
-  test('sends the request upstream untouched apart from stream: true, unknown fields included, with the key and extra headers', async () => {
+  test('sends the request upstream untouched apart from stream: true and include_usage, unknown fields included, with the key and extra headers', async () => {
     const sent = request({ temperature: 0.2, seed: 7, vendor_flag: { nested: [1, 2] }, reasoning_effort: 'low' })
     await collect(relay({ apiKey: 'sk-upstream', headers: { 'x-team': 'plants' } }).stream(sent, new AbortController().signal))
 
     const seen = upstream.requests[0]
     expect(seen.path).toBe('/v1/chat/completions')
-    expect(seen.body).toEqual({ ...sent, stream: true })
+    expect(seen.body).toEqual({ ...sent, stream: true, stream_options: { include_usage: true } })
     expect(seen.headers.get('authorization')).toBe('Bearer sk-upstream')
     expect(seen.headers.get('x-team')).toBe('plants')
     expect(seen.headers.get('accept')).toBe('text/event-stream')

@@ -35,7 +35,7 @@ test('the plant operations document every status they can answer', async () => {
   const statuses = (path: string, method: string) => Object.keys(document.paths[path][method].responses).map(Number).sort()
   expect(statuses('/plants', 'post')).toEqual([200, 400, 401, 403, 409, 413, 415, 500])
   expect(statuses('/plants', 'get')).toEqual([200, 400, 401, 403, 500])
-  expect(statuses('/plants/{id}', 'delete')).toEqual([204, 400, 401, 403, 404, 500])
+  expect(statuses('/plants/{id}', 'delete')).toEqual([204, 400, 401, 403, 404, 500, 503])
 })
 
 test('the reference UI loads only from this origin (no CDN), with or without a trailing slash', async () => {

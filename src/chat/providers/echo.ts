@@ -10,7 +10,7 @@ import type {
   Usage,
 } from '../model'
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../config'
-import { ProviderError, type ChatCompletionChunk, type ChatProvider, type ChatRequest } from './provider'
+import { ProviderError, type ChatCompletionChunk, type ChatProvider, type ChatRequest, type StreamReport } from './provider'
 import { ExampleTooLarge, exampleFor } from './schema-example'
 import { contentText, leadingTokens, promptOf, PromptCache, tokenAt, utf8Length } from './tokenizer'
 
@@ -82,8 +82,8 @@ export function createEchoProvider(options: EchoOptions = {}): ChatProvider {
       return flatten(steps(raw, signal, chunkObjects))
     },
 
-    streamEvents(raw, signal) {
-      return steps(raw, signal, (head) => new ChunkEvents(head))
+    streamEvents(raw, signal, report) {
+      return steps(raw, signal, (head) => new ChunkEvents(head), report)
     },
   }
 
@@ -93,7 +93,7 @@ export function createEchoProvider(options: EchoOptions = {}): ChatProvider {
    * {@link PacedSteps}: one timer and one promise per step, which matters when thousands of
    * streams are held.
    */
-  function steps<T>(raw: ChatRequest, signal: AbortSignal, emitter: (head: ChunkHead) => ChunkEmitter<T>): AsyncIterableIterator<T> {
+  function steps<T>(raw: ChatRequest, signal: AbortSignal, emitter: (head: ChunkHead) => ChunkEmitter<T>, report?: StreamReport): AsyncIterableIterator<T> {
     // Planned on the first step, so that a bad request rejects the stream's first item.
     const plan = (): Planned<T> => {
       const request = validated(raw)
@@ -102,6 +102,11 @@ export function createEchoProvider(options: EchoOptions = {}): ChatProvider {
       // too large whole is refused before the stream starts. One that fits whole may still reach
       // the cap as a stream, and the route cuts it there.
       sized(request, answer, limit, false)
+      if (report) {
+        // Known in advance: echo's answer is planned whole.
+        report.usage = answer.usage
+        report.finishReason = answer.finishReason
+      }
       const includeUsage = request.stream_options?.include_usage === true
       const emit = emitter({
         id: completionId(),
@@ -112,7 +117,7 @@ export function createEchoProvider(options: EchoOptions = {}): ChatProvider {
       })
       return { steps: streamSteps(answer, request), emit, usage: includeUsage ? answer.usage : undefined }
     }
-    return new PacedSteps(plan, delay, signal)
+    return new PacedSteps(plan, delay, signal, report)
   }
 }
 
@@ -240,10 +245,13 @@ class PacedSteps<T> implements AsyncIterableIterator<T> {
   }
   #finished = false
 
-  constructor(plan: () => Planned<T>, delayMs: number, signal: AbortSignal) {
+  readonly #report: StreamReport | undefined
+
+  constructor(plan: () => Planned<T>, delayMs: number, signal: AbortSignal, report?: StreamReport) {
     this.#plan = plan
     this.#delayMs = delayMs
     this.#signal = signal
+    this.#report = report
     // The instance is its own listener (handleEvent) and its timer's argument: no closures per stream.
     if (delayMs > 0) signal.addEventListener('abort', this, { once: true })
   }
@@ -280,6 +288,7 @@ class PacedSteps<T> implements AsyncIterableIterator<T> {
       this.#finish()
       return Promise.resolve(FINISHED)
     }
+    if (this.#report) this.#report.events++
     if (this.#delayMs <= 0) return Promise.resolve(step)
     this.#due += this.#delayMs
     const wait = this.#due - performance.now()
@@ -444,8 +453,10 @@ function planAnswer(request: ChatCompletionRequest, cache: PromptCache, limit: n
       prompt_tokens: prompt.ends.length,
       completion_tokens: perChoice * choices,
       total_tokens: prompt.ends.length + perChoice * choices,
+      // DeepSeek's counters, and OpenAI's spelling of the same for clients that read only that.
       prompt_cache_hit_tokens: hits,
       prompt_cache_miss_tokens: misses,
+      prompt_tokens_details: { cached_tokens: hits },
       completion_tokens_details: { reasoning_tokens: reasoning.count * choices },
     },
   }

@@ -18,6 +18,18 @@ export const NOT_PROVEN = -1
 export const HAS_ERROR = 1
 /** Flag: the object has a top-level `choices` key. */
 export const HAS_CHOICES = 2
+/** Flag: the object has a top-level `usage` key whose value is an object (not `null`). */
+export const HAS_USAGE = 4
+/** Flag: a `finish_reason` key somewhere in the object has a string value (not `null`). */
+export const HAS_FINISH = 8
+/**
+ * Flag: a top-level `"usage":null` member follows another member; {@link usageNullMember} says
+ * where it is, from the comma before it, so that it can be cut out of the bytes.
+ */
+export const HAS_USAGE_NULL = 16
+
+/** Where the last scan's `,"usage":null` member starts and ends (valid when it returned {@link HAS_USAGE_NULL}). */
+export const usageNullMember = { start: 0, end: 0 }
 
 /** Deeper nesting is left to `JSON.parse`; chat chunks nest about five levels. */
 export const MAX_DEPTH = 64
@@ -52,6 +64,10 @@ const IN_ARRAY = 1
 const containers = new Uint8Array(MAX_DEPTH)
 /** Set by {@link scanString} when the string it scanned held an escape. */
 let escaped = false
+/** The flag the value after the key just scanned earns if it is an object (usage) or a string (finish_reason). */
+let pendingFlag = 0
+/** Where the comma before the key being scanned is, if the key follows another member. */
+let lastComma = -1
 
 /**
  * Scans `bytes[start, end)`. Returns {@link NOT_PROVEN}, or the {@link HAS_ERROR} and
@@ -77,6 +93,7 @@ export function scanJsonObject(bytes: Uint8Array, start: number, end: number): n
         const container = containers[depth - 1]
         if (c === COMMA) {
           state = container === IN_OBJECT ? KEY : VALUE
+          lastComma = i
           i++
           continue
         }
@@ -96,10 +113,18 @@ export function scanJsonObject(bytes: Uint8Array, start: number, end: number): n
         }
         const keyEnd = scanString(bytes, i, end)
         if (keyEnd < 0) return NOT_PROVEN
+        pendingFlag = 0
         if (depth === 1) {
           // A top-level key spelled with escapes could be `error` in disguise; let JSON.parse decide.
           if (escaped) return NOT_PROVEN
-          flags |= topLevelFlag(bytes, i + 1, keyEnd - 1)
+          const flag = topLevelFlag(bytes, i + 1, keyEnd - 1)
+          if (flag === HAS_USAGE) {
+            pendingFlag = HAS_USAGE
+            usageNullMember.start = state === KEY ? lastComma : -1
+          } else flags |= flag
+        } else if (keyEnd - i - 2 === FINISH_REASON_KEY.length && bytesAt(bytes, i + 1, FINISH_REASON_KEY)) {
+          // Escaped spellings of it are missed, and only cost the ledger its finish reason.
+          pendingFlag = HAS_FINISH
         }
         i = keyEnd
         if (i < end && bytes[i] !== COLON) i = skipSpace(bytes, i, end)
@@ -110,6 +135,14 @@ export function scanJsonObject(bytes: Uint8Array, start: number, end: number): n
       }
       default: {
         // VALUE, or ARRAY_START, where `]` may close an empty array.
+        if (pendingFlag !== 0) {
+          if ((pendingFlag === HAS_USAGE && c === OPEN_OBJECT) || (pendingFlag === HAS_FINISH && c === QUOTE)) flags |= pendingFlag
+          else if (pendingFlag === HAS_USAGE && c === 0x6e /* n */ && usageNullMember.start >= 0 && bytesAt(bytes, i, NULL) && i + NULL.length <= end) {
+            flags |= HAS_USAGE_NULL
+            usageNullMember.end = i + NULL.length
+          }
+          pendingFlag = 0
+        }
         if (c === QUOTE) {
           i = scanString(bytes, i, end)
         } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
@@ -245,11 +278,17 @@ function isHex(c: number): boolean {
 
 const ERROR_KEY = [0x65, 0x72, 0x72, 0x6f, 0x72]
 const CHOICES_KEY = [0x63, 0x68, 0x6f, 0x69, 0x63, 0x65, 0x73]
+const USAGE_KEY = [0x75, 0x73, 0x61, 0x67, 0x65]
+const FINISH_REASON_KEY = [...'finish_reason'].map((c) => c.charCodeAt(0))
 
 /** The flag for a top-level key whose unescaped text is `bytes[start, end)`. */
 function topLevelFlag(bytes: Uint8Array, start: number, end: number): number {
   const length = end - start
-  if (length === ERROR_KEY.length && bytesAt(bytes, start, ERROR_KEY)) return HAS_ERROR
+  if (length === ERROR_KEY.length) {
+    if (bytesAt(bytes, start, ERROR_KEY)) return HAS_ERROR
+    if (bytesAt(bytes, start, USAGE_KEY)) return HAS_USAGE
+    return 0
+  }
   if (length === CHOICES_KEY.length && bytesAt(bytes, start, CHOICES_KEY)) return HAS_CHOICES
   return 0
 }

@@ -1,7 +1,7 @@
 import { readLimited } from '../../http/body'
 import { DEFAULT_MAX_RESPONSE_BYTES, type ProviderConfig } from '../config'
 import { parseJsonObject, reportsError } from './json-scan'
-import type { ChatCompletion, ChatCompletionChunk, ChatProvider, ChatRequest, JsonObject } from './provider'
+import { isObject, type ChatCompletion, type ChatCompletionChunk, type ChatProvider, type ChatRequest, type JsonObject, type StreamReport } from './provider'
 import { SseDataDecoder } from './sse-decoder'
 import { type RelayedEvents, SseEventRelay } from './sse-relay'
 import type { UpstreamFetch } from './upstream-fetch'
@@ -97,12 +97,17 @@ class OpenAICompatibleProvider implements ChatProvider {
    * {@link SseEventRelay}. The last item ends with the upstream's `data: [DONE]`, so the route can
    * send it and close in the same step.
    */
-  async *streamEvents(request: ChatRequest, signal: AbortSignal): AsyncGenerator<Uint8Array> {
+  async *streamEvents(request: ChatRequest, signal: AbortSignal, report?: StreamReport): AsyncGenerator<Uint8Array> {
     const { name, connectTimeoutMs, firstTokenTimeoutMs, idleTimeoutMs } = this.#options
     const call = new UpstreamCall(name, signal)
+    // Usage is always asked for (the ledger and the token limits need it); the chunk that carries
+    // it reaches the client only if the client asked too.
+    const options = isObject(request.stream_options) ? request.stream_options : {}
+    const clientWantsUsage = options.include_usage === true
     try {
       call.watch('connect', connectTimeoutMs)
-      const response = await this.#post(call, { ...request, stream: true }, this.#streamHeaders)
+      const upstream = { ...request, stream: true, stream_options: { ...options, include_usage: true } }
+      const response = await this.#post(call, upstream, this.#streamHeaders)
       if (!response.ok) {
         call.watch('first_token', firstTokenTimeoutMs)
         throw this.#httpError(request, response, (await this.#text(call, response, ERROR_BODY_LIMIT)) ?? '')
@@ -113,7 +118,7 @@ class OpenAICompatibleProvider implements ChatProvider {
         throw streamError(name, 'answered a stream request with JSON instead of an event stream.', text.slice(0, 500))
       }
       const reader = response.body.getReader()
-      const relay = new SseEventRelay({ maxEventBytes: this.#options.maxEventBytes })
+      const relay = new SseEventRelay({ maxEventBytes: this.#options.maxEventBytes, report, stripUsage: !clientWantsUsage })
       const firstTokenDeadline = Date.now() + firstTokenTimeoutMs
       let started = false
       for (;;) {

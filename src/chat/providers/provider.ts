@@ -18,6 +18,22 @@ export type ChatCompletion = JsonObject & { id: string; object: 'chat.completion
 /** `object: "chat.completion.chunk"`; the usage chunk of `include_usage` has `choices: []`. */
 export type ChatCompletionChunk = JsonObject & { id: string; object: 'chat.completion.chunk'; choices: JsonObject[] }
 
+/**
+ * What a stream tells the route about itself, for the usage ledger, the token limits and the
+ * metrics: filled in by the provider as the stream goes (and by the registry: which entry served).
+ */
+export type StreamReport = {
+  /** The upstream's (or echo's) usage, once it is known: OpenAI's `usage` object. */
+  usage?: JsonObject
+  /** The first choice's `finish_reason`, once it is known. */
+  finishReason?: string
+  /** Content events handed over so far (about one token each): what was sent when a stream is cut short. */
+  events: number
+  /** The registry entry that served the stream. */
+  provider?: string
+  upstreamModel?: string
+}
+
 export interface ChatProvider {
   /** Registry name, e.g. `echo` or `openai:deepseek`. */
   readonly name: string
@@ -35,7 +51,7 @@ export interface ChatProvider {
    * relay implements this to forward an upstream's bytes without parsing and re-serialising
    * every chunk; without it, the registry encodes {@link stream}'s chunks.
    */
-  streamEvents?(request: ChatRequest, signal: AbortSignal): AsyncIterable<Uint8Array>
+  streamEvents?(request: ChatRequest, signal: AbortSignal, report?: StreamReport): AsyncIterable<Uint8Array>
 }
 
 /**
@@ -65,3 +81,16 @@ export class ProviderError extends Error {
     this.name = 'ProviderError'
   }
 }
+
+/** What a parsed chunk tells the report: its usage, its finish reason, one more content event. */
+export function noteChunk(report: StreamReport, chunk: JsonObject): void {
+  if (isObject(chunk.usage)) report.usage = chunk.usage
+  const choices = chunk.choices
+  if (Array.isArray(choices) && choices.length > 0) {
+    report.events++
+    const finish = (choices[0] as { finish_reason?: unknown }).finish_reason
+    if (typeof finish === 'string') report.finishReason = finish
+  }
+}
+
+export const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value)

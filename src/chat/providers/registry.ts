@@ -2,7 +2,7 @@ import { ECHO_PROVIDER, type ChatConfig } from '../config'
 import { openaiProvider } from './openai'
 import { encodeEvent } from './sse-encode'
 import type { UpstreamFetch } from './upstream-fetch'
-import { ProviderError, type ChatCompletion, type ChatCompletionChunk, type ChatProvider, type ChatRequest } from './provider'
+import { ProviderError, type ChatCompletion, type ChatCompletionChunk, type ChatProvider, type ChatRequest, isObject, noteChunk, type StreamReport } from './provider'
 
 /** How often, and how patiently, one provider is retried before the registry moves on. */
 export type RetryPolicy = { maxRetries: number; retryBaseMs: number; retryMaxMs: number }
@@ -12,6 +12,9 @@ export type RouteEntry = { provider: ChatProvider; model: string; retry: RetryPo
 
 /** Tells the registry whether the client has already received a byte of the response. */
 export type StreamState = { committed: boolean }
+
+/** Told about every failed attempt, for the metrics: `retry` (the same entry again) or `fallback` (the next entry). */
+export type AttemptObserver = (event: { provider: string; error: unknown; next: 'retry' | 'fallback' | 'give up' }) => void
 
 /** Waits `ms`, rejecting with the signal's reason as soon as it aborts. */
 export type Sleep = (ms: number, signal: AbortSignal) => Promise<void>
@@ -27,6 +30,8 @@ export type RegistryDeps = {
   sleep?: Sleep
   /** A number in [0, 1) for back-off jitter; `Math.random` unless a test fixes it. */
   random?: () => number
+  /** Told about every failed attempt (metrics). */
+  observe?: AttemptObserver
 }
 
 const NO_RETRY: RetryPolicy = { maxRetries: 0, retryBaseMs: 0, retryMaxMs: 0 }
@@ -44,11 +49,13 @@ export class ModelRegistry {
   readonly #routes: Map<string, RouteEntry[]>
   readonly #sleep: Sleep
   readonly #random: () => number
+  readonly #observe: AttemptObserver | undefined
 
-  constructor(routes: Map<string, RouteEntry[]>, sleep: Sleep = abortableSleep, random: () => number = Math.random) {
+  constructor(routes: Map<string, RouteEntry[]>, sleep: Sleep = abortableSleep, random: () => number = Math.random, observe?: AttemptObserver) {
     this.#routes = routes
     this.#sleep = sleep
     this.#random = random
+    this.#observe = observe
   }
 
   /** Public model names, in configuration order, for `GET /models`. */
@@ -60,13 +67,23 @@ export class ModelRegistry {
     return this.#routes.has(name)
   }
 
-  /** A non-streaming completion. Nothing reaches the client before it returns, so it may always retry and fall back. */
-  async complete(request: ChatRequest, signal: AbortSignal): Promise<ChatCompletion> {
+  /**
+   * A non-streaming completion. Nothing reaches the client before it returns, so it may always retry
+   * and fall back. `report` learns which entry served it, and its usage.
+   */
+  async complete(request: ChatRequest, signal: AbortSignal, report?: StreamReport): Promise<ChatCompletion> {
     let lastError: unknown
     for (const entry of this.#entries(request.model)) {
       for (let attempt = 0; ; attempt++) {
+        if (report) served(report, entry)
         try {
-          return await entry.provider.complete({ ...request, model: entry.model }, signal)
+          const completion = await entry.provider.complete({ ...request, model: entry.model }, signal)
+          if (report) {
+            if (isObject(completion.usage)) report.usage = completion.usage
+            const finish = (completion.choices[0] as { finish_reason?: unknown } | undefined)?.finish_reason
+            if (typeof finish === 'string') report.finishReason = finish
+          }
+          return completion
         } catch (error) {
           lastError = error
           const next = await this.#afterFailure(error, entry, attempt, signal, false)
@@ -92,8 +109,8 @@ export class ModelRegistry {
    * provider produced them (for a relay, what one upstream read completed). Same retry,
    * fallback and commit rules.
    */
-  streamEvents(request: ChatRequest, signal: AbortSignal, state: StreamState): AsyncIterableIterator<Uint8Array> {
-    return new FallbackStream(() => this.#open(request, signal, state, (provider, sent) => eventsOf(provider, sent, signal)))
+  streamEvents(request: ChatRequest, signal: AbortSignal, state: StreamState, report?: StreamReport): AsyncIterableIterator<Uint8Array> {
+    return new FallbackStream(() => this.#open(request, signal, state, (provider, sent) => eventsOf(provider, sent, signal, report), report))
   }
 
   /** The iterator of the first entry whose first item arrives, with that item; retries and falls back before it. */
@@ -102,10 +119,12 @@ export class ModelRegistry {
     signal: AbortSignal,
     state: StreamState,
     start: (provider: ChatProvider, sent: ChatRequest) => AsyncIterable<T>,
+    report?: StreamReport,
   ): Promise<OpenedStream<T>> {
     let lastError: unknown
     for (const entry of this.#entries(request.model)) {
       for (let attempt = 0; ; attempt++) {
+        if (report) served(report, entry)
         const iterator = start(entry.provider, { ...request, model: entry.model })[Symbol.asyncIterator]()
         try {
           return { iterator, first: await iterator.next() }
@@ -128,12 +147,18 @@ export class ModelRegistry {
 
   /** Rethrows what must reach the client; otherwise waits out the back-off and says what to do next. */
   async #afterFailure(error: unknown, entry: RouteEntry, attempt: number, signal: AbortSignal, committed: boolean): Promise<'retry' | 'next'> {
-    if (signal.aborted || committed || !(error instanceof ProviderError)) throw error
+    const provider = entry.provider.name
+    if (signal.aborted || committed || !(error instanceof ProviderError)) {
+      if (!signal.aborted) this.#observe?.({ provider, error, next: 'give up' })
+      throw error
+    }
     if (error.options.retryable && attempt < entry.retry.maxRetries) {
+      this.#observe?.({ provider, error, next: 'retry' })
       await this.#sleep(backoffMs(entry.retry, attempt, error.options.retryAfter, this.#random), signal)
       return 'retry'
     }
     if (isRequestFault(error)) throw error
+    this.#observe?.({ provider, error, next: 'fallback' })
     return 'next'
   }
 }
@@ -168,7 +193,7 @@ export function buildRegistry(config: ChatConfig, deps: RegistryDeps): ModelRegi
       entries.map(({ provider, model }) => ({ ...instance(provider), model })),
     )
   }
-  return new ModelRegistry(routes, deps.sleep, deps.random)
+  return new ModelRegistry(routes, deps.sleep, deps.random, deps.observe)
 }
 
 type OpenedStream<T> = { iterator: AsyncIterator<T>; first: IteratorResult<T> }
@@ -222,14 +247,24 @@ class FallbackStream<T> implements AsyncIterableIterator<T> {
 }
 
 /** The provider's own event bytes if it has them, else its chunks encoded one event per step. */
-function eventsOf(provider: ChatProvider, request: ChatRequest, signal: AbortSignal): AsyncIterable<Uint8Array> {
-  if (provider.streamEvents) return provider.streamEvents(request, signal)
-  return encodedChunks(provider.stream(request, signal))
+function eventsOf(provider: ChatProvider, request: ChatRequest, signal: AbortSignal, report?: StreamReport): AsyncIterable<Uint8Array> {
+  if (provider.streamEvents) return provider.streamEvents(request, signal, report)
+  return encodedChunks(provider.stream(request, signal), report)
 }
 
-async function* encodedChunks(chunks: AsyncIterable<ChatCompletionChunk>): AsyncGenerator<Uint8Array> {
-  for await (const chunk of chunks) yield encodeEvent(chunk)
+async function* encodedChunks(chunks: AsyncIterable<ChatCompletionChunk>, report?: StreamReport): AsyncGenerator<Uint8Array> {
+  for await (const chunk of chunks) {
+    if (report) noteChunk(report, chunk)
+    yield encodeEvent(chunk)
+  }
 }
+
+function served(report: StreamReport, entry: RouteEntry): void {
+  report.provider = entry.provider.name
+  report.upstreamModel = entry.model
+}
+
+
 
 /**
  * Back-off before retry number `attempt + 1`. Without advice it is exponential with full jitter

@@ -1,4 +1,5 @@
-import { bytesAt, HAS_CHOICES, HAS_ERROR, NOT_PROVEN, parseJsonObject, reportsError, scanJsonObject } from './json-scan'
+import { bytesAt, HAS_CHOICES, HAS_ERROR, HAS_FINISH, HAS_USAGE, HAS_USAGE_NULL, NOT_PROVEN, parseJsonObject, reportsError, scanJsonObject, usageNullMember } from './json-scan'
+import { noteChunk, type JsonObject, type StreamReport } from './provider'
 import { concat } from './bytes'
 import { DEFAULT_MAX_EVENT_BYTES } from '../config'
 import { EventTooLarge, SseDataDecoder } from './sse-decoder'
@@ -54,10 +55,19 @@ export class SseEventRelay {
   /** No read has been scanned yet, so a byte-order mark may still open the stream. */
   #atStreamStart = true
   readonly #maxEventBytes: number
+  readonly #report: StreamReport
+  readonly #stripUsage: boolean
 
-  /** `maxEventBytes`: most an unfinished event may hold back before the stream is refused (`CHAT_MAX_EVENT_BYTES`). */
-  constructor(options: { maxEventBytes?: number } = {}) {
+  /**
+   * `maxEventBytes`: most an unfinished event may hold back before the stream is refused
+   * (`CHAT_MAX_EVENT_BYTES`). `report` learns the stream's usage, finish reason and content events;
+   * with `stripUsage`, the usage chunk (no choices) is not sent: the usage was asked for upstream
+   * for the ledger, not by the client.
+   */
+  constructor(options: { maxEventBytes?: number; report?: StreamReport; stripUsage?: boolean } = {}) {
     this.#maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES
+    this.#report = options.report ?? { events: 0 }
+    this.#stripUsage = options.stripUsage ?? false
   }
 
   push(read: Uint8Array): RelayedEvents {
@@ -100,7 +110,7 @@ export class SseEventRelay {
       if (!(error instanceof EventTooLarge)) throw error
       return { bytes: gather(buffer, ranges), done: false, refused: { tooLarge: this.#maxEventBytes } }
     }
-    return reencode(data, ranges, buffer)
+    return reencode(data, ranges, buffer, this.#report, this.#stripUsage)
   }
 
   #scan(buffer: Uint8Array): RelayedEvents {
@@ -142,6 +152,21 @@ export class SseEventRelay {
         const error = (JSON.parse(utf8.decode(buffer.subarray(dataStart, lineEnd))) as { error: unknown }).error
         return { bytes: gather(buffer, ranges), done: false, refused: { error } }
       }
+      if (flags & (HAS_USAGE | HAS_FINISH)) {
+        // Once or twice a stream: parsed for what it reports, and the usage chunk left out if asked.
+        const chunk = JSON.parse(utf8.decode(buffer.subarray(dataStart, lineEnd))) as JsonObject
+        noteChunk(this.#report, chunk)
+        if (this.#stripUsage && isUsageChunk(chunk)) {
+          cut()
+          at = runStart = lineEnd + 2
+          continue
+        }
+      } else if (flags & HAS_CHOICES) this.#report.events++
+      if (flags & HAS_USAGE_NULL && this.#stripUsage) {
+        // `"usage":null` in every chunk is what asking for usage adds; a client that did not ask never saw it.
+        ranges.push(runStart, usageNullMember.start)
+        runStart = usageNullMember.end
+      }
       at = lineEnd + 2
     }
     cut()
@@ -162,8 +187,11 @@ export class SseEventRelay {
   }
 }
 
+/** The chunk that `stream_options.include_usage` adds at the end: usage, and no choices. */
+const isUsageChunk = (chunk: JsonObject) => Array.isArray(chunk.choices) && chunk.choices.length === 0 && chunk.usage != null
+
 /** Sends decoded events the slow way, after the verbatim `ranges` of `buffer`. */
-function reencode(data: string[], ranges: number[], buffer: Uint8Array): RelayedEvents {
+function reencode(data: string[], ranges: number[], buffer: Uint8Array, report: StreamReport, stripUsage: boolean): RelayedEvents {
   let text = ''
   let done = false
   let refused: RelayedEvents['refused']
@@ -177,6 +205,9 @@ function reencode(data: string[], ranges: number[], buffer: Uint8Array): Relayed
     if (!chunk) refused = { notAnObject: each }
     else if (reportsError(chunk)) refused = { error: chunk.error }
     if (refused) break
+    noteChunk(report, chunk!)
+    if (stripUsage && isUsageChunk(chunk!)) continue
+    if (stripUsage && chunk!.usage === null) delete chunk!.usage
     text += `data: ${JSON.stringify(chunk)}\n\n`
   }
   const verbatim = gather(buffer, ranges)

@@ -1,0 +1,53 @@
+import { and, eq, gte, lt, sql, type SQL } from 'drizzle-orm'
+import type { Database } from '../db/connect'
+import { usageRecords } from '../db/schema'
+
+export const GROUPS = ['model', 'owner', 'token', 'day', 'hour'] as const
+export type Group = (typeof GROUPS)[number]
+
+/** Most groups one answer may hold; a wider question is refused, not answered in part. */
+export const MAX_GROUPS = 10_000
+
+/** The group's column as it is named in the answer, and how it is computed. */
+const GROUP_COLUMNS: Record<Group, { name: string; expression: SQL }> = {
+  model: { name: 'model', expression: sql`${usageRecords.model}` },
+  owner: { name: 'owner', expression: sql`${usageRecords.owner}` },
+  token: { name: 'token_id', expression: sql`${usageRecords.tokenId}` },
+  day: { name: 'day', expression: sql`to_char(${usageRecords.at} at time zone 'UTC', 'YYYY-MM-DD')` },
+  hour: { name: 'hour', expression: sql`to_char(${usageRecords.at} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:00:00"Z"')` },
+}
+
+export type UsageQuery = { from: Date; to: Date; groupBy: Group[]; owner?: string }
+
+export type UsageGroup = Record<string, string | number>
+
+/** Raised when the answer would hold more than {@link MAX_GROUPS} groups. */
+export class TooManyGroups extends Error {}
+
+/**
+ * Totals of the usage ledger over `[from, to)`, per group: requests, tokens by kind, and errors
+ * (requests that ended with an error, including streams cut short).
+ */
+export async function summarizeUsage(db: Database, query: UsageQuery): Promise<UsageGroup[]> {
+  const groups = [...new Set(query.groupBy)].map((group) => GROUP_COLUMNS[group])
+  const filters = [gte(usageRecords.at, query.from), lt(usageRecords.at, query.to)]
+  if (query.owner !== undefined) filters.push(eq(usageRecords.owner, query.owner))
+  const keys = Object.fromEntries(groups.map((group) => [group.name, group.expression.mapWith(String)]))
+  const totals = {
+    requests: sql<number>`count(*)`.mapWith(Number),
+    prompt_tokens: sql<number>`coalesce(sum(${usageRecords.promptTokens}), 0)`.mapWith(Number),
+    completion_tokens: sql<number>`coalesce(sum(${usageRecords.completionTokens}), 0)`.mapWith(Number),
+    cached_tokens: sql<number>`coalesce(sum(${usageRecords.cachedTokens}), 0)`.mapWith(Number),
+    reasoning_tokens: sql<number>`coalesce(sum(${usageRecords.reasoningTokens}), 0)`.mapWith(Number),
+    errors: sql<number>`count(*) filter (where ${usageRecords.status} >= 400 or ${usageRecords.errorCode} is not null)`.mapWith(Number),
+  }
+  const rows = await db
+    .select({ ...keys, ...totals })
+    .from(usageRecords)
+    .where(and(...filters))
+    .groupBy(...groups.map((group) => group.expression))
+    .orderBy(...groups.map((group) => group.expression))
+    .limit(MAX_GROUPS + 1)
+  if (rows.length > MAX_GROUPS) throw new TooManyGroups(`more than ${MAX_GROUPS} groups; narrow from and to, or group by less`)
+  return rows as UsageGroup[]
+}
