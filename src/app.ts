@@ -14,9 +14,14 @@ import { operationsPlugin } from './operations'
 import { plantsPlugin } from './plants'
 import { chatPlugin, type ChatSetup } from './chat'
 import { openAIErrorResponse } from './chat/openai-error'
+import { adminPlugin } from './admin'
 import { docsConfigPlugin } from './docs-config'
 import { FailedAuthThrottle } from './governance/failed-auth'
 import { Governance } from './governance/service'
+import { usagePlugin } from './usage'
+import { UsageLedger } from './usage/ledger'
+import { metricsPlugin } from './metrics'
+import { Metrics } from './metrics/metrics'
 
 export type AppDeps = {
   config: Config
@@ -36,6 +41,10 @@ export type AppDeps = {
   gate?: RequestGate
   /** Per-token limits; default: one built on `database` and `config.defaultLimits` (bootstrap passes its own, to stop it). */
   governance?: Governance
+  /** The usage ledger; default: one on `database` (bootstrap passes its own, to flush it on stop). */
+  ledger?: UsageLedger
+  /** Prometheus metrics; default: a registry of this app's own. */
+  metrics?: Metrics
   /** The peer address of a request, from the runtime (for throttling failed authentication). */
   peerAddress?: (request: Request) => string | undefined
 }
@@ -46,11 +55,13 @@ export type AppDeps = {
  */
 export function createApp(deps: AppDeps) {
   const db = deps.database.db
-  const governance = deps.governance ?? new Governance(db, { defaults: deps.config.defaultLimits, clock: deps.clock })
+  const ledger = deps.ledger ?? new UsageLedger(db, deps.logger)
+  const metrics = deps.metrics ?? metricsFor(deps.database, ledger)
+  const governance = deps.governance ?? new Governance(db, { defaults: deps.config.defaultLimits, clock: deps.clock, onRefused: (kind) => metrics.rateLimited(kind) })
   const auth: AuthDeps = {
     tokens: deps.tokens,
     governance,
-    throttle: new FailedAuthThrottle({ perMinute: deps.config.authFailuresPerMinute }),
+    throttle: new FailedAuthThrottle({ perMinute: deps.config.authFailuresPerMinute, onRefused: () => metrics.rateLimited('failed_auth') }),
     peerAddress: deps.peerAddress,
     trustProxy: deps.config.trustProxy,
   }
@@ -63,7 +74,7 @@ export function createApp(deps: AppDeps) {
     // serve plain HTTP (TLS ends at the load balancer), so URLs never start with https://.
     handler: { standardHostname: false },
   })
-    .use(observability(deps.logger))
+    .use(observability(deps.logger, metrics))
     .use(drainGuard(deps.gate, deps.logger))
     .use(
       openapi({
@@ -84,8 +95,11 @@ export function createApp(deps: AppDeps) {
     )
     .use(operationsPlugin({ database: deps.database, logger: deps.logger, uiAssets: deps.uiAssets, title: 'Trellis' }))
     .use(plantsPlugin({ db, auth, logger: deps.logger, config: deps.config }))
-    .use(chatPlugin({ ...deps, auth, governance }))
+    .use(chatPlugin({ ...deps, auth, governance, ledger, metrics }))
     .use(docsConfigPlugin({ db, auth, logger: deps.logger, clock: deps.clock }))
+    .use(adminPlugin({ auth, tokens: deps.tokens, logger: deps.logger, config: deps.config }))
+    .use(usagePlugin({ db, auth, logger: deps.logger, clock: deps.clock }))
+    .use(metricsPlugin({ auth, logger: deps.logger, metrics }))
 
   const allowed = allowedMethods(app.routes)
   const fallback = plantStoreErrors(deps.logger)
@@ -111,6 +125,11 @@ export function createApp(deps: AppDeps) {
 }
 
 export type App = ReturnType<typeof createApp>
+
+/** The app's metrics, reading the ledger's queue and the database pool when scraped. */
+export function metricsFor(database: DatabaseHandle, ledger: UsageLedger): Metrics {
+  return new Metrics({ ledger: () => ({ depth: ledger.depth, dropped: ledger.dropped }), pool: () => database.poolStats() })
+}
 
 /** Paths whose clients are OpenAI SDKs, which understand only OpenAI's error shape. */
 const isOpenAIPath = (pathname: string) => /^\/(v1(\/|$)|chat\/|models(\/|$))/.test(pathname)

@@ -1,12 +1,14 @@
 import process from 'node:process'
 import type { PGliteOptions } from '@electric-sql/pglite'
-import { createApp, type AppDeps } from './app'
+import { createApp, metricsFor, type AppDeps } from './app'
 import { TokenService } from './auth/service'
 import { type Config, isProduction } from './config'
 import { type DatabaseHandle, openDatabase } from './db/connect'
 import { lockDataDir, RESTART_WAIT_MS } from './db/data-dir-lock'
 import { migrate } from './db/migrate'
+import { Governance } from './governance/service'
 import { RequestGate } from './http/drain'
+import { UsageLedger } from './usage/ledger'
 import { createLogger, type Logger } from './http/logger'
 
 /** How a process holds the embedded database's lock: how long it waits for it, and what it does if it loses it. */
@@ -64,8 +66,18 @@ export async function bootstrap(config: Config, extra: Partial<AppDeps> & { pgli
     const tokens = new TokenService(database.db)
     await announceDevelopmentToken(config, tokens)
     const gate = new RequestGate()
-    const deps: AppDeps = { config, database, tokens, logger, clock: () => new Date(), gate, ...extra }
-    return { app: createApp(deps), deps, gate, close: () => database.close() }
+    const clock = () => new Date()
+    const ledger = new UsageLedger(database.db, logger)
+    const metrics = metricsFor(database, ledger)
+    const governance = new Governance(database.db, { defaults: config.defaultLimits, clock, onRefused: (kind) => metrics.rateLimited(kind) })
+    const deps: AppDeps = { config, database, tokens, logger, clock, gate, governance, ledger, metrics, ...extra }
+    // After the last request: leases go back to the shared pool, and the ledger writes what it holds.
+    const close = async () => {
+      await governance.stop().catch((error) => logger.warn('could not return quota leases', { error: (error as Error).message }))
+      await ledger.stop()
+      await database.close()
+    }
+    return { app: createApp(deps), deps, gate, close }
   } catch (error) {
     await database.close()
     throw error
@@ -89,6 +101,12 @@ export async function announceDevelopmentToken(config: Config, tokens: TokenServ
       `  ${token}`,
       'Try it:',
       `  curl -s -X POST http://${host}:${config.port}/plants -H 'Authorization: Bearer ${token}' -H 'Content-Type: application/json' -d '{"name":"Monstera","tag":"tropical"}'`,
+      config.databaseUrl
+        ? 'More tokens: trellis token create --owner NAME --scope chat (or POST /admin/tokens).'
+        : 'More tokens, while this server holds the embedded database (the CLI cannot open it meanwhile):',
+      ...(config.databaseUrl
+        ? []
+        : [`  curl -s -X POST http://${host}:${config.port}/admin/tokens -H 'Authorization: Bearer ${token}' -H 'Content-Type: application/json' -d '{"owner":"alice","scopes":["plants:read","plants:write","chat"]}'`]),
       '',
     ].join('\n'),
   )

@@ -3,11 +3,13 @@ import { TokenService } from './auth/service'
 import { type Command, parseCommandLine, UsageError } from './command-line'
 import { announceDevelopmentToken, openConfiguredDatabase } from './bootstrap'
 import type { Config } from './config'
+import { DataDirInUse } from './db/data-dir-lock'
 import { migrate } from './db/migrate'
 import { runDocsValidate } from './docs-config/cli'
 import { bunPgliteFiles } from './runtimes/bun-pglite'
 import { configOrExit } from './runtimes/lifecycle'
 import { serve } from './server'
+import { summarizeUsage } from './usage/service'
 import { runWorkers } from './workers'
 
 /** Exit codes: 0 success, 1 failure, 2 bad invocation (checked before anything is opened). */
@@ -45,23 +47,46 @@ export async function main(argv: string[]): Promise<number> {
     case 'healthcheck':
       return healthcheck()
     case 'token create': {
-      const { owner, scopes } = command
+      const { owner, scopes, grants } = command
       return withDatabase(async (_config, db) => {
-        const created = await new TokenService(db).create({ owner, scopes })
-        console.log(`created ${created.id} for ${created.owner} with scopes ${created.scopes.join(',')}`)
+        const created = await new TokenService(db).create({ owner, scopes, ...grants })
+        console.log(`created ${created.id} for ${created.owner} with scopes ${created.scopes.join(',')}${describeGrants(created)}`)
         console.log('token (shown only this once):')
         console.log(created.token)
+        return 0
+      })
+    }
+    case 'token update': {
+      const { id, change } = command
+      return withDatabase(async (_config, db) => {
+        const updated = await new TokenService(db).update(id, change)
+        if (!updated) {
+          console.error(`trellis: no live token with id ${id}`)
+          return 1
+        }
+        console.log(`updated ${id}${describeGrants(updated) || ': no limits, every model, no expiry'}; servers apply it within 5 seconds`)
         return 0
       })
     }
     case 'token list':
       return withDatabase(async (_config, db) => {
         const rows = await new TokenService(db).list()
-        console.log(['ID', 'OWNER', 'SCOPES', 'CREATED', 'REVOKED'].join('\t'))
-        for (const row of rows)
-          console.log([row.id, row.owner, row.scopes.join(','), row.createdAt.toISOString(), row.revokedAt?.toISOString() ?? '-'].join('\t'))
+        console.log(['ID', 'OWNER', 'SCOPES', 'LIMITS', 'MODELS', 'EXPIRES', 'CREATED', 'REVOKED'].join('\t'))
+        for (const row of rows) {
+          const limits = row.limits ? Object.entries(row.limits).map(([key, value]) => `${key}=${value}`).join(',') : '-'
+          console.log([row.id, row.owner, row.scopes.join(','), limits, row.models?.join(',') ?? '*', row.expiresAt?.toISOString() ?? '-', row.createdAt.toISOString(), row.revokedAt?.toISOString() ?? '-'].join('\t'))
+        }
         return 0
       })
+    case 'usage': {
+      const { from, by } = command
+      const to = command.to ?? new Date()
+      return withDatabase(async (_config, db) => {
+        const rows = await summarizeUsage(db, { from: from ?? new Date(to.getTime() - 30 * 86_400_000), to, groupBy: by })
+        printTable(rows)
+        return 0
+      })
+    }
     case 'token revoke': {
       const { id } = command
       return withDatabase(async (_config, db) => {
@@ -92,13 +117,40 @@ async function withDatabase(
   options: { migrate?: boolean; config?: Config } = {},
 ): Promise<number> {
   const config = options.config ?? configOrExit()
-  const database = await openConfiguredDatabase(config, config.databaseUrl ? undefined : await bunPgliteFiles(config.dataDir))
+  let database: Awaited<ReturnType<typeof openConfiguredDatabase>>
+  try {
+    database = await openConfiguredDatabase(config, config.databaseUrl ? undefined : await bunPgliteFiles(config.dataDir))
+  } catch (error) {
+    if (!(error instanceof DataDirInUse)) throw error
+    // The server holds the embedded database: its HTTP API does the same work meanwhile.
+    console.error(`trellis: ${error.message}; while it runs, use its HTTP API with an admin token instead (README: "Tokens"), e.g. curl -X POST http://localhost:${config.port}/admin/tokens -H "Authorization: Bearer $ADMIN_TOKEN" -H 'Content-Type: application/json' -d '{"owner":"alice","scopes":["chat"]}'`)
+    return 1
+  }
   try {
     if (options.migrate !== false && config.migrateOnStart) await migrate(database.db)
     return await run(config, database.db)
   } finally {
     await database.close()
   }
+}
+
+/** ` with limits rpm=60, models echo, expires 2026-…`, or '' when the token has none of those. */
+function describeGrants(token: { limits: Record<string, number> | null; models: string[] | null; expiresAt: Date | null }): string {
+  const parts: string[] = []
+  if (token.limits) parts.push(`limits ${Object.entries(token.limits).map(([key, value]) => `${key}=${value}`).join(', ')}`)
+  if (token.models) parts.push(`models ${token.models.join(', ')}`)
+  if (token.expiresAt) parts.push(`expires ${token.expiresAt.toISOString()}`)
+  return parts.length ? ` with ${parts.join('; ')}` : ''
+}
+
+/** Rows of objects as an aligned text table, numbers to the right. */
+function printTable(rows: Record<string, string | number>[]) {
+  if (rows.length === 0) return print('no usage in that time')
+  const columns = Object.keys(rows[0]!)
+  const cells = [columns.map((column) => column.toUpperCase()), ...rows.map((row) => columns.map((column) => String(row[column])))]
+  const widths = columns.map((_, i) => Math.max(...cells.map((line) => line[i]!.length)))
+  for (const line of cells) console.log(line.map((cell, i) => (typeof rows[0]![columns[i]!] === 'number' ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd())
+  return 0
 }
 
 function print(text: string) {

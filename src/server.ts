@@ -21,6 +21,7 @@ export async function serve(config: Config) {
     // Bun closes a connection idle for `idleTimeout` seconds; a stream waiting on a slow
     // upstream must never be cut by that, so long-lived responses opt out per request.
     onLongLivedRequest: (request) => server?.timeout(request, 0),
+    peerAddress: (request) => server?.requestIP(request)?.address,
     pglite: config.databaseUrl ? undefined : await bunPgliteFiles(config.dataDir),
   }))
   server = Bun.serve({

@@ -1,7 +1,7 @@
 import { t } from 'elysia'
 import type { TokenLimits } from '../db/schema'
 
-export const SCOPES = ['plants:read', 'plants:write', 'chat', 'docs:write', 'admin'] as const
+export const SCOPES = ['plants:read', 'plants:write', 'chat', 'docs:write', 'metrics', 'admin'] as const
 export const ScopeSchema = t.Union(SCOPES.map((scope) => t.Literal(scope)))
 export type Scope = (typeof SCOPES)[number]
 

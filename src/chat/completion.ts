@@ -1,5 +1,6 @@
 import type { Principal } from '../auth/model'
 import type { Governance } from '../governance/service'
+import type { Metrics } from '../metrics/metrics'
 import type { UsageLedger } from '../usage/ledger'
 import { DEFAULT_MAX_RESPONSE_BYTES } from './config'
 import type { ChatCompletionRequest } from './model'
@@ -16,8 +17,7 @@ export type CompletionDeps = {
   maxResponseBytes?: number
   governance?: Governance
   ledger?: UsageLedger
-  /** Told about every completion that ends (metrics). */
-  onFinished?: (finished: FinishedCompletion) => void
+  metrics?: Pick<Metrics, 'chatStarted' | 'chatFinished'>
   /** Told about failures after the first byte, which the client only sees as an error event. */
   onStreamError?: (error: unknown) => void
   shutdownSignal?: AbortSignal
@@ -53,6 +53,7 @@ export async function serveCompletion(
   const { request, principal, requestId } = context
   const ticket = deps.governance ? await deps.governance.admitChat(principal, request, reservationOf(parsed)) : undefined
   if (ticket) context.setHeaders(ticket.headers)
+  deps.metrics?.chatStarted()
   const started = performance.now()
   const body: ChatRequest = { ...parsed, stream: parsed.stream === true }
   const report: StreamReport = { events: 0 }
@@ -61,11 +62,11 @@ export async function serveCompletion(
   let ttftMs: number | undefined
   let finished = false
 
-  const finish = (status: number, errorCode: string | undefined) => {
+  const finish = (status: number, errorCode: string | undefined, whole = true) => {
     if (finished) return
     finished = true
     links.release()
-    const usage = tokensOf(report, parsed)
+    const usage = tokensOf(report, parsed, whole)
     void ticket?.settle(usage.prompt + usage.completion).catch(() => {})
     const done: FinishedCompletion = {
       model: parsed.model,
@@ -96,7 +97,7 @@ export async function serveCompletion(
       durationMs: done.durationMs,
       errorCode: errorCode ?? null,
     })
-    deps.onFinished?.(done)
+    deps.metrics?.chatFinished(done)
   }
 
   if (!body.stream) {
@@ -118,7 +119,7 @@ export async function serveCompletion(
     maxBytes: deps.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     requestId,
     onStreamError: deps.onStreamError,
-    onClose: (outcome) => finish(...statusOf(outcome, request)),
+    onClose: (outcome) => finish(...statusOf(outcome, request), outcome.ended === 'done'),
   })
   ttftMs = performance.now() - started
   return response
@@ -134,21 +135,17 @@ function statusOf(outcome: StreamOutcome, request: Request): [number, string | u
 }
 
 /**
- * The tokens a completion used: the usage its provider reported, or, for a stream cut short before
- * its usage arrived, the prompt's estimate and one token per content event sent.
+ * The tokens a completion used: the usage its provider reported. For a stream that did not end
+ * whole, what was sent: the prompt (as reported, or estimated) and one token per content event
+ * handed over, since the usage of the whole answer was never delivered.
  */
-function tokensOf(report: StreamReport, request: ChatCompletionRequest): Tokens {
+function tokensOf(report: StreamReport, request: ChatCompletionRequest, whole: boolean): Tokens {
   const usage = report.usage
-  if (usage) {
-    const details = (key: string, field: string) => number((usage[key] as Record<string, unknown> | undefined)?.[field])
-    return {
-      prompt: number(usage.prompt_tokens),
-      completion: number(usage.completion_tokens),
-      cached: details('prompt_tokens_details', 'cached_tokens') || number(usage.prompt_cache_hit_tokens),
-      reasoning: details('completion_tokens_details', 'reasoning_tokens'),
-    }
-  }
-  return { prompt: promptEstimate(request), completion: report.events, cached: 0, reasoning: 0 }
+  const details = (key: string, field: string) => number((usage?.[key] as Record<string, unknown> | undefined)?.[field])
+  const prompt = usage ? number(usage.prompt_tokens) : promptEstimate(request)
+  const cached = details('prompt_tokens_details', 'cached_tokens') || number(usage?.prompt_cache_hit_tokens)
+  if (!whole || !usage) return { prompt, completion: report.events, cached, reasoning: 0 }
+  return { prompt, completion: number(usage.completion_tokens), cached, reasoning: details('completion_tokens_details', 'reasoning_tokens') }
 }
 
 const number = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : 0)

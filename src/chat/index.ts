@@ -2,7 +2,8 @@ import { Elysia, type DocumentDecoration, type TSchema, type ValidationError } f
 import { type AuthDeps, authPlugin, type Principal } from '../auth'
 import type { Governance } from '../governance/service'
 import type { UsageLedger } from '../usage/ledger'
-import { type CompletionDeps, type FinishedCompletion, serveCompletion } from './completion'
+import type { Metrics } from '../metrics/metrics'
+import { type CompletionDeps, serveCompletion } from './completion'
 import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailable } from '../db/failures'
 import { readBodyText, requireJsonContentType } from '../http/body'
 import { recordingStatus } from '../http/error-contract'
@@ -12,7 +13,7 @@ import { ChatCompletionRequest, ChatCompletionResponse, ModelEntry, ModelList } 
 import { OpenAIError, openAIErrorResponse, toOpenAIError } from './openai-error'
 import { createEchoProvider } from './providers/echo'
 import { ProviderError } from './providers/provider'
-import { buildRegistry, type ModelRegistry } from './providers/registry'
+import { type AttemptObserver, buildRegistry, type ModelRegistry } from './providers/registry'
 import { describeIssue, modelList, modelNotFound, parseChatRequest } from './service'
 
 /** What the chat routes serve from: the model registry, the keep-alive interval and the cap on one response (default 8 MiB). */
@@ -23,8 +24,7 @@ export type ChatDeps = {
   auth: AuthDeps
   governance?: Governance
   ledger?: UsageLedger
-  /** Told about every completion that ends (metrics). */
-  onFinished?: (finished: FinishedCompletion) => void
+  metrics?: Metrics
   logger: Logger
   clock: () => Date
   /** Defaults to {@link chatSetupFrom} on `config.chat` (validated at start); tests pass their own registry. */
@@ -36,10 +36,11 @@ export type ChatDeps = {
 }
 
 /** The registry `CHAT_PROVIDERS`/`CHAT_MODELS` describe (see `config.ts`); `echo` alone when unset. */
-export function chatSetupFrom(config: ChatConfig): ChatSetup {
+export function chatSetupFrom(config: ChatConfig, metrics?: Metrics): ChatSetup {
   const maxResponseBytes = config.maxResponseBytes
   const echo = (options: { tokenDelayMs: number }) => createEchoProvider({ ...options, maxResponseBytes })
-  return { registry: buildRegistry(config, { echo }), keepAliveMs: config.keepAliveMs, maxResponseBytes }
+  const observe: AttemptObserver | undefined = metrics && ((event) => metrics.upstreamFailed(event.provider, event.next))
+  return { registry: buildRegistry(config, { echo, observe }), keepAliveMs: config.keepAliveMs, maxResponseBytes }
 }
 
 const security = [{ bearerAuth: [] }]
@@ -58,7 +59,7 @@ function documented(schema: TSchema, mediaType = 'application/json') {
  * is checked before the body is read (401 before 400, like OpenAI) and the size limit holds.
  */
 export function chatPlugin(deps: ChatDeps) {
-  const chat = deps.chat ?? chatSetupFrom(deps.config.chat)
+  const chat = deps.chat ?? chatSetupFrom(deps.config.chat, deps.metrics)
   const listedAt = deps.clock()
 
   const served: CompletionDeps = {
@@ -67,7 +68,7 @@ export function chatPlugin(deps: ChatDeps) {
     maxResponseBytes: chat.maxResponseBytes,
     governance: deps.governance,
     ledger: deps.ledger,
-    onFinished: deps.onFinished,
+    metrics: deps.metrics,
     shutdownSignal: deps.shutdownSignal,
   }
 

@@ -1,6 +1,7 @@
 import type { PGliteOptions } from '@electric-sql/pglite'
 import { sql } from 'drizzle-orm'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
+import { rowsOf } from './migrate'
 import * as schema from './schema'
 
 /** One type for both backends: the PGlite and postgres.js drizzle instances share this API. */
@@ -11,6 +12,8 @@ export type DatabaseHandle = {
   kind: 'postgres' | 'pglite'
   /** Resolves when the database answers a trivial query; used by /ready. */
   ping(): Promise<void>
+  /** This process's connections: open, and busy with a query (for /metrics). */
+  poolStats(): Promise<{ open: number; busy: number }>
   close(): Promise<void>
 }
 
@@ -48,7 +51,10 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   const { default: postgres } = await import('postgres')
   const { drizzle } = await import('drizzle-orm/postgres-js')
   const reconnectMaxSeconds = (options.reconnectMaxMs ?? 1_000) / 1000
+  // Names this process's connections in pg_stat_activity, which is where the pool's state is read.
+  const applicationName = `trellis-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
   const client = postgres(url, {
+    connection: { application_name: applicationName },
     max: options.poolSize ?? 10,
     connect_timeout: (options.connectTimeoutMs ?? 2_000) / 1000,
     backoff: (retries: number) => Math.random() * Math.min(reconnectMaxSeconds, 0.05 * 2 ** retries),
@@ -60,6 +66,13 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
     db,
     kind: 'postgres',
     ping: async () => void (await db.execute(sql`select 1`)),
+    poolStats: async () => {
+      // The connection asking is one of ours too, open and (for this query) busy: counted as open only.
+      const [row] = rowsOf<{ open: number; busy: number }>(
+        await db.execute(sql`select count(*)::int as open, (count(*) filter (where state = 'active'))::int as busy from pg_stat_activity where application_name = ${applicationName} and pid <> pg_backend_pid()`),
+      )
+      return { open: Number(row?.open ?? 0) + 1, busy: Number(row?.busy ?? 0) }
+    },
     close: () => client.end({ timeout: 5 }),
   }
 }
@@ -75,6 +88,8 @@ async function openPglite(options: DatabaseOptions): Promise<DatabaseHandle> {
     db,
     kind: 'pglite',
     ping: async () => void (await db.execute(sql`select 1`)),
+    // In process: one connection, and never seen busy from outside a query.
+    poolStats: async () => ({ open: client.closed ? 0 : 1, busy: 0 }),
     close: () => client.close(),
   }
 }

@@ -12,17 +12,20 @@ export class FailedAuthThrottle {
   readonly #perMinute: number
   readonly #maxAddresses: number
   readonly #now: () => number
+  readonly #onRefused: () => void
 
-  constructor(options: { perMinute: number; maxAddresses?: number; now?: () => number }) {
+  constructor(options: { perMinute: number; maxAddresses?: number; now?: () => number; onRefused?: () => void }) {
     this.#perMinute = options.perMinute
     this.#maxAddresses = options.maxAddresses ?? 10_000
     this.#now = options.now ?? Date.now
+    this.#onRefused = options.onRefused ?? (() => {})
   }
 
   /** Throws a 429 when `address` has no failures left to spend. */
   check(address: string): void {
     const bucket = this.#refilled(address)
     if (bucket && bucket.level < 1) {
+      this.#onRefused()
       const seconds = Math.ceil(((1 - bucket.level) * 60) / this.#perMinute)
       throw new HttpError(429, `Too many failed authentication attempts from this address; retry in ${seconds} s.`, {
         headers: { 'retry-after': String(seconds) },

@@ -23,7 +23,20 @@ const BLOCK_FRACTION = 1 / 20
 /** What admitting `units` came to. `remaining` is this process's view: its lease plus the pool's last known level. */
 export type Taken = { ok: true; remaining: number } | { ok: false; remaining: number; shortBy: number }
 
-type Lease = { key: QuotaKey; shape: QuotaShape; limit: number; units: number; poolLeft: number; usedAt: number; fetching?: Promise<void> }
+type Lease = {
+  key: QuotaKey
+  shape: QuotaShape
+  limit: number
+  units: number
+  poolLeft: number
+  usedAt: number
+  fetching?: Promise<void>
+  /** Until then the pool is taken to be empty: a refused request costs no round trip. */
+  emptyUntil: number
+}
+
+/** How long an empty counter (streams, budget) is believed empty before the pool is asked again. */
+export const EMPTY_COUNTER_MS = 250
 
 export class QuotaLeases {
   readonly #leases = new Map<string, Lease>()
@@ -36,11 +49,16 @@ export class QuotaLeases {
     this.#now = now
   }
 
-  /** Takes `units` (all or none) from the lease of `key`, topping the lease up from the pool when it runs short. */
+  /**
+   * Takes `units` (all or none) from the lease of `key`, topping the lease up from the pool when it
+   * runs short: concurrent takers share one round trip, and keep topping up while the pool gives all
+   * they ask. Once it gives less, the pool is empty, and is believed so for as long as it takes to
+   * refill what was missing (a bucket) or a moment (a counter), so that refusals cost no round trip.
+   */
   async take(key: QuotaKey, shape: QuotaShape, limit: number, units: number): Promise<Taken> {
     const lease = this.#lease(key, shape, limit)
     lease.usedAt = this.#now()
-    for (let attempt = 0; attempt < 2; attempt++) {
+    for (;;) {
       if (lease.units >= units) {
         lease.units -= units
         return { ok: true, remaining: Math.max(0, lease.units + lease.poolLeft) }
@@ -50,10 +68,16 @@ export class QuotaLeases {
         continue
       }
       const need = units - lease.units
+      if (this.#now() < lease.emptyUntil) return { ok: false, remaining: Math.max(0, lease.units + lease.poolLeft), shortBy: need }
       const want = Math.max(need, Math.ceil(limit * BLOCK_FRACTION))
       const fetching = this.#store.take(key, shape, limit, want, 1).then((grant) => {
         lease.units += grant.granted
         lease.poolLeft = grant.left
+        if (grant.granted < want) {
+          // Believed empty for as long as the bucket takes to refill what this take needs (at most 1 s).
+          const missing = Math.max(1, need - grant.granted)
+          lease.emptyUntil = this.#now() + (shape.kind === 'bucket' ? Math.min(1_000, (missing * shape.refillSeconds * 1000) / limit) : EMPTY_COUNTER_MS)
+        }
       })
       lease.fetching = fetching
       try {
@@ -61,12 +85,8 @@ export class QuotaLeases {
       } finally {
         lease.fetching = undefined
       }
+      if (lease.units < units && this.#now() < lease.emptyUntil) return { ok: false, remaining: Math.max(0, lease.units + lease.poolLeft), shortBy: units - Math.max(0, lease.units) }
     }
-    if (lease.units >= units) {
-      lease.units -= units
-      return { ok: true, remaining: Math.max(0, lease.units + lease.poolLeft) }
-    }
-    return { ok: false, remaining: Math.max(0, lease.units + lease.poolLeft), shortBy: units - Math.max(0, lease.units) }
   }
 
   /** Gives units back to this process's lease (a stream that ended, a reservation larger than the usage). */
@@ -74,6 +94,7 @@ export class QuotaLeases {
     const lease = this.#lease(key, shape, limit)
     lease.units += units
     lease.usedAt = this.#now()
+    lease.emptyUntil = 0
   }
 
   /**
@@ -115,7 +136,7 @@ export class QuotaLeases {
     const id = `${key.tokenId}\u0000${key.kind}\u0000${key.period}`
     let lease = this.#leases.get(id)
     if (!lease) {
-      lease = { key, shape, limit, units: 0, poolLeft: limit, usedAt: this.#now() }
+      lease = { key, shape, limit, units: 0, poolLeft: limit, usedAt: this.#now(), emptyUntil: 0 }
       this.#leases.set(id, lease)
     } else if (lease.limit !== limit) {
       // The limit changed (PATCH /admin/tokens): later takes and gives use the new one.

@@ -46,11 +46,14 @@ export class Governance {
   readonly #leases: QuotaLeases
   readonly #defaults: Limits
   readonly #clock: () => Date
+  readonly #onRefused: (kind: string) => void
 
-  constructor(db: Database, options: { defaults: Limits; clock?: () => Date }) {
+  /** `onRefused` is told the kind of every refusal (requests, tokens, insufficient_quota), for the metrics. */
+  constructor(db: Database, options: { defaults: Limits; clock?: () => Date; onRefused?: (kind: string) => void }) {
     this.#leases = new QuotaLeases(new QuotaStore(db))
     this.#defaults = options.defaults
     this.#clock = options.clock ?? (() => new Date())
+    this.#onRefused = options.onRefused ?? (() => {})
     this.#leases.start()
   }
 
@@ -65,6 +68,7 @@ export class Governance {
     const taken = await this.#leases.take(key(principal, 'rpm'), PER_MINUTE, rpm, 1)
     seenRequests.set(request, { limit: rpm, remaining: taken.remaining })
     if (!taken.ok) {
+      this.#onRefused('requests')
       throw new RateLimited(`Rate limit reached for requests: this token may make ${rpm} requests per minute.`, 'requests', secondsToRefill(taken.shortBy, rpm), requestHeaders(rpm, taken.remaining))
     }
   }
@@ -108,6 +112,7 @@ export class Governance {
       }
     } catch (error) {
       for (const give of undo) give()
+      if (error instanceof RateLimited) this.#onRefused(error.extra.type ?? 'requests')
       throw error
     }
     let settled = false

@@ -2,13 +2,14 @@ import process from 'node:process'
 import { bootstrap } from '../bootstrap'
 import { singleProcessConfigOrExit, shutdownOnSignals, startedOrExit } from './lifecycle'
 import { nodeModulesUiAssets } from './node-modules-assets'
+import { peerAddressOf, rememberPeer } from './peer-address'
 
 /** The part of Deno's global this entry uses (the project type-checks against Bun's types). */
 declare const Deno: {
   version: { deno: string }
   serve(
     options: { port: number; hostname: string; onListen?: (addr: { hostname: string; port: number }) => void },
-    handler: (request: Request) => Response | Promise<Response>,
+    handler: (request: Request, info: { remoteAddr?: { hostname?: string } }) => Response | Promise<Response>,
   ): { shutdown(): Promise<void>; finished: Promise<void> }
 }
 
@@ -32,9 +33,9 @@ function withoutPhantomBody(request: Request): Request {
  */
 const config = singleProcessConfigOrExit('Deno')
 const shutdown = shutdownOnSignals()
-const { app, deps, gate, close } = await startedOrExit(bootstrap(config, { uiAssets: nodeModulesUiAssets, shutdownSignal: shutdown.signal }))
+const { app, deps, gate, close } = await startedOrExit(bootstrap(config, { uiAssets: nodeModulesUiAssets, shutdownSignal: shutdown.signal, peerAddress: peerAddressOf }))
 const address = Promise.withResolvers<{ hostname: string; port: number }>()
-const server = Deno.serve({ port: config.port, hostname: config.host, onListen: address.resolve }, gate.track((request: Request) => app.fetch(withoutPhantomBody(request))))
+const server = Deno.serve({ port: config.port, hostname: config.host, onListen: address.resolve }, gate.track((request: Request, info: { remoteAddr?: { hostname?: string } }) => app.fetch(rememberPeer(withoutPhantomBody(request), info.remoteAddr?.hostname))))
 const { hostname, port } = await address.promise
 const url = `http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}/`
 deps.logger.info('listening', { url, database: deps.database.kind, pid: process.pid, runtime: `deno ${Deno.version.deno}` })

@@ -2,6 +2,7 @@ import { once } from 'node:events'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { Readable } from 'node:stream'
 import type { Drainable } from './lifecycle'
+import { rememberPeer } from './peer-address'
 
 /** Any Web-standard handler, such as `app.fetch`. */
 export type FetchHandler = (request: Request) => Response | Promise<Response>
@@ -90,7 +91,7 @@ function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
   for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1])
   const url = new URL(req.url ?? '/', `http://${req.headers.host || 'localhost'}`)
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD' && (req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0')
-  return new Request(url, {
+  const request = new Request(url, {
     method: req.method,
     headers,
     signal,
@@ -99,4 +100,5 @@ function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
     // Node's fetch needs this for a streamed request body.
     duplex: 'half',
   } as RequestInit)
+  return rememberPeer(request, req.socket.remoteAddress)
 }

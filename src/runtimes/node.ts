@@ -3,6 +3,7 @@ import { bootstrap } from '../bootstrap'
 import { singleProcessConfigOrExit, shutdownOnSignals, startedOrExit } from './lifecycle'
 import { listenFetch } from './node-http'
 import { nodeModulesUiAssets } from './node-modules-assets'
+import { peerAddressOf } from './peer-address'
 
 /**
  * The Node.js entry (Node 20+): the same app, served by `node:http` through a small
@@ -13,7 +14,7 @@ import { nodeModulesUiAssets } from './node-modules-assets'
  */
 const config = singleProcessConfigOrExit('Node')
 const shutdown = shutdownOnSignals()
-const { app, deps, gate, close } = await startedOrExit(bootstrap(config, { uiAssets: nodeModulesUiAssets, shutdownSignal: shutdown.signal }))
+const { app, deps, gate, close } = await startedOrExit(bootstrap(config, { uiAssets: nodeModulesUiAssets, shutdownSignal: shutdown.signal, peerAddress: peerAddressOf }))
 const server = await listenFetch(gate.track(app.fetch), { port: config.port, hostname: config.host, keepAliveTimeoutMs: config.idleTimeout * 1000 })
 deps.logger.info('listening', { url: server.url, database: deps.database.kind, pid: process.pid, runtime: `node ${process.version}` })
 shutdown.serving(server, { timeoutMs: config.shutdownTimeoutMs, logger: deps.logger, gate, close })

@@ -19,7 +19,8 @@ const GROUP_COLUMNS: Record<Group, { name: string; expression: SQL }> = {
 
 export type UsageQuery = { from: Date; to: Date; groupBy: Group[]; owner?: string }
 
-export type UsageGroup = Record<string, string | number>
+/** One group: its keys (model, owner, token_id, day, hour, as grouped) and its totals. */
+export type UsageGroup = { requests: number; prompt_tokens: number; completion_tokens: number; cached_tokens: number; reasoning_tokens: number; errors: number; [key: string]: string | number }
 
 /** Raised when the answer would hold more than {@link MAX_GROUPS} groups. */
 export class TooManyGroups extends Error {}

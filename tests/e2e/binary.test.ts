@@ -92,7 +92,7 @@ describe('the compiled binary, alone in an empty directory', () => {
     const doomed = (await run(['token', 'create', '--owner', 'mallory'])).stdout.match(/created (tok_\S+)/)![1]
     expect((await run(['token', 'revoke', doomed])).code).toBe(0)
     const row = (await run(['token', 'list'])).stdout.split('\n').find((line) => line.startsWith(`${doomed}\t`))!
-    const [, owner, , , revokedAt] = row.split('\t')
+    const [, owner, , , , , , revokedAt] = row.split('\t')
     expect({ owner, revoked: revokedAt !== '-' && !Number.isNaN(Date.parse(revokedAt)) }).toEqual({ owner: 'mallory', revoked: true })
 
     const server = await serve()

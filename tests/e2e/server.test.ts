@@ -103,7 +103,7 @@ describe('the CLI', () => {
     [['token', 'create'], 'token create needs --owner NAME'],
     [['token', 'create', '--owner', 'x', '--scope', 'plants:eat'], 'unknown scope "plants:eat"'],
     [['token', 'revoke'], 'token revoke needs a token id'],
-    [['token', 'frobnicate'], 'expected create, list or revoke'],
+    [['token', 'frobnicate'], 'expected create, update, list or revoke'],
     [['dance'], 'unknown command "dance"'],
   ])('%p is a usage error (exit 2): %s', async (args, message) => {
     const result = await runCli(args)

@@ -1,0 +1,136 @@
+import { Elysia, t } from 'elysia'
+import { type AuthDeps, authenticatedParse, authPlugin } from '../auth'
+import type { Scope } from '../auth/model'
+import type { TokenRecord as StoredToken, TokenService } from '../auth/service'
+import { requireJsonContentType, readBodyText } from '../http/body'
+import { errorStatuses, plantStoreErrors } from '../http/error-contract'
+import { HttpError } from '../http/errors'
+import { parseJsonLossless } from '../http/json'
+import type { Logger } from '../http/logger'
+import { bodyValidator } from '../http/validation'
+import { ErrorBody } from '../plants/model'
+import { CreatedToken, NewToken, TokenChange, TokenIdParams, TokenList, TokenRecord } from './model'
+
+export type AdminDeps = { auth: AuthDeps; tokens: TokenService; logger: Logger; config: { bodyLimit: number } }
+
+const errors = (...statuses: number[]) => errorStatuses(ErrorBody, ...statuses)
+const BEARER = [{ bearerAuth: [] }]
+const validNewToken = bodyValidator(NewToken)
+const validChange = bodyValidator(TokenChange)
+
+/**
+ * Token administration over HTTP, scope `admin`: it works while the server holds the embedded
+ * database, which the CLI then cannot open. Errors are in the plant store's `{error, message}`.
+ */
+export const adminPlugin = (deps: AdminDeps) => {
+  const json = (validate: (value: unknown) => unknown) =>
+    authenticatedParse(deps.auth, 'admin', async (request) => {
+      requireJsonContentType(request)
+      return validate(parseJsonLossless(await readBodyText(request, deps.config.bodyLimit)))
+    })
+
+  return new Elysia({ name: 'admin' })
+    .use(authPlugin(deps.auth))
+    .onError(plantStoreErrors(deps.logger))
+    .post(
+      '/admin/tokens',
+      async ({ body, set }) => {
+        const input = body as typeof NewToken.static
+        const created = await deps.tokens.create({
+          owner: input.owner,
+          scopes: input.scopes as Scope[],
+          limits: input.limits,
+          models: input.models,
+          expiresAt: input.expires_at === undefined ? undefined : new Date(input.expires_at),
+        })
+        set.status = 201
+        return { ...recordOf(created), token: created.token }
+      },
+      {
+        auth: 'admin',
+        parse: json(validNewToken),
+        body: NewToken,
+        response: { 201: CreatedToken, ...errors(400, 401, 403, 413, 415, 429, 503) },
+        detail: {
+          summary: 'Create a token',
+          description: 'Needs the admin scope. The secret `token` is in this answer only; the server keeps its hash.',
+          security: BEARER,
+          tags: ['admin'],
+        },
+      },
+    )
+    .get('/admin/tokens', async () => ({ data: (await deps.tokens.list()).map(recordOf) }), {
+      auth: 'admin',
+      response: { 200: TokenList, ...errors(401, 403, 429, 503) },
+      detail: { summary: 'List tokens', description: 'Needs the admin scope. Every token, revoked ones included; never a secret.', security: BEARER, tags: ['admin'] },
+    })
+    .get(
+      '/admin/tokens/:id',
+      async ({ params }) => recordOf(found(params.id, await deps.tokens.get(params.id), 'no token')),
+      {
+        auth: 'admin',
+        params: TokenIdParams,
+        response: { 200: TokenRecord, ...errors(400, 401, 403, 404, 429, 503) },
+        detail: { summary: 'One token', description: 'Needs the admin scope. Never the secret.', security: BEARER, tags: ['admin'] },
+      },
+    )
+    .patch(
+      '/admin/tokens/:id',
+      async ({ params, body }) => {
+        const change = body as typeof TokenChange.static
+        const updated = await deps.tokens.update(params.id, {
+          limits: change.limits,
+          models: change.models,
+          expiresAt: change.expires_at === undefined ? undefined : change.expires_at === null ? null : new Date(change.expires_at),
+        })
+        return recordOf(found(params.id, updated))
+      },
+      {
+        auth: 'admin',
+        params: TokenIdParams,
+        parse: json(validChange),
+        body: TokenChange,
+        response: { 200: TokenRecord, ...errors(400, 401, 403, 404, 413, 415, 429, 503) },
+        detail: {
+          summary: "Change a token's limits, models or expiry",
+          description:
+            'Needs the admin scope. Each field present replaces the token\'s (null clears it); `limits` merges field by field, and null removes one limit. Other replicas see the change within 5 s.',
+          security: BEARER,
+          tags: ['admin'],
+        },
+      },
+    )
+    .delete(
+      '/admin/tokens/:id',
+      async ({ params, set }) => {
+        if (!(await deps.tokens.revoke(params.id))) throw new HttpError(404, `no live token with id ${params.id}`)
+        set.status = 204
+        return new Response(null, { status: 204 })
+      },
+      {
+        auth: 'admin',
+        params: TokenIdParams,
+        response: { 204: t.Void({ description: 'Revoked' }), ...errors(400, 401, 403, 404, 429, 503) },
+        detail: { summary: 'Revoke a token', description: 'Needs the admin scope. Other replicas stop accepting it within 5 s.', security: BEARER, tags: ['admin'] },
+      },
+    )
+}
+
+function found<T>(id: string, token: T | undefined, what = 'no live token'): T {
+  if (token === undefined) throw new HttpError(404, `${what} with id ${id}`)
+  return token
+}
+
+/** A stored token as the API spells it. */
+function recordOf(token: StoredToken) {
+  return {
+    id: token.id,
+    owner: token.owner,
+    scopes: token.scopes,
+    limits: token.limits,
+    models: token.models,
+    expires_at: token.expiresAt?.toISOString() ?? null,
+    created_at: token.createdAt.toISOString(),
+    revoked_at: token.revokedAt?.toISOString() ?? null,
+  }
+}

@@ -1,0 +1,53 @@
+import { Elysia } from 'elysia'
+import { type AuthDeps, authPlugin } from '../auth'
+import type { Database } from '../db/connect'
+import { errorStatuses, plantStoreErrors } from '../http/error-contract'
+import { HttpError } from '../http/errors'
+import type { Logger } from '../http/logger'
+import { ErrorBody } from '../plants/model'
+import { UsageQuery, UsageReport } from './model'
+import { type Group, summarizeUsage, TooManyGroups } from './service'
+
+export type UsageDeps = { db: Database; auth: AuthDeps; logger: Logger; clock: () => Date }
+
+const DAY_MS = 86_400_000
+
+/**
+ * `GET /usage`: the ledger's totals over a time range, grouped by model, owner, token, day or hour.
+ * A token sees its owner's usage; an admin sees everyone's, and may pick one owner with `owner=`.
+ */
+export const usagePlugin = (deps: UsageDeps) =>
+  new Elysia({ name: 'usage' })
+    .use(authPlugin(deps.auth))
+    .onError(plantStoreErrors(deps.logger))
+    .get(
+      '/usage',
+      async ({ query, principal }) => {
+        if (query.owner !== undefined && query.owner !== principal.owner && !principal.isAdmin)
+          throw new HttpError(403, "only an admin token may read another owner's usage")
+        const to = query.to ? new Date(query.to) : deps.clock()
+        const from = query.from ? new Date(query.from) : new Date(to.getTime() - 30 * DAY_MS)
+        if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime())) throw new HttpError(400, 'from and to must be real dates')
+        if (from >= to) throw new HttpError(400, 'from must be before to')
+        const owner = principal.isAdmin ? query.owner : principal.owner
+        try {
+          const data = await summarizeUsage(deps.db, { from, to, owner, groupBy: (query.group_by ?? 'model').split(',') as Group[] })
+          return { from: from.toISOString(), to: to.toISOString(), data }
+        } catch (error) {
+          if (error instanceof TooManyGroups) throw new HttpError(400, error.message)
+          throw error
+        }
+      },
+      {
+        auth: 'any',
+        query: UsageQuery,
+        response: { 200: UsageReport, ...errorStatuses(ErrorBody, 400, 401, 403, 429, 503) },
+        detail: {
+          summary: 'Chat usage, totalled',
+          description:
+            "Any valid token: its owner's usage; an admin token: everyone's, or one owner's with `owner=`. Rows are written in batches within about a second of a request's end.",
+          security: [{ bearerAuth: [] }],
+          tags: ['usage'],
+        },
+      },
+    )
