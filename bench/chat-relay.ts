@@ -37,6 +37,10 @@ const SEQUENTIAL = Number(argument('sequential', '300'))
 const SECONDS = Number(argument('seconds', '10'))
 const CONCURRENCY = Number(argument('concurrency', '64'))
 const GAP_MS = argument('gap-ms', '0')
+/** With `--governance`: Trellis twice, without limits or ledger, and with both (limits that never trigger). */
+const GOVERNANCE = Bun.argv.includes('--governance')
+/** Limits far above what a run can reach: checked on every request, never refusing. */
+const NEVER_REACHED = ['--rpm', '1000000000', '--tpm', '1000000000000', '--streams', '1000000', '--budget-tokens', '1000000000000']
 const EXPECTED_EVENTS = 67
 
 /** `pid` is the process whose CPU time a stream through this target costs (the mock's for `direct`). */
@@ -44,6 +48,15 @@ type Target = { name: string; url: string; headers: Record<string, string>; body
 type Sample = { ttft: number; total: number }
 
 const children: Subprocess[] = []
+let metricsToken = ''
+let metricsUrl = ''
+
+/** The governed server's ledger counters, from its /metrics. */
+async function ledgerWrites(): Promise<{ inserts: number; rows: number }> {
+  const text = await (await fetch(metricsUrl, { headers: { authorization: `Bearer ${metricsToken}` } })).text()
+  const read = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN)
+  return { inserts: read('trellis_ledger_inserts'), rows: read('trellis_ledger_written_rows') }
+}
 const scratch = mkdtempSync(join(tmpdir(), 'trellis-bench-'))
 
 async function main() {
@@ -61,10 +74,21 @@ async function main() {
     CHAT_PROVIDERS: JSON.stringify({ mock: { baseUrl: upstreamUrl, maxRetries: 0 } }),
     CHAT_MODELS: JSON.stringify({ bench: [{ provider: 'mock', model: 'mock-model' }] }),
   }
-  const token = await createChatToken(env)
-  const server = await startProcess(['bun', 'src/server.ts'], env)
+  // Without --governance, Trellis as users run it by default: ledger on, a token without limits.
+  const baseEnv = GOVERNANCE ? { ...env, USAGE_LEDGER: 'false' } : env
+  const token = await createChatToken(baseEnv)
+  const server = await startProcess(['bun', 'src/server.ts'], baseEnv)
   const trellisUrl = `http://127.0.0.1:${trellisPort}/v1/chat/completions`
   targets.push(target('trellis', trellisUrl, { authorization: `Bearer ${token}` }, 'bench', server.pid))
+  if (GOVERNANCE) {
+    const governedPort = await freePort()
+    const governedEnv = { ...env, PORT: String(governedPort), TRELLIS_DATA_DIR: join(scratch, 'data-governed') }
+    const limited = await createChatToken(governedEnv, NEVER_REACHED)
+    metricsToken = (await createChatToken(governedEnv, ['--scope', 'metrics'])).trim()
+    const governed = await startProcess(['bun', 'src/server.ts'], governedEnv)
+    metricsUrl = `http://127.0.0.1:${governedPort}/metrics`
+    targets.push(target('trellis+gov', `http://127.0.0.1:${governedPort}/v1/chat/completions`, { authorization: `Bearer ${limited}` }, 'bench', governed.pid))
+  }
 
   if (await Bun.file(PORTKEY).exists()) {
     const portkeyPort = await freePort()
@@ -99,7 +123,18 @@ async function main() {
   printLatency(targets, sequential)
 
   const concurrent = new Map<string, Awaited<ReturnType<typeof runConcurrent>>>()
-  for (const each of targets) concurrent.set(each.name, await runConcurrent(each, CONCURRENCY, SECONDS))
+  let ledger: { inserts: number; rows: number; seconds: number } | undefined
+  for (const each of targets) {
+    const before = each.name === 'trellis+gov' ? await ledgerWrites() : undefined
+    const started = performance.now()
+    concurrent.set(each.name, await runConcurrent(each, CONCURRENCY, SECONDS))
+    if (before) {
+      // The rows of the run's last second are written a second later.
+      await Bun.sleep(1_500)
+      const after = await ledgerWrites()
+      ledger = { inserts: after.inserts - before.inserts, rows: after.rows - before.rows, seconds: (performance.now() - started) / 1000 - 1.5 }
+    }
+  }
   console.log(`\n## Concurrency ${CONCURRENCY} (${SECONDS} s per target)\n`)
   printLatency(targets, new Map([...concurrent].map(([name, run]) => [name, run.samples])))
   console.log(`\n| target | streams/s | errors | server CPU per stream |\n|---|---:|---:|---:|`)
@@ -108,6 +143,16 @@ async function main() {
     console.log(`| ${name} | ${run.perSecond.toFixed(0)} | ${run.errors} | ${run.cpuPerStreamUs.toFixed(0)} µs${whose} |`)
   }
 
+  const governed = concurrent.get('trellis+gov')
+  if (governed && ledger) {
+    const base = concurrent.get('trellis')!
+    console.log(`\n## Governance\n`)
+    console.log(`- trellis+gov (limits that never trigger, ledger on) ÷ trellis (no limits, no ledger), streams/s at c=${CONCURRENCY}: ${(governed.perSecond / base.perSecond).toFixed(2)} (target ≥ 0.9)`)
+    console.log(`- CPU per stream, trellis ÷ trellis+gov: ${(base.cpuPerStreamUs / governed.cpuPerStreamUs).toFixed(2)}`)
+    const p50 = (name: string) => percentile(sequential.get(name)!.map((sample) => sample.ttft), 50)
+    console.log(`- added p50 TTFT at c=1, trellis+gov − trellis: ${(p50('trellis+gov') - p50('trellis')).toFixed(3)} ms (target ≤ 0.1 ms)`)
+    console.log(`- the ledger at full load: ${(ledger.inserts / ledger.seconds).toFixed(1)} INSERTs/s carrying ${(ledger.rows / ledger.seconds).toFixed(0)} rows/s (${(ledger.rows / Math.max(1, ledger.inserts)).toFixed(0)} rows each)`)
+  }
   const trellis = concurrent.get('trellis')!
   const portkey = concurrent.get('portkey')
   const direct = concurrent.get('direct')!

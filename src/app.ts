@@ -55,7 +55,7 @@ export type AppDeps = {
  */
 export function createApp(deps: AppDeps) {
   const db = deps.database.db
-  const ledger = deps.ledger ?? new UsageLedger(db, deps.logger)
+  const ledger = deps.ledger ?? (deps.config.usageLedger ? new UsageLedger(db, deps.logger) : undefined)
   const metrics = deps.metrics ?? metricsFor(deps.database, ledger)
   const governance = deps.governance ?? new Governance(db, { defaults: deps.config.defaultLimits, clock: deps.clock, onRefused: (kind) => metrics.rateLimited(kind) })
   const auth: AuthDeps = {
@@ -127,8 +127,8 @@ export function createApp(deps: AppDeps) {
 export type App = ReturnType<typeof createApp>
 
 /** The app's metrics, reading the ledger's queue and the database pool when scraped. */
-export function metricsFor(database: DatabaseHandle, ledger: UsageLedger): Metrics {
-  return new Metrics({ ledger: () => ({ depth: ledger.depth, dropped: ledger.dropped }), pool: () => database.poolStats() })
+export function metricsFor(database: DatabaseHandle, ledger: UsageLedger | undefined): Metrics {
+  return new Metrics({ ledger: ledger && (() => ({ depth: ledger.depth, dropped: ledger.dropped, ...ledger.written })), pool: () => database.poolStats() })
 }
 
 /** Paths whose clients are OpenAI SDKs, which understand only OpenAI's error shape. */

@@ -67,14 +67,14 @@ export async function bootstrap(config: Config, extra: Partial<AppDeps> & { pgli
     await announceDevelopmentToken(config, tokens)
     const gate = new RequestGate()
     const clock = () => new Date()
-    const ledger = new UsageLedger(database.db, logger)
+    const ledger = config.usageLedger ? new UsageLedger(database.db, logger) : undefined
     const metrics = metricsFor(database, ledger)
     const governance = new Governance(database.db, { defaults: config.defaultLimits, clock, onRefused: (kind) => metrics.rateLimited(kind) })
     const deps: AppDeps = { config, database, tokens, logger, clock, gate, governance, ledger, metrics, ...extra }
     // After the last request: leases go back to the shared pool, and the ledger writes what it holds.
     const close = async () => {
       await governance.stop().catch((error) => logger.warn('could not return quota leases', { error: (error as Error).message }))
-      await ledger.stop()
+      await ledger?.stop()
       await database.close()
     }
     return { app: createApp(deps), deps, gate, close }

@@ -43,7 +43,7 @@ const USAGE: Record<string, string> = {
   'token create': `trellis token create --owner NAME [--scope a,b] [--rpm N] [--tpm N] [--streams N]
                        [--budget-tokens N] [--models a,b] [--expires 30d|12h|2026-12-31]
                                        issue a token (shown once); scopes: plants:read, plants:write,
-                                       chat, docs:write, admin (default: ${DEFAULT_SCOPES})`,
+                                       chat, docs:write, metrics, admin (default: ${DEFAULT_SCOPES})`,
   'token update': `trellis token update ID [--rpm N|none] [--tpm N|none] [--streams N|none]
                        [--budget-tokens N|none] [--models a,b|none] [--expires 30d|DATE|never]
                                        change a token's limits, models or expiry (none: remove)`,
@@ -179,8 +179,8 @@ function grantsOf(values: Partial<Record<keyof typeof GRANT_OPTIONS, string>>, r
     const value = values[option]
     if (value === undefined) continue
     if (value === 'none') limits[key] = removal(option, value)
-    else if (/^[1-9]\d{0,11}$/.test(value)) limits[key] = Number(value)
-    else throw new Error(`--${option} must be a positive whole number${removable ? ' or none' : ''}, got "${value}"`)
+    else if (/^[1-9]\d{0,12}$/.test(value) && Number(value) <= 1e12) limits[key] = Number(value)
+    else throw new Error(`--${option} must be a whole number from 1 to 10^12${removable ? ', or none' : ''}, got "${value}"`)
   }
   if (Object.keys(limits).length > 0) change.limits = limits
   if (values.models !== undefined) {

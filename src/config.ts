@@ -39,6 +39,8 @@ export type Config = {
   authFailuresPerMinute: number
   /** Believe `X-Forwarded-For` (its nearest hop) for the client address: set behind a trusted proxy only. */
   trustProxy: boolean
+  /** Record chat usage in the ledger (`USAGE_LEDGER`, on by default). */
+  usageLedger: boolean
   env: Readonly<Record<string, string | undefined>>
 }
 
@@ -122,6 +124,7 @@ export function loadConfig(env: Env): Config {
     defaultLimits: defaultLimits(env),
     authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 30, 1, 1_000_000),
     trustProxy: boolean(env, 'TRUST_PROXY', false),
+    usageLedger: boolean(env, 'USAGE_LEDGER', true),
     env,
   }
   if (config.workers > 1 && !config.databaseUrl)

@@ -58,7 +58,7 @@ describe('parseCommandLine: what each command line means', () => {
     [['token', 'revoke', 'a', 'b'], 'unexpected argument "b"'],
     [['token', 'revoke', '--force', 'a'], "Unknown option '--force'"],
     [['token', 'frobnicate'], 'expected create, update, list or revoke'],
-    [['token', 'create', '--owner', 'x', '--rpm', '0'], '--rpm must be a positive whole number'],
+    [['token', 'create', '--owner', 'x', '--rpm', '0'], '--rpm must be a whole number from 1 to 10^12'],
     [['token', 'create', '--owner', 'x', '--rpm', 'none'], '--rpm none is for token update'],
     [['token', 'create', '--owner', 'x', '--models', 'a,,b'], '--models must be model names'],
     [['token', 'create', '--owner', 'x', '--expires', 'soon'], '--expires must be 30d, 12h, 45m, a date'],

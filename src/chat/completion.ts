@@ -80,22 +80,22 @@ export async function serveCompletion(
     }
     deps.ledger?.record({
       at: new Date(),
-      requestId: requestId ?? crypto.randomUUID(),
-      tokenId: principal.tokenId,
+      request_id: requestId ?? crypto.randomUUID(),
+      token_id: principal.tokenId,
       owner: principal.owner,
       model: parsed.model,
       provider: report.provider ?? null,
-      upstreamModel: report.upstreamModel ?? null,
+      upstream_model: report.upstreamModel ?? null,
       streamed: done.streamed,
       status,
-      finishReason: report.finishReason ?? null,
-      promptTokens: usage.prompt,
-      completionTokens: usage.completion,
-      cachedTokens: usage.cached,
-      reasoningTokens: usage.reasoning,
-      ttftMs: ttftMs ?? null,
-      durationMs: done.durationMs,
-      errorCode: errorCode ?? null,
+      finish_reason: report.finishReason ?? null,
+      prompt_tokens: usage.prompt,
+      completion_tokens: usage.completion,
+      cached_tokens: usage.cached,
+      reasoning_tokens: usage.reasoning,
+      ttft_ms: ttftMs ?? null,
+      duration_ms: done.durationMs,
+      error_code: errorCode ?? null,
     })
     deps.metrics?.chatFinished(done)
   }

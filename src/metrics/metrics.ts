@@ -2,8 +2,8 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client'
 
 /** What the metrics read when scraped, beside what is counted as it happens. */
 export type MetricSources = {
-  /** Rows the usage ledger holds unwritten, and rows it dropped. */
-  ledger?: () => { depth: number; dropped: number }
+  /** Rows the usage ledger holds unwritten, rows it dropped, and what it wrote. */
+  ledger?: () => { depth: number; dropped: number; batches: number; rows: number }
   /** Database connections of this process: open, and busy with a query. */
   pool?: () => Promise<{ open: number; busy: number }>
 }
@@ -42,6 +42,8 @@ export class Metrics {
       const ledger = sources.ledger
       new Gauge({ name: 'trellis_ledger_queue_depth', help: 'Usage rows waiting to be written', registers, collect: function () { this.set(ledger().depth) } })
       new Gauge({ name: 'trellis_ledger_dropped_rows', help: 'Usage rows dropped because the ledger queue was full, since start (a counter)', registers, collect: function () { this.set(ledger().dropped) } })
+      new Gauge({ name: 'trellis_ledger_written_rows', help: 'Usage rows written since start (a counter)', registers, collect: function () { this.set(ledger().rows) } })
+      new Gauge({ name: 'trellis_ledger_inserts', help: 'INSERT statements the ledger made since start (a counter): its database writes', registers, collect: function () { this.set(ledger().batches) } })
     }
     if (sources.pool) {
       const pool = sources.pool

@@ -4,7 +4,9 @@
  * what was sent; the ledger batches, bounds its queue, and keeps rows through an outage.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
 import { UsageLedger } from '../../src/usage/ledger'
+import { rowsOf } from '../../src/db/migrate'
 import { createLogger } from '../../src/http/logger'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
 
@@ -125,17 +127,22 @@ describe('what a request leaves in the ledger', () => {
 describe('the ledger itself', () => {
   const row = (i: number) => ({
     at: new Date(),
-    requestId: `r${i}`,
-    tokenId: 'tok_ledger',
+    request_id: `r${i}`,
+    token_id: 'tok_ledger',
     owner: 'ledger',
     model: 'echo',
+    provider: 'echo',
+    upstream_model: 'echo',
     streamed: false,
     status: 200,
-    promptTokens: 1,
-    completionTokens: 1,
-    cachedTokens: 0,
-    reasoningTokens: 0,
-    durationMs: 1,
+    finish_reason: 'stop',
+    prompt_tokens: 1,
+    completion_tokens: 1,
+    cached_tokens: 0,
+    reasoning_tokens: 0,
+    ttft_ms: null,
+    duration_ms: 1,
+    error_code: null,
   })
 
   test('a full batch is written at once; a partial one within flushMs; each in one INSERT', async () => {
@@ -149,6 +156,21 @@ describe('the ledger itself', () => {
     expect(own.depth).toBe(1)
     await Bun.sleep(300)
     expect(own.depth).toBe(0)
+    expect(own.written).toEqual({ batches: 2, rows: 11 })
+  })
+
+  test('a row the database refuses is dropped and logged; the rows beside it are written', async () => {
+    const logs: Record<string, unknown>[] = []
+    const own = new UsageLedger(t.deps.database.db, createLogger('info', (line) => logs.push(JSON.parse(line))), { batchSize: 3, flushMs: 60_000 })
+    own.record({ ...row(0), request_id: 'refused-a' })
+    own.record({ ...row(1), request_id: 'refused-b', finish_reason: 'st\u0000op' })
+    own.record({ ...row(2), request_id: 'refused-c' })
+    expect(await own.flush()).toBe(true)
+    expect(own.depth).toBe(0)
+    expect(own.dropped).toBe(1)
+    const kept = await t.deps.database.db.execute(sql`select request_id from usage_records where request_id like 'refused-%' order by request_id`)
+    expect(rowsOf<{ request_id: string }>(kept).map((r) => r.request_id)).toEqual(['refused-a', 'refused-c'])
+    expect(logs.find((line) => line.msg === 'usage ledger: row refused and dropped')?.request_id).toBe('refused-b')
   })
 
   test('the queue is bounded: past it rows are dropped, counted and logged, never buffered', async () => {

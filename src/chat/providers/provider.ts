@@ -1,3 +1,5 @@
+import { storable } from '../../http/text'
+
 /**
  * The contract between the chat route and whatever produces completions.
  *
@@ -89,7 +91,8 @@ export function noteChunk(report: StreamReport, chunk: JsonObject): void {
   if (Array.isArray(choices) && choices.length > 0) {
     report.events++
     const finish = (choices[0] as { finish_reason?: unknown }).finish_reason
-    if (typeof finish === 'string') report.finishReason = finish
+    // The reason goes to the ledger and the metrics: an upstream's odd value is kept only when short and storable.
+    if (typeof finish === 'string') report.finishReason = finish.length <= 64 && storable(finish) ? finish : 'unrecognized'
   }
 }
 
