@@ -55,7 +55,7 @@ export type AppDeps = {
  */
 export function createApp(deps: AppDeps) {
   const db = deps.database.db
-  const ledger = deps.ledger ?? (deps.config.usageLedger ? new UsageLedger(db, deps.logger) : undefined)
+  const ledger = deps.ledger ?? (deps.config.usageLedger ? new UsageLedger(deps.database, deps.logger) : undefined)
   const metrics = deps.metrics ?? metricsFor(deps.database, ledger)
   const governance = deps.governance ?? new Governance(db, { defaults: deps.config.defaultLimits, clock: deps.clock, onRefused: (kind) => metrics.rateLimited(kind) })
   const auth: AuthDeps = {

@@ -29,8 +29,8 @@ export const CLI_LOCK: LockPolicy = {
  */
 export async function openConfiguredDatabase(config: Config, pglite?: PGliteOptions, lock: LockPolicy = CLI_LOCK): Promise<DatabaseHandle> {
   if (config.databaseUrl) {
-    const { dbPoolSize: poolSize, dbConnectTimeoutMs: connectTimeoutMs, dbReconnectMaxMs: reconnectMaxMs } = config
-    return openDatabase({ url: config.databaseUrl, poolSize, connectTimeoutMs, reconnectMaxMs })
+    const { dbPoolSize: poolSize, dbConnectTimeoutMs: connectTimeoutMs, dbReconnectMaxMs: reconnectMaxMs, dbQueryTimeoutMs: queryTimeoutMs } = config
+    return openDatabase({ url: config.databaseUrl, poolSize, connectTimeoutMs, reconnectMaxMs, queryTimeoutMs })
   }
   const unlock = await lockDataDir(config.dataDir, lock)
   try {
@@ -60,14 +60,14 @@ export async function bootstrap(config: Config, extra: Partial<AppDeps> & { pgli
   })
   try {
     if (config.migrateOnStart) {
-      const applied = await migrate(database.db)
+      const applied = await migrate(database.unbounded)
       if (applied.length) logger.info('migrations applied', { applied })
     }
     const tokens = new TokenService(database.db)
     await announceDevelopmentToken(config, tokens)
     const gate = new RequestGate()
     const clock = () => new Date()
-    const ledger = config.usageLedger ? new UsageLedger(database.db, logger) : undefined
+    const ledger = config.usageLedger ? new UsageLedger(database, logger) : undefined
     const metrics = metricsFor(database, ledger)
     const governance = new Governance(database.db, { defaults: config.defaultLimits, clock, onRefused: (kind) => metrics.rateLimited(kind) })
     const deps: AppDeps = { config, database, tokens, logger, clock, gate, governance, ledger, metrics, ...extra }

@@ -3,6 +3,7 @@ import { TokenService } from './auth/service'
 import { type Command, parseCommandLine, UsageError } from './command-line'
 import { announceDevelopmentToken, openConfiguredDatabase } from './bootstrap'
 import type { Config } from './config'
+import type { DatabaseHandle } from './db/connect'
 import { DataDirInUse } from './db/data-dir-lock'
 import { migrate } from './db/migrate'
 import { runDocsValidate } from './docs-config/cli'
@@ -39,8 +40,8 @@ export async function main(argv: string[]): Promise<number> {
       return -1
     }
     case 'migrate':
-      return withDatabase(async (_config, db) => {
-        const applied = await migrate(db)
+      return withDatabase(async (_config, _db, handle) => {
+        const applied = await migrate(handle.unbounded)
         console.log(applied.length ? `applied ${applied.join(', ')}` : 'database is up to date')
         return 0
       }, { migrate: false })
@@ -113,7 +114,7 @@ async function healthcheck(): Promise<number> {
 }
 
 async function withDatabase(
-  run: (config: Config, db: Awaited<ReturnType<typeof openConfiguredDatabase>>['db']) => Promise<number>,
+  run: (config: Config, db: DatabaseHandle['db'], handle: DatabaseHandle) => Promise<number>,
   options: { migrate?: boolean; config?: Config } = {},
 ): Promise<number> {
   const config = options.config ?? configOrExit()
@@ -127,8 +128,8 @@ async function withDatabase(
     return 1
   }
   try {
-    if (options.migrate !== false && config.migrateOnStart) await migrate(database.db)
-    return await run(config, database.db)
+    if (options.migrate !== false && config.migrateOnStart) await migrate(database.unbounded)
+    return await run(config, database.db, database)
   } finally {
     await database.close()
   }

@@ -16,6 +16,7 @@ export type Config = {
   dbConnectTimeoutMs: number
   /** Longest pause between reconnection attempts after PostgreSQL went away (postgres.js `backoff`). */
   dbReconnectMaxMs: number
+  dbQueryTimeoutMs: number
   logLevel: LogLevel
   bodyLimit: number
   migrateOnStart: boolean
@@ -112,6 +113,7 @@ export function loadConfig(env: Env): Config {
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 1000),
     dbConnectTimeoutMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', 2_000, 100, 60_000),
     dbReconnectMaxMs: integer(env, 'DB_RECONNECT_MAX_MS', 1_000, 0, 60_000),
+    dbQueryTimeoutMs: integer(env, 'DB_QUERY_TIMEOUT_MS', 10_000, 100, 600_000),
     logLevel,
     bodyLimit: byteSize(env, 'BODY_LIMIT', 1024 * 1024),
     migrateOnStart: boolean(env, 'MIGRATE_ON_START', true),

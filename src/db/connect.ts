@@ -1,19 +1,30 @@
 import type { PGliteOptions } from '@electric-sql/pglite'
 import { sql } from 'drizzle-orm'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
+import { boundedClient } from './deadline'
 import { rowsOf } from './migrate'
+import { unref } from '../runtimes/timers'
 import * as schema from './schema'
 
 /** One type for both backends: the PGlite and postgres.js drizzle instances share this API. */
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>
 
 export type DatabaseHandle = {
+  /** For requests: on PostgreSQL each statement is bounded by `queryTimeoutMs` (see deadline.ts). */
   db: Database
+  /** The same database without that bound, for migrations: a schema change may take longer than a request should wait. */
+  unbounded: Database
   kind: 'postgres' | 'pglite'
   /** Resolves when the database answers a trivial query; used by /ready. */
   ping(): Promise<void>
   /** This process's connections: open, and busy with a query (for /metrics). */
   poolStats(): Promise<{ open: number; busy: number }>
+  /**
+   * Appends `lines` (COPY text: see copy-text.ts) to `table` with one `COPY … FROM STDIN`: all or
+   * none. For records that may be lost in a crash (the usage ledger): on PGlite the commit does not
+   * wait for the disk, and a synchronous commit within {@link LAZY_FLUSH_MS} makes it durable.
+   */
+  copyIn(table: string, columns: readonly string[], lines: readonly string[]): Promise<void>
   close(): Promise<void>
 }
 
@@ -27,6 +38,11 @@ export type DatabaseOptions = {
   connectTimeoutMs?: number
   /** Longest pause between reconnection attempts (default 1 s). */
   reconnectMaxMs?: number
+  /**
+   * Longest wait for PostgreSQL to answer one statement (default 10 s), client- and server-side;
+   * see deadline.ts. PGlite runs in this process and needs none.
+   */
+  queryTimeoutMs?: number
   /** Extra PGlite options, e.g. the wasm module and fs bundle a compiled binary embeds. */
   pglite?: PGliteOptions
 }
@@ -53,17 +69,20 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   const reconnectMaxSeconds = (options.reconnectMaxMs ?? 1_000) / 1000
   // Names this process's connections in pg_stat_activity, which is where the pool's state is read.
   const applicationName = `trellis-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
+  const queryTimeoutMs = options.queryTimeoutMs ?? 10_000
   const client = postgres(url, {
-    connection: { application_name: applicationName },
+    // The server ends a statement at the limit too, so a slow one does not hold its connection on.
+    connection: { application_name: applicationName, statement_timeout: queryTimeoutMs },
     max: options.poolSize ?? 10,
     connect_timeout: (options.connectTimeoutMs ?? 2_000) / 1000,
     backoff: (retries: number) => Math.random() * Math.min(reconnectMaxSeconds, 0.05 * 2 ** retries),
     // Notices ("relation already exists, skipping") are expected during migrations and are not errors.
     onnotice: () => {},
   })
-  const db = drizzle({ client, schema }) as unknown as Database
+  const db = drizzle({ client: boundedClient(client, queryTimeoutMs), schema }) as unknown as Database
   return {
     db,
+    unbounded: drizzle({ client, schema }) as unknown as Database,
     kind: 'postgres',
     ping: async () => void (await db.execute(sql`select 1`)),
     poolStats: async () => {
@@ -72,6 +91,15 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
         await db.execute(sql`select count(*)::int as open, (count(*) filter (where state = 'active'))::int as busy from pg_stat_activity where application_name = ${applicationName} and pid <> pg_backend_pid()`),
       )
       return { open: Number(row?.open ?? 0) + 1, busy: Number(row?.busy ?? 0) }
+    },
+    copyIn: async (table, columns, lines) => {
+      const writable = await client`copy ${client(table)} (${client(columns as string[])}) from stdin`.writable()
+      // 'finish' comes once the server has confirmed the COPY; a refusal or a lost connection is 'error'.
+      await new Promise<void>((resolve, reject) => {
+        writable.once('error', reject)
+        writable.once('finish', resolve)
+        writable.end(lines.join(''))
+      })
     },
     close: () => client.end({ timeout: 5 }),
   }
@@ -84,15 +112,41 @@ async function openPglite(options: DatabaseOptions): Promise<DatabaseHandle> {
   const durable = options.dataDir === undefined ? {} : await durableFiles(options.dataDir)
   const client = await PGlite.create({ ...options.pglite, ...durable })
   const db = drizzle({ client, schema }) as unknown as Database
+  let flusher: ReturnType<typeof setTimeout> | undefined
   return {
     db,
+    unbounded: db,
     kind: 'pglite',
     ping: async () => void (await db.execute(sql`select 1`)),
     // In process: one connection, and never seen busy from outside a query.
     poolStats: async () => ({ open: client.closed ? 0 : 1, busy: 0 }),
-    close: () => client.close(),
+    // PGlite has no client socket to stream COPY data over: it reads the rows from a Blob as /dev/blob.
+    // Its durable commit is an fsync that blocks the event loop, every stream with it: the COPY
+    // commits asynchronously, and one synchronous commit (which flushes the WAL before it) follows.
+    copyIn: async (table, columns, lines) => {
+      const names = [table, ...columns].map(quoted)
+      await client.transaction(async (tx) => {
+        await tx.exec('set local synchronous_commit = off')
+        await tx.query(`copy ${names[0]} (${names.slice(1).join(', ')}) from '/dev/blob'`, [], { blob: new Blob(lines as string[]) })
+      })
+      flusher ??= unref(setTimeout(() => {
+        flusher = undefined
+        // A synchronous commit that wrote WAL flushes the WAL up to it; a transactional logical message is the smallest such write.
+        if (!client.closed) void client.query("select pg_logical_emit_message(true, 'trellis', '')").catch(() => {})
+      }, LAZY_FLUSH_MS))
+    },
+    close: async () => {
+      clearTimeout(flusher)
+      await client.close()
+    },
   }
 }
+
+/** Longest a lazily committed COPY on PGlite waits before it is flushed to disk. */
+export const LAZY_FLUSH_MS = 1_000
+
+/** A double-quoted SQL identifier. */
+const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`
 
 async function durableFiles(dataDir: string) {
   const { DURABLE_START_PARAMS, DurableNodeFS } = await import('./durable-pglite')

@@ -43,7 +43,7 @@ export class Metrics {
       new Gauge({ name: 'trellis_ledger_queue_depth', help: 'Usage rows waiting to be written', registers, collect: function () { this.set(ledger().depth) } })
       new Gauge({ name: 'trellis_ledger_dropped_rows', help: 'Usage rows dropped because the ledger queue was full, since start (a counter)', registers, collect: function () { this.set(ledger().dropped) } })
       new Gauge({ name: 'trellis_ledger_written_rows', help: 'Usage rows written since start (a counter)', registers, collect: function () { this.set(ledger().rows) } })
-      new Gauge({ name: 'trellis_ledger_inserts', help: 'INSERT statements the ledger made since start (a counter): its database writes', registers, collect: function () { this.set(ledger().batches) } })
+      new Gauge({ name: 'trellis_ledger_writes', help: 'Database writes (one COPY each) the ledger made since start (a counter)', registers, collect: function () { this.set(ledger().batches) } })
     }
     if (sources.pool) {
       const pool = sources.pool

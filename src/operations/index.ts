@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import type { DatabaseHandle } from '../db/connect'
+import { withDeadline } from '../db/deadline'
 import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailable } from '../db/failures'
 import { errorResponse, plantStoreErrors } from '../http/error-contract'
 import type { Logger } from '../http/logger'
@@ -48,11 +49,4 @@ export const operationsPlugin = (deps: OperationsDeps) => {
       },
       { detail: { summary: 'Readiness: the database answers (503 otherwise)', description: `Answers within ${READY_DEADLINE_MS / 1000} s whatever the database does.`, tags: ['operations'] } },
     )
-}
-
-/** `promise`, or a rejection once `ms` pass; for reads only, since the work itself goes on. */
-function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const expired = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(Object.assign(new Error(`no answer within ${ms} ms`), { code: 'QUERY_TIMEOUT' })), ms)))
-  return Promise.race([promise, expired]).finally(() => clearTimeout(timer))
 }

@@ -47,7 +47,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop()
   await cluster?.drop()
-})
+}, 60_000)
 
 type Row = { method: string; path: string; body?: string; contract: 'plant store' | 'openai' }
 const NEEDS_THE_DATABASE: Row[] = [

@@ -145,9 +145,9 @@ describe('the ledger itself', () => {
     error_code: null,
   })
 
-  test('a full batch is written at once; a partial one within flushMs; each in one INSERT', async () => {
+  test('a full batch is written at once; a partial one within flushMs; each in one write', async () => {
     const logs: Record<string, unknown>[] = []
-    const own = new UsageLedger(t.deps.database.db, createLogger('info', (line) => logs.push(JSON.parse(line))), { batchSize: 10, flushMs: 200 })
+    const own = new UsageLedger(t.deps.database, createLogger('info', (line) => logs.push(JSON.parse(line))), { batchSize: 10, flushMs: 200 })
     for (let i = 0; i < 10; i++) own.record(row(i))
     await Bun.sleep(50)
     expect(own.depth).toBe(0)
@@ -161,7 +161,7 @@ describe('the ledger itself', () => {
 
   test('a row the database refuses is dropped and logged; the rows beside it are written', async () => {
     const logs: Record<string, unknown>[] = []
-    const own = new UsageLedger(t.deps.database.db, createLogger('info', (line) => logs.push(JSON.parse(line))), { batchSize: 3, flushMs: 60_000 })
+    const own = new UsageLedger(t.deps.database, createLogger('info', (line) => logs.push(JSON.parse(line))), { batchSize: 3, flushMs: 60_000 })
     own.record({ ...row(0), request_id: 'refused-a' })
     own.record({ ...row(1), request_id: 'refused-b', finish_reason: 'st\u0000op' })
     own.record({ ...row(2), request_id: 'refused-c' })
@@ -175,7 +175,7 @@ describe('the ledger itself', () => {
 
   test('the queue is bounded: past it rows are dropped, counted and logged, never buffered', async () => {
     const logs: Record<string, unknown>[] = []
-    const own = new UsageLedger(t.deps.database.db, createLogger('info', (line) => logs.push(JSON.parse(line))), { maxQueue: 5, batchSize: 1000, flushMs: 60_000 })
+    const own = new UsageLedger(t.deps.database, createLogger('info', (line) => logs.push(JSON.parse(line))), { maxQueue: 5, batchSize: 1000, flushMs: 60_000 })
     for (let i = 0; i < 12; i++) own.record(row(i))
     expect(own.depth).toBe(5)
     expect(own.dropped).toBe(7)

@@ -1,0 +1,130 @@
+/**
+ * A database that stops answering must not hold requests: each statement has DB_QUERY_TIMEOUT_MS,
+ * client-side (a frozen server, a silent network) and server-side (a slow statement).
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
+import { createApp } from '../../src/app'
+import { TokenService } from '../../src/auth/service'
+import { loadConfig } from '../../src/config'
+import { type DatabaseHandle, openDatabase } from '../../src/db/connect'
+import { boundedClient, withDeadline } from '../../src/db/deadline'
+import { migrate } from '../../src/db/migrate'
+import { createLogger } from '../../src/http/logger'
+import { scratchPostgresDatabase } from '../helpers/database'
+import { freezableProxy } from '../helpers/freezable-proxy'
+
+const never = { then: () => {} } as PromiseLike<never>
+
+describe('withDeadline', () => {
+  test('passes an answer that comes in time through', async () => {
+    expect(await withDeadline(Promise.resolve(7), 50)).toBe(7)
+  })
+  test('rejects with code QUERY_TIMEOUT when no answer comes', async () => {
+    const started = performance.now()
+    await expect(withDeadline(never, 50)).rejects.toMatchObject({ code: 'QUERY_TIMEOUT' })
+    expect(performance.now() - started).toBeLessThan(1_000)
+  })
+})
+
+describe('boundedClient', () => {
+  // A stand-in for postgres.js: `unsafe` returns a lazy query; `begin` hands the callback a scoped client.
+  type Query = PromiseLike<unknown> & { values(): Query }
+  type Fake = { options: { parsers: object }; unsafe(): Query; begin(fn: (scoped: Fake) => unknown): Promise<unknown> }
+  const fake = (answer: () => PromiseLike<unknown>): Fake => {
+    const client: Fake = {
+      options: { parsers: {} },
+      unsafe: () => {
+        const query: Query = { then: (ok, ko) => answer().then(ok, ko), values: () => query }
+        return query
+      },
+      begin: (fn) => Promise.resolve(fn(client)),
+    }
+    return client
+  }
+
+  test('a statement that never answers rejects at the limit, also after .values()', async () => {
+    const client = boundedClient(fake(() => never), 50)
+    await expect(Promise.resolve(client.unsafe())).rejects.toMatchObject({ code: 'QUERY_TIMEOUT' })
+    await expect(Promise.resolve(client.unsafe().values())).rejects.toMatchObject({ code: 'QUERY_TIMEOUT' })
+  })
+  test('statements inside a transaction are bounded too', async () => {
+    const client = boundedClient(fake(() => never), 50)
+    await expect(client.begin((scoped) => scoped.unsafe())).rejects.toMatchObject({ code: 'QUERY_TIMEOUT' })
+  })
+  test('answers and other properties pass through unchanged', async () => {
+    const client = boundedClient(fake(() => Promise.resolve([1])), 50)
+    expect(await client.unsafe()).toEqual([1])
+    expect(client.options).toEqual({ parsers: {} })
+  })
+})
+
+const url = process.env.DATABASE_URL
+const LIMIT_MS = 400
+
+describe.skipIf(!url)('on PostgreSQL (DATABASE_URL)', () => {
+  let scratch: Awaited<ReturnType<typeof scratchPostgresDatabase>>
+  let proxy: ReturnType<typeof freezableProxy>
+  let database: DatabaseHandle
+  let app: ReturnType<typeof createApp>
+  let token: string
+  const logs: Record<string, unknown>[] = []
+
+  beforeAll(async () => {
+    scratch = await scratchPostgresDatabase(url!)
+    const target = new URL(scratch.url)
+    proxy = freezableProxy({ hostname: target.hostname, port: Number(target.port || 5432) })
+    database = await openDatabase({ url: proxy.url(target.pathname.slice(1)), queryTimeoutMs: LIMIT_MS, poolSize: 2 })
+    await migrate(database.unbounded)
+    const tokens = new TokenService(database.db)
+    token = (await tokens.create({ owner: 'frozen', scopes: ['plants:read', 'plants:write'] })).token
+    const config = loadConfig({ LOG_LEVEL: 'info', USAGE_LEDGER: 'false' })
+    const logger = createLogger(config.logLevel, (line) => logs.push(JSON.parse(line)))
+    app = createApp({ config, database, tokens, logger, clock: () => new Date() })
+  }, 30_000)
+
+  afterAll(async () => {
+    proxy?.thaw()
+    await database?.close()
+    proxy?.stop()
+    await scratch?.drop()
+  })
+
+  const request = (path: string, init: RequestInit = {}) =>
+    app.handle(new Request(`http://localhost${path}`, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } }))
+
+  test('a frozen server: reads and writes answer 503 with Retry-After at the limit, and the log says QUERY_TIMEOUT', async () => {
+    expect((await request('/plants')).status).toBe(200)
+    proxy.freeze()
+    try {
+      for (const init of [{}, { method: 'POST', body: JSON.stringify({ name: 'Fern' }) }]) {
+        const started = performance.now()
+        const response = await request('/plants', init)
+        expect(response.status).toBe(503)
+        expect(response.headers.get('retry-after')).toBe('1')
+        expect(performance.now() - started).toBeLessThan(LIMIT_MS * 4)
+        const line = logs.find((entry) => entry.msg === 'database unavailable' && entry.request_id === response.headers.get('x-request-id'))
+        expect(line).toMatchObject({ cause: { code: 'QUERY_TIMEOUT' } })
+      }
+      // More requests than connections: the ones waiting for a free connection are bounded as well.
+      const statuses = await Promise.all(Array.from({ length: 6 }, async () => (await request('/plants')).status))
+      expect(statuses).toEqual(Array(6).fill(503))
+    } finally {
+      proxy.thaw()
+    }
+  })
+
+  test('once it answers again, the same pool serves', async () => {
+    let status = 0
+    for (const deadline = Date.now() + 5_000; status !== 200 && Date.now() < deadline; ) status = (await request('/plants')).status
+    expect(status).toBe(200)
+  })
+
+  test('a slow statement is ended by the server at the limit (57014), and migrations are exempt', async () => {
+    await expect(Promise.resolve(database.unbounded.execute(sql`select pg_sleep(${(LIMIT_MS * 3) / 1000})`))).rejects.toMatchObject({ cause: { code: '57014' } })
+    await database.unbounded.transaction(async (tx) => {
+      await tx.execute(sql`set local statement_timeout = 0`)
+      await tx.execute(sql`select pg_sleep(${(LIMIT_MS * 1.5) / 1000})`)
+    })
+  })
+})
