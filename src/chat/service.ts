@@ -94,6 +94,10 @@ function checkRules(request: ChatCompletionRequest): void {
  */
 export function describeIssue(issue: ValueError): OpenAIError {
   const param = fieldName(issue.path)
+  // JSON.parse reads 1e999 as Infinity, which no number field takes: say so rather than "expected a number, but got a number".
+  if (typeof issue.value === 'number' && !Number.isFinite(issue.value)) {
+    return badRequest(`Invalid value for '${param}': the number is too large to be represented.`, param, 'invalid_value')
+  }
   if (issue.type === ValueErrorType.ObjectRequiredProperty) {
     return badRequest(`Missing required parameter: '${param}'.`, param, 'missing_required_parameter')
   }

@@ -59,7 +59,7 @@ export const DocsErrorBody = t.Object(
 
 /** `?strict=true` turns warnings (unknown properties) into errors. */
 export const StrictQuery = t.Object({
-  strict: t.Optional(t.Union([t.Literal('true'), t.Literal('false')], { description: 'treat unknown properties as errors' })),
+  strict: t.Optional(t.Union([t.Literal('true'), t.Literal('false')], { description: 'treat unknown properties as errors', error: 'strict must be true or false' })),
 })
 
 export const RevisionParams = t.Object({

@@ -1,6 +1,8 @@
 import { HttpError } from './errors'
 
 const MAX_DEPTH = 128
+/** An int64 has 20 characters; a longer literal is either a mistake or an attempt at slow BigInt work. */
+const MAX_NUMBER_LENGTH = 400
 
 /**
  * Parses JSON without losing integer precision: an integer literal beyond
@@ -120,12 +122,21 @@ class LosslessParser {
   }
 
   private number(): number | bigint {
-    const match = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(this.text.slice(this.at, this.at + 400))
+    const match = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(this.text.slice(this.at, this.at + MAX_NUMBER_LENGTH + 1))
     if (!match) return this.fail(`invalid number starting with ${this.describe()}`)
-    this.at += match[0].length
+    if (match[0].length > MAX_NUMBER_LENGTH) return this.fail(`a number longer than ${MAX_NUMBER_LENGTH} characters`)
     const literal = match[0]
     const value = Number(literal)
-    if (!match[2] && !match[3] && !Number.isSafeInteger(value)) return BigInt(literal)
+    if (!match[2] && !match[3]) {
+      this.at += literal.length
+      return Number.isSafeInteger(value) ? value : BigInt(literal)
+    }
+    // A fraction or exponent that rounds to an integer (4503599627370496.5, 1e-400) would pass an
+    // integer field as a number it is not: refused, where an integer field could be fooled.
+    if (Number.isInteger(value) && misread(literal, value)) {
+      return this.fail(`the number ${literal.length > 40 ? `${literal.slice(0, 40)}…` : literal} cannot be carried exactly; write integers without a fraction or exponent`)
+    }
+    this.at += literal.length
     return value
   }
 
@@ -148,4 +159,24 @@ class LosslessParser {
     const column = this.at - before.lastIndexOf('\n')
     throw new HttpError(400, `malformed JSON at line ${line}, column ${column}: ${reason}`)
   }
+}
+
+/**
+ * Whether the decimal `literal` (with a fraction or exponent), which JavaScript reads as the
+ * integer `value`, says something else within int64's range: a fraction lost (1e-400,
+ * 4503599627370496.5) or an integer rounded (9007199254740993.0). Beyond int64 (1e300) a number
+ * is no id anyway, and stays as read.
+ */
+function misread(literal: string, value: number): boolean {
+  const [, sign, whole, fraction = '', exponent = '0'] = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(literal)!
+  const digits = BigInt(whole + fraction)
+  if (digits === 0n) return false
+  // literal = ±digits × 10^-scale
+  const scale = fraction.length - Number(exponent)
+  if (scale > MAX_NUMBER_LENGTH) return true
+  if (scale < -MAX_NUMBER_LENGTH || Math.abs(value) >= 2 ** 63) return false
+  const divisor = 10n ** BigInt(Math.max(0, scale))
+  if (digits % divisor !== 0n) return true
+  const exact = (digits / divisor) * 10n ** BigInt(Math.max(0, -scale))
+  return (sign ? -exact : exact) !== BigInt(value)
 }

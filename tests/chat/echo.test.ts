@@ -110,6 +110,8 @@ describe('answers', () => {
     expect(completion.choices[0]!.message.content).toBe('alpha beta')
     expect(completion.choices[0]!.finish_reason).toBe('stop')
     expect((await complete(ask('alpha beta', { stop: 'beta' }))).choices[0]!.message.content).toBe('alpha ')
+    // Half of a surrogate pair as the stop sequence: the cut keeps whole characters.
+    expect((await complete(ask('a🌿b', { stop: '\udf3f' }))).choices[0]!.message.content).toBe('a')
   })
 
   test('n choices, identical', async () => {
@@ -376,6 +378,15 @@ describe('exampleFor (tool arguments)', () => {
     [{ type: 'object', properties: { inner: { type: 'object', properties: { n: { type: 'number' } } } } }, { inner: { n: 0 } }],
   ])('%j', (schema, expected) => {
     expect(exampleFor(schema, 'Hello')).toEqual(expected)
+  })
+
+  // JSON Schema counts code points; a cut by UTF-16 units would leave half a surrogate pair.
+  test.each([
+    [{ type: 'string', maxLength: 2 }, '🌿🌱🌵', '🌿🌱'],
+    [{ type: 'string', maxLength: 1 }, '🌿x', '🌿'],
+    [{ type: 'string', minLength: 3 }, '🌿🌱', '🌿🌱.'],
+  ])('%j of %p is %p, whole characters only', (schema, text, expected) => {
+    expect(exampleFor(schema, text)).toBe(expected)
   })
 })
 

@@ -35,6 +35,7 @@ const BAD_REQUESTS: [string, unknown, string | null, string][] = [
   ['assistant tool call without id', { ...base, messages: [{ role: 'assistant', tool_calls: [{ type: 'function', function: { name: 'f', arguments: '{}' } }] }] }, 'messages[0].tool_calls[0].id', "'messages[0].tool_calls[0].id'"],
   ['temperature above 2', { ...base, temperature: 2.5 }, 'temperature', 'less or equal to 2'],
   ['temperature below 0', { ...base, temperature: -0.1 }, 'temperature', 'greater or equal to 0'],
+  ['temperature of 1e999, which JSON.parse reads as Infinity', '{"model":"echo","messages":[{"role":"user","content":"hi"}],"temperature":1e999}', 'temperature', "Invalid value for 'temperature': the number is too large"],
   ['temperature as a string', { ...base, temperature: 'warm' }, 'temperature', 'expected a number or null, but got a string'],
   ['top_p above 1', { ...base, top_p: 1.01 }, 'top_p', 'less or equal to 1'],
   ['frequency_penalty below -2', { ...base, frequency_penalty: -2.5 }, 'frequency_penalty', 'greater or equal to -2'],

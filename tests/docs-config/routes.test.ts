@@ -89,7 +89,7 @@ describe('PUT /docs.json', () => {
     { case: 'invalid JSON', body: () => '{ "name": "A", }', status: 400, message: 'docs.json is invalid: 1 error; the first is at line 1, column 14' },
     { case: 'a schema error', body: () => config('A', { colors: { primary: 'red' } }), status: 400, message: 'colors.primary: "red" is not a hex colour' },
     { case: 'an unknown property with ?strict=true', body: () => config('A', { favicn: '/f' }), query: '?strict=true', status: 400, message: 'favicn: unknown property' },
-    { case: 'a bad strict value', body: () => config('A'), query: '?strict=yes', status: 400, message: 'strict' },
+    { case: 'a bad strict value', body: () => config('A'), query: '?strict=yes', status: 400, message: 'strict must be true or false' },
     { case: 'a body over 1 MiB', body: () => ' '.repeat(MIB + 1), status: 413, message: 'larger than the limit' },
   ]
   test.each(REFUSALS.map((row) => [row.case, row] as const))('refuses %s and stores nothing', async (_case, row) => {
@@ -243,7 +243,7 @@ describe('PUT /docs.json media types', () => {
   }
 })
 
-describe('text PostgreSQL cannot store: validation and storage agree', () => {
+describe('what storage cannot keep as written (text PostgreSQL refuses, integers JSON rounds): validation and storage agree', () => {
   freshAppPerTest()
 
   // The body as sent (JSON escapes), the pointer and a fragment of the error.
@@ -251,6 +251,7 @@ describe('text PostgreSQL cannot store: validation and storage agree', () => {
     { name: 'NUL in the name', body: '{"name":"Do\\u0000cs","navigation":[{"group":"G","pages":["a"]}]}', path: '/name', message: 'name must not contain the NUL character' },
     { name: 'a lone high surrogate in a page', body: '{"name":"D","navigation":[{"group":"G","pages":["a\\ud800"]}]}', path: '/navigation/0/pages/0', message: 'a lone surrogate (U+D800)' },
     { name: 'a lone low surrogate in a colour', body: '{"name":"D","navigation":[{"group":"G","pages":["a"]}],"colors":{"primary":"\\udc00"}}', path: '/colors/primary', message: 'a lone surrogate (U+DC00)' },
+    { name: 'an integer beyond 2^53 in an unknown property (it would be served rounded)', body: '{"name":"D","navigation":[{"group":"G","pages":["a"]}],"extra":{"big":12345678901234567890}}', path: '/extra/big', message: 'extra.big is an integer beyond 2^53' },
     { name: 'NUL in an unknown key', body: '{"name":"D","navigation":[{"group":"G","pages":["a"]}],"x\\u0000":1}', path: '/x\u0000', message: 'a key must not contain the NUL character' },
   ]
   for (const row of ROWS) {
@@ -270,6 +271,13 @@ describe('text PostgreSQL cannot store: validation and storage agree', () => {
     const response = await put(body, { headers: { 'content-type': 'application/json' } })
     expect(response.status).toBe(200)
     expect((await response.json()).config.name).toBe('Docs 🌱')
+  })
+
+  test('a 16-digit integer within 2^53, and long digit runs inside strings, pass', async () => {
+    const body = '{"name":"Docs 12345678901234567890","navigation":[{"group":"G","pages":["a"]}],"extra":{"n":9007199254740991}}'
+    const response = await put(body, { headers: { 'content-type': 'application/json' } })
+    expect(response.status).toBe(200)
+    expect((await response.json()).config.extra).toEqual({ n: 9007199254740991 })
   })
 })
 

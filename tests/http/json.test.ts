@@ -18,6 +18,7 @@ describe('lossless JSON parsing', () => {
     expect(parseJsonLossless('9007199254740991')).toBe(9007199254740991)
     expect(parseJsonLossless('1.5')).toBe(1.5)
     expect(parseJsonLossless('1e300')).toBe(1e300)
+    expect(parseJsonLossless('[5.0, 1e3, -2.50e1, 0.0e-999, 9007199254740992.0]')).toEqual([5, 1000, -25, 0, 9007199254740992])
   })
 
   test('"__proto__" is an ordinary key, not a prototype', () => {
@@ -38,6 +39,12 @@ describe('lossless JSON parsing', () => {
     ['tru', 'expected a JSON value'],
     ['{"a":1}\n\n  }', 'line 3, column 3'],
     ['['.repeat(500), 'nesting deeper than 128 levels'],
+    // An integer field must not be fooled by a number JavaScript rounds into an integer.
+    ['{"id":4503599627370496.5}', 'the number 4503599627370496.5 cannot be carried exactly'],
+    ['{"id":1e-400}', 'the number 1e-400 cannot be carried exactly'],
+    ['{"id":9007199254740993.0}', 'the number 9007199254740993.0 cannot be carried exactly'],
+    ['{"id":90071992547409930e-1}', 'cannot be carried exactly'],
+    ['9'.repeat(401), 'a number longer than 400 characters'],
   ])('%p is a 400 that says where: %s', (text, message) => {
     expect(() => parseJsonLossless(text)).toThrow(HttpError)
     expect(() => parseJsonLossless(text)).toThrow(message)

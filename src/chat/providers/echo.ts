@@ -545,6 +545,9 @@ function cutAtStop(text: string, stop: ChatCompletionRequest['stop']): string {
     const at = sequence ? text.indexOf(sequence) : -1
     if (at >= 0 && at < end) end = at
   }
+  // A stop sequence that is half a surrogate pair must not leave the other half behind.
+  const previous = text.charCodeAt(end - 1)
+  if (end < text.length && previous >= 0xd800 && previous <= 0xdbff) end--
   return text.slice(0, end)
 }
 

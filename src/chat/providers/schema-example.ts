@@ -85,12 +85,16 @@ class ExampleBuilder {
   #stringFor(schema: Record<string, unknown>): Sized {
     if (typeof schema.format === 'string' && FORMAT_EXAMPLES[schema.format]) return this.#json(FORMAT_EXAMPLES[schema.format]!)
     let value = this.#text
-    if (typeof schema.minLength === 'number' && value.length < schema.minLength) {
-      // Padding is ASCII: checked before the string is made.
-      this.#within(utf8Length(value) + (schema.minLength - value.length) + 2)
-      value = value.padEnd(schema.minLength, '.')
+    // JSON Schema counts lengths in code points: cutting by UTF-16 units could split a surrogate pair.
+    if (typeof schema.minLength === 'number' && value.length < schema.minLength * 2) {
+      const short = schema.minLength - codePoints(value)
+      if (short > 0) {
+        // Padding is ASCII: checked before the string is made.
+        this.#within(utf8Length(value) + short + 2)
+        value += '.'.repeat(short)
+      }
     }
-    if (typeof schema.maxLength === 'number' && value.length > schema.maxLength) value = value.slice(0, schema.maxLength)
+    if (typeof schema.maxLength === 'number' && value.length > schema.maxLength) value = value.slice(0, unitsOf(value, schema.maxLength))
     return this.#string(value)
   }
 
@@ -129,4 +133,23 @@ function numberWithin(schema: Record<string, unknown>, integer: boolean): number
   if (typeof schema.maximum === 'number' && value > schema.maximum) value = integer ? Math.floor(schema.maximum) : schema.maximum
   if (typeof schema.exclusiveMaximum === 'number' && value >= schema.exclusiveMaximum) value = (integer ? Math.ceil(schema.exclusiveMaximum) : schema.exclusiveMaximum) - step
   return value
+}
+
+/** Code points in `text`: a surrogate pair is one. */
+function codePoints(text: string): number {
+  let count = 0
+  for (let i = 0; i < text.length; i++, count++) if (isHighSurrogateAt(text, i)) i++
+  return count
+}
+
+/** UTF-16 units that the first `count` code points of `text` take. */
+function unitsOf(text: string, count: number): number {
+  let i = 0
+  for (let taken = 0; taken < count && i < text.length; taken++) i += isHighSurrogateAt(text, i) ? 2 : 1
+  return i
+}
+
+const isHighSurrogateAt = (text: string, i: number) => {
+  const unit = text.charCodeAt(i)
+  return unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00
 }
