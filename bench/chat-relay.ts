@@ -84,7 +84,7 @@ async function main() {
     const governedPort = await freePort()
     const governedEnv = { ...env, PORT: String(governedPort), TRELLIS_DATA_DIR: join(scratch, 'data-governed') }
     const limited = await createChatToken(governedEnv, NEVER_REACHED)
-    metricsToken = (await createChatToken(governedEnv, ['--scope', 'metrics'])).trim()
+    metricsToken = (await createChatToken(governedEnv, [], 'metrics')).trim()
     const governed = await startProcess(['bun', 'src/server.ts'], governedEnv)
     metricsUrl = `http://127.0.0.1:${governedPort}/metrics`
     targets.push(target('trellis+gov', `http://127.0.0.1:${governedPort}/v1/chat/completions`, { authorization: `Bearer ${limited}` }, 'bench', governed.pid))

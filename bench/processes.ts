@@ -3,9 +3,9 @@ import { join } from 'node:path'
 
 const ROOT = join(import.meta.dir, '..')
 
-/** A `chat` token from the real CLI, against the storage `env` points at; `extra` adds options (limits). */
-export async function createChatToken(env: Record<string, string>, extra: string[] = []): Promise<string> {
-  const child = Bun.spawn(['bun', 'src/cli.ts', 'token', 'create', '--owner', 'bench', '--scope', 'chat', ...extra], {
+/** A token (scope `chat` unless told) from the real CLI, against the storage `env` points at; `extra` adds options (limits). */
+export async function createChatToken(env: Record<string, string>, extra: string[] = [], scope = 'chat'): Promise<string> {
+  const child = Bun.spawn(['bun', 'src/cli.ts', 'token', 'create', '--owner', 'bench', '--scope', scope, ...extra], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdout: 'pipe',

@@ -2,6 +2,8 @@ import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { parseScopes, type Scope } from './auth/model'
 import type { TokenChange, TokenGrants } from './auth/service'
 import type { TokenLimits } from './db/schema'
+import { characterCount } from './http/int64'
+import { unstorable } from './http/text'
 import { GROUPS, type Group } from './usage/service'
 
 /**
@@ -79,6 +81,13 @@ function strict<T extends ParseArgsConfig['options']>(command: string, args: str
     throw new UsageError(`${command}: ${(error as Error).message.split('\n')[0]}`, USAGE[command])
   }
   if (parsed.positionals.length > positionals) throw new UsageError(`${command}: unexpected argument "${parsed.positionals[positionals]}"`, USAGE[command])
+  // parseArgs keeps the last of a repeated option silently; `--owner alice --owner bob` is a mistake to name.
+  const seen = new Set<string>()
+  for (const token of parseArgs({ args, options: { ...HELP_OPTION, ...options }, strict: true, allowPositionals: true, tokens: true }).tokens) {
+    if (token.kind !== 'option') continue
+    if (seen.has(token.name)) throw new UsageError(`${command}: --${token.name} is given more than once`, USAGE[command])
+    seen.add(token.name)
+  }
   return parsed
 }
 
@@ -87,6 +96,15 @@ const help = (command: string): Command => ({ name: 'help', text: `Usage: ${USAG
 function required(command: string, option: string, value: string | undefined): string {
   if (value === undefined || value.trim() === '') throw new UsageError(`${command} needs --${option}`, USAGE[command])
   return value
+}
+
+/** The rule POST /admin/tokens applies (src/admin/model.ts): 1 to 200 characters once trimmed, all storable. */
+function ownerName(owner: string): string {
+  const trimmed = owner.trim()
+  const why = unstorable(trimmed)
+  if (why) throw new Error(`--owner must not contain ${why}`)
+  if (trimmed === '' || characterCount(trimmed) > 200) throw new Error(`--owner must be 1 to 200 characters, got ${characterCount(trimmed)}`)
+  return trimmed
 }
 
 export function parseCommandLine(argv: string[], version: string): Command {
@@ -107,7 +125,7 @@ export function parseCommandLine(argv: string[], version: string): Command {
       const change = grantsOf(values, false)
       return {
         name: 'token create',
-        owner: required('token create', 'owner NAME', values.owner),
+        owner: ownerName(required('token create', 'owner NAME', values.owner)),
         scopes: parseScopes(values.scope ?? DEFAULT_SCOPES),
         grants: { limits: change.limits as TokenLimits | undefined, models: change.models ?? undefined, expiresAt: change.expiresAt ?? undefined },
       }
