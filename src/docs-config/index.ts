@@ -12,7 +12,10 @@ import {
   DocsErrorBody,
   Revision,
   RevisionList,
+  RevisionListQuery,
   RevisionParams,
+  REVISIONS_PAGE_DEFAULT,
+  REVISIONS_PAGE_MAX,
   StoredResult,
   StrictQuery,
   ValidationResult,
@@ -138,16 +141,26 @@ export const docsConfigPlugin = (deps: DocsConfigDeps) => {
         },
       },
     )
-    .get('/docs.json/revisions', async () => ({ revisions: (await service.list()).map(summary) }), {
-      auth: 'any',
-      response: { 200: RevisionList, ...errors(401, 500) },
-      detail: {
-        summary: 'List docs.json revisions',
-        description: 'Any valid token. Every stored revision, oldest first: number, time, author (token owner), size and ETag.',
-        security: BEARER,
-        tags: ['docs.json'],
+    .get(
+      '/docs.json/revisions',
+      async ({ query, request, set }) => {
+        const limit = query.limit === undefined ? REVISIONS_PAGE_DEFAULT : Number(query.limit)
+        const page = await service.list(limit, query.after === undefined ? undefined : Number(query.after))
+        if (page.next !== undefined) set.headers.link = `<${new URL(request.url).pathname}?limit=${limit}&after=${page.next}>; rel="next"`
+        return { revisions: page.revisions.map(summary) }
       },
-    })
+      {
+        auth: 'any',
+        query: RevisionListQuery,
+        response: { 200: RevisionList, ...errors(400, 401, 500) },
+        detail: {
+          summary: 'List docs.json revisions',
+          description: `Any valid token. The stored revisions, oldest first, ${REVISIONS_PAGE_DEFAULT} at a time unless \`limit\` says otherwise (at most ${REVISIONS_PAGE_MAX}): number, time, author (token owner), size and ETag. When more exist, a \`Link: <…>; rel="next"\` header points at the next page.`,
+          security: BEARER,
+          tags: ['docs.json'],
+        },
+      },
+    )
     .get(
       '/docs.json/revisions/:n',
       async ({ params }) => {

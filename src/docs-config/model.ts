@@ -1,4 +1,5 @@
 import { t, type Static } from 'elysia'
+import { IntegerString } from '../http/int64'
 import type { DocsConfig } from './schema'
 
 /** One problem in a submitted docs.json, located in the text as it was sent. */
@@ -60,6 +61,32 @@ export const DocsErrorBody = t.Object(
 /** `?strict=true` turns warnings (unknown properties) into errors. */
 export const StrictQuery = t.Object({
   strict: t.Optional(t.Union([t.Literal('true'), t.Literal('false')], { description: 'treat unknown properties as errors', error: 'strict must be true or false' })),
+})
+
+export const REVISIONS_PAGE_DEFAULT = 100
+export const REVISIONS_PAGE_MAX = 1000
+
+/** One page of the revision list: a long-lived site keeps thousands, and one request must not read them all. */
+export const RevisionListQuery = t.Object({
+  limit: t.Optional(
+    IntegerString({
+      format: 'int32',
+      minimum: 1,
+      maximum: REVISIONS_PAGE_MAX,
+      default: REVISIONS_PAGE_DEFAULT,
+      description: `The most revisions to return (1 to ${REVISIONS_PAGE_MAX}, default ${REVISIONS_PAGE_DEFAULT})`,
+      error: `limit must be an integer from 1 to ${REVISIONS_PAGE_MAX}`,
+    }),
+  ),
+  after: t.Optional(
+    IntegerString({
+      format: 'int32',
+      minimum: 0,
+      maximum: 2_147_483_647,
+      description: 'Revisions after this number; the `Link: rel="next"` header of the previous page carries it',
+      error: 'after must be a revision number',
+    }),
+  ),
 })
 
 export const RevisionParams = t.Object({

@@ -2,7 +2,7 @@ import DEFAULT_DOCS from './default-docs.json'
 import { etagFor, ifMatchAccepts } from './etag'
 import type { Issue, ValidateOptions, ValidationResult } from './model'
 import type { DocsConfig } from './schema'
-import { type DocsRevisionStore, isLockTimeout, type StoredRevision, WRITER_LOCK_TIMEOUT_MS } from './store'
+import { type DocsRevisionStore, isLockTimeout, type RevisionSummary, type StoredRevision, WRITER_LOCK_TIMEOUT_MS } from './store'
 import { validateDocsConfig } from './validate'
 
 /**
@@ -99,8 +99,12 @@ export class DocsConfigService {
     }
   }
 
-  list() {
-    return this.store.list()
+  /** A page of `limit` revisions after `after`, and the number to continue after when more exist. */
+  async list(limit: number, after?: number): Promise<{ revisions: RevisionSummary[]; next?: number }> {
+    // One more than asked tells whether another page exists without a count.
+    const rows = await this.store.list(limit + 1, after)
+    const revisions = rows.slice(0, limit)
+    return { revisions, next: rows.length > limit ? revisions.at(-1)!.revision : undefined }
   }
 
   get(revision: number) {

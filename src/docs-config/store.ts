@@ -1,4 +1,4 @@
-import { asc, desc, eq, sql } from 'drizzle-orm'
+import { asc, desc, eq, gt, sql } from 'drizzle-orm'
 import type { Database } from '../db/connect'
 import { docsRevisions } from '../db/schema'
 import type { DocsConfig } from './schema'
@@ -53,9 +53,9 @@ export class DocsRevisionStore {
     return row === undefined ? undefined : toStored(row)
   }
 
-  /** Every revision, oldest first, without contents. */
-  async list(): Promise<RevisionSummary[]> {
-    return this.db.select(SUMMARY_COLUMNS).from(docsRevisions).orderBy(asc(docsRevisions.revision))
+  /** Up to `limit` revisions numbered above `after`, oldest first, without contents. */
+  async list(limit: number, after = 0): Promise<RevisionSummary[]> {
+    return this.db.select(SUMMARY_COLUMNS).from(docsRevisions).where(gt(docsRevisions.revision, after)).orderBy(asc(docsRevisions.revision)).limit(limit)
   }
 
   /**

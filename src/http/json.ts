@@ -8,7 +8,8 @@ const MAX_NUMBER_LENGTH = 400
  * Parses JSON without losing integer precision: an integer literal beyond
  * Number.MAX_SAFE_INTEGER becomes a `bigint` (JSON.parse would silently round it, and
  * int64 ids must survive exactly). Every other number is a plain `number`.
- * Malformed input throws a 400 HttpError that says where: line, column and what was expected.
+ * Malformed input throws a 400 HttpError that says where: line, column and what was expected; so
+ * does a property name given twice in one object, and a number that would be read as another.
  */
 export function parseJsonLossless(text: string): unknown {
   return new LosslessParser(text).parseDocument()
@@ -53,7 +54,14 @@ class LosslessParser {
     for (;;) {
       this.skipSpace()
       if (this.text[this.at] !== '"') this.fail(`unexpected ${this.describe()}; expected a property name in double quotes`)
+      const keyAt = this.at
       const key = this.string()
+      // JSON.parse keeps the last of two equal keys silently; which one a server reads is a classic
+      // source of disagreement between a proxy that checks a body and the service that uses it.
+      if (Object.hasOwn(result, key)) {
+        this.at = keyAt
+        this.fail(`the property name ${JSON.stringify(key)} appears twice in one object`)
+      }
       this.skipSpace()
       if (this.text[this.at] !== ':') this.fail(`unexpected ${this.describe()}; expected ':' after property name "${key}"`)
       this.at++

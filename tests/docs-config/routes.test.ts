@@ -284,6 +284,31 @@ describe('what storage cannot keep as written (text PostgreSQL refuses, integers
 describe('revisions', () => {
   freshAppPerTest()
 
+  test('the list comes in pages, oldest first, each linking to the next', async () => {
+    for (const name of ['A', 'B', 'C', 'D', 'E']) expect((await put(config(name))).status).toBe(200)
+    const seen: number[][] = []
+    let next: string | null = '/docs.json/revisions?limit=2'
+    while (next) {
+      const response: Response = await t.request(next, { token: writer })
+      expect(response.status).toBe(200)
+      seen.push((await response.json()).revisions.map((revision: { revision: number }) => revision.revision))
+      next = /^<([^>]+)>; rel="next"$/.exec(response.headers.get('link') ?? '')?.[1] ?? null
+    }
+    expect(seen).toEqual([[1, 2], [3, 4], [5]])
+    expect((await (await t.request('/docs.json/revisions', { token: writer })).json()).revisions).toHaveLength(5)
+  })
+
+  test.each([
+    ['?limit=0', 'limit must be an integer from 1 to 1000'],
+    ['?limit=1001', 'limit must be an integer from 1 to 1000'],
+    ['?after=-1', 'after must be a revision number'],
+    ['?after=x', 'after must be a revision number'],
+  ])('GET /docs.json/revisions%s is a 400: %s', async (query, message) => {
+    const response = await t.request(`/docs.json/revisions${query}`, { token: writer })
+    expect(response.status).toBe(400)
+    expect((await response.json()).message).toBe(message)
+  })
+
   test('every PUT is kept, exactly as submitted; history is never rewritten', async () => {
     const texts = [config('One'), `  ${config('Two', { favicon: '/two.svg' })}\n`, config('Three')]
     for (const text of texts) expect((await put(text)).status).toBe(200)

@@ -45,6 +45,8 @@ describe('lossless JSON parsing', () => {
     ['{"id":9007199254740993.0}', 'the number 9007199254740993.0 cannot be carried exactly'],
     ['{"id":90071992547409930e-1}', 'cannot be carried exactly'],
     ['9'.repeat(401), 'a number longer than 400 characters'],
+    ['{"name":"a","name":"b"}', 'line 1, column 13: the property name "name" appears twice in one object'],
+    ['{"a":{"x":1},"b":{"x":2,"x":3}}', 'column 25: the property name "x" appears twice'],
   ])('%p is a 400 that says where: %s', (text, message) => {
     expect(() => parseJsonLossless(text)).toThrow(HttpError)
     expect(() => parseJsonLossless(text)).toThrow(message)

@@ -53,6 +53,7 @@ describe.each(TRANSPORTS)('through %s', (transport) => {
     { name: 'an id with a fraction JavaScript would drop', body: '{"name":"x","id":4503599627370496.5}', status: 400, message: 'cannot be carried exactly' },
     { name: 'an id of 1e-400, which JavaScript reads as 0', body: '{"name":"x","id":1e-400}', status: 400, message: 'cannot be carried exactly' },
     { name: 'an id of 400-odd digits', body: `{"name":"x","id":${'9'.repeat(420)}}`, status: 400, message: 'a number longer than 400 characters' },
+    { name: 'the name given twice (JSON.parse would keep the second silently)', body: '{"name":"a","name":"b"}', status: 400, message: 'the property name "name" appears twice' },
     { name: 'an id of 2^64 next to a bad name', body: '{"name":42,"id":18446744073709551616}', status: 400, message: 'must be' },
     { name: 'a NUL character in the name', body: '{"name":"Fe\\u0000rn"}', status: 400, message: 'name must not contain the NUL character' },
     { name: 'a NUL character in the tag', body: '{"name":"Fern","tag":"a\\u0000"}', status: 400, message: 'tag must not contain the NUL character' },
