@@ -16,7 +16,7 @@
  *   npm install --prefix /tmp/portkey @portkey-ai/gateway@1.15.2
  * Then:
  *   bun bench/chat-relay.ts [--portkey /tmp/portkey/node_modules/@portkey-ai/gateway/build/start-server.js]
- *                           [--sequential 300] [--seconds 10] [--concurrency 64] [--gap-ms 0]
+ *                           [--sequential 300] [--seconds 10] [--concurrency 64] [--gap-ms 0] [--rounds 1] [--governance]
  * `--gap-ms N` makes the mock pause N ms before each event after the first, so that every event
  * reaches the relay in its own read, as a model's tokens do; streams/s is then bounded by the
  * pauses (64 × 66 gaps), and CPU per stream is the figure to compare.
@@ -37,6 +37,7 @@ const SEQUENTIAL = Number(argument('sequential', '300'))
 const SECONDS = Number(argument('seconds', '10'))
 const CONCURRENCY = Number(argument('concurrency', '64'))
 const GAP_MS = argument('gap-ms', '0')
+const ROUNDS = Number(argument('rounds', '1'))
 /** With `--governance`: Trellis twice, without limits or ledger, and with both (limits that never trigger). */
 const GOVERNANCE = Bun.argv.includes('--governance')
 /** Limits far above what a run can reach: checked on every request, never refusing. */
@@ -46,6 +47,7 @@ const EXPECTED_EVENTS = 67
 /** `pid` is the process whose CPU time a stream through this target costs (the mock's for `direct`). */
 type Target = { name: string; url: string; headers: Record<string, string>; body: string; pid: number }
 type Sample = { ttft: number; total: number }
+type Run = { samples: Sample[]; errors: number; perSecond: number; cpuPerStreamUs: number }
 
 const children: Subprocess[] = []
 let metricsToken = ''
@@ -122,20 +124,35 @@ async function main() {
   console.log(`## Concurrency 1 (${SEQUENTIAL} sequential streams per target, targets interleaved)\n`)
   printLatency(targets, sequential)
 
-  const concurrent = new Map<string, Awaited<ReturnType<typeof runConcurrent>>>()
-  let ledger: { inserts: number; rows: number; seconds: number } | undefined
-  for (const each of targets) {
-    const before = each.name === 'trellis+gov' ? await ledgerWrites() : undefined
-    const started = performance.now()
-    concurrent.set(each.name, await runConcurrent(each, CONCURRENCY, SECONDS))
-    if (before) {
-      // The rows of the run's last second are written a second later.
-      await Bun.sleep(1_500)
-      const after = await ledgerWrites()
-      ledger = { inserts: after.inserts - before.inserts, rows: after.rows - before.rows, seconds: (performance.now() - started) / 1000 - 1.5 }
+  // With --rounds N the targets take turns N times, so that drift in machine load hits all alike;
+  // streams/s and CPU per stream are then the medians of the rounds.
+  const rounds = new Map<string, Run[]>(targets.map((each) => [each.name, []]))
+  let ledger = { inserts: 0, rows: 0, seconds: 0 }
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const each of targets) {
+      const before = each.name === 'trellis+gov' ? await ledgerWrites() : undefined
+      const started = performance.now()
+      rounds.get(each.name)!.push(await runConcurrent(each, CONCURRENCY, SECONDS))
+      if (before) {
+        // The rows of the run's last second are written a second later.
+        await Bun.sleep(1_500)
+        const after = await ledgerWrites()
+        ledger = { inserts: ledger.inserts + after.inserts - before.inserts, rows: ledger.rows + after.rows - before.rows, seconds: ledger.seconds + (performance.now() - started) / 1000 - 1.5 }
+      }
     }
   }
-  console.log(`\n## Concurrency ${CONCURRENCY} (${SECONDS} s per target)\n`)
+  const concurrent = new Map<string, Run>(
+    [...rounds].map(([name, runs]) => [
+      name,
+      {
+        samples: runs.flatMap((run) => run.samples),
+        errors: runs.reduce((sum, run) => sum + run.errors, 0),
+        perSecond: median(runs.map((run) => run.perSecond)),
+        cpuPerStreamUs: median(runs.map((run) => run.cpuPerStreamUs)),
+      },
+    ]),
+  )
+  console.log(`\n## Concurrency ${CONCURRENCY} (${SECONDS} s per target${ROUNDS > 1 ? ` and round, ${ROUNDS} rounds interleaved; streams/s and CPU are medians of the rounds` : ''})\n`)
   printLatency(targets, new Map([...concurrent].map(([name, run]) => [name, run.samples])))
   console.log(`\n| target | streams/s | errors | server CPU per stream |\n|---|---:|---:|---:|`)
   for (const [name, run] of concurrent) {
@@ -144,11 +161,16 @@ async function main() {
   }
 
   const governed = concurrent.get('trellis+gov')
-  if (governed && ledger) {
+  if (governed) {
     const base = concurrent.get('trellis')!
     console.log(`\n## Governance\n`)
     console.log(`- trellis+gov (limits that never trigger, ledger on) ÷ trellis (no limits, no ledger), streams/s at c=${CONCURRENCY}: ${(governed.perSecond / base.perSecond).toFixed(2)} (target ≥ 0.9)`)
     console.log(`- CPU per stream, trellis ÷ trellis+gov: ${(base.cpuPerStreamUs / governed.cpuPerStreamUs).toFixed(2)}`)
+    if (ROUNDS > 1) {
+      const each = (key: 'perSecond' | 'cpuPerStreamUs', flip: boolean) =>
+        rounds.get('trellis+gov')!.map((run, i) => (flip ? rounds.get('trellis')![i]![key] / run[key] : run[key] / rounds.get('trellis')![i]![key]).toFixed(2)).join(', ')
+      console.log(`- per round, streams/s ratio: ${each('perSecond', false)}; CPU ratio: ${each('cpuPerStreamUs', true)}`)
+    }
     const p50 = (name: string) => percentile(sequential.get(name)!.map((sample) => sample.ttft), 50)
     console.log(`- added p50 TTFT at c=1, trellis+gov − trellis: ${(p50('trellis+gov') - p50('trellis')).toFixed(3)} ms (target ≤ 0.1 ms)`)
     console.log(`- the ledger at full load: ${(ledger.inserts / ledger.seconds).toFixed(1)} writes/s (one COPY each) carrying ${(ledger.rows / ledger.seconds).toFixed(0)} rows/s (${(ledger.rows / Math.max(1, ledger.inserts)).toFixed(0)} rows each)`)
@@ -242,6 +264,12 @@ function printLatency(targets: Target[], samples: Map<string, Sample[]>) {
     const ms = (values: number[], p: number) => `${percentile(values, p).toFixed(2)} ms`
     console.log(`| ${name} | ${list.length} | ${ms(ttft, 50)} | ${ms(ttft, 90)} | ${ms(ttft, 99)} | ${ms(total, 50)} | ${ms(total, 90)} | ${ms(total, 99)} |`)
   }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = sorted.length >> 1
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
 }
 
 function percentile(values: number[], p: number): number {
