@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import type { ChatCompletionChunkObject, ChatCompletionResponse } from '../../src/chat/model'
-import { createEchoProvider, logprobFor } from '../../src/chat/providers/echo'
+import { createEchoProvider } from '../../src/chat/providers/echo'
+import { logprobFor } from '../../src/chat/providers/echo-answer'
 import { exampleFor } from '../../src/chat/providers/schema-example'
 import type { ChatRequest } from '../../src/chat/providers/provider'
 import { leadingTokens, promptOf, promptTokens, PromptCache, tokenAt, tokenize, type PromptMessage } from '../../src/chat/providers/tokenizer'
