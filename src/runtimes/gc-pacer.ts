@@ -8,7 +8,9 @@ import { unref } from './timers'
  * WebAssembly memory counts towards it. With that in the process, full collections become rare:
  * garbage from busy traffic piles up, and fresh memory keeps being mapped and faulted in. Measured
  * on Bun 1.4.4 relaying at full load on PGlite: peak RSS 1.5–1.7 GB without the pacer and ~490 MB
- * with a collection every 500 ms, for the same CPU per stream (on Bun 1.3 it also halved that CPU).
+ * with a collection every 500 ms, for the same CPU per stream on that host (on Bun 1.3 it also
+ * halved that CPU). On the slower host of 2026-11-25 it cost CPU instead (559 → 735 µs per relayed
+ * stream, RSS 769 → 321 MB; BENCHMARKS.md, "Governance overhead"): whether to keep it is open (#14).
  * On PostgreSQL, where the heap is small, the pacer is off: RSS was 116–124 MB either way. See
  * BENCHMARKS.md.
  *

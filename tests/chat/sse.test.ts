@@ -208,7 +208,9 @@ describe('disconnects abort the provider', () => {
     const client = new AbortController()
     const pending = app.chat({ ...streamBody({ stream }), model: 'scripted' }, { signal: client.signal })
     setTimeout(() => client.abort(), 20)
-    await aborted
+    // The provider's own signal must fire: its next token is a minute away, so only the abort can end it.
+    const outcome = await Promise.race([aborted.then(() => 'provider aborted'), Bun.sleep(3_000).then(() => 'provider still running')])
+    expect(outcome).toBe('provider aborted')
     const response = await pending.catch(() => undefined)
     await response?.body?.cancel()
   })
