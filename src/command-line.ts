@@ -84,7 +84,8 @@ function strict<T extends ParseArgsConfig['options']>(command: string, args: str
   // parseArgs keeps the last of a repeated option silently; `--owner alice --owner bob` is a mistake to name.
   const seen = new Set<string>()
   for (const token of parseArgs({ args, options: { ...HELP_OPTION, ...options }, strict: true, allowPositionals: true, tokens: true }).tokens) {
-    if (token.kind !== 'option') continue
+    // -h and --help are one option asked twice, which is no mistake.
+    if (token.kind !== 'option' || token.name === 'help') continue
     if (seen.has(token.name)) throw new UsageError(`${command}: --${token.name} is given more than once`, USAGE[command])
     seen.add(token.name)
   }

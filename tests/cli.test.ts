@@ -39,6 +39,7 @@ describe('parseCommandLine: what each command line means', () => {
     [['help']],
     [['token', 'revoke', '--help']],
     [['token', 'create', '-h']],
+    [['token', 'create', '-h', '--help']],
     [['serve', '--help']],
     [['migrate', '--help']],
   ])('%p asks for help (and never touches a token named "--help")', (argv) => {

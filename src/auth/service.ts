@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { and, asc, eq, isNull, sql } from 'drizzle-orm'
 import type { Database } from '../db/connect'
 import { type TokenLimits, tokens } from '../db/schema'
+import { characterCount } from '../http/int64'
 import { type Principal, type Scope, SCOPES } from './model'
 
 const TOKEN_PREFIX = 'trl_'
@@ -89,7 +90,8 @@ export class TokenService {
   /** Creates a token; the secret is returned here and never again. */
   async create(input: { owner: string; scopes: Scope[] } & TokenGrants, db: Pick<Database, 'insert'> = this.db) {
     const owner = input.owner.trim()
-    if (!owner || owner.length > 200) throw new Error('owner must be 1 to 200 characters')
+    // Characters as a person counts them (code points), as the HTTP and CLI checks count: an emoji is one.
+    if (!owner || characterCount(owner) > 200) throw new Error('owner must be 1 to 200 characters')
     const secret = TOKEN_PREFIX + randomBytes(32).toString('base64url')
     const id = 'tok_' + randomBytes(9).toString('base64url')
     const [row] = await db

@@ -1,7 +1,7 @@
 import type { PGliteOptions } from '@electric-sql/pglite'
 import { sql } from 'drizzle-orm'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
-import { boundedClient } from './deadline'
+import { boundedClient, withDeadline } from './deadline'
 import { rowsOf } from './migrate'
 import { unref } from '../runtimes/timers'
 import * as schema from './schema'
@@ -39,8 +39,8 @@ export type DatabaseOptions = {
   /** Longest pause between reconnection attempts (default 1 s). */
   reconnectMaxMs?: number
   /**
-   * Longest wait for PostgreSQL to answer one statement (default 10 s), client- and server-side;
-   * see deadline.ts. PGlite runs in this process and needs none.
+   * Longest wait for PostgreSQL to answer one statement or transaction (default 10 s), after which
+   * it is cancelled; see deadline.ts. PGlite runs in this process and needs none.
    */
   queryTimeoutMs?: number
   /** Extra PGlite options, e.g. the wasm module and fs bundle a compiled binary embeds. */
@@ -71,8 +71,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   const applicationName = `trellis-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
   const queryTimeoutMs = options.queryTimeoutMs ?? 10_000
   const client = postgres(url, {
-    // The server ends a statement at the limit too, so a slow one does not hold its connection on.
-    connection: { application_name: applicationName, statement_timeout: queryTimeoutMs },
+    connection: { application_name: applicationName },
     max: options.poolSize ?? 10,
     connect_timeout: (options.connectTimeoutMs ?? 2_000) / 1000,
     backoff: (retries: number) => Math.random() * Math.min(reconnectMaxSeconds, 0.05 * 2 ** retries),
@@ -93,13 +92,19 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
       return { open: Number(row?.open ?? 0) + 1, busy: Number(row?.busy ?? 0) }
     },
     copyIn: async (table, columns, lines) => {
-      const writable = await client`copy ${client(table)} (${client(columns as string[])}) from stdin`.writable()
+      const started = client`copy ${client(table)} (${client(columns as string[])}) from stdin`.writable()
+      // Should the COPY start after its deadline, nothing will write to it: it is ended at once.
+      const writable = await withDeadline(started, queryTimeoutMs, () => void started.then((late) => late.on('error', () => {}).destroy(), () => {}))
       // 'finish' comes once the server has confirmed the COPY; a refusal or a lost connection is 'error'.
-      await new Promise<void>((resolve, reject) => {
-        writable.once('error', reject)
+      const finished = new Promise<void>((resolve, reject) => {
+        // `on`, not `once`: a destroyed COPY may report more than one error, and an error with no listener throws.
+        writable.on('error', reject)
         writable.once('finish', resolve)
         writable.end(lines.join(''))
       })
+      // A frozen server must not hold the ledger (and a shutdown waiting on it) for ever. Should the
+      // server commit the COPY after this, the ledger's retry writes those rows a second time.
+      await withDeadline(finished, queryTimeoutMs, () => writable.destroy())
     },
     close: () => client.end({ timeout: 5 }),
   }

@@ -16,7 +16,7 @@ type Migration = { tag: string; sql: string }
 export async function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): Promise<string[]> {
   const hashes = await Promise.all(migrations.map((m) => sha256Hex(m.sql)))
   return db.transaction(async (tx) => {
-    // A schema change may take longer than a request's statement is allowed (DB_QUERY_TIMEOUT_MS).
+    // A schema change may take longer than a statement_timeout set in DATABASE_URL or on the role.
     await tx.execute(sql`set local statement_timeout = 0`)
     await tx.execute(sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`)
     await tx.execute(sql`create table if not exists trellis_migrations (

@@ -5,19 +5,20 @@ import { fieldName, isPlainObject, type Finding } from './finding'
 const SUSPECT = /\\u0000|\\u[dD][89a-fA-F]|[\ud800-\udfff]/
 
 /**
- * Errors for every integer beyond 2^53 (served back, it would have changed), and for every key and string that PostgreSQL could not store as written (NUL, lone
+ * Errors for every integer at or beyond 2^53 (served back, it may have changed), and for every key and string that PostgreSQL could not store as written (NUL, lone
  * surrogates; see src/http/text.ts): docs.json is kept as `jsonb`, which refuses them, so
  * validation refuses them first, and `/docs.json/validate` agrees with `PUT /docs.json`.
  * A quick look at the text first: almost no file has an escape that could produce one.
  */
 export function findUnstorableText(text: string, value: unknown, findings: Finding[]): void {
   const strings = SUSPECT.test(text)
-  // An integer beyond 2^53 has at least 16 digits; JSON.parse rounds it, so it would be served altered.
-  const numbers = LONG_DIGITS.test(text)
+  // An integer at or beyond 2^53 is written with 16 digits or more, or with an exponent; JSON.parse
+  // may round it, so it would be served altered. Other texts skip the walk.
+  const numbers = LARGE_NUMBER.test(text)
   if (strings || numbers) walk(value, '', findings, 0)
 }
 
-const LONG_DIGITS = /\d{16}/
+const LARGE_NUMBER = /\d{16}|\d[eE]\+?\d/
 
 function walk(value: unknown, pointer: string, findings: Finding[], depth: number): void {
   if (typeof value === 'string') {
@@ -26,7 +27,7 @@ function walk(value: unknown, pointer: string, findings: Finding[], depth: numbe
     return
   }
   if (typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value)) {
-    findings.push(error(pointer, 'value', `${fieldName(pointer)} is an integer beyond 2^53, which JSON numbers cannot carry exactly (it would be served rounded); write it as a string`))
+    findings.push(error(pointer, 'value', `${fieldName(pointer)} is an integer at or beyond 2^53, which JSON numbers cannot carry exactly (it may be served rounded); write it as a string`))
     return
   }
   // The caller has already refused values nested deeper than the scanner's limit.

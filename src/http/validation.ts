@@ -33,6 +33,15 @@ export function describeIssues(issues: ValueError[], where: string): { message: 
   if (!issue) return { message: `${where} is invalid`, param: '' }
   const param = fieldName(issue.path)
   const custom = (issue.schema as { error?: unknown }).error
+  if (issue.type === ValueErrorType.Union && typeof custom !== 'string') {
+    const branches = (issue.errors ?? []).map((branch) => [...branch]).filter((branch) => branch.length > 0)
+    const chosen = telling(branches, issue)
+    if (chosen) return describeIssues(chosen, where)
+    if (param && branches.length > 0 && branches.every((branch) => KIND_ERRORS.has(branch[0]!.type))) {
+      const kinds = branches.map((branch) => lowerFirst(branch[0]!.message).replace(/^expected /, ''))
+      return { message: `${param}: expected ${kinds.join(' or ')}${describeValue(issue.value)}`, param }
+    }
+  }
   if (issue.type === ValueErrorType.ObjectAdditionalProperties) {
     const allowed = Object.keys((issue.schema as { properties?: object }).properties ?? {})
     return { message: `unknown field "${param}"${allowed.length ? `; allowed fields: ${allowed.join(', ')}` : ''}`, param }
@@ -41,8 +50,28 @@ export function describeIssues(issues: ValueError[], where: string): { message: 
   const why = typeof issue.value === 'string' ? unstorable(issue.value) : undefined
   if (why) return { message: `${param || where} must not contain ${why}`, param }
   if (typeof custom === 'string') return { message: custom, param }
+  // Only the lossless body parser makes bigints, for integers past 2^53; a field refusing one refuses its size.
+  if (typeof issue.value === 'bigint') return { message: `${param || where} must be at most ${Number.MAX_SAFE_INTEGER}, got ${issue.value}`, param }
   if (!param) return { message: `${where}: ${lowerFirst(issue.message)}`, param }
   return { message: `${param}: ${lowerFirst(issue.message)}${describeValue(issue.value)}`, param }
+}
+
+/** Errors that only say "not this kind of value". */
+const KIND_ERRORS = new Set([ValueErrorType.Null, ValueErrorType.String, ValueErrorType.Number, ValueErrorType.Integer, ValueErrorType.Boolean, ValueErrorType.Object, ValueErrorType.Array])
+const NUMERIC_KIND = new Set([ValueErrorType.Number, ValueErrorType.Integer])
+
+/**
+ * Of a union's branches (`T | null`, and Elysia's `string | integer` for numbers), the one whose
+ * complaint says most about the value: one that got deeper into it, else one with a rule beyond
+ * its kind (a minimum), else the numeric one for a number. Undefined when none stands out.
+ */
+function telling(branches: ValueError[][], issue: ValueError): ValueError[] | undefined {
+  const deeper = branches.filter((branch) => branch[0]!.path.length > issue.path.length).sort((a, b) => b[0]!.path.length - a[0]!.path.length)[0]
+  if (deeper) return deeper
+  const specific = branches.find((branch) => !KIND_ERRORS.has(branch[0]!.type))
+  if (specific) return specific
+  if (typeof issue.value === 'number' || typeof issue.value === 'bigint') return branches.find((branch) => NUMERIC_KIND.has(branch[0]!.type))
+  return undefined
 }
 
 /**
@@ -61,7 +90,8 @@ export function bodyValidator<S extends TSchema>(schema: S): (value: unknown) =>
 
 function describeValue(value: unknown): string {
   if (value === undefined) return ''
-  const text = typeof value === 'bigint' ? value.toString() : JSON.stringify(value)
+  // The lossless body parser hands over integers past 2^53 as bigints, also inside objects, which JSON.stringify refuses.
+  const text = typeof value === 'bigint' ? value.toString() : JSON.stringify(value, (_key, inner) => (typeof inner === 'bigint' ? inner.toString() : inner))
   return text && text.length <= 60 ? `, got ${text}` : ''
 }
 

@@ -48,6 +48,8 @@ describe('POST /admin/tokens', () => {
     { name: 'an unknown limit', json: { owner: 'x', scopes: ['chat'], limits: { rpd: 5 } }, status: 400, message: 'unknown field "limits.rpd"' },
     { name: 'a date that is not one', json: { owner: 'x', scopes: ['chat'], expires_at: 'tomorrow' }, status: 400, message: 'expires_at must be an RFC 3339 date-time' },
     { name: 'malformed JSON', raw: '{"owner":', status: 400, message: 'malformed JSON' },
+    { name: 'an rpm past 2^53 (a bigint inside limits)', raw: '{"owner":"x","scopes":["chat"],"limits":{"rpm":9007199254740993}}', status: 400, message: 'limits.rpm' },
+    { name: '201 characters of emoji', json: { owner: '🌱'.repeat(201), scopes: ['chat'] }, status: 400, message: 'owner must be 1 to 200 characters' },
     { name: 'a token without the admin scope', json: { owner: 'x', scopes: ['chat'] }, token: 'plain', status: 403, message: 'lacks the "admin" scope' },
   ]
   for (const row of BAD) {
@@ -60,6 +62,12 @@ describe('POST /admin/tokens', () => {
       expect(body.message).toContain(row.message)
     })
   }
+
+  test('an owner of 150 emoji is 150 characters, as the schema counts: 201', async () => {
+    const response = await create({ owner: '🌱'.repeat(150), scopes: ['chat'] })
+    expect(response.status).toBe(201)
+    expect((await response.json()).owner).toBe('🌱'.repeat(150))
+  })
 
   test('no token at all is 401', async () => {
     expect((await t.request('/admin/tokens', { method: 'POST', json: { owner: 'x', scopes: ['chat'] } })).status).toBe(401)
@@ -75,6 +83,12 @@ describe('PATCH and DELETE /admin/tokens/{id}', () => {
     expect(await (await patch({ models: null, expires_at: '2030-05-01T00:00:00Z' })).json()).toMatchObject({ models: null, expires_at: '2030-05-01T00:00:00.000Z' })
     expect(await (await patch({ limits: null, expires_at: null })).json()).toMatchObject({ limits: null, expires_at: null })
     expect((await patch({ scopes: ['admin'] })).status).toBe(400)
+    // An integer past 2^53 is a bigint inside the parsed limits: the message still names the field.
+    const huge = await patch('{"limits":{"rpm":9007199254740993}}')
+    expect(huge.status).toBe(400)
+    expect((await huge.json()).message).toBe('limits.rpm must be at most 9007199254740991, got 9007199254740993')
+    expect((await (await patch({ limits: { rpm: 0 } })).json()).message).toBe('limits.rpm: expected integer to be greater or equal to 1, got 0')
+    expect((await (await patch({ limits: 'x' })).json()).message).toBe('limits: expected object or null, got "x"')
   })
 
   test('a change reaches the token at once in this process: a new limit is enforced on the next request', async () => {

@@ -251,7 +251,9 @@ describe('what storage cannot keep as written (text PostgreSQL refuses, integers
     { name: 'NUL in the name', body: '{"name":"Do\\u0000cs","navigation":[{"group":"G","pages":["a"]}]}', path: '/name', message: 'name must not contain the NUL character' },
     { name: 'a lone high surrogate in a page', body: '{"name":"D","navigation":[{"group":"G","pages":["a\\ud800"]}]}', path: '/navigation/0/pages/0', message: 'a lone surrogate (U+D800)' },
     { name: 'a lone low surrogate in a colour', body: '{"name":"D","navigation":[{"group":"G","pages":["a"]}],"colors":{"primary":"\\udc00"}}', path: '/colors/primary', message: 'a lone surrogate (U+DC00)' },
-    { name: 'an integer beyond 2^53 in an unknown property (it would be served rounded)', body: '{"name":"D","navigation":[{"group":"G","pages":["a"]}],"extra":{"big":12345678901234567890}}', path: '/extra/big', message: 'extra.big is an integer beyond 2^53' },
+    { name: 'an integer beyond 2^53 in an unknown property (it would be served rounded)', body: '{"name":"D","navigation":[{"group":"G","pages":["a"]}],"extra":{"big":12345678901234567890}}', path: '/extra/big', message: 'extra.big is an integer at or beyond 2^53' },
+    { name: 'the same written with an exponent and no 16-digit run', body: '{"name":"D","navigation":[{"group":"G","pages":["a"]}],"extra":{"big":9.007199254740993e15}}', path: '/extra/big', message: 'extra.big is an integer at or beyond 2^53' },
+    { name: '1e20, whatever else the text holds', body: '{"name":"D","navigation":[{"group":"G","pages":["a"]}],"x-n":1e20}', path: '/x-n', message: 'x-n is an integer at or beyond 2^53' },
     { name: 'NUL in an unknown key', body: '{"name":"D","navigation":[{"group":"G","pages":["a"]}],"x\\u0000":1}', path: '/x\u0000', message: 'a key must not contain the NUL character' },
   ]
   for (const row of ROWS) {
