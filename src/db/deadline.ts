@@ -4,11 +4,13 @@
  * until the client gave up, and the pool with it. A statement or transaction that outlives the
  * limit rejects with code `QUERY_TIMEOUT`, which routes answer as 503 (src/db/failures.ts).
  *
- * At the limit the statement is also cancelled (postgres.js `query.cancel()`): one still waiting for
- * a connection is dropped and never sent, and one the server is running is ended by a cancel request,
- * as `statement_timeout` would (which is not set as a connection parameter: PgBouncer refuses unknown
- * startup parameters). Only when the server does not answer at all, not even the cancel request, may
- * a statement answered 503 still commit once the server is back.
+ * At the limit the statement is also cancelled (postgres.js `query.cancel()`): one still waiting in
+ * the pool's queue is dropped and never sent, and one the server is running is ended by a cancel
+ * request, as `statement_timeout` would (which is not set as a connection parameter: PgBouncer refuses
+ * unknown startup parameters). postgres.js also pipelines a query behind a running one on a busy
+ * connection; that one is cancelled when its turn comes, and a quick write can beat the cancel. So a
+ * write answered 503 may still commit: behind a slow statement, or when the server answers nothing at
+ * all, not even the cancel request, and comes back later.
  */
 
 /** `work`, or a rejection with code `QUERY_TIMEOUT` once `ms` pass (then `onExpire` runs). */
