@@ -1,10 +1,10 @@
 import { bootstrap } from './bootstrap'
 import type { Config } from './config'
 import { bunUiAssets } from './runtimes/bun-assets'
+import { workerLogger } from './runtimes/bun-log-sink'
 import { bunPgliteFiles } from './runtimes/bun-pglite'
 import { startGcPacer } from './runtimes/gc-pacer'
 import { configOrExit, shutdownOnSignals, startedOrExit } from './runtimes/lifecycle'
-import { workerLogger } from './workers'
 
 /**
  * The Bun entry: build the app, listen, and on SIGTERM/SIGINT drain — stop accepting,

@@ -1,6 +1,5 @@
 import type { Config } from './config'
-import { createLogger, type Logger } from './http/logger'
-import { bunStdoutLines } from './runtimes/bun-log-sink'
+import { createLogger } from './http/logger'
 
 /**
  * `trellis serve --workers N`: N copies of this process share one port through
@@ -38,22 +37,6 @@ export async function runWorkers(config: Config): Promise<number> {
     })
   const codes = await Promise.all(children.map((child) => child.exited))
   return codes.find((code) => code !== 0) ?? 0
-}
-
-/** The logger of one worker: every line names the worker and its pid, since all workers share one stdout. */
-export function workerLogger(config: Config): Logger {
-  const stdout = bunStdoutLines()
-  const logger = createLogger(config.logLevel, stdout.write, stdout.flush)
-  const worker = config.env.TRELLIS_WORKER
-  if (!worker) return logger
-  const tag = { worker: Number(worker), pid: process.pid }
-  return {
-    debug: (message, fields) => logger.debug(message, { ...tag, ...fields }),
-    info: (message, fields) => logger.info(message, { ...tag, ...fields }),
-    warn: (message, fields) => logger.warn(message, { ...tag, ...fields }),
-    error: (message, fields) => logger.error(message, { ...tag, ...fields }),
-    flush: logger.flush,
-  }
 }
 
 /** A port nobody listens on right now: the kernel picks it and we release it at once. */

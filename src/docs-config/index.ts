@@ -21,7 +21,7 @@ import {
   ValidationResult,
 } from './model'
 import { DocsConfigService, InvalidDocsConfig, StaleRevision, WritersBusy } from './service'
-import { DocsRevisionStore, type RevisionSummary, type StoredRevision } from './store'
+import { DocsRevisionStore, type StoredRevision, type StoredSummary } from './store'
 import { validateDocsConfig } from './validate'
 
 export type DocsConfigDeps = { db: Database; auth: AuthDeps; logger: Logger; clock: () => Date }
@@ -184,7 +184,7 @@ export const docsConfigPlugin = (deps: DocsConfigDeps) => {
     )
 }
 
-function summary(revision: RevisionSummary | StoredRevision) {
+function summary(revision: StoredSummary | StoredRevision) {
   return {
     revision: revision.revision,
     createdAt: revision.createdAt.toISOString(),

@@ -2,7 +2,7 @@ import DEFAULT_DOCS from './default-docs.json'
 import { etagFor, ifMatchAccepts } from './etag'
 import type { Issue, ValidateOptions, ValidationResult } from './model'
 import type { DocsConfig } from './schema'
-import { type DocsRevisionStore, isLockTimeout, type RevisionSummary, type StoredRevision, WRITER_LOCK_TIMEOUT_MS } from './store'
+import { type DocsRevisionStore, isLockTimeout, type StoredRevision, type StoredSummary, WRITER_LOCK_TIMEOUT_MS } from './store'
 import { validateDocsConfig } from './validate'
 
 /**
@@ -100,7 +100,7 @@ export class DocsConfigService {
   }
 
   /** A page of `limit` revisions after `after`, and the number to continue after when more exist. */
-  async list(limit: number, after?: number): Promise<{ revisions: RevisionSummary[]; next?: number }> {
+  async list(limit: number, after?: number): Promise<{ revisions: StoredSummary[]; next?: number }> {
     // One more than asked tells whether another page exists without a count.
     const rows = await this.store.list(limit + 1, after)
     const revisions = rows.slice(0, limit)

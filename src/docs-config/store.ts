@@ -14,8 +14,8 @@ export type StoredRevision = {
   createdAt: Date
 }
 
-/** A revision without its contents, for listings. */
-export type RevisionSummary = Omit<StoredRevision, 'source' | 'config'>
+/** A stored revision without its contents, for listings (the wire shape is `RevisionSummary` in model.ts). */
+export type StoredSummary = Omit<StoredRevision, 'source' | 'config'>
 
 /** What a new revision holds; its number is assigned by {@link DocsRevisionStore.append}. */
 export type NewRevision = Omit<StoredRevision, 'revision'>
@@ -43,7 +43,7 @@ export class DocsRevisionStore {
   }
 
   /** The newest revision's number and ETag only, without its contents. */
-  async latestSummary(): Promise<RevisionSummary | undefined> {
+  async latestSummary(): Promise<StoredSummary | undefined> {
     const [row] = await this.db.select(SUMMARY_COLUMNS).from(docsRevisions).orderBy(desc(docsRevisions.revision)).limit(1)
     return row
   }
@@ -54,7 +54,7 @@ export class DocsRevisionStore {
   }
 
   /** Up to `limit` revisions numbered above `after`, oldest first, without contents. */
-  async list(limit: number, after = 0): Promise<RevisionSummary[]> {
+  async list(limit: number, after = 0): Promise<StoredSummary[]> {
     return this.db.select(SUMMARY_COLUMNS).from(docsRevisions).where(gt(docsRevisions.revision, after)).orderBy(asc(docsRevisions.revision)).limit(limit)
   }
 
@@ -65,7 +65,7 @@ export class DocsRevisionStore {
    * "newest" revision. The wait is bounded by `lock_timeout`; past it PostgreSQL raises 55P03, which the
    * service reports as busy (503) rather than as a stale revision (412).
    */
-  async appendNext(build: (latest: RevisionSummary | undefined) => Promise<NewRevision>): Promise<StoredRevision> {
+  async appendNext(build: (latest: StoredSummary | undefined) => Promise<NewRevision>): Promise<StoredRevision> {
     return this.db.transaction(async (tx) => {
       await tx.execute(sql.raw(`SET LOCAL lock_timeout = '${WRITER_LOCK_TIMEOUT_MS}ms'`))
       await tx.execute(sql`SELECT pg_advisory_xact_lock(${WRITER_LOCK_KEY})`)

@@ -1,4 +1,5 @@
-import type { LogLevel } from '../config'
+import type { Config, LogLevel } from '../config'
+import { createLogger, type Logger } from '../http/logger'
 
 /** How long a request log line may wait in memory before it is written. */
 const FLUSH_EVERY_MS = 50
@@ -25,5 +26,21 @@ export function bunStdoutLines() {
       else timer ??= setTimeout(flush, FLUSH_EVERY_MS)
     },
     flush,
+  }
+}
+
+/** The logger of one worker: every line names the worker and its pid, since all workers share one stdout. */
+export function workerLogger(config: Config): Logger {
+  const stdout = bunStdoutLines()
+  const logger = createLogger(config.logLevel, stdout.write, stdout.flush)
+  const worker = config.env.TRELLIS_WORKER
+  if (!worker) return logger
+  const tag = { worker: Number(worker), pid: process.pid }
+  return {
+    debug: (message, fields) => logger.debug(message, { ...tag, ...fields }),
+    info: (message, fields) => logger.info(message, { ...tag, ...fields }),
+    warn: (message, fields) => logger.warn(message, { ...tag, ...fields }),
+    error: (message, fields) => logger.error(message, { ...tag, ...fields }),
+    flush: logger.flush,
   }
 }
