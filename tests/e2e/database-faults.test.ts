@@ -48,8 +48,10 @@ afterAll(async () => {
   // The shutdown after a restart under load: drained, ledger written, pool closed, within 3 s.
   const stopping = performance.now()
   await server?.stop()
-  expect(performance.now() - stopping).toBeLessThan(3_000)
+  const took = performance.now() - stopping
+  // The private cluster goes first, whatever the verdict.
   await cluster?.drop()
+  expect(took).toBeLessThan(3_000)
 }, 60_000)
 
 type Row = { method: string; path: string; body?: string; contract: 'plant store' | 'openai' }
