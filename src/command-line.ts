@@ -76,14 +76,14 @@ const HELP_OPTION = { help: { type: 'boolean', short: 'h' } } as const
 function strict<T extends ParseArgsConfig['options']>(command: string, args: string[], options: T, positionals = 0) {
   let parsed
   try {
-    parsed = parseArgs({ args, options: { ...HELP_OPTION, ...options }, strict: true, allowPositionals: positionals > 0 })
+    parsed = parseArgs({ args, options: { ...HELP_OPTION, ...options }, strict: true, allowPositionals: positionals > 0, tokens: true })
   } catch (error) {
     throw new UsageError(`${command}: ${(error as Error).message.split('\n')[0]}`, USAGE[command])
   }
   if (parsed.positionals.length > positionals) throw new UsageError(`${command}: unexpected argument "${parsed.positionals[positionals]}"`, USAGE[command])
   // parseArgs keeps the last of a repeated option silently; `--owner alice --owner bob` is a mistake to name.
   const seen = new Set<string>()
-  for (const token of parseArgs({ args, options: { ...HELP_OPTION, ...options }, strict: true, allowPositionals: true, tokens: true }).tokens) {
+  for (const token of parsed.tokens) {
     // -h and --help are one option asked twice, which is no mistake.
     if (token.kind !== 'option' || token.name === 'help') continue
     if (seen.has(token.name)) throw new UsageError(`${command}: --${token.name} is given more than once`, USAGE[command])

@@ -42,14 +42,21 @@ function isTransientSqlState(code: string): boolean {
 const PGLITE_CLOSED = /^PGlite is clos(ed|ing)$/
 
 /**
+ * `error` and the causes it links to, outermost first: Drizzle wraps driver errors and Elysia
+ * wraps what a parse hook throws. At most 8 deep, so a cycle of causes ends the walk.
+ */
+function* causes(error: unknown): Generator<{ code?: unknown; message?: unknown }> {
+  for (let at = error, depth = 0; at !== null && typeof at === 'object' && depth < 8; at = (at as { cause?: unknown }).cause, depth++) {
+    yield at as { code?: unknown; message?: unknown }
+  }
+}
+
+/**
  * The cause behind `error` when it means the database cannot serve right now; undefined for any
- * other failure (a bug, a constraint a request broke). Follows `cause` links, since Drizzle wraps
- * driver errors and Elysia wraps what a parse hook throws.
+ * other failure (a bug, a constraint a request broke).
  */
 export function databaseUnavailable(error: unknown): Unavailable | undefined {
-  for (let at = error, depth = 0; at !== null && typeof at === 'object' && depth < 8; at = (at as { cause?: unknown }).cause, depth++) {
-    const code = (at as { code?: unknown }).code
-    const message = (at as { message?: unknown }).message
+  for (const { code, message } of causes(error)) {
     const text = typeof message === 'string' ? message : ''
     if (typeof code === 'string' && (CONNECTION_CODES.has(code) || (/^[0-9A-Z]{5}$/.test(code) && isTransientSqlState(code)))) {
       return { code, message: text }
@@ -57,6 +64,12 @@ export function databaseUnavailable(error: unknown): Unavailable | undefined {
     if (PGLITE_CLOSED.test(text)) return { code: 'PGLITE_CLOSED', message: text }
   }
   return undefined
+}
+
+/** SQLSTATE classes 22 (data exception) and 23 (constraint violation): the data, not the database, is at fault. */
+export function dataRefused(error: unknown): boolean {
+  for (const { code } of causes(error)) if (typeof code === 'string' && /^2[23][0-9A-Z]{3}$/.test(code)) return true
+  return false
 }
 
 /** Seconds a client is asked to wait before retrying a request that met an unavailable database. */

@@ -1,6 +1,6 @@
 import type { DatabaseHandle } from '../db/connect'
 import { copyLine } from '../db/copy-text'
-import { databaseUnavailable } from '../db/failures'
+import { dataRefused, databaseUnavailable } from '../db/failures'
 import type { Logger } from '../http/logger'
 import { unref } from '../runtimes/timers'
 
@@ -35,22 +35,13 @@ const COLUMNS = [
  * ledger is the largest part of what governance costs, and most of it is the database's: an
  * INSERT with a parameter per column per row cost about 60 µs of CPU per request on the embedded
  * database, one INSERT of a JSON parameter about a third of that, and COPY half of the JSON INSERT
- * again, on PostgreSQL and on PGlite (BENCHMARKS.md, "Governance"). A queued line is one flat
+ * again, on PostgreSQL and on PGlite (BENCHMARKS.md, "Governance overhead"). A queued line is one flat
  * string, which the garbage collector does not have to trace, where a row object held 17 fields.
  */
 const lineOf = (row: UsageRow) => copyLine(COLUMNS.map((column) => row[column]))
 
 /** The request id of a queued line (its second column), for the log. */
 const requestIdOf = (line: string) => line.split('\t', 2)[1]
-
-/** SQLSTATE classes 22 (data exception) and 23 (constraint violation): the row, not the database, is at fault. */
-function refusedData(error: unknown): boolean {
-  for (let at = error, depth = 0; at !== null && typeof at === 'object' && depth < 8; at = (at as { cause?: unknown }).cause, depth++) {
-    const code = (at as { code?: unknown }).code
-    if (typeof code === 'string' && /^2[23][0-9A-Z]{3}$/.test(code)) return true
-  }
-  return false
-}
 
 export type LedgerOptions = {
   /** Most rows waiting to be written; past it, new rows are dropped (and counted). */
@@ -187,7 +178,7 @@ export class UsageLedger {
       return true
     } catch (error) {
       // A row the database refuses (bad data, not an outage) would block every row behind it: find it and drop it.
-      if (refusedData(error)) return this.#dropRefused(batch, error)
+      if (dataRefused(error)) return this.#dropRefused(batch, error)
       const cause = databaseUnavailable(error) ?? String((error as Error).message)
       this.#failures++
       if (this.#failures === 1) this.#logger.warn('usage ledger cannot write; rows stay queued', { cause, queue: this.#queue.length })
@@ -204,7 +195,7 @@ export class UsageLedger {
         this.#batches++
         this.#written++
       } catch (rowError) {
-        if (!refusedData(rowError)) return (this.#failures++, false)
+        if (!dataRefused(rowError)) return (this.#failures++, false)
         this.#dropped++
         this.#logger.error('usage ledger: row refused and dropped', { request_id: requestIdOf(line), cause: String((rowError as Error).message) })
       }
