@@ -1,4 +1,3 @@
-import { openapi } from '@elysiajs/openapi'
 import { Elysia } from 'elysia'
 import type { AuthDeps } from './auth'
 import type { TokenService } from './auth/service'
@@ -11,6 +10,8 @@ import { allowedMethods } from './http/method-not-allowed'
 import { logRequest, observability } from './http/observability'
 import type { UiAssetLoader } from './http/ui-assets'
 import { operationsPlugin } from './operations'
+import { DOCUMENT_HEAD } from './operations/document-head'
+import { type DocumentedRoute, openApiDocument } from './http/openapi-document'
 import { plantsPlugin } from './plants'
 import { chatPlugin, type ChatSetup } from './chat'
 import { openAIErrorResponse } from './chat/openai-error'
@@ -65,6 +66,8 @@ export function createApp(deps: AppDeps) {
     peerAddress: deps.peerAddress,
     trustProxy: deps.config.trustProxy,
   }
+  // Read when the document is first asked for, by which time every plugin has added its routes.
+  let routes: readonly DocumentedRoute[] = []
   const app = new Elysia({
     name: 'trellis',
     normalize: false,
@@ -76,24 +79,7 @@ export function createApp(deps: AppDeps) {
   })
     .use(observability(deps.logger, metrics))
     .use(drainGuard(deps.gate, deps.logger))
-    .use(
-      openapi({
-        specPath: '/openapi.json',
-        // The page is our own (src/operations/reference-page.ts); this plugin only makes the document.
-        provider: null,
-        // The default drops every path with a dot as a "static file", which would hide /docs.json.
-        exclude: { staticFile: false },
-        documentation: {
-          info: {
-            title: 'Trellis',
-            version: '1.0.0',
-            description: 'Plant store, OpenAI-compatible chat completions and docs.json configuration, in one server.',
-          },
-          components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A `trl_…` token from `trellis token create`' } } },
-        },
-      }),
-    )
-    .use(operationsPlugin({ database: deps.database, logger: deps.logger, uiAssets: deps.uiAssets, title: 'Trellis' }))
+    .use(operationsPlugin({ database: deps.database, logger: deps.logger, uiAssets: deps.uiAssets, title: 'Trellis', document: once(() => openApiDocument(routes, DOCUMENT_HEAD)) }))
     .use(plantsPlugin({ db, auth, logger: deps.logger, config: deps.config }))
     .use(chatPlugin({ ...deps, auth, governance, ledger, metrics }))
     .use(docsConfigPlugin({ db, auth, logger: deps.logger, clock: deps.clock }))
@@ -101,6 +87,7 @@ export function createApp(deps: AppDeps) {
     .use(usagePlugin({ db, auth, logger: deps.logger, clock: deps.clock }))
     .use(metricsPlugin({ auth, logger: deps.logger, metrics }))
 
+  routes = app.routes
   const allowed = allowedMethods(app.routes)
   const fallback = plantStoreErrors(deps.logger)
   // Destructured, not `(context) =>`: Elysia reads hook parameters to decide what every request
@@ -129,6 +116,12 @@ export type App = ReturnType<typeof createApp>
 /** The app's metrics, reading the ledger's queue and the database pool when scraped. */
 export function metricsFor(database: DatabaseHandle, ledger: UsageLedger | undefined): Metrics {
   return new Metrics({ ledger: ledger && (() => ({ depth: ledger.depth, dropped: ledger.dropped, ...ledger.written })), pool: () => database.poolStats() })
+}
+
+/** The routes are fixed once the app is built: the document is made at its first request, then kept. */
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | undefined
+  return () => (made ??= { value: make() }).value
 }
 
 /** Paths whose clients are OpenAI SDKs, which understand only OpenAI's error shape. */

@@ -3,18 +3,18 @@ import { type AuthDeps, authenticatedParse, authPlugin } from '../auth'
 import type { Scope } from '../auth/model'
 import type { TokenRecord as StoredToken, TokenService } from '../auth/service'
 import { requireJsonContentType, readBodyText } from '../http/body'
-import { errorStatuses, plantStoreErrors } from '../http/error-contract'
+import { ErrorBody, errorStatuses, plantStoreErrors } from '../http/error-contract'
 import { HttpError } from '../http/errors'
 import { parseJsonLossless } from '../http/json'
 import type { Logger } from '../http/logger'
 import { bodyValidator } from '../http/validation'
-import { ErrorBody } from '../plants/model'
 import { CreatedToken, NewToken, TokenChange, TokenIdParams, TokenList, TokenRecord } from './model'
 
 export type AdminDeps = { auth: AuthDeps; tokens: TokenService; logger: Logger; config: { bodyLimit: number } }
 
 const errors = (...statuses: number[]) => errorStatuses(ErrorBody, ...statuses)
 const BEARER = [{ bearerAuth: [] }]
+const ADMIN_ONLY = { description: 'The token is not an admin token.' }
 const validNewToken = bodyValidator(NewToken)
 const validChange = bodyValidator(TokenChange)
 
@@ -50,19 +50,26 @@ export const adminPlugin = (deps: AdminDeps) => {
         auth: 'admin',
         parse: json(validNewToken),
         body: NewToken,
-        response: { 201: CreatedToken, ...errors(400, 401, 403, 413, 415, 429, 503) },
+        response: { 201: CreatedToken, ...errors(400, 401, 403, 413, 415, 429, 500, 503) },
         detail: {
           summary: 'Create a token',
           description: 'Needs the admin scope. The secret `token` is in this answer only; the server keeps its hash.',
           security: BEARER,
           tags: ['admin'],
+          responses: { 201: { description: 'The token, with its secret (shown this once).' }, 403: ADMIN_ONLY },
         },
       },
     )
     .get('/admin/tokens', async () => ({ data: (await deps.tokens.list()).map(recordOf) }), {
       auth: 'admin',
-      response: { 200: TokenList, ...errors(401, 403, 429, 503) },
-      detail: { summary: 'List tokens', description: 'Needs the admin scope. Every token, revoked ones included; never a secret.', security: BEARER, tags: ['admin'] },
+      response: { 200: TokenList, ...errors(401, 403, 429, 500, 503) },
+      detail: {
+        summary: 'List tokens',
+        description: 'Needs the admin scope. Every token, revoked ones included; never a secret.',
+        security: BEARER,
+        tags: ['admin'],
+        responses: { 200: { description: 'Every token.' }, 403: ADMIN_ONLY },
+      },
     })
     .get(
       '/admin/tokens/:id',
@@ -70,8 +77,14 @@ export const adminPlugin = (deps: AdminDeps) => {
       {
         auth: 'admin',
         params: TokenIdParams,
-        response: { 200: TokenRecord, ...errors(400, 401, 403, 404, 429, 503) },
-        detail: { summary: 'One token', description: 'Needs the admin scope. Never the secret.', security: BEARER, tags: ['admin'] },
+        response: { 200: TokenRecord, ...errors(400, 401, 403, 404, 429, 500, 503) },
+        detail: {
+          summary: 'One token',
+          description: 'Needs the admin scope. Never the secret.',
+          security: BEARER,
+          tags: ['admin'],
+          responses: { 200: { description: 'The token.' }, 403: ADMIN_ONLY, 404: { description: 'No token with this id.' } },
+        },
       },
     )
     .patch(
@@ -90,13 +103,14 @@ export const adminPlugin = (deps: AdminDeps) => {
         params: TokenIdParams,
         parse: json(validChange),
         body: TokenChange,
-        response: { 200: TokenRecord, ...errors(400, 401, 403, 404, 413, 415, 429, 503) },
+        response: { 200: TokenRecord, ...errors(400, 401, 403, 404, 413, 415, 429, 500, 503) },
         detail: {
           summary: "Change a token's limits, models or expiry",
           description:
             'Needs the admin scope. Each field present replaces the token\'s (null clears it); `limits` merges field by field, and null removes one limit. Other replicas see the change within 5 s.',
           security: BEARER,
           tags: ['admin'],
+          responses: { 200: { description: 'The token as changed.' }, 403: ADMIN_ONLY, 404: { description: 'No live token with this id.' } },
         },
       },
     )
@@ -110,8 +124,14 @@ export const adminPlugin = (deps: AdminDeps) => {
       {
         auth: 'admin',
         params: TokenIdParams,
-        response: { 204: t.Void({ description: 'Revoked' }), ...errors(400, 401, 403, 404, 429, 503) },
-        detail: { summary: 'Revoke a token', description: 'Needs the admin scope. Other replicas stop accepting it within 5 s.', security: BEARER, tags: ['admin'] },
+        response: { 204: t.Void(), ...errors(400, 401, 403, 404, 429, 500, 503) },
+        detail: {
+          summary: 'Revoke a token',
+          description: 'Needs the admin scope. Other replicas stop accepting it within 5 s.',
+          security: BEARER,
+          tags: ['admin'],
+          responses: { 204: { description: 'The token is revoked.' }, 403: ADMIN_ONLY, 404: { description: 'No live token with this id.' } },
+        },
       },
     )
 }

@@ -1,3 +1,4 @@
+import { Integer } from '../http/integer'
 import { t } from 'elysia'
 import { ScopeSchema } from '../auth/model'
 import { LimitsSchema } from '../governance/limits'
@@ -26,10 +27,10 @@ export const TokenChange = t.Object(
     limits: Removable(
       t.Object(
         {
-          rpm: Removable(t.Integer({ minimum: 1 })),
-          tpm: Removable(t.Integer({ minimum: 1 })),
-          streams: Removable(t.Integer({ minimum: 1 })),
-          budget_tokens: Removable(t.Integer({ minimum: 1 })),
+          rpm: Removable(Integer({ minimum: 1 })),
+          tpm: Removable(Integer({ minimum: 1 })),
+          streams: Removable(Integer({ minimum: 1 })),
+          budget_tokens: Removable(Integer({ minimum: 1 })),
         },
         { additionalProperties: false, description: 'Limits to set (a number) or remove (null); the others stay' },
       ),
@@ -51,7 +52,6 @@ export const TokenRecord = t.Object(
     created_at: t.String({ format: 'date-time' }),
     revoked_at: t.Union([t.String({ format: 'date-time' }), t.Null()]),
   },
-  { $id: '#/components/schemas/Token' },
 )
 
 export const CreatedToken = t.Composite([TokenRecord, t.Object({ token: t.String({ description: 'The secret: shown in this answer only, never again' }) })])

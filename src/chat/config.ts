@@ -1,5 +1,6 @@
 // Plain TypeBox, not Elysia's `t`: Elysia's numeric types accept numeric strings, and a
 // configuration file that says "30000" where a number belongs should be corrected, not guessed.
+import { Integer } from '../http/integer'
 import { Type as t, type Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 
@@ -39,7 +40,7 @@ export const DEFAULT_MAX_EVENT_BYTES = 2 * 1024 * 1024
 /** The name of the built-in offline provider; `CHAT_PROVIDERS` may not redefine it. */
 export const ECHO_PROVIDER = 'echo'
 
-const Timeout = t.Integer({ minimum: 1 })
+const Timeout = Integer({ minimum: 1 })
 
 const ProviderSettings = t.Object(
   {
@@ -51,9 +52,9 @@ const ProviderSettings = t.Object(
     firstTokenTimeoutMs: t.Optional(Timeout),
     idleTimeoutMs: t.Optional(Timeout),
     requestTimeoutMs: t.Optional(Timeout),
-    maxRetries: t.Optional(t.Integer({ minimum: 0, maximum: 10 })),
-    retryBaseMs: t.Optional(t.Integer({ minimum: 0 })),
-    retryMaxMs: t.Optional(t.Integer({ minimum: 0 })),
+    maxRetries: t.Optional(Integer({ minimum: 0, maximum: 10 })),
+    retryBaseMs: t.Optional(Integer({ minimum: 0 })),
+    retryMaxMs: t.Optional(Integer({ minimum: 0 })),
   },
   { additionalProperties: false },
 )

@@ -7,9 +7,10 @@ import { type CompletionDeps, serveCompletion } from './completion'
 import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailable } from '../db/failures'
 import { readBodyText, requireJsonContentType } from '../http/body'
 import { recordingStatus } from '../http/error-contract'
+import { jsonSchema } from '../http/openapi-document'
 import type { Logger } from '../http/logger'
 import { DEFAULT_MAX_RESPONSE_BYTES, type ChatConfig } from './config'
-import { ChatCompletionRequest, ChatCompletionResponse, ModelEntry, ModelList } from './model'
+import { ChatCompletionRequest, ChatCompletionResponse, ModelEntry, ModelList, OpenAIErrorSchema } from './model'
 import { OpenAIError, openAIErrorResponse, toOpenAIError } from './openai-error'
 import { createEchoProvider } from './providers/echo'
 import { ProviderError } from './providers/provider'
@@ -47,7 +48,25 @@ const security = [{ bearerAuth: [] }]
 
 /** A TypeBox schema as the plain JSON Schema an OpenAPI document embeds. */
 function documented(schema: TSchema, mediaType = 'application/json') {
-  return { [mediaType]: { schema: JSON.parse(JSON.stringify(schema)) as unknown } }
+  return { [mediaType]: { schema: jsonSchema(schema) } }
+}
+
+/**
+ * The error statuses of a chat route, in OpenAI's shape. Documented here rather than as the
+ * route's `response`, which Elysia would check every answer against on the hot path.
+ */
+function openAIErrors(statuses: number[], descriptions: Record<number, string> = {}) {
+  return Object.fromEntries(statuses.map((status) => [status, { description: descriptions[status], content: documented(OpenAIErrorSchema) }]))
+}
+
+const UPSTREAM_ERRORS = {
+  400: 'The request is invalid; `error.param` names the field. An upstream\'s own 400 is passed on as it is.',
+  403: 'The token lacks the chat scope.',
+  404: 'No such model, or the token may not use it (`code: model_not_found`).',
+  500: 'An unexpected fault; the server log has the details under the X-Request-Id of the response.',
+  502: 'The upstream failed or answered something that is not a chat completion.',
+  503: 'Every provider of the model is unavailable, the database is unavailable, or this replica is shutting down; Retry-After says when to try again.',
+  504: 'The upstream did not answer in time.',
 }
 
 /**
@@ -103,9 +122,13 @@ export function chatPlugin(deps: ChatDeps) {
       requestBody: { required: true, content: documented(ChatCompletionRequest) },
       responses: {
         200: {
-          description: 'The completion, or its event stream',
-          content: { ...documented(ChatCompletionResponse), 'text/event-stream': { schema: { type: 'string' } } },
+          description: 'The completion, or with `stream: true` its event stream. Errors after the first byte come as an `error` event in the stream.',
+          content: {
+            ...documented(ChatCompletionResponse),
+            'text/event-stream': { schema: { type: 'string', description: '`data: <chat.completion.chunk>` events, then `data: [DONE]`' } },
+          },
         },
+        ...openAIErrors([400, 401, 403, 404, 413, 415, 429, 500, 502, 503, 504], UPSTREAM_ERRORS),
       },
     } as DocumentDecoration,
   }
@@ -118,11 +141,23 @@ export function chatPlugin(deps: ChatDeps) {
   }
   const modelsHook = {
     auth: 'chat' as const,
-    detail: { summary: 'List models', tags: ['chat'], security, responses: { 200: { description: 'Public model names', content: documented(ModelList) } } } as DocumentDecoration,
+    detail: {
+      summary: 'List models',
+      description: 'The public names of the models this token may use.',
+      tags: ['chat'],
+      security,
+      responses: { 200: { description: 'The models.', content: documented(ModelList) }, ...openAIErrors([401, 403, 429, 500, 503], UPSTREAM_ERRORS) },
+    } as DocumentDecoration,
   }
   const modelHook = {
     auth: 'chat' as const,
-    detail: { summary: 'Retrieve a model', tags: ['chat'], security, responses: { 200: { description: 'One model', content: documented(ModelEntry) } } } as DocumentDecoration,
+    detail: {
+      summary: 'Retrieve a model',
+      description: 'One model, by its public name; a model the token may not use is answered as one that does not exist.',
+      tags: ['chat'],
+      security,
+      responses: { 200: { description: 'The model.', content: documented(ModelEntry) }, ...openAIErrors([401, 403, 404, 429, 500, 503], UPSTREAM_ERRORS) },
+    } as DocumentDecoration,
   }
 
   return new Elysia({ name: 'chat' })
@@ -147,11 +182,16 @@ export function chatPlugin(deps: ChatDeps) {
     }),
     )
     .post('/chat/completions', complete, completeHook)
-    .post('/v1/chat/completions', complete, { ...completeHook, detail: { ...completeHook.detail, hide: true } })
+    .post('/v1/chat/completions', complete, underV1(completeHook))
     .get('/models', models, modelsHook)
-    .get('/v1/models', models, { ...modelsHook, detail: { ...modelsHook.detail, hide: true } })
+    .get('/v1/models', models, underV1(modelsHook))
     .get('/models/:model', model, modelHook)
-    .get('/v1/models/:model', model, { ...modelHook, detail: { ...modelHook.detail, hide: true } })
+    .get('/v1/models/:model', model, underV1(modelHook))
+}
+
+/** The same operation under `/v1`, where OpenAI SDKs look when given `http://host:port/v1` as their base URL. */
+function underV1<H extends { detail: DocumentDecoration }>(hook: H): H {
+  return { ...hook, detail: { ...hook.detail, summary: `${hook.detail.summary} (under /v1, for OpenAI SDKs)` } }
 }
 
 /** A token's model allow-list; a token without one may use every model. */

@@ -1,3 +1,4 @@
+import { Integer } from '../http/integer'
 import { t, type Static } from 'elysia'
 
 /*
@@ -127,12 +128,12 @@ export const ChatCompletionRequest = t.Object(
     presence_penalty: nullable(t.Number({ minimum: -2, maximum: 2 })),
     logit_bias: nullable(t.Record(t.String(), t.Number({ minimum: -100, maximum: 100 }), { maxProperties: MAX_LOGIT_BIAS })),
     logprobs: nullable(t.Boolean()),
-    top_logprobs: nullable(t.Integer({ minimum: 0, maximum: MAX_TOP_LOGPROBS })),
-    max_tokens: nullable(t.Integer({ minimum: 1, maximum: MAX_OUTPUT_TOKENS })),
-    max_completion_tokens: nullable(t.Integer({ minimum: 1, maximum: MAX_OUTPUT_TOKENS })),
-    n: nullable(t.Integer({ minimum: 1, maximum: MAX_CHOICES })),
+    top_logprobs: nullable(Integer({ minimum: 0, maximum: MAX_TOP_LOGPROBS })),
+    max_tokens: nullable(Integer({ minimum: 1, maximum: MAX_OUTPUT_TOKENS })),
+    max_completion_tokens: nullable(Integer({ minimum: 1, maximum: MAX_OUTPUT_TOKENS })),
+    n: nullable(Integer({ minimum: 1, maximum: MAX_CHOICES })),
     response_format: t.Optional(ResponseFormat),
-    seed: nullable(t.Integer()),
+    seed: nullable(Integer()),
     stop: nullable(t.Union([t.String(), t.Array(t.String(), { maxItems: MAX_STOP_SEQUENCES })])),
     stream: nullable(t.Boolean()),
     stream_options: nullable(t.Object({ include_usage: t.Optional(t.Boolean()) }, open)),
@@ -156,14 +157,14 @@ export const FinishReason = t.Union([
 ])
 export type FinishReason = Static<typeof FinishReason>
 
-export const TopLogprob = t.Object({ token: t.String(), logprob: t.Number(), bytes: t.Union([t.Array(t.Integer()), t.Null()]) }, open)
+export const TopLogprob = t.Object({ token: t.String(), logprob: t.Number(), bytes: t.Union([t.Array(Integer()), t.Null()]) }, open)
 
 /** One sampled token with its log-probability and the most likely alternatives. */
 export const TokenLogprob = t.Object(
   {
     token: t.String(),
     logprob: t.Number(),
-    bytes: t.Union([t.Array(t.Integer()), t.Null()]),
+    bytes: t.Union([t.Array(Integer()), t.Null()]),
     top_logprobs: t.Array(TopLogprob),
   },
   open,
@@ -176,13 +177,13 @@ export type Logprobs = Static<typeof Logprobs>
 /** Token counts; the cache and reasoning counters are DeepSeek's. */
 export const Usage = t.Object(
   {
-    prompt_tokens: t.Integer({ minimum: 0 }),
-    completion_tokens: t.Integer({ minimum: 0 }),
-    total_tokens: t.Integer({ minimum: 0 }),
-    prompt_cache_hit_tokens: t.Optional(t.Integer({ minimum: 0 })),
-    prompt_cache_miss_tokens: t.Optional(t.Integer({ minimum: 0 })),
-    prompt_tokens_details: t.Optional(t.Object({ cached_tokens: t.Integer({ minimum: 0 }) }, open)),
-    completion_tokens_details: t.Optional(t.Object({ reasoning_tokens: t.Integer({ minimum: 0 }) }, open)),
+    prompt_tokens: Integer({ minimum: 0 }),
+    completion_tokens: Integer({ minimum: 0 }),
+    total_tokens: Integer({ minimum: 0 }),
+    prompt_cache_hit_tokens: t.Optional(Integer({ minimum: 0 })),
+    prompt_cache_miss_tokens: t.Optional(Integer({ minimum: 0 })),
+    prompt_tokens_details: t.Optional(t.Object({ cached_tokens: Integer({ minimum: 0 }) }, open)),
+    completion_tokens_details: t.Optional(t.Object({ reasoning_tokens: Integer({ minimum: 0 }) }, open)),
   },
   open,
 )
@@ -203,7 +204,7 @@ export type ResponseMessage = Static<typeof ResponseMessage>
 
 export const Choice = t.Object(
   {
-    index: t.Integer({ minimum: 0 }),
+    index: Integer({ minimum: 0 }),
     message: ResponseMessage,
     logprobs: t.Union([Logprobs, t.Null()]),
     finish_reason: FinishReason,
@@ -217,7 +218,7 @@ export const ChatCompletionResponse = t.Object(
   {
     id: t.String(),
     object: t.Literal('chat.completion'),
-    created: t.Integer(),
+    created: Integer(),
     model: t.String(),
     system_fingerprint: t.Union([t.String(), t.Null()]),
     choices: t.Array(Choice),
@@ -233,7 +234,7 @@ export type ChatCompletionResponse = Static<typeof ChatCompletionResponse>
  */
 export const ToolCallDelta = t.Object(
   {
-    index: t.Integer({ minimum: 0 }),
+    index: Integer({ minimum: 0 }),
     id: t.Optional(t.String()),
     type: t.Optional(t.Literal('function')),
     function: t.Optional(t.Object({ name: t.Optional(t.String()), arguments: t.Optional(t.String()) }, open)),
@@ -256,7 +257,7 @@ export type ChunkDelta = Static<typeof ChunkDelta>
 
 export const ChunkChoice = t.Object(
   {
-    index: t.Integer({ minimum: 0 }),
+    index: Integer({ minimum: 0 }),
     delta: ChunkDelta,
     logprobs: t.Optional(t.Union([Logprobs, t.Null()])),
     finish_reason: t.Union([FinishReason, t.Null()]),
@@ -270,7 +271,7 @@ export const ChatCompletionChunkSchema = t.Object(
   {
     id: t.String(),
     object: t.Literal('chat.completion.chunk'),
-    created: t.Integer(),
+    created: Integer(),
     model: t.String(),
     system_fingerprint: t.Optional(t.Union([t.String(), t.Null()])),
     choices: t.Array(ChunkChoice),
@@ -284,9 +285,19 @@ export type ChatCompletionChunkObject = Static<typeof ChatCompletionChunkSchema>
 export const ModelEntry = t.Object({
   id: t.String(),
   object: t.Literal('model'),
-  created: t.Integer(),
+  created: Integer(),
   owned_by: t.String(),
 })
 
 export const ModelList = t.Object({ object: t.Literal('list'), data: t.Array(ModelEntry) })
 export type ModelList = Static<typeof ModelList>
+
+/** OpenAI's error body, the only error shape of the chat routes (see openai-error.ts). */
+export const OpenAIErrorSchema = t.Object({
+  error: t.Object({
+    message: t.String({ description: 'What went wrong' }),
+    type: t.String({ description: 'invalid_request_error, rate_limit_error or server_error' }),
+    param: t.Union([t.String(), t.Null()], { description: 'The request field at fault, as `messages[1].content`; null when none is' }),
+    code: t.Union([t.String(), t.Null()], { description: 'A machine-readable reason, as `model_not_found` or `rate_limit_exceeded`' }),
+  }),
+})

@@ -33,6 +33,8 @@ const errors = (...statuses: number[]) => errorStatuses(DocsErrorBody, ...status
 
 const BEARER = [{ bearerAuth: [] }]
 
+const ETAG_HEADER = { description: 'The revision\'s entity tag, for If-None-Match and If-Match.', schema: { type: 'string' as const } }
+
 const RAW_BODY_DOC = {
   required: true,
   description: 'The docs.json text. It is read as sent (any Content-Type), so line and column numbers refer to it.',
@@ -62,12 +64,16 @@ export const docsConfigPlugin = (deps: DocsConfigDeps) => {
         return new Response(current.body, { headers: { ...headers, 'content-type': 'application/json' } })
       },
       {
-        response: { 200: DocsConfigBody, 304: t.Void({ description: 'Not modified: If-None-Match names the current ETag' }), ...errors(500) },
+        response: { 200: DocsConfigBody, 304: t.Void(), ...errors(500, 503) },
         detail: {
           summary: 'The current docs.json',
           description:
             'Public. The current configuration, normalised (defaults filled in), with an ETag; If-None-Match with that ETag answers 304. Before any PUT it is the built-in default that describes Trellis.',
           tags: ['docs.json'],
+          responses: {
+            200: { description: 'The current docs.json.', headers: { ETag: ETAG_HEADER } },
+            304: { description: 'Not modified: If-None-Match names the current ETag.', headers: { ETag: ETAG_HEADER } },
+          },
         },
       },
     )
@@ -98,7 +104,7 @@ export const docsConfigPlugin = (deps: DocsConfigDeps) => {
           return readBody(request)
         }),
         query: StrictQuery,
-        response: { 200: StoredResult, ...errors(400, 401, 403, 412, 413, 415, 500, 503) },
+        response: { 200: StoredResult, ...errors(400, 401, 403, 412, 413, 415, 429, 500, 503) },
         detail: {
           summary: 'Replace docs.json',
           description:
@@ -106,6 +112,14 @@ export const docsConfigPlugin = (deps: DocsConfigDeps) => {
           security: BEARER,
           tags: ['docs.json'],
           requestBody: RAW_BODY_DOC,
+          responses: {
+            200: { description: 'Stored as a new revision; the body says which, with any warnings.', headers: { ETag: ETAG_HEADER } },
+            400: { description: 'The docs.json is invalid; `errors` lists every error with its JSON Pointer, line and column.' },
+            403: { description: 'The token lacks the docs:write scope.' },
+            412: { description: 'If-Match names a revision that is no longer current; the ETag header names the current one.', headers: { ETag: ETAG_HEADER } },
+            413: { description: 'The body is over 1 MiB.' },
+            503: { description: 'The database is unavailable, or another writer held the turn for over 5 s; Retry-After says when to try again.' },
+          },
         },
       },
     )
@@ -117,7 +131,7 @@ export const docsConfigPlugin = (deps: DocsConfigDeps) => {
         auth: 'any',
         parse: authenticatedParse(deps.auth, 'any', readBody),
         query: StrictQuery,
-        response: { 200: ValidationResult, ...errors(400, 401, 413, 500) },
+        response: { 200: ValidationResult, ...errors(400, 401, 413, 429, 500, 503) },
         detail: {
           summary: 'Validate a docs.json without storing it',
           description:
@@ -125,6 +139,11 @@ export const docsConfigPlugin = (deps: DocsConfigDeps) => {
           security: BEARER,
           tags: ['docs.json'],
           requestBody: RAW_BODY_DOC,
+          responses: {
+            200: { description: 'The verdict: `valid`, every error and warning, and the normalised config when valid.' },
+            400: { description: 'The query is invalid (`strict` must be true or false).' },
+            413: { description: 'The body is over 1 MiB.' },
+          },
         },
       },
     )
@@ -132,12 +151,16 @@ export const docsConfigPlugin = (deps: DocsConfigDeps) => {
       '/docs.json/schema',
       () => new Response(DOCS_JSON_SCHEMA_TEXT, { headers: { 'content-type': 'application/schema+json', 'cache-control': 'public, max-age=300' } }),
       {
-        response: { 200: t.Object({}, { additionalProperties: true, description: 'a JSON Schema (draft-07)' }) },
+        response: { 200: t.Object({}, { additionalProperties: true }), ...errors(503) },
         detail: {
           summary: 'The JSON Schema of docs.json',
           description:
             'Public. Generated from the same TypeBox schema the validator uses, with descriptions, defaults and enums, so `"$schema": "<this URL>"` gives editors autocompletion and hover docs.',
           tags: ['docs.json'],
+          responses: {
+            200: { description: 'The JSON Schema (draft-07) of docs.json.', content: { 'application/schema+json': { schema: { type: 'object', additionalProperties: true } } } },
+            503: { description: 'This replica is shutting down; Retry-After says when to try again.' },
+          },
         },
       },
     )
@@ -152,12 +175,15 @@ export const docsConfigPlugin = (deps: DocsConfigDeps) => {
       {
         auth: 'any',
         query: RevisionListQuery,
-        response: { 200: RevisionList, ...errors(400, 401, 500) },
+        response: { 200: RevisionList, ...errors(400, 401, 429, 500, 503) },
         detail: {
           summary: 'List docs.json revisions',
           description: `Any valid token. The stored revisions, oldest first, ${REVISIONS_PAGE_DEFAULT} at a time unless \`limit\` says otherwise (at most ${REVISIONS_PAGE_MAX}): number, time, author (token owner), size and ETag. When more exist, a \`Link: <…>; rel="next"\` header points at the next page.`,
           security: BEARER,
           tags: ['docs.json'],
+          responses: {
+            200: { description: 'One page of revision summaries.', headers: { Link: { description: 'The next page, as `<url>; rel="next"`; absent on the last page.', schema: { type: 'string' as const } } } },
+          },
         },
       },
     )
@@ -173,12 +199,13 @@ export const docsConfigPlugin = (deps: DocsConfigDeps) => {
       {
         auth: 'any',
         params: RevisionParams,
-        response: { 200: Revision, ...errors(400, 401, 404, 500) },
+        response: { 200: Revision, ...errors(400, 401, 404, 429, 500, 503) },
         detail: {
           summary: 'One docs.json revision',
           description: 'Any valid token. The revision as submitted (source) and normalised (config).',
           security: BEARER,
           tags: ['docs.json'],
+          responses: { 200: { description: 'The revision.' }, 404: { description: 'No revision with this number.' } },
         },
       },
     )

@@ -1,3 +1,4 @@
+import { Integer } from '../http/integer'
 import { t, type Static } from 'elysia'
 import { IntegerString } from '../http/int64'
 import type { DocsConfig } from './schema'
@@ -6,8 +7,8 @@ import type { DocsConfig } from './schema'
 export const Issue = t.Object(
   {
     path: t.String({ description: 'JSON Pointer of the offending value, e.g. /colors/primary' }),
-    line: t.Integer({ minimum: 1, description: '1-based line in the submitted text' }),
-    column: t.Integer({ minimum: 1, description: '1-based column (UTF-16 code units) in the submitted text' }),
+    line: Integer({ minimum: 1, description: '1-based line in the submitted text' }),
+    column: Integer({ minimum: 1, description: '1-based column (UTF-16 code units) in the submitted text' }),
     message: t.String({ description: 'the field and the rule it breaks, in plain words' }),
     expected: t.Optional(t.String({ description: 'what the field accepts' })),
     received: t.Optional(t.String({ description: 'what was found' })),
@@ -51,7 +52,7 @@ export interface ValidateOptions {
 /** The docs.json error contract (the plant store's), with every validation issue when there are any. */
 export const DocsErrorBody = t.Object(
   {
-    error: t.Integer({ format: 'int32', description: 'The HTTP status code' }),
+    error: Integer({ format: 'int32', description: 'The HTTP status code' }),
     message: t.String({ description: 'What went wrong, in one specific sentence' }),
     errors: t.Optional(t.Array(Issue, { description: 'every validation error, in document order (400 only)' })),
   },
@@ -94,10 +95,10 @@ export const RevisionParams = t.Object({
 })
 
 const revisionFields = {
-  revision: t.Integer({ minimum: 1, description: 'revision number, 1 for the first stored docs.json' }),
+  revision: Integer({ minimum: 1, description: 'revision number, 1 for the first stored docs.json' }),
   createdAt: t.String({ format: 'date-time', description: 'when it was stored' }),
   author: t.String({ description: 'owner of the token that stored it' }),
-  size: t.Integer({ description: 'size of the submitted text in bytes' }),
+  size: Integer({ description: 'size of the submitted text in bytes' }),
   etag: t.String({ description: 'its entity tag, for If-Match' }),
 }
 

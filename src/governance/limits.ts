@@ -1,8 +1,9 @@
+import { Integer } from '../http/integer'
 import { t, type Static } from 'elysia'
 import { Value } from '@sinclair/typebox/value'
 import type { TokenLimits } from '../db/schema'
 
-const Count = (description: string) => t.Integer({ minimum: 1, maximum: 1_000_000_000_000, description })
+const Count = (description: string) => Integer({ minimum: 1, maximum: 1_000_000_000_000, description })
 
 /**
  * A token's limits, as `POST /admin/tokens` takes them and `TRELLIS_DEFAULT_LIMITS` spells them.

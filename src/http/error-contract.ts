@@ -1,8 +1,15 @@
+import { Type } from '@sinclair/typebox'
 import type { TSchema, ValidationError } from 'elysia'
 import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailable } from '../db/failures'
 import { asHttpError, STATUS_TEXT } from './errors'
 import type { Logger } from './logger'
 import { describeValidation } from './validation'
+
+/** The plant store's error body, which docs.json, admin, usage and metrics share. */
+export const ErrorBody = Type.Object({
+  error: Type.Integer({ format: 'int32', description: 'The HTTP status code' }),
+  message: Type.String({ description: 'What went wrong, in one specific sentence' }),
+})
 
 /**
  * The plant store's error contract, also used by docs.json and unknown routes:

@@ -13,7 +13,8 @@ TypeRegistry.Set('Int64', (_schema, value) =>
   typeof value === 'bigint' ? inRange(value) : typeof value === 'number' && Number.isSafeInteger(value),
 )
 // Path segments are strings; only canonical decimal integers are ids ("007" and "+7" are not).
-TypeRegistry.Set('Int64String', (_schema, value) => typeof value === 'string' && /^(0|-?[1-9]\d{0,18})$/.test(value) && inRange(BigInt(value)))
+const INT64_DECIMAL = /^(0|-?[1-9][0-9]{0,18})$/
+TypeRegistry.Set('Int64String', (_schema, value) => typeof value === 'string' && INT64_DECIMAL.test(value) && inRange(BigInt(value)))
 
 /**
  * An int64 in a JSON body: validated exactly (no rounding above 2^53) and documented
@@ -22,9 +23,20 @@ TypeRegistry.Set('Int64String', (_schema, value) => typeof value === 'string' &&
 export const Int64 = (field: string, options: { description?: string } = {}) =>
   t.Unsafe<number | bigint>({ [Kind]: 'Int64', type: 'integer', format: 'int64', error: int64Message(field), ...options })
 
-/** An int64 in a path segment, kept as its decimal string until the service turns it into a bigint. */
+/**
+ * An int64 in a path segment, kept as its decimal string until the service turns it into a bigint.
+ * Documented as a string with a pattern: a generated client would type an `integer` path
+ * parameter as a JavaScript number, which rounds above 2^53 and names the wrong plant.
+ */
 export const Int64String = (field: string, options: { description?: string } = {}) =>
-  t.Unsafe<string>({ [Kind]: 'Int64String', type: 'integer', format: 'int64', error: int64Message(field), ...options })
+  t.Unsafe<string>({
+    [Kind]: 'Int64String',
+    type: 'string',
+    pattern: INT64_DECIMAL.source,
+    error: int64Message(field),
+    ...options,
+    description: `${options.description ?? field} (a 64-bit integer in decimal; a string, because a JavaScript number rounds above 2^53)`,
+  })
 
 // A cursor is a row's position: digits that fit an int64 (a longer one would fail in the database).
 TypeRegistry.Set('CursorString', (_schema, value) => typeof value === 'string' && /^\d{1,19}$/.test(value) && BigInt(value) <= INT64_MAX)

@@ -1,8 +1,7 @@
 import { Elysia, t } from 'elysia'
 import { type AuthDeps, authPlugin } from '../auth'
-import { errorStatuses, plantStoreErrors } from '../http/error-contract'
+import { ErrorBody, errorStatuses, plantStoreErrors } from '../http/error-contract'
 import type { Logger } from '../http/logger'
-import { ErrorBody } from '../plants/model'
 import type { Metrics } from './metrics'
 
 /** `GET /metrics`: the Prometheus text format, for a token with the `metrics` (or `admin`) scope. */
@@ -12,11 +11,15 @@ export const metricsPlugin = (deps: { auth: AuthDeps; logger: Logger; metrics: M
     .onError(plantStoreErrors(deps.logger))
     .get('/metrics', async () => new Response(await deps.metrics.registry.metrics(), { headers: { 'content-type': deps.metrics.registry.contentType } }), {
       auth: 'metrics',
-      response: { 200: t.String({ description: 'Prometheus text exposition format 0.0.4' }), ...errorStatuses(ErrorBody, 401, 403, 429) },
+      response: { 200: t.String(), ...errorStatuses(ErrorBody, 401, 403, 429, 500, 503) },
       detail: {
         summary: 'Prometheus metrics',
         description: 'Needs the metrics (or admin) scope. Series are labelled by route template, method, status, model, provider and kind; never by owner, token or request id.',
         security: [{ bearerAuth: [] }],
         tags: ['operations'],
+        responses: {
+          200: { description: 'The metrics, in the Prometheus text exposition format 0.0.4.', content: { 'text/plain; version=0.0.4': { schema: { type: 'string' as const } } } },
+          403: { description: 'The token has neither the metrics nor the admin scope.' },
+        },
       },
     })

@@ -2,15 +2,27 @@ import { Elysia } from 'elysia'
 import type { DatabaseHandle } from '../db/connect'
 import { withDeadline } from '../db/deadline'
 import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailable } from '../db/failures'
-import { errorResponse, plantStoreErrors } from '../http/error-contract'
+import { Type } from '@sinclair/typebox'
+import { ErrorBody, errorResponse, plantStoreErrors } from '../http/error-contract'
+import { jsonSchema } from '../http/openapi-document'
 import type { Logger } from '../http/logger'
 import { UI_ASSETS, type UiAssetLoader, type UiAssetName } from '../http/ui-assets'
 import { referencePage } from './reference-page'
 
-export type OperationsDeps = { database: DatabaseHandle; logger: Logger; uiAssets?: UiAssetLoader; title: string }
+export type OperationsDeps = {
+  database: DatabaseHandle
+  logger: Logger
+  uiAssets?: UiAssetLoader
+  title: string
+  /** The OpenAPI document; made from every route of the app, so it is asked for only when served. */
+  document: () => object
+}
 
 /** `/ready` answers within this, even while the database hangs; probes usually give up after 1–3 s. */
 export const READY_DEADLINE_MS = 1_500
+
+const STATUS_CONTENT = { 'application/json': { schema: jsonSchema(Type.Object({ status: Type.String(), database: Type.Optional(Type.String({ description: 'pglite or postgres' })) })) } }
+const ERROR_CONTENT = { 'application/json': { schema: jsonSchema(ErrorBody) } }
 
 /**
  * What operators and newcomers reach first: `/health` (the process answers), `/ready` (the
@@ -21,6 +33,10 @@ export const operationsPlugin = (deps: OperationsDeps) => {
   const html = () => new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8' } })
   return new Elysia({ name: 'operations' })
     .onError(plantStoreErrors(deps.logger))
+    .get('/openapi.json', ({ set }) => {
+      set.headers['cache-control'] = 'no-cache'
+      return deps.document()
+    }, { detail: { hide: true } })
     .get('/openapi', html, { detail: { hide: true } })
     .get('/openapi/', html, { detail: { hide: true } })
     .get(
@@ -34,7 +50,14 @@ export const operationsPlugin = (deps: OperationsDeps) => {
       },
       { detail: { hide: true } },
     )
-    .get('/health', () => ({ status: 'ok' as const }), { detail: { summary: 'Liveness: the process answers', tags: ['operations'] } })
+    .get('/health', () => ({ status: 'ok' as const }), {
+      detail: {
+        summary: 'Liveness: the process answers',
+        description: 'Public. Answers without touching the database.',
+        tags: ['operations'],
+        responses: { 200: { description: 'The process is alive.', content: STATUS_CONTENT }, 503: { description: 'This replica is shutting down; Retry-After says when to try again.', content: ERROR_CONTENT } },
+      },
+    })
     .get(
       '/ready',
       async ({ set }) => {
@@ -47,6 +70,16 @@ export const operationsPlugin = (deps: OperationsDeps) => {
           return errorResponse(503, 'the database does not answer', { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) })
         }
       },
-      { detail: { summary: 'Readiness: the database answers (503 otherwise)', description: `Answers within ${READY_DEADLINE_MS / 1000} s whatever the database does.`, tags: ['operations'] } },
+      {
+        detail: {
+          summary: 'Readiness: the database answers (503 otherwise)',
+          description: `Public. Answers within ${READY_DEADLINE_MS / 1000} s whatever the database does.`,
+          tags: ['operations'],
+          responses: {
+            200: { description: 'The database answers.', content: STATUS_CONTENT },
+            503: { description: 'The database does not answer, or this replica is shutting down; Retry-After says when to try again.', content: ERROR_CONTENT },
+          },
+        },
+      },
     )
 }

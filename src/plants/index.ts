@@ -1,13 +1,13 @@
 import { Elysia } from 'elysia'
 import { type AuthDeps, authenticatedParse, authPlugin } from '../auth'
 import type { Database } from '../db/connect'
-import { errorStatuses, plantStoreErrors } from '../http/error-contract'
+import { ErrorBody, errorStatuses, plantStoreErrors } from '../http/error-contract'
 import { HttpError } from '../http/errors'
 import { readBodyText, requireJsonContentType } from '../http/body'
 import { parseJsonLossless } from '../http/json'
 import type { Logger } from '../http/logger'
 import { bodyValidator } from '../http/validation'
-import { DeleteQuery, ErrorBody, LIST_LIMIT_DEFAULT, ListQuery, NewPlant, Plant, PlantIdParams } from './model'
+import { DeleteQuery, LIST_LIMIT_DEFAULT, ListQuery, NewPlant, Plant, PlantIdParams } from './model'
 import { DuplicatePlantId, NotYourPlants, PlantService } from './service'
 import { t } from 'elysia'
 
@@ -24,9 +24,12 @@ export const plantsPlugin = (deps: PlantsDeps) => {
     .onError(plantStoreErrors(deps.logger))
     .post(
       '/plants',
-      async ({ body, principal }) => {
+      async ({ body, principal, set }) => {
         try {
-          return await service.create(principal.owner, { ...body, id: body.id === undefined ? undefined : BigInt(body.id) })
+          const created = await service.create(principal.owner, { ...body, id: body.id === undefined ? undefined : BigInt(body.id) })
+          // The body is the contract's (name and tag only); the header is how a client learns a server-assigned id.
+          set.headers.location = `/plants/${created.id}`
+          return created.plant
         } catch (error) {
           if (error instanceof DuplicatePlantId) throw new HttpError(409, error.message)
           throw error
@@ -40,13 +43,17 @@ export const plantsPlugin = (deps: PlantsDeps) => {
           return validNewPlant(parseJsonLossless(await readBodyText(request, deps.config.bodyLimit)))
         }),
         body: NewPlant,
-        response: { 200: Plant, ...errors(400, 401, 403, 409, 413, 415, 500) },
+        response: { 200: Plant, ...errors(400, 401, 403, 409, 413, 415, 429, 500, 503) },
         detail: {
           summary: 'Create a plant',
           description:
-            "Creates a new plant in the store, among the caller's own plants. Ids are per owner: an id another owner uses is free for you, and 409 means only that you already have one with it. The response carries name and tag, never the id.",
+            "Creates a new plant in the store, among the caller's own plants. Ids are per owner: an id another owner uses is free for you, and 409 means only that you already have one with it. The response body carries name and tag only, as the published contract has it; the `Location` header carries the plant's path, which is how to learn an id the server assigned.",
           security: [{ bearerAuth: [] }],
           tags: ['plants'],
+          responses: {
+            200: { description: 'The plant was stored.', headers: { Location: { description: 'The new plant\'s path, `/plants/{id}`, with the id it got (yours, or the one the server assigned).', schema: { type: 'string' as const } } } },
+            409: { description: 'You already have a plant with this id.' },
+          },
         },
       },
     )
@@ -61,13 +68,16 @@ export const plantsPlugin = (deps: PlantsDeps) => {
       {
         auth: 'plants:read',
         query: ListQuery,
-        response: { 200: t.Array(Plant), ...errors(400, 401, 403, 500) },
+        response: { 200: t.Array(Plant), ...errors(400, 401, 403, 429, 500, 503) },
         detail: {
           summary: 'List plants',
           description:
             'Returns the plants the caller owns (an admin token sees all), oldest first. When more exist, a `Link: <…>; rel="next"` header points at the next page; the body shape never changes.',
           security: [{ bearerAuth: [] }],
           tags: ['plants'],
+          responses: {
+            200: { description: 'One page of plants.', headers: { Link: { description: 'The next page, as `<url>; rel="next"`; absent on the last page.', schema: { type: 'string' as const } } } },
+          },
         },
       },
     )
@@ -87,13 +97,18 @@ export const plantsPlugin = (deps: PlantsDeps) => {
         auth: 'plants:write',
         params: PlantIdParams,
         query: DeleteQuery,
-        response: { 204: t.Void({ description: 'Plant deleted' }), ...errors(400, 401, 403, 404, 500, 503) },
+        response: { 204: t.Void(), ...errors(400, 401, 403, 404, 429, 500, 503) },
         detail: {
           summary: 'Delete a plant',
           description:
             "Deletes a single plant based on the ID supplied, among the caller's own plants: ids are per owner, so another owner's plant with the same id is not the one named, and a missing id answers 404. An admin token names another owner's plant with `?owner=`.",
           security: [{ bearerAuth: [] }],
           tags: ['plants'],
+          responses: {
+            204: { description: 'The plant was deleted.' },
+            403: { description: 'The token lacks plants:write, or it is not an admin token and `owner` names someone else.' },
+            404: { description: 'The caller (or `owner`) has no plant with this id.' },
+          },
         },
       },
     )

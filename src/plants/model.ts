@@ -1,3 +1,4 @@
+import { Integer } from '../http/integer'
 import { t, type Static } from 'elysia'
 import { CursorString, Int64, Int64String, IntegerString, StoredText } from '../http/int64'
 
@@ -12,7 +13,6 @@ export const Plant = t.Object(
     name: t.String({ description: 'The name of the plant' }),
     tag: t.Optional(t.String({ description: 'Tag to specify the type' })),
   },
-  { $id: '#/components/schemas/Plant' },
 )
 export type Plant = Static<typeof Plant>
 
@@ -65,12 +65,3 @@ export const DeleteQuery = t.Object({
     }),
   ),
 })
-
-/** The plant store's error contract. */
-export const ErrorBody = t.Object(
-  {
-    error: t.Integer({ format: 'int32', description: 'The HTTP status code' }),
-    message: t.String({ description: 'What went wrong, in one specific sentence' }),
-  },
-  { $id: '#/components/schemas/Error' },
-)

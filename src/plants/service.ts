@@ -44,13 +44,13 @@ function statements(db: Database) {
       .insert(plants)
       .values({ ...newRow, id: sql.placeholder('id') })
       .onConflictDoNothing({ target: [plants.owner, plants.id] })
-      .returning({ seq: plants.seq })
+      .returning({ id: plants.id })
       .prepare('plants_insert_with_id'),
     insertAssigned: db
       .insert(plants)
       .values({ ...newRow, id: sql`nextval('plant_id_seq')` })
       .onConflictDoNothing({ target: [plants.owner, plants.id] })
-      .returning({ seq: plants.seq })
+      .returning({ id: plants.id })
       .prepare('plants_insert_assigned'),
     delete: db.delete(plants).where(and(eq(plants.owner, owner), eq(plants.id, sql.placeholder('id')))).returning({ seq: plants.seq }).prepare('plants_delete'),
   }
@@ -64,15 +64,18 @@ export class PlantService {
     this.query = statements(db)
   }
 
-  async create(owner: string, input: { name: string; tag?: string; id?: bigint }): Promise<Plant> {
+  /** Stores a new plant; `id` is the one it got (the client's, or the next free one), for the `Location` header. */
+  async create(owner: string, input: { name: string; tag?: string; id?: bigint }): Promise<{ plant: Plant; id: bigint }> {
     const row = { owner, name: input.name.trim(), tag: input.tag ?? null }
     if (input.id !== undefined) {
       const inserted = await this.query.insertWithId.execute({ ...row, id: input.id })
       if (inserted.length === 0) throw new DuplicatePlantId(input.id)
-      return toPlant(row)
+      return { plant: toPlant(row), id: input.id }
     }
-    for (let attempt = 0; attempt < MAX_ASSIGN_ATTEMPTS; attempt++)
-      if ((await this.query.insertAssigned.execute(row)).length > 0) return toPlant(row)
+    for (let attempt = 0; attempt < MAX_ASSIGN_ATTEMPTS; attempt++) {
+      const [inserted] = await this.query.insertAssigned.execute(row)
+      if (inserted) return { plant: toPlant(row), id: inserted.id }
+    }
     throw new Error(`no free plant id after ${MAX_ASSIGN_ATTEMPTS} attempts`)
   }
 

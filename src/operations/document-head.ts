@@ -1,0 +1,48 @@
+import packageJson from '../../package.json' with { type: 'json' }
+import type { DocumentHead } from '../http/openapi-document'
+
+const AUTH_MODEL = `
+## Authentication
+Every route except the public ones (\`/health\`, \`/ready\`, \`/openapi.json\`, \`GET /docs.json\`, \`GET /docs.json/schema\`) takes a bearer token: \`Authorization: Bearer trl_…\`. A token belongs to one **owner** and carries **scopes**:
+
+| scope | allows |
+|---|---|
+| \`plants:read\` | \`GET /plants\` |
+| \`plants:write\` | \`POST /plants\`, \`DELETE /plants/{id}\` |
+| \`chat\` | \`/chat/completions\`, \`/models\` (also under \`/v1\`) |
+| \`docs:write\` | \`PUT /docs.json\` |
+| \`metrics\` | \`GET /metrics\` |
+| \`admin\` | every scope, \`/admin/tokens\`, and every owner's plants and usage |
+
+Any valid token may validate a docs.json, read its revisions, and read its own owner's \`/usage\`.
+
+Owners never see each other's plants. A missing, unknown, expired or revoked token is **401**; a valid token without the scope is **403**. A token may carry limits (requests and tokens per minute, concurrent streams, a token budget) and a model allow-list; a limit reached is **429** with \`Retry-After\`.
+
+Tokens are made by \`trellis token create\` (while the server is stopped, on the embedded database) or \`POST /admin/tokens\` with an admin token. On first start with an empty database the server prints an admin token once.
+
+## Errors
+Plant store, docs.json, admin and usage errors are \`{"error": <status>, "message": "<one sentence>"}\`. The chat routes answer in OpenAI's shape, \`{"error": {"message", "type", "param", "code"}}\`, so OpenAI SDKs understand them.
+
+## Ids
+Plant ids are 64-bit integers. A JSON body carries them as numbers and the server reads them exactly; in a path they are decimal strings, because a JavaScript number rounds above 2^53.
+`.trim()
+
+/** The parts of the OpenAPI document that no route says: who we are, where, and how to authenticate. */
+export const DOCUMENT_HEAD: DocumentHead = {
+  info: {
+    title: 'Trellis',
+    version: packageJson.version,
+    description: `Plant store, OpenAI-compatible chat completions and docs.json configuration, in one server.\n\n${AUTH_MODEL}`,
+  },
+  // Relative: the document is right for whatever host, port or proxy prefix a client reached it through.
+  servers: [{ url: '/', description: 'The server that serves this document' }],
+  tags: [
+    { name: 'plants', description: "Each owner's plants" },
+    { name: 'chat', description: 'OpenAI-compatible chat completions and models' },
+    { name: 'docs.json', description: 'The documentation site configuration and its revisions' },
+    { name: 'admin', description: 'Tokens, their scopes and limits' },
+    { name: 'usage', description: 'Requests and tokens per owner and model' },
+    { name: 'operations', description: 'Health, readiness and metrics' },
+  ],
+  securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A `trl_…` token; see the authentication section above.' } },
+}
