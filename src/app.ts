@@ -8,6 +8,7 @@ import type { RequestGate } from './http/drain'
 import type { Logger } from './http/logger'
 import { allowedMethods } from './http/method-not-allowed'
 import { logRequest, observability } from './http/observability'
+import { jsonMediaType } from './http/media-type'
 import type { UiAssetLoader } from './http/ui-assets'
 import { operationsPlugin } from './operations'
 import { DOCUMENT_HEAD } from './operations/document-head'
@@ -78,6 +79,7 @@ export function createApp(deps: AppDeps) {
     handler: { standardHostname: false },
   })
     .use(observability(deps.logger, metrics))
+    .use(jsonMediaType())
     .use(drainGuard(deps.gate, deps.logger))
     .use(operationsPlugin({ database: deps.database, logger: deps.logger, uiAssets: deps.uiAssets, title: 'Trellis', document: once(() => openApiDocument(routes, DOCUMENT_HEAD)) }))
     .use(plantsPlugin({ db, auth, logger: deps.logger, config: deps.config }))

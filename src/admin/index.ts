@@ -5,6 +5,7 @@ import type { TokenRecord as StoredToken, TokenService } from '../auth/service'
 import { requireJsonContentType, readBodyText } from '../http/body'
 import { ErrorBody, errorStatuses, plantStoreErrors } from '../http/error-contract'
 import { HttpError } from '../http/errors'
+import { bodiless } from '../http/media-type'
 import { parseJsonLossless } from '../http/json'
 import type { Logger } from '../http/logger'
 import { bodyValidator } from '../http/validation'
@@ -118,8 +119,7 @@ export const adminPlugin = (deps: AdminDeps) => {
       '/admin/tokens/:id',
       async ({ params, set }) => {
         if (!(await deps.tokens.revoke(params.id))) throw new HttpError(404, `no live token with id ${params.id}`)
-        set.status = 204
-        return new Response(null, { status: 204 })
+        return bodiless(204, set)
       },
       {
         auth: 'admin',

@@ -9,6 +9,7 @@ import type { ChatRequest, StreamReport } from './providers/provider'
 import type { ModelRegistry } from './providers/registry'
 import { utf8Length } from './providers/tokenizer'
 import { KEEP_ALIVE_MS, openEventStream, type StreamOutcome } from './sse'
+import { JSON_MEDIA_TYPE } from '../http/media-type'
 
 /** What one completion is served from, beside the registry. */
 export type CompletionDeps = {
@@ -104,7 +105,7 @@ export async function serveCompletion(
     try {
       const completion = await deps.registry.complete(body, abort.signal, report)
       finish(200, undefined)
-      return Response.json(completion)
+      return Response.json(completion, { headers: { 'content-type': JSON_MEDIA_TYPE } })
     } catch (error) {
       const failure = toOpenAIError(error)
       finish(request.signal.aborted ? 499 : failure.status, request.signal.aborted ? 'client_aborted' : (failure.code ?? undefined))

@@ -1,5 +1,6 @@
 import { HttpError } from '../http/errors'
 import { ProviderError } from './providers/provider'
+import { JSON_MEDIA_TYPE } from '../http/media-type'
 
 /**
  * OpenAI's error contract, the only one the chat routes speak, because their clients are
@@ -62,7 +63,7 @@ export function openAIErrorBody(init: OpenAIErrorInit): OpenAIErrorBody {
 
 /** Response headers for an error: JSON content type, `Retry-After` when advised, plus the thrower's own. */
 export function openAIErrorHeaders(init: OpenAIErrorInit): Record<string, string> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', ...init.headers }
+  const headers: Record<string, string> = { 'content-type': JSON_MEDIA_TYPE, ...init.headers }
   if (init.retryAfter !== undefined && Number.isFinite(init.retryAfter)) {
     headers['retry-after'] = String(Math.max(0, Math.ceil(init.retryAfter)))
   }

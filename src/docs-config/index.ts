@@ -4,6 +4,7 @@ import type { Database } from '../db/connect'
 import { readBodyText, requireJsonContentType } from '../http/body'
 import { errorStatuses, plantStoreErrors } from '../http/error-contract'
 import { HttpError } from '../http/errors'
+import { bodiless, JSON_MEDIA_TYPE } from '../http/media-type'
 import type { Logger } from '../http/logger'
 import { ifNoneMatchHits } from './etag'
 import { DOCS_JSON_SCHEMA_TEXT } from './json-schema'
@@ -56,12 +57,12 @@ export const docsConfigPlugin = (deps: DocsConfigDeps) => {
     .onError(plantStoreErrors(deps.logger))
     .get(
       '/docs.json',
-      async ({ request }) => {
+      async ({ request, set }) => {
         const current = await service.current()
         const headers = { etag: current.etag, 'cache-control': 'no-cache' }
         const ifNoneMatch = request.headers.get('if-none-match')
-        if (ifNoneMatch !== null && ifNoneMatchHits(ifNoneMatch, current.etag)) return new Response(null, { status: 304, headers })
-        return new Response(current.body, { headers: { ...headers, 'content-type': 'application/json' } })
+        if (ifNoneMatch !== null && ifNoneMatchHits(ifNoneMatch, current.etag)) return bodiless(304, set, headers)
+        return new Response(current.body, { headers: { ...headers, 'content-type': JSON_MEDIA_TYPE } })
       },
       {
         response: { 200: DocsConfigBody, 304: t.Void(), ...errors(500, 503) },

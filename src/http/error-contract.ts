@@ -4,6 +4,7 @@ import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailable } from '../db/failure
 import { asHttpError, STATUS_TEXT } from './errors'
 import type { Logger } from './logger'
 import { describeValidation } from './validation'
+import { JSON_MEDIA_TYPE } from './media-type'
 
 /** The plant store's error body, which docs.json, admin, usage and metrics share. */
 export const ErrorBody = Type.Object({
@@ -18,7 +19,7 @@ export const ErrorBody = Type.Object({
 export function errorResponse(status: number, message: string, headers: Record<string, string> = {}, extra: Record<string, unknown> = {}) {
   return new Response(JSON.stringify({ error: status, message, ...extra }), {
     status,
-    headers: { 'content-type': 'application/json', ...headers },
+    headers: { 'content-type': JSON_MEDIA_TYPE, ...headers },
   })
 }
 

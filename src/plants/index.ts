@@ -3,6 +3,7 @@ import { type AuthDeps, authenticatedParse, authPlugin } from '../auth'
 import type { Database } from '../db/connect'
 import { ErrorBody, errorStatuses, plantStoreErrors } from '../http/error-contract'
 import { HttpError } from '../http/errors'
+import { bodiless } from '../http/media-type'
 import { readBodyText, requireJsonContentType } from '../http/body'
 import { parseJsonLossless } from '../http/json'
 import type { Logger } from '../http/logger'
@@ -90,8 +91,7 @@ export const plantsPlugin = (deps: PlantsDeps) => {
           if (error instanceof NotYourPlants) throw new HttpError(403, error.message)
           throw error
         }
-        set.status = 204
-        return new Response(null, { status: 204 })
+        return bodiless(204, set)
       },
       {
         auth: 'plants:write',

@@ -56,7 +56,7 @@ async function respond(handler: FetchHandler, req: IncomingMessage, res: ServerR
   try {
     response = await handler(request)
   } catch {
-    response = Response.json({ error: 500, message: 'internal error' }, { status: 500 })
+    response = Response.json({ error: 500, message: 'internal error' }, { status: 500, headers: { 'content-type': 'application/json' } })
   }
   const headers: Record<string, string | string[]> = {}
   response.headers.forEach((value, key) => {

@@ -67,6 +67,23 @@ describe.each(TRANSPORTS)('through %s', (transport) => {
       expect((await t.request(`/plants/${id}`, { method: 'DELETE', token })).status).toBe(404)
     })
 
+    test.each([
+      ['a server-assigned id', { name: 'Orphan' }, /^\/plants\/\d+$/],
+      ['a chosen id', { name: 'Chosen', id: 424242 }, /^\/plants\/424242$/],
+      ['a chosen id above 2^53, exactly', '{"name":"Huge","id":9007199254740993}', /^\/plants\/9007199254740993$/],
+      ['a negative chosen id', { name: 'Negative', id: -7 }, /^\/plants\/-7$/],
+    ])('every create says where the plant is in Location (%s), and that path deletes it', async (_, json, expected) => {
+      const token = await t.tokenFor(uniqueOwner('location'))
+      const response = await create(token, json)
+      expect(response.status).toBe(200)
+      const location = response.headers.get('location')!
+      expect(location).toMatch(expected)
+      // The body stays the contract's: name and tag only.
+      expect(Object.keys(await response.json())).toEqual(['name'])
+      expect((await t.request(location, { method: 'DELETE', token })).status).toBe(204)
+      expect((await list(token)).body).toEqual([])
+    })
+
     test('ids next to each other above 2^53 stay distinct', async () => {
       const token = await t.tokenFor(uniqueOwner('adjacent'))
       expect((await create(token, '{"name":"a","id":9007199254740992}')).status).toBe(200)
