@@ -18,6 +18,7 @@ import { chatPlugin, type ChatSetup } from './chat'
 import { openAIErrorResponse } from './chat/openai-error'
 import { adminPlugin } from './admin'
 import { docsConfigPlugin } from './docs-config'
+import { docsJsonComponents } from './docs-config/json-schema'
 import { FailedAuthThrottle } from './governance/failed-auth'
 import { Governance } from './governance/service'
 import { usagePlugin } from './usage'
@@ -81,7 +82,7 @@ export function createApp(deps: AppDeps) {
     .use(observability(deps.logger, metrics))
     .use(jsonMediaType())
     .use(drainGuard(deps.gate, deps.logger))
-    .use(operationsPlugin({ database: deps.database, logger: deps.logger, uiAssets: deps.uiAssets, title: 'Trellis', document: once(() => openApiDocument(routes, DOCUMENT_HEAD)) }))
+    .use(operationsPlugin({ database: deps.database, logger: deps.logger, uiAssets: deps.uiAssets, title: 'Trellis', document: once(() => openApiDocument(routes, { ...DOCUMENT_HEAD, schemas: docsJsonComponents() })) }))
     .use(plantsPlugin({ db, auth, logger: deps.logger, config: deps.config }))
     .use(chatPlugin({ ...deps, auth, governance, ledger, metrics }))
     .use(docsConfigPlugin({ db, auth, logger: deps.logger, clock: deps.clock }))

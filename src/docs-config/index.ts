@@ -36,10 +36,13 @@ const BEARER = [{ bearerAuth: [] }]
 
 const ETAG_HEADER = { description: 'The revision\'s entity tag, for If-None-Match and If-Match.', schema: { type: 'string' as const } }
 
+/** The docs.json schema, which the app puts in the document's components (see docsJsonComponents). */
+const DOCS_JSON_REF = { $ref: '#/components/schemas/DocsJson' }
+
 const RAW_BODY_DOC = {
   required: true,
   description: 'The docs.json text. It is read as sent (any Content-Type), so line and column numbers refer to it.',
-  content: { 'application/json': { schema: { type: 'object' as const, description: 'a docs.json; see GET /docs.json/schema' } } },
+  content: { 'application/json': { schema: DOCS_JSON_REF } },
 }
 
 /**
@@ -72,7 +75,7 @@ export const docsConfigPlugin = (deps: DocsConfigDeps) => {
             'Public. The current configuration, normalised (defaults filled in), with an ETag; If-None-Match with that ETag answers 304. Before any PUT it is the built-in default that describes Trellis.',
           tags: ['docs.json'],
           responses: {
-            200: { description: 'The current docs.json.', headers: { ETag: ETAG_HEADER } },
+            200: { description: 'The current docs.json, normalised.', headers: { ETag: ETAG_HEADER }, content: { 'application/json': { schema: DOCS_JSON_REF } } },
             304: { description: 'Not modified: If-None-Match names the current ETag.', headers: { ETag: ETAG_HEADER } },
           },
         },

@@ -8,6 +8,20 @@ type JsonObject = Record<string, unknown>
  * with a bare `$ref`; editors resolve `#/definitions/…` more reliably, so it is moved there.
  */
 export function buildDocsJsonSchema(): JsonObject {
+  const { root, definitions } = hoisted('#/definitions/')
+  return { $schema: 'http://json-schema.org/draft-07/schema#', ...root, definitions }
+}
+
+/**
+ * The same schema as OpenAPI components: `DocsJson` and the definitions it refers to, with
+ * references into `#/components/schemas/`, so the document types the docs.json routes' bodies.
+ */
+export function docsJsonComponents(): Record<string, JsonObject> {
+  const { root, definitions } = hoisted('#/components/schemas/')
+  return { DocsJson: root, ...(definitions as Record<string, JsonObject>) }
+}
+
+function hoisted(refBase: string): { root: JsonObject; definitions: JsonObject } {
   const schema = JSON.parse(JSON.stringify(DocsConfigSchema)) as JsonObject
   const definitions: JsonObject = {}
   const hoist = (node: unknown, isRoot: boolean): unknown => {
@@ -16,16 +30,15 @@ export function buildDocsJsonSchema(): JsonObject {
     const object = node as JsonObject
     const copy: JsonObject = {}
     for (const [key, value] of Object.entries(object)) copy[key] = hoist(value, false)
-    if (typeof copy.$ref === 'string' && !copy.$ref.startsWith('#')) copy.$ref = `#/definitions/${copy.$ref}`
+    if (typeof copy.$ref === 'string' && !copy.$ref.startsWith('#')) copy.$ref = `${refBase}${copy.$ref}`
     if (!isRoot && typeof copy.$id === 'string') {
       const { $id, ...definition } = copy
       definitions[$id as string] = definition
-      return { $ref: `#/definitions/${$id}` }
+      return { $ref: `${refBase}${$id}` }
     }
     return copy
   }
-  const root = hoist(schema, true) as JsonObject
-  return { $schema: 'http://json-schema.org/draft-07/schema#', ...root, definitions }
+  return { root: hoist(schema, true) as JsonObject, definitions }
 }
 
 /** The schema serialised once; it never changes while the process runs. */

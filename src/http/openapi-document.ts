@@ -27,6 +27,8 @@ export type DocumentHead = {
   servers: { url: string; description: string }[]
   tags: { name: string; description: string }[]
   securitySchemes: Record<string, unknown>
+  /** Named schemas that operations refer to as `#/components/schemas/<name>`. */
+  schemas?: Record<string, unknown>
 }
 
 /** What a status means in every Trellis operation that sends it; a route may say more in `detail.responses`. */
@@ -65,7 +67,10 @@ export function openApiDocument(routes: readonly DocumentedRoute[], head: Docume
     servers: head.servers,
     tags: head.tags,
     paths,
-    components: { securitySchemes: head.securitySchemes },
+    components: {
+      ...(head.schemas ? { schemas: Object.fromEntries(Object.entries(head.schemas).map(([name, schema]) => [name, jsonSchema(schema as TSchema)])) } : {}),
+      securitySchemes: head.securitySchemes,
+    },
   }
 }
 
@@ -131,8 +136,12 @@ const isSchema = (value: unknown): value is TSchema =>
 
 const isVoid = (schema: TSchema) => ['void', 'undefined'].includes((schema as { type?: string }).type ?? '')
 
-/** Keywords our schemas carry for validation that JSON Schema does not define: Elysia's message, our trimming flag. */
-const PRIVATE_KEYWORDS = ['error', 'trimmed']
+/**
+ * Keywords our schemas carry that JSON Schema does not define: Elysia's message, our trimming
+ * flag, the editors' pattern message in the docs.json schema, and a draft-07 `$schema` that
+ * would contradict the document's own dialect.
+ */
+const PRIVATE_KEYWORDS = ['error', 'trimmed', 'patternErrorMessage', '$schema']
 
 /** A TypeBox schema as plain JSON Schema: symbols gone (JSON), private keywords removed at schema positions only. */
 export function jsonSchema(schema: TSchema): Record<string, unknown> {
