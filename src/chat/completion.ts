@@ -6,9 +6,9 @@ import { DEFAULT_MAX_RESPONSE_BYTES } from './config'
 import type { ChatCompletionRequest } from './model'
 import { OpenAIError, toOpenAIError } from './openai-error'
 import type { ChatRequest, StreamReport } from './providers/provider'
-import type { ModelRegistry } from './providers/registry'
-import { utf8Length } from './providers/tokenizer'
-import { KEEP_ALIVE_MS, openEventStream, type StreamOutcome } from './sse'
+import type { ModelRegistry } from './service'
+import { utf8Length } from './providers/echo/tokenizer'
+import { KEEP_ALIVE_MS, openEventStream, type StreamOutcome } from './sse/writer'
 import { JSON_MEDIA_TYPE } from '../http/media-type'
 
 /** What one completion is served from, beside the registry. */

@@ -12,10 +12,10 @@ import type { Logger } from '../http/logger'
 import { DEFAULT_MAX_RESPONSE_BYTES, type ChatConfig } from './config'
 import { ChatCompletionRequest, ChatCompletionResponse, ModelEntry, ModelList, OpenAIErrorSchema } from './model'
 import { OpenAIError, openAIErrorResponse, toOpenAIError } from './openai-error'
-import { createEchoProvider } from './providers/echo'
+import { createEchoProvider } from './providers/echo/echo'
 import { ProviderError } from './providers/provider'
-import { type AttemptObserver, buildRegistry, type ModelRegistry } from './providers/registry'
-import { describeIssue, modelList, modelNotFound, parseChatRequest } from './service'
+import { type AttemptObserver, buildRegistry, modelList, modelNotFound, type ModelRegistry } from './service'
+import { describeIssue, parseChatRequest } from './request'
 
 /** What the chat routes serve from: the model registry, the keep-alive interval and the cap on one response (default 8 MiB). */
 export type ChatSetup = { registry: ModelRegistry; keepAliveMs: number; maxResponseBytes?: number }

@@ -1,35 +1,298 @@
-import type { TSchema } from '@sinclair/typebox'
-import { TypeCompiler } from '@sinclair/typebox/compiler'
-import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors'
-import { fieldName } from '../http/validation'
-import { ChatCompletionRequest, type ModelList } from './model'
-import { OpenAIError } from './openai-error'
+import { ECHO_PROVIDER, type ChatConfig } from './config'
+import type { ModelList } from './model'
+import { openaiProvider } from './providers/openai'
+import { encodeEvent } from './sse/encode'
+import type { UpstreamFetch } from './providers/upstream-fetch'
+import { ProviderError, type ChatCompletion, type ChatCompletionChunk, type ChatProvider, type ChatRequest, isObject, noteChunk, type StreamReport } from './providers/provider'
 
-const requestCheck = TypeCompiler.Compile(ChatCompletionRequest)
+/** How often, and how patiently, one provider is retried before the registry moves on. */
+export type RetryPolicy = { maxRetries: number; retryBaseMs: number; retryMaxMs: number }
+
+/** One attempt of a public model: a provider and the model name it is sent as. */
+export type RouteEntry = { provider: ChatProvider; model: string; retry: RetryPolicy }
+
+/** Tells the registry whether the client has already received a byte of the response. */
+export type StreamState = { committed: boolean }
+
+/** Told about every failed attempt, for the metrics: `retry` (the same entry again) or `fallback` (the next entry). */
+export type AttemptObserver = (event: { provider: string; error: unknown; next: 'retry' | 'fallback' | 'give up' }) => void
+
+/** Waits `ms`, rejecting with the signal's reason as soon as it aborts. */
+export type Sleep = (ms: number, signal: AbortSignal) => Promise<void>
+
+/** What {@link buildRegistry} needs from outside. */
+export type RegistryDeps = {
+  /** Builds the offline `echo` provider (`createEchoProvider` in src/chat/providers/echo/echo.ts). */
+  echo: (options: { tokenDelayMs: number }) => ChatProvider
+  /** Used for every upstream request; tests and benchmarks may pass their own. */
+  fetch?: UpstreamFetch
+  /** Current time, for `Retry-After` given as an HTTP date. */
+  clock?: () => Date
+  sleep?: Sleep
+  /** A number in [0, 1) for back-off jitter; `Math.random` unless a test fixes it. */
+  random?: () => number
+  /** Told about every failed attempt (metrics). */
+  observe?: AttemptObserver
+}
+
+const NO_RETRY: RetryPolicy = { maxRetries: 0, retryBaseMs: 0, retryMaxMs: 0 }
 
 /**
- * Parses and validates a `POST /chat/completions` body. Throws a 400 `OpenAIError` naming
- * the first offending field in OpenAI's `param` style (`messages[1].tool_call_id`).
- * Fields the schema does not list are kept, so they reach the upstream untouched.
+ * Maps public model names to ordered lists of (provider, upstream model) and runs a request
+ * through them: retrying a provider with back-off on retryable failures, then falling back to
+ * the next entry. Both happen only while nothing has reached the client.
+ *
+ * @example
+ * const registry = buildRegistry(parseChatConfig(process.env), { echo: createEchoProvider })
+ * for await (const events of registry.streamEvents(request, signal, state)) write(events)
  */
-export function parseChatRequest(text: string): ChatCompletionRequest {
-  let body: unknown
-  try {
-    body = JSON.parse(text)
-  } catch {
-    throw badRequest(
-      "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)",
-      null,
+export class ModelRegistry {
+  readonly #routes: Map<string, RouteEntry[]>
+  readonly #sleep: Sleep
+  readonly #random: () => number
+  readonly #observe: AttemptObserver | undefined
+
+  constructor(routes: Map<string, RouteEntry[]>, sleep: Sleep = abortableSleep, random: () => number = Math.random, observe?: AttemptObserver) {
+    this.#routes = routes
+    this.#sleep = sleep
+    this.#random = random
+    this.#observe = observe
+  }
+
+  /** Public model names, in configuration order, for `GET /models`. */
+  list(): string[] {
+    return [...this.#routes.keys()]
+  }
+
+  has(name: string): boolean {
+    return this.#routes.has(name)
+  }
+
+  /**
+   * A non-streaming completion. Nothing reaches the client before it returns, so it may always retry
+   * and fall back. `report` learns which entry served it, and its usage.
+   */
+  async complete(request: ChatRequest, signal: AbortSignal, report?: StreamReport): Promise<ChatCompletion> {
+    let lastError: unknown
+    for (const entry of this.#entries(request.model)) {
+      for (let attempt = 0; ; attempt++) {
+        if (report) served(report, entry)
+        try {
+          const completion = await entry.provider.complete({ ...request, model: entry.model }, signal)
+          if (report) {
+            if (isObject(completion.usage)) report.usage = completion.usage
+            const finish = (completion.choices[0] as { finish_reason?: unknown } | undefined)?.finish_reason
+            if (typeof finish === 'string') report.finishReason = finish
+          }
+          return completion
+        } catch (error) {
+          lastError = error
+          const next = await this.#afterFailure(error, entry, attempt, signal, false)
+          if (next === 'retry') continue
+          break
+        }
+      }
+    }
+    throw lastError
+  }
+
+  /**
+   * Streams chunks of the first entry that produces one. Failures before that chunk are retried
+   * or fall back while `state.committed` is false; once a chunk has been yielded, or the route has
+   * written anything (keep-alives included), failures are thrown from the iterator as they are.
+   */
+  stream(request: ChatRequest, signal: AbortSignal, state: StreamState): AsyncIterableIterator<ChatCompletionChunk> {
+    return new FallbackStream(() => this.#open(request, signal, state, (provider, sent) => provider.stream(sent, signal)))
+  }
+
+  /**
+   * {@link stream} as the bytes the route sends: each item is one or more whole events, as the
+   * provider produced them (for a relay, what one upstream read completed). Same retry,
+   * fallback and commit rules.
+   */
+  streamEvents(request: ChatRequest, signal: AbortSignal, state: StreamState, report?: StreamReport): AsyncIterableIterator<Uint8Array> {
+    return new FallbackStream(() => this.#open(request, signal, state, (provider, sent) => eventsOf(provider, sent, signal, report), report))
+  }
+
+  /** The iterator of the first entry whose first item arrives, with that item; retries and falls back before it. */
+  async #open<T>(
+    request: ChatRequest,
+    signal: AbortSignal,
+    state: StreamState,
+    start: (provider: ChatProvider, sent: ChatRequest) => AsyncIterable<T>,
+    report?: StreamReport,
+  ): Promise<OpenedStream<T>> {
+    let lastError: unknown
+    for (const entry of this.#entries(request.model)) {
+      for (let attempt = 0; ; attempt++) {
+        if (report) served(report, entry)
+        const iterator = start(entry.provider, { ...request, model: entry.model })[Symbol.asyncIterator]()
+        try {
+          return { iterator, first: await iterator.next() }
+        } catch (error) {
+          lastError = error
+          const next = await this.#afterFailure(error, entry, attempt, signal, state.committed)
+          if (next === 'retry') continue
+          break
+        }
+      }
+    }
+    throw lastError
+  }
+
+  #entries(model: string): RouteEntry[] {
+    const entries = this.#routes.get(model)
+    if (!entries) throw modelNotFound(model)
+    return entries
+  }
+
+  /** Rethrows what must reach the client; otherwise waits out the back-off and says what to do next. */
+  async #afterFailure(error: unknown, entry: RouteEntry, attempt: number, signal: AbortSignal, committed: boolean): Promise<'retry' | 'next'> {
+    const provider = entry.provider.name
+    if (signal.aborted || committed || !(error instanceof ProviderError)) {
+      if (!signal.aborted) this.#observe?.({ provider, error, next: 'give up' })
+      throw error
+    }
+    if (error.options.retryable && attempt < entry.retry.maxRetries) {
+      this.#observe?.({ provider, error, next: 'retry' })
+      await this.#sleep(backoffMs(entry.retry, attempt, error.options.retryAfter, this.#random), signal)
+      return 'retry'
+    }
+    if (isRequestFault(error)) throw error
+    this.#observe?.({ provider, error, next: 'fallback' })
+    return 'next'
+  }
+}
+
+/**
+ * Builds the registry the chat route serves from: one provider instance per configured name
+ * (the built-in `echo` included when a model uses it), shared by every model that routes to it.
+ */
+export function buildRegistry(config: ChatConfig, deps: RegistryDeps): ModelRegistry {
+  const instances = new Map<string, { provider: ChatProvider; retry: RetryPolicy }>()
+  const instance = (name: string) => {
+    let found = instances.get(name)
+    if (found) return found
+    if (name === ECHO_PROVIDER) {
+      found = { provider: deps.echo({ tokenDelayMs: config.echoTokenDelayMs }), retry: NO_RETRY }
+    } else {
+      const settings = config.providers[name]
+      if (!settings) throw new Error(`chat model registry: provider '${name}' is not configured`)
+      const { maxRetries, retryBaseMs, retryMaxMs } = settings
+      found = {
+        provider: openaiProvider({ ...settings, name, fetch: deps.fetch, clock: deps.clock, maxResponseBytes: config.maxResponseBytes, maxEventBytes: config.maxEventBytes }),
+        retry: { maxRetries, retryBaseMs, retryMaxMs },
+      }
+    }
+    instances.set(name, found)
+    return found
+  }
+  const routes = new Map<string, RouteEntry[]>()
+  for (const [publicName, entries] of Object.entries(config.models)) {
+    routes.set(
+      publicName,
+      entries.map(({ provider, model }) => ({ ...instance(provider), model })),
     )
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw badRequest('The request body must be a JSON object.', null)
+  return new ModelRegistry(routes, deps.sleep, deps.random, deps.observe)
+}
+
+type OpenedStream<T> = { iterator: AsyncIterator<T>; first: IteratorResult<T> }
+
+const FINISHED: IteratorReturnResult<undefined> = { done: true, value: undefined }
+
+/**
+ * What {@link ModelRegistry.streamEvents} returns. Until the first item it opens, retries and
+ * falls back; from then on `next()` is the chosen provider's own, so no generator layer sits
+ * between the provider and the route for the rest of the stream. `return()` reaches the provider
+ * (which releases its upstream) whether the stream is under way or still opening.
+ */
+class FallbackStream<T> implements AsyncIterableIterator<T> {
+  /** Dropped once the stream is open, so a long stream does not keep what only opening needed. */
+  #open: (() => Promise<OpenedStream<T>>) | undefined
+  #source: AsyncIterator<T> | undefined
+  #stopped = false
+
+  constructor(open: () => Promise<OpenedStream<T>>) {
+    this.#open = open
   }
-  // Check first: walking Errors() on a valid body costs far more than the compiled check.
-  if (!requestCheck.Check(body)) throw describeIssue(requestCheck.Errors(body).First()!)
-  const request = body as ChatCompletionRequest
-  checkRules(request)
-  return request
+
+  next(): Promise<IteratorResult<T>> {
+    if (this.#source) return this.#source.next()
+    if (this.#stopped) return Promise.resolve(FINISHED)
+    return this.#first()
+  }
+
+  async return(): Promise<IteratorResult<T>> {
+    this.#stopped = true
+    await this.#source?.return?.()
+    return FINISHED
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this
+  }
+
+  async #first(): Promise<IteratorResult<T>> {
+    const open = this.#open!
+    this.#open = undefined
+    const { iterator, first } = await open()
+    if (this.#stopped || first.done) {
+      this.#stopped = true
+      await iterator.return?.()
+      return FINISHED
+    }
+    this.#source = iterator
+    return first
+  }
+}
+
+/** The provider's own event bytes if it has them, else its chunks encoded one event per step. */
+function eventsOf(provider: ChatProvider, request: ChatRequest, signal: AbortSignal, report?: StreamReport): AsyncIterable<Uint8Array> {
+  if (provider.streamEvents) return provider.streamEvents(request, signal, report)
+  return encodedChunks(provider.stream(request, signal), report)
+}
+
+async function* encodedChunks(chunks: AsyncIterable<ChatCompletionChunk>, report?: StreamReport): AsyncGenerator<Uint8Array> {
+  for await (const chunk of chunks) {
+    if (report) noteChunk(report, chunk)
+    yield encodeEvent(chunk)
+  }
+}
+
+function served(report: StreamReport, entry: RouteEntry): void {
+  report.provider = entry.provider.name
+  report.upstreamModel = entry.model
+}
+
+
+
+/**
+ * Back-off before retry number `attempt + 1`. Without advice it is exponential with full jitter
+ * (a random wait between 0 and `retryBaseMs × 2^attempt`), so clients that failed together do not
+ * retry together. An upstream's `Retry-After` is waited as asked: retrying sooner would be refused.
+ * Both are capped at `retryMaxMs`.
+ */
+export function backoffMs(policy: RetryPolicy, attempt: number, retryAfterSeconds?: number, random: () => number = Math.random): number {
+  if (retryAfterSeconds !== undefined) return Math.min(retryAfterSeconds * 1000, policy.retryMaxMs)
+  return Math.floor(random() * Math.min(policy.retryBaseMs * 2 ** attempt, policy.retryMaxMs))
+}
+
+/** A failure caused by the request itself would repeat on every provider, so it is not worth a fallback. */
+function isRequestFault(error: ProviderError): boolean {
+  return error.status === 400 || error.status === 413 || error.status === 415
+}
+
+/**
+ * The one 404 for a model name: one the registry does not serve, or one the token may not use
+ * (answered word for word alike, so a token cannot tell them apart). OpenAI's wording.
+ */
+export function modelNotFound(model: string): ProviderError {
+  return new ProviderError(404, `The model \`${model}\` does not exist or you do not have access to it.`, {
+    type: 'invalid_request_error',
+    code: 'model_not_found',
+    param: 'model',
+  })
 }
 
 /** The body of `GET /models`. Model names are Trellis's public names, owned by `trellis`. */
@@ -38,154 +301,16 @@ export function modelList(names: string[], created: Date): ModelList {
   return { object: 'list', data: names.map((id) => ({ id, object: 'model', created: seconds, owned_by: 'trellis' })) }
 }
 
-/** The 404 for a model name the registry does not serve. */
-export function modelNotFound(model: string): OpenAIError {
-  return new OpenAIError({
-    status: 404,
-    message: `The model \`${model}\` does not exist or you do not have access to it.`,
-    param: 'model',
-    code: 'model_not_found',
+const abortableSleep: Sleep = (ms, signal) =>
+  new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason)
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal.reason)
+    }
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    signal.addEventListener('abort', onAbort, { once: true })
   })
-}
-
-function badRequest(message: string, param: string | null, code: string | null = null): OpenAIError {
-  return new OpenAIError({ status: 400, message, param, code })
-}
-
-/** Rules that span fields or depend on a message's role, which the schema cannot say precisely. */
-function checkRules(request: ChatCompletionRequest): void {
-  request.messages.forEach((message, i) => {
-    const at = `messages[${i}]`
-    if (message.role === 'tool' && message.tool_call_id === undefined) {
-      throw badRequest(`Missing required parameter: '${at}.tool_call_id'.`, `${at}.tool_call_id`, 'missing_required_parameter')
-    }
-    const hasContent = message.content !== undefined && message.content !== null
-    if (message.role === 'assistant' && !hasContent && !message.tool_calls?.length) {
-      throw badRequest(`Invalid '${at}': an assistant message needs 'content' or 'tool_calls'.`, `${at}.content`)
-    }
-    if (message.role !== 'assistant' && !hasContent) {
-      throw badRequest(`Missing required parameter: '${at}.content'.`, `${at}.content`, 'missing_required_parameter')
-    }
-  })
-  if (request.top_logprobs !== undefined && request.top_logprobs !== null && request.logprobs !== true) {
-    throw badRequest("Invalid 'top_logprobs': 'logprobs' must be set to true when 'top_logprobs' is used.", 'top_logprobs')
-  }
-  const choice = request.tool_choice
-  const toolNames = (request.tools ?? []).map((tool) => tool.function.name)
-  if ((choice === 'required' || typeof choice === 'object') && toolNames.length === 0) {
-    throw badRequest("Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.", 'tool_choice')
-  }
-  if (typeof choice === 'object' && !toolNames.includes(choice.function.name)) {
-    throw badRequest(`Invalid value for 'tool_choice': no function named '${choice.function.name}' in 'tools'.`, 'tool_choice.function.name')
-  }
-  if (request.response_format?.type === 'json_schema' && request.response_format.json_schema === undefined) {
-    throw badRequest(
-      "Missing required parameter: 'response_format.json_schema'.",
-      'response_format.json_schema',
-      'missing_required_parameter',
-    )
-  }
-}
-
-/**
- * One sentence for TypeBox's first complaint. A union (every nullable field is one) is
- * explained through the branch that matches the value's JSON type, so `temperature: 3`
- * reads "expected a value <= 2" rather than "expected union value".
- */
-export function describeIssue(issue: ValueError): OpenAIError {
-  const param = fieldName(issue.path)
-  // JSON.parse reads 1e999 as Infinity, which no number field takes: say so rather than "expected a number, but got a number".
-  if (typeof issue.value === 'number' && !Number.isFinite(issue.value)) {
-    return badRequest(`Invalid value for '${param}': the number is too large to be represented.`, param, 'invalid_value')
-  }
-  if (issue.type === ValueErrorType.ObjectRequiredProperty) {
-    return badRequest(`Missing required parameter: '${param}'.`, param, 'missing_required_parameter')
-  }
-  if (issue.type === ValueErrorType.Union) {
-    const branches = (issue.schema.anyOf ?? []) as TSchema[]
-    const matching = branches.findIndex((branch) => accepts(branch, issue.value))
-    const nested = matching >= 0 ? issue.errors[matching]?.First() : undefined
-    if (nested) return describeIssue(nested)
-    const values = branches.filter((branch) => 'const' in branch && typeof branch.const === typeof issue.value)
-    if (values.length) {
-      const others = branches.filter((branch) => !('const' in branch)).map(typeName)
-      const allowed = [...values.map((branch) => `'${branch.const}'`), ...others].join(', ')
-      return badRequest(`Invalid value for '${param}': ${shown(issue.value)}. Supported values are: ${allowed}.`, param, 'invalid_value')
-    }
-    const expected = branches.map(typeName).join(' or ')
-    return badRequest(`Invalid type for '${param}': expected ${expected}, but got ${jsonType(issue.value)} instead.`, param, 'invalid_type')
-  }
-  if (issue.type === ValueErrorType.Literal) {
-    return badRequest(`Invalid value for '${param}': ${shown(issue.value)}. Supported values are: '${issue.schema.const}'.`, param, 'invalid_value')
-  }
-  if (issue.type === ValueErrorType.ArrayMaxItems || issue.type === ValueErrorType.ArrayMinItems) {
-    const most = issue.type === ValueErrorType.ArrayMaxItems
-    const bound = most ? issue.schema.maxItems : issue.schema.minItems
-    const count = Array.isArray(issue.value) ? issue.value.length : 0
-    return badRequest(
-      `Invalid '${param}': expected an array with at ${most ? 'most' : 'least'} ${bound} item${bound === 1 ? '' : 's'}, but got ${count}.`,
-      param,
-      most ? 'array_above_max_length' : 'empty_array',
-    )
-  }
-  if (issue.type === ValueErrorType.ObjectMaxProperties) {
-    const bound = issue.schema.maxProperties as number
-    const count = typeof issue.value === 'object' && issue.value !== null ? Object.keys(issue.value).length : 0
-    return badRequest(`Invalid '${param}': too many keys. Expected at most ${bound}, but got ${count}.`, param, 'object_above_max_size')
-  }
-  if (TYPE_ERRORS.has(issue.type)) {
-    return badRequest(`Invalid type for '${param}': expected ${typeName(issue.schema)}, but got ${jsonType(issue.value)} instead.`, param, 'invalid_type')
-  }
-  const where = param ? `'${param}'` : 'request body'
-  return badRequest(`Invalid ${where}: ${lowerFirst(issue.message)}, but got ${shown(issue.value)}.`, param || null, 'invalid_value')
-}
-
-const TYPE_ERRORS = new Set<ValueErrorType>([
-  ValueErrorType.Array,
-  ValueErrorType.Boolean,
-  ValueErrorType.Integer,
-  ValueErrorType.Null,
-  ValueErrorType.Number,
-  ValueErrorType.Object,
-  ValueErrorType.String,
-])
-
-/** Whether a union branch is meant for values of this JSON type (the branch may still reject the value). */
-function accepts(schema: TSchema, value: unknown): boolean {
-  if ('const' in schema) return schema.const === value
-  if (Array.isArray(schema.anyOf)) return (schema.anyOf as TSchema[]).some((branch) => accepts(branch, value))
-  const type = jsonType(value)
-  if (schema.type === 'integer') return type === 'a number'
-  return typeName(schema) === type
-}
-
-function typeName(schema: TSchema): string {
-  if ('const' in schema) return `'${schema.const}'`
-  if (Array.isArray(schema.anyOf)) return (schema.anyOf as TSchema[]).map(typeName).join(' or ')
-  switch (schema.type) {
-    case 'integer':
-      return 'an integer'
-    case 'array':
-      return 'an array'
-    case 'object':
-      return 'an object'
-    case 'null':
-      return 'null'
-    default:
-      return `a ${schema.type}`
-  }
-}
-
-function jsonType(value: unknown): string {
-  if (value === null) return 'null'
-  if (Array.isArray(value)) return 'an array'
-  if (typeof value === 'object') return 'an object'
-  return `a ${typeof value}`
-}
-
-function shown(value: unknown): string {
-  const text = JSON.stringify(value)
-  return text === undefined ? 'nothing' : text.length > 60 ? `${text.slice(0, 57)}...` : text
-}
-
-const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1)

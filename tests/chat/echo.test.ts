@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'bun:test'
 import type { ChatCompletionChunkObject, ChatCompletionResponse } from '../../src/chat/model'
-import { createEchoProvider } from '../../src/chat/providers/echo'
-import { logprobFor } from '../../src/chat/providers/echo-answer'
-import { exampleFor } from '../../src/chat/providers/schema-example'
+import { createEchoProvider } from '../../src/chat/providers/echo/echo'
+import { logprobFor } from '../../src/chat/providers/echo/answer'
+import { exampleFor } from '../../src/chat/providers/echo/schema-example'
 import type { ChatRequest } from '../../src/chat/providers/provider'
-import { leadingTokens, promptOf, promptTokens, PromptCache, tokenAt, tokenize, type PromptMessage } from '../../src/chat/providers/tokenizer'
+import { leadingTokens, promptOf, promptTokens, PromptCache, tokenAt, tokenize, type PromptMessage } from '../../src/chat/providers/echo/tokenizer'
 
 /*
  * `echo` is deterministic and offline: it answers with the last user message, split by a

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from '
 import { rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createEchoProvider } from '../../src/chat/providers/echo'
+import { createEchoProvider } from '../../src/chat/providers/echo/echo'
 import type { ChatProvider } from '../../src/chat/providers/provider'
-import { PromptCache, promptOf } from '../../src/chat/providers/tokenizer'
+import { PromptCache, promptOf } from '../../src/chat/providers/echo/tokenizer'
 import { makeChatApp, readAll, registryOf, USER } from './chat-app'
 
 setDefaultTimeout(60_000)

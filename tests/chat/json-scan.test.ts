@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { HAS_CHOICES, HAS_ERROR, HAS_FINISH, HAS_USAGE, HAS_USAGE_NULL, MAX_DEPTH, NOT_PROVEN, scanJsonObject, usageNullMember } from '../../src/chat/providers/json-scan'
+import { HAS_CHOICES, HAS_ERROR, HAS_FINISH, HAS_USAGE, HAS_USAGE_NULL, MAX_DEPTH, NOT_PROVEN, scanJsonObject, usageNullMember } from '../../src/json/scan'
 import { random } from '../helpers/random'
 
 /*

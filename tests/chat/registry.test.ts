@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { parseChatConfig, PROVIDER_DEFAULTS, type ChatConfig, type ProviderConfig } from '../../src/chat/config'
-import { createEchoProvider } from '../../src/chat/providers/echo'
+import { createEchoProvider } from '../../src/chat/providers/echo/echo'
 import { ProviderError, type ChatCompletionChunk, type ChatProvider, type ChatRequest } from '../../src/chat/providers/provider'
-import { backoffMs, buildRegistry, ModelRegistry, type RegistryDeps, type StreamState } from '../../src/chat/providers/registry'
-import { SseDataDecoder } from '../../src/chat/providers/sse-decoder'
+import { backoffMs, buildRegistry, ModelRegistry, type RegistryDeps, type StreamState } from '../../src/chat/service'
+import { SseDataDecoder } from '../../src/chat/sse/decoder'
 import { startMockUpstream, type MockUpstream } from './mock-upstream'
 
 let primary: MockUpstream
@@ -81,7 +81,7 @@ describe('model names', () => {
     expect(error).toBeInstanceOf(ProviderError)
     expect(error!.status).toBe(404)
     expect(error!.options).toMatchObject({ code: 'model_not_found', param: 'model' })
-    expect(error!.message).toContain("'nope'")
+    expect(error!.message).toBe('The model `nope` does not exist or you do not have access to it.')
     const completeError = await registry().complete(request('nope'), new AbortController().signal).catch((caught) => caught)
     expect(completeError.status).toBe(404)
   })

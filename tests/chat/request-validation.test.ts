@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
-import { createEchoProvider } from '../../src/chat/providers/echo'
+import { createEchoProvider } from '../../src/chat/providers/echo/echo'
 import type { ChatProvider, ChatRequest } from '../../src/chat/providers/provider'
 import { makeChatApp, registryOf, USER } from './chat-app'
 

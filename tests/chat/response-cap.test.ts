@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { parseChatConfig } from '../../src/chat/config'
-import { createEchoProvider } from '../../src/chat/providers/echo'
+import { createEchoProvider } from '../../src/chat/providers/echo/echo'
 import { ProviderError, type ChatRequest } from '../../src/chat/providers/provider'
 import { makeChatApp, readAll, USER } from './chat-app'
 

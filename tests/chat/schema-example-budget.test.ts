@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
-import { ExampleTooLarge, exampleFor } from '../../src/chat/providers/schema-example'
+import { ExampleTooLarge, exampleFor } from '../../src/chat/providers/echo/schema-example'
 import { makeChatApp, USER } from './chat-app'
 
 // Each app starts on a fresh database; the first one in a process takes seconds.

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test, setDefaultTimeout } from 'bun:test'
 import type { ChatCompletionChunk, ChatProvider } from '../../src/chat/providers/provider'
-import { encodeEvent } from '../../src/chat/providers/sse-encode'
+import { encodeEvent } from '../../src/chat/sse/encode'
 import { makeChatApp, readAll, registryOf, USER } from './chat-app'
 
 // Each app starts on a fresh database; the first one in a process takes seconds.

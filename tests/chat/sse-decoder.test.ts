@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { EventTooLarge, SseDataDecoder } from '../../src/chat/providers/sse-decoder'
+import { EventTooLarge, SseDataDecoder } from '../../src/chat/sse/decoder'
 
 const bytes = (text: string) => new TextEncoder().encode(text)
 

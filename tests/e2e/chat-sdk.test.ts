@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
 import OpenAI, { APIError, AuthenticationError, BadRequestError, NotFoundError, PermissionDeniedError, RateLimitError } from 'openai'
 import { ProviderError, type ChatProvider } from '../../src/chat/providers/provider'
-import { createEchoProvider } from '../../src/chat/providers/echo'
+import { createEchoProvider } from '../../src/chat/providers/echo/echo'
 import { makeChatApp, registryOf } from '../chat/chat-app'
 
 // Each app starts on a fresh database; the first one in a process takes seconds.

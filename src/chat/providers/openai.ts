@@ -1,9 +1,9 @@
 import { readLimited } from '../../http/body'
 import { DEFAULT_MAX_RESPONSE_BYTES, type ProviderConfig } from '../config'
-import { parseJsonObject, reportsError } from './json-scan'
+import { parseJsonObject, reportsError } from '../../json/scan'
 import { isObject, type ChatCompletion, type ChatCompletionChunk, type ChatProvider, type ChatRequest, type JsonObject, type StreamReport } from './provider'
-import { SseDataDecoder } from './sse-decoder'
-import { type RelayedEvents, SseEventRelay } from './sse-relay'
+import { SseDataDecoder } from '../sse/decoder'
+import { type RelayedEvents, SseEventRelay } from '../sse/relay'
 import type { UpstreamFetch } from './upstream-fetch'
 import { connectionError, streamError, timeoutError, upstreamHttpError, type TimeoutPhase } from './upstream-error'
 

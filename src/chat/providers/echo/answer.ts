@@ -1,5 +1,5 @@
-import type { ChatCompletionRequest, ChunkDelta, FinishReason, FunctionTool, ResponseMessage, TokenLogprob, ToolCall, Usage } from '../model'
-import { ProviderError, type ChatRequest } from './provider'
+import type { ChatCompletionRequest, ChunkDelta, FinishReason, FunctionTool, ResponseMessage, TokenLogprob, ToolCall, Usage } from '../../model'
+import { ProviderError, type ChatRequest } from '../provider'
 import { ExampleTooLarge, exampleFor } from './schema-example'
 import { contentText, leadingTokens, promptOf, type PromptCache, tokenAt, utf8Length } from './tokenizer'
 

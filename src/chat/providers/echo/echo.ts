@@ -1,7 +1,7 @@
-import type { ChunkChoice, Usage } from '../model'
-import { DEFAULT_MAX_RESPONSE_BYTES } from '../config'
-import { choiceIndexes, planAnswer, randomHex, sized, spelledOut, type Step, streamSteps, validated } from './echo-answer'
-import type { ChatCompletionChunk, ChatProvider, ChatRequest, StreamReport } from './provider'
+import type { ChunkChoice, Usage } from '../../model'
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../../config'
+import { choiceIndexes, planAnswer, randomHex, sized, spelledOut, type Step, streamSteps, validated } from './answer'
+import type { ChatCompletionChunk, ChatProvider, ChatRequest, StreamReport } from '../provider'
 import { PromptCache } from './tokenizer'
 
 /**

@@ -1,10 +1,10 @@
-import { OpenAIError, openAIErrorBody, toOpenAIError } from './openai-error'
-import { encodeEvent } from './providers/sse-encode'
-import { watchSilence } from './silence'
+import { OpenAIError, openAIErrorBody, toOpenAIError } from '../openai-error'
+import { encodeEvent } from './encode'
+import { watchSilence } from './keep-alive'
 
 /*
  * Server-sent events exactly as OpenAI clients parse them: every event is
- * `data: <one-line JSON>\n\n` (see providers/sse-encode.ts), the stream ends with
+ * `data: <one-line JSON>\n\n` (see encode.ts), the stream ends with
  * `data: [DONE]\n\n`, and waiting is filled with `: keep-alive\n\n` comments.
  * Everything is written as bytes, because Deno rejects string chunks.
  *
@@ -67,7 +67,7 @@ export type EventStreamOptions = {
  * write. An item that ends with `data: [DONE]` ends the stream at once, so a relay that reads the
  * last events and the upstream's `[DONE]` together sends them and closes in one step; otherwise
  * `[DONE]` follows when the items run out. Items are pulled, so a slow client slows the provider
- * instead of queueing chunks. Keep-alives come from a shared sweep (`silence.ts`): a silent stream
+ * instead of queueing chunks. Keep-alives come from a shared sweep (`keep-alive.ts`): a silent stream
  * sends one every 1 to 1.25 intervals.
  */
 export function openEventStream(events: AsyncIterable<Uint8Array>, options: EventStreamOptions): Promise<Response> {
@@ -80,7 +80,7 @@ export function openEventStream(events: AsyncIterable<Uint8Array>, options: Even
  * costs one object each instead of a dozen functions and their scopes.
  */
 class EventStream implements UnderlyingDefaultSource<Uint8Array> {
-  /** For the keep-alive sweep (see silence.ts). */
+  /** For the keep-alive sweep (see keep-alive.ts). */
   lastActiveAt = performance.now()
   readonly #iterator: AsyncIterator<Uint8Array>
   readonly #options: EventStreamOptions
