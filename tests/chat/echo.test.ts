@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import type { ChatCompletionChunkObject, ChatCompletionResponse } from '../../src/chat/model'
 import { createEchoProvider } from '../../src/chat/providers/echo/echo'
-import { logprobFor } from '../../src/chat/providers/echo/answer'
+import { logprobFor } from '../../src/chat/providers/echo/logprobs'
 import { exampleFor } from '../../src/chat/providers/echo/schema-example'
 import type { ChatRequest } from '../../src/chat/providers/provider'
 import { leadingTokens, promptOf, promptTokens, PromptCache, tokenAt, tokenize, type PromptMessage } from '../../src/chat/providers/echo/tokenizer'

@@ -1,5 +1,6 @@
 import type { ChatCompletionRequest, ChunkDelta, FinishReason, FunctionTool, ResponseMessage, TokenLogprob, ToolCall, Usage } from '../../model'
 import { ProviderError, type ChatRequest } from '../provider'
+import { logprobFor } from './logprobs'
 import { ExampleTooLarge, exampleFor } from './schema-example'
 import { contentText, leadingTokens, promptOf, type PromptCache, tokenAt, utf8Length } from './tokenizer'
 
@@ -8,9 +9,6 @@ import { contentText, leadingTokens, promptOf, type PromptCache, tokenAt, utf8Le
  * the texts, the tool call, the usage, the logprobs, and the steps a stream is made of. echo.ts
  * turns them into chunks and paces them.
  */
-
-/** Tokens offered as `top_logprobs` alternatives, in order, skipping the sampled token. */
-const ALTERNATIVES = [' the', ',', '.', ' and', ' a', ' of', ' to', ' in', ' is', ' it', ' that', ' I', ' you', ' for', ' on', ' with', ' as', ' was', ' be', ' at', ' not']
 
 /**
  * The message `complete` answers with and its logprobs (built only when `keep`), sized as they
@@ -222,34 +220,6 @@ function cutAtStop(text: string, stop: ChatCompletionRequest['stop']): string {
   const previous = text.charCodeAt(end - 1)
   if (end < text.length && previous >= 0xd800 && previous <= 0xdbff) end--
   return text.slice(0, end)
-}
-
-/**
- * Deterministic log-probabilities: the sampled token gets `-(fnv1a(token) % 1000 + 1) / 10000`
- * (between -0.0001 and -0.1), and the `k`-th alternative from `ALTERNATIVES` gets
- * that minus `2k`, so the sampled token is always the most likely.
- */
-export function logprobFor(token: string, topCount: number): TokenLogprob {
-  const logprob = -((fnv1a(token) % 1000) + 1) / 10000
-  const alternatives = ALTERNATIVES.filter((candidate) => candidate !== token).slice(0, Math.max(0, topCount - 1))
-  const top = topCount > 0 ? [{ token, logprob, bytes: utf8(token) }] : []
-  alternatives.forEach((candidate, k) => top.push({ token: candidate, logprob: logprob - 2 * (k + 1), bytes: utf8(candidate) }))
-  return { token, logprob, bytes: utf8(token), top_logprobs: top }
-}
-
-const encoder = new TextEncoder()
-
-function utf8(text: string): number[] {
-  return Array.from(encoder.encode(text))
-}
-
-function fnv1a(text: string): number {
-  let hash = 0x811c9dc5
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i)
-    hash = Math.imul(hash, 0x01000193)
-  }
-  return hash >>> 0
 }
 
 export function choiceIndexes(request: ChatCompletionRequest): number[] {
