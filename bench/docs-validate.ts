@@ -11,7 +11,7 @@
  * alternate; the median time per call of each is reported, and their ratio. Target: ratio ≤ 4 for the
  * typical config.
  */
-import { validateDocsConfig } from '../src/docs-config/validate'
+import { validateDocsConfig } from '../src/docs-config/validation/validate'
 // Deterministic, so every run measures the same texts.
 import { random } from '../tests/helpers/random'
 

@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors'
-import { fieldName } from '../http/validation'
+import { fieldName } from '../json/pointer'
 import { ChatCompletionRequest } from './model'
 import { OpenAIError } from './openai-error'
 

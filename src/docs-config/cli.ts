@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import type { Issue } from './model'
-import { validateDocsConfig } from './validate'
+import { validateDocsConfig } from './validation/validate'
 
 /** Where the command reads and writes; tests pass their own. */
 export interface CliIo {

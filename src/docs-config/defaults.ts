@@ -1,6 +1,6 @@
 import type { TSchema } from 'elysia'
-import { isPlainObject } from './finding'
-import { hasJsonType, planOf, type Plan } from './plan'
+import { isPlainObject } from '../json/pointer'
+import { hasJsonType, planOf, type Plan } from './validation/plan'
 
 /**
  * Fills in the schema's `default`s, in place, where a property is missing. Only the parts of the schema that

@@ -23,7 +23,7 @@ import {
 } from './model'
 import { DocsConfigService, InvalidDocsConfig, StaleRevision, WritersBusy } from './service'
 import { DocsRevisionStore, type StoredRevision, type StoredSummary } from './store'
-import { validateDocsConfig } from './validate'
+import { validateDocsConfig } from './validation/validate'
 
 export type DocsConfigDeps = { db: Database; auth: AuthDeps; logger: Logger; clock: () => Date }
 

@@ -1,6 +1,7 @@
-import { escapePointerToken } from './json-source'
-import { fieldName, isPlainObject, quote, type Finding } from './finding'
-import { closestMatch } from './suggest'
+import { escapePointerToken } from '../json/source'
+import { fieldName, isPlainObject, quote } from '../json/pointer'
+import type { Finding } from './validation/finding'
+import { closestMatch } from './validation/suggest'
 
 const ABSOLUTE_HTTP_URL = /^https?:\/\/[^\s/?#@]+(?:[/?#]\S*)?$/i
 const URL_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/
@@ -31,7 +32,7 @@ export function checkCrossFieldRules(config: unknown, findings: Finding[]): void
     for (const [key, url] of Object.entries(config.footerSocials)) {
       if (typeof url === 'string' && !isAbsoluteHttpUrl(url)) {
         const path = `/footerSocials/${escapePointerToken(key)}`
-        findings.push(error(path, `${fieldName(path)}: ${quote(url)} is not an absolute http(s) URL; use a full URL such as "https://example.com/acme"`, 'an absolute http(s) URL', quote(url)))
+        findings.push(error(path, `${fieldName(path, 'docs.json')}: ${quote(url)} is not an absolute http(s) URL; use a full URL such as "https://example.com/acme"`, 'an absolute http(s) URL', quote(url)))
       }
     }
   }
@@ -63,7 +64,7 @@ function anchorVersionsAreDeclared(anchors: unknown, versions: unknown, findings
         : `is not one of the versions (${declared.join(', ')})`
     const suggestion = closestMatch(anchor.version, declared)
     findings.push({
-      ...error(path, `${fieldName(path)}: ${quote(anchor.version)} ${rule}`, 'a version listed in versions', quote(anchor.version)),
+      ...error(path, `${fieldName(path, 'docs.json')}: ${quote(anchor.version)} ${rule}`, 'a version listed in versions', quote(anchor.version)),
       ...(suggestion !== undefined ? { suggestion } : {}),
     })
   })
@@ -71,13 +72,13 @@ function anchorVersionsAreDeclared(anchors: unknown, versions: unknown, findings
 
 function baseUrlIsAbsolute(value: string, path: string): Finding | undefined {
   if (isAbsoluteHttpUrl(value)) return undefined
-  return error(path, `${fieldName(path)}: ${quote(value)} is not an absolute URL; use a full URL such as "https://api.example.com"`, 'an absolute http(s) URL', quote(value))
+  return error(path, `${fieldName(path, 'docs.json')}: ${quote(value)} is not an absolute URL; use a full URL such as "https://api.example.com"`, 'an absolute http(s) URL', quote(value))
 }
 
 function openapiIsUrlOrPath(value: string, path: string): Finding | undefined {
-  if (value === '') return error(path, `${fieldName(path)} is empty; give a URL or a relative path of an OpenAPI file`, 'a non-empty URL or relative path', '""')
+  if (value === '') return error(path, `${fieldName(path, 'docs.json')} is empty; give a URL or a relative path of an OpenAPI file`, 'a non-empty URL or relative path', '""')
   if (isAbsoluteHttpUrl(value) || isRelativePath(value)) return undefined
-  return error(path, `${fieldName(path)}: ${quote(value)} is neither an absolute http(s) URL nor a relative path`, 'an absolute http(s) URL or a relative path', quote(value))
+  return error(path, `${fieldName(path, 'docs.json')}: ${quote(value)} is neither an absolute http(s) URL nor a relative path`, 'an absolute http(s) URL or a relative path', quote(value))
 }
 
 /** Applies `check` to a string, or to each string of an array, at the right pointer. */

@@ -3,7 +3,7 @@ import { etagFor, ifMatchAccepts } from './etag'
 import type { Issue, ValidateOptions, ValidationResult } from './model'
 import type { DocsConfig } from './schema'
 import { type DocsRevisionStore, isLockTimeout, type StoredRevision, type StoredSummary, WRITER_LOCK_TIMEOUT_MS } from './store'
-import { validateDocsConfig } from './validate'
+import { validateDocsConfig } from './validation/validate'
 
 /**
  * The docs.json being served: a stored revision, or the built-in default (revision 0) before the first one.

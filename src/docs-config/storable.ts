@@ -1,5 +1,6 @@
 import { unstorable } from '../http/text'
-import { fieldName, isPlainObject, type Finding } from './finding'
+import { fieldName, isPlainObject } from '../json/pointer'
+import type { Finding } from './validation/finding'
 
 /** `\u0000`, an escaped surrogate, or a raw one: what may hide text that cannot be stored. */
 const SUSPECT = /\\u0000|\\u[dD][89a-fA-F]|[\ud800-\udfff]/
@@ -23,11 +24,11 @@ const LARGE_NUMBER = /\d{16}|\d[eE]\+?\d/
 function walk(value: unknown, pointer: string, findings: Finding[], depth: number): void {
   if (typeof value === 'string') {
     const why = unstorable(value)
-    if (why) findings.push(error(pointer, 'value', `${fieldName(pointer)} must not contain ${why}`))
+    if (why) findings.push(error(pointer, 'value', `${fieldName(pointer, 'docs.json')} must not contain ${why}`))
     return
   }
   if (typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value)) {
-    findings.push(error(pointer, 'value', `${fieldName(pointer)} is an integer at or beyond 2^53, which JSON numbers cannot carry exactly (it may be served rounded); write it as a string`))
+    findings.push(error(pointer, 'value', `${fieldName(pointer, 'docs.json')} is an integer at or beyond 2^53, which JSON numbers cannot carry exactly (it may be served rounded); write it as a string`))
     return
   }
   // The caller has already refused values nested deeper than the scanner's limit.
@@ -39,7 +40,7 @@ function walk(value: unknown, pointer: string, findings: Finding[], depth: numbe
   for (const [key, item] of Object.entries(value)) {
     const at = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`
     const why = unstorable(key)
-    if (why) findings.push(error(at, 'key', `${fieldName(pointer)}: a key must not contain ${why}`))
+    if (why) findings.push(error(at, 'key', `${fieldName(pointer, 'docs.json')}: a key must not contain ${why}`))
     walk(item, at, findings, depth + 1)
   }
 }

@@ -2,17 +2,9 @@ import type { TSchema } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors'
 import type { ValidationError } from 'elysia'
+import { describeValue, fieldName } from '../json/pointer'
 import { HttpError } from './errors'
 import { unstorable } from './text'
-
-/** `/messages/1/tool_call_id` → `messages[1].tool_call_id` (the style OpenAI's `param` uses). */
-export function fieldName(pointer: string): string {
-  return pointer
-    .split('/')
-    .slice(1)
-    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce((name, part) => (/^\d+$/.test(part) ? `${name}[${part}]` : name ? `${name}.${part}` : part), '')
-}
 
 /**
  * Turns Elysia's validation failure (query, params) into one specific sentence naming the field
@@ -39,7 +31,7 @@ export function describeIssues(issues: ValueError[], where: string): { message: 
     if (chosen) return describeIssues(chosen, where)
     if (param && branches.length > 0 && branches.every((branch) => KIND_ERRORS.has(branch[0]!.type))) {
       const kinds = branches.map((branch) => lowerFirst(branch[0]!.message).replace(/^expected /, ''))
-      return { message: `${param}: expected ${kinds.join(' or ')}${describeValue(issue.value)}`, param }
+      return { message: `${param}: expected ${kinds.join(' or ')}${got(issue.value)}`, param }
     }
   }
   if (issue.type === ValueErrorType.ObjectAdditionalProperties) {
@@ -53,7 +45,7 @@ export function describeIssues(issues: ValueError[], where: string): { message: 
   // Only the lossless body parser makes bigints, for integers past 2^53; a field refusing one refuses its size.
   if (typeof issue.value === 'bigint') return { message: `${param || where} must be at most ${Number.MAX_SAFE_INTEGER}, got ${issue.value}`, param }
   if (!param) return { message: `${where}: ${lowerFirst(issue.message)}`, param }
-  return { message: `${param}: ${lowerFirst(issue.message)}${describeValue(issue.value)}`, param }
+  return { message: `${param}: ${lowerFirst(issue.message)}${got(issue.value)}`, param }
 }
 
 /** Errors that only say "not this kind of value". */
@@ -88,11 +80,9 @@ export function bodyValidator<S extends TSchema>(schema: S): (value: unknown) =>
   }
 }
 
-function describeValue(value: unknown): string {
-  if (value === undefined) return ''
-  // The lossless body parser hands over integers past 2^53 as bigints, also inside objects, which JSON.stringify refuses.
-  const text = typeof value === 'bigint' ? value.toString() : JSON.stringify(value, (_key, inner) => (typeof inner === 'bigint' ? inner.toString() : inner))
-  return text && text.length <= 60 ? `, got ${text}` : ''
+/** `, got <the value>` for a message, or nothing when there is no value (a missing field). */
+function got(value: unknown): string {
+  return value === undefined ? '' : `, got ${describeValue(value)}`
 }
 
 const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1)

@@ -1,3 +1,5 @@
+import { BACKSLASH, CLOSE_ARRAY, COLON, COMMA, DOT, MAX_DEPTH, MINUS, NINE, OPEN_ARRAY, OPEN_OBJECT, PLUS, QUOTE, SPACE, TAB, ZERO } from './grammar'
+
 /**
  * A validating scan of one JSON object held in UTF-8 bytes, without building it.
  *
@@ -31,23 +33,6 @@ export const HAS_USAGE_NULL = 16
 /** Where the last scan's `,"usage":null` member starts and ends (valid when it returned {@link HAS_USAGE_NULL}). */
 export const usageNullMember = { start: 0, end: 0 }
 
-/** Deeper nesting is left to `JSON.parse`; chat chunks nest about five levels. */
-export const MAX_DEPTH = 64
-
-const TAB = 0x09
-const SPACE = 0x20
-const QUOTE = 0x22
-const COMMA = 0x2c
-const MINUS = 0x2d
-const PLUS = 0x2b
-const DOT = 0x2e
-const ZERO = 0x30
-const NINE = 0x39
-const COLON = 0x3a
-const OPEN_ARRAY = 0x5b
-const BACKSLASH = 0x5c
-const CLOSE_ARRAY = 0x5d
-const OPEN_OBJECT = 0x7b
 const CLOSE_OBJECT = 0x7d
 
 /** What the scanner expects next. */

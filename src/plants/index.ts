@@ -5,7 +5,7 @@ import { ErrorBody, errorStatuses, plantStoreErrors } from '../http/error-contra
 import { HttpError } from '../http/errors'
 import { bodiless } from '../http/media-type'
 import { readBodyText, requireJsonContentType } from '../http/body'
-import { parseJsonLossless } from '../http/json'
+import { parseJsonLossless } from '../json/lossless'
 import type { Logger } from '../http/logger'
 import { bodyValidator } from '../http/validation'
 import { DeleteQuery, LIST_LIMIT_DEFAULT, ListQuery, NewPlant, Plant, PlantIdParams } from './model'

@@ -87,8 +87,8 @@ describe('PATCH and DELETE /admin/tokens/{id}', () => {
     const huge = await patch('{"limits":{"rpm":9007199254740993}}')
     expect(huge.status).toBe(400)
     expect((await huge.json()).message).toBe('limits.rpm must be at most 9007199254740991, got 9007199254740993')
-    expect((await (await patch({ limits: { rpm: 0 } })).json()).message).toBe('limits.rpm: expected integer to be greater or equal to 1, got 0')
-    expect((await (await patch({ limits: 'x' })).json()).message).toBe('limits: expected object or null, got "x"')
+    expect((await (await patch({ limits: { rpm: 0 } })).json()).message).toBe('limits.rpm: expected integer to be greater or equal to 1, got the number 0')
+    expect((await (await patch({ limits: 'x' })).json()).message).toBe('limits: expected object or null, got the string "x"')
   })
 
   test('a change reaches the token at once in this process: a new limit is enforced on the next request', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
-import { HAS_CHOICES, HAS_ERROR, HAS_FINISH, HAS_USAGE, HAS_USAGE_NULL, MAX_DEPTH, NOT_PROVEN, scanJsonObject, usageNullMember } from '../../src/json/scan'
+import { MAX_DEPTH } from '../../src/json/grammar'
+import { HAS_CHOICES, HAS_ERROR, HAS_FINISH, HAS_USAGE, HAS_USAGE_NULL, NOT_PROVEN, scanJsonObject, usageNullMember } from '../../src/json/scan'
 import { random } from '../helpers/random'
 
 /*

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { validateDocsConfig } from '../../src/docs-config/validate'
+import { validateDocsConfig } from '../../src/docs-config/validation/validate'
 import { textAt } from './marked-text'
 import { DESCRIBED_FILES, corpusFiles, issuesOutsideText } from './corpus'
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { validateDocsConfig } from '../../src/docs-config/validate'
+import { validateDocsConfig } from '../../src/docs-config/validation/validate'
 import { unmark } from './marked-text'
 
 /** Invalid JSON is one error, at the offending character (`¦`), with a hint for the usual causes. */

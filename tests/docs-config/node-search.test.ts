@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
-import { scanJson } from '../../src/docs-config/json-source'
-import { NodeSearch } from '../../src/docs-config/node-search'
-import { validateDocsConfig } from '../../src/docs-config/validate'
+import { scanJson } from '../../src/json/source'
+import { NodeSearch } from '../../src/json/node-search'
+import { validateDocsConfig } from '../../src/docs-config/validation/validate'
 import { corpusFiles } from './corpus'
 import { unmark } from './marked-text'
 

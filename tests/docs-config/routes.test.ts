@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
 import DEFAULT_DOCS from '../../src/docs-config/default-docs.json'
-import { validateDocsConfig } from '../../src/docs-config/validate'
+import { validateDocsConfig } from '../../src/docs-config/validation/validate'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
 import { corpusFiles, issuesOutsideText } from './corpus'
 import { unmark } from './marked-text'

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { validateDocsConfig } from '../../src/docs-config/validate'
+import { validateDocsConfig } from '../../src/docs-config/validation/validate'
 import { unmark, withProperty } from './marked-text'
 
 /**

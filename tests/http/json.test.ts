@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { HttpError } from '../../src/http/errors'
-import { parseJsonLossless } from '../../src/http/json'
+import { parseJsonLossless } from '../../src/json/lossless'
 
 describe('lossless JSON parsing', () => {
   test('agrees with JSON.parse on ordinary documents', () => {

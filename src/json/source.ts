@@ -7,7 +7,8 @@
  * report, so the common case stays fast.
  */
 
-import { DELIMITER, endOfString, NEWLINE, OPEN, OTHER, SKIP_CLASS, STRING } from './json-skip'
+import { CHARACTER_CLASS, DELIMITER, MAX_DEPTH, NEWLINE, OPEN, OTHER, STRING } from './grammar'
+import { endOfString } from './skip'
 
 /**
  * Where one node starts: its value and, for a property, its key. Offsets count UTF-16 code units into the
@@ -62,12 +63,6 @@ const BACKSLASH = 92
 const IDENTIFIER_START = /[A-Za-z_$]/
 const WORD = /[A-Za-z0-9_$]+/y
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y
-
-/**
- * Deepest nesting of objects and arrays that is checked. Real files nest a few levels (navigation groups
- * inside groups); the scanner and the validator's walks recurse, so absurd depth is refused up front.
- */
-export const NESTING_LIMIT = 256
 
 /** Escapes one JSON Pointer reference token (RFC 6901). */
 export function escapePointerToken(token: string): string {
@@ -329,8 +324,8 @@ class Scanner {
   }
 
   private enter(): void {
-    if (++this.depth > NESTING_LIMIT) {
-      throw new SyntaxFailure(this.pos, `objects and arrays nest more than ${NESTING_LIMIT} levels deep here; flatten the file`)
+    if (++this.depth > MAX_DEPTH) {
+      throw new SyntaxFailure(this.pos, `objects and arrays nest more than ${MAX_DEPTH} levels deep here; flatten the file`)
     }
   }
 
@@ -385,14 +380,14 @@ class Scanner {
     }
     if (first !== 123 && first !== 91) {
       // A number or a literal: it ends at the next delimiter.
-      while (pos < length && (text.charCodeAt(pos) >= 128 || SKIP_CLASS[text.charCodeAt(pos)] === OTHER)) pos++
+      while (pos < length && (text.charCodeAt(pos) >= 128 || CHARACTER_CLASS[text.charCodeAt(pos)] === OTHER)) pos++
       this.pos = pos
       return
     }
     let depth = 0
     while (pos < length) {
       const code = text.charCodeAt(pos)
-      const kind = code < 128 ? SKIP_CLASS[code] : OTHER
+      const kind = code < 128 ? CHARACTER_CLASS[code] : OTHER
       if (kind === OTHER || kind === DELIMITER) pos++
       else if (kind === NEWLINE) {
         this.line++

@@ -1,6 +1,6 @@
 import type { TSchema } from 'elysia'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
-import { closeObjects, copySchema, resolveSchema } from './schema'
+import { closeObjects, copySchema, resolveSchema } from '../schema'
 
 /**
  * The docs.json schema turned into plain objects of one shape, for the walks that run on every validation.

@@ -1,17 +1,4 @@
-/**
- * A problem found in a parsed docs.json before it is given a line and column. `path` is what is reported;
- * `at` and `part` say which node's position to report (a missing property is reported at its parent object).
- */
-export interface Finding {
-  severity: 'error' | 'warning'
-  path: string
-  at: string
-  part: 'key' | 'value'
-  message: string
-  expected?: string
-  received?: string
-  suggestion?: string
-}
+/** Naming a place in a JSON value, and the value found there, in messages people read. */
 
 // Character tests instead of regular expressions: field names are built for every issue reported.
 function isArrayIndex(token: string): boolean {
@@ -38,9 +25,13 @@ function isIdentifierStart(code: number): boolean {
   return (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95 || code === 36
 }
 
-/** A JSON Pointer written the way people name fields: `/anchors/0/color` → `anchors[0].color`. */
-export function fieldName(pointer: string): string {
-  if (pointer === '') return 'docs.json'
+/**
+ * A JSON Pointer written the way people name fields: `/anchors/0/color` → `anchors[0].color`, and the
+ * way OpenAI's `param` names them (`messages[1].tool_call_id`); a key that is not an identifier is
+ * quoted (`headers["x-y z"]`). The empty pointer, the whole value, is `root`.
+ */
+export function fieldName(pointer: string, root = ''): string {
+  if (pointer === '') return root
   let name = ''
   for (let start = 1, end = 0; start <= pointer.length; start = end + 1) {
     end = pointer.indexOf('/', start)
@@ -57,6 +48,8 @@ export function fieldName(pointer: string): string {
 /** A short, readable rendering of a JSON value for messages. */
 export function describeValue(value: unknown): string {
   if (value === null) return 'null'
+  // The lossless body parser hands over integers past 2^53 as bigints.
+  if (typeof value === 'bigint') return `the number ${value}`
   if (Array.isArray(value)) return 'an array'
   switch (typeof value) {
     case 'string':

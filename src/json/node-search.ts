@@ -1,5 +1,6 @@
-import { isPlainObject } from './finding'
-import { endOfString, skipValue, skipWhitespace } from './json-skip'
+import { isPlainObject } from './pointer'
+import { CLOSE_OBJECT, COMMA, isWhitespace, OPEN_OBJECT } from './grammar'
+import { endOfString, skipValue, skipWhitespace } from './skip'
 
 /**
  * Finds where a few nodes of a parsed text start, without scanning the whole text: from the parent's known
@@ -105,7 +106,7 @@ export class NodeSearch {
     for (;;) {
       pos = skipWhitespace(text, skipValue(text, skipWhitespace(text, skipWhitespace(text, endOfString(text, pos)) + 1)))
       const next = text.charCodeAt(pos)
-      if (next === CLOSE_BRACE) return skipWhitespace(text, pos + 1) === text.length
+      if (next === CLOSE_OBJECT) return skipWhitespace(text, pos + 1) === text.length
       if (next !== COMMA) return false
       pos = skipWhitespace(text, pos + 1)
       if (text.charCodeAt(pos) !== QUOTE) return false
@@ -190,7 +191,7 @@ export class NodeSearch {
       pos = skipWhitespaceBackwards(text, pos - 1) - key.length - 1
       if (text.charCodeAt(pos) !== QUOTE || !text.startsWith(`${key}"`, pos + 1)) return -1
       pos = skipWhitespaceBackwards(text, pos - 1)
-      return text.charCodeAt(pos) === OPEN_BRACE ? pos : -1
+      return text.charCodeAt(pos) === OPEN_OBJECT ? pos : -1
     }
     return -1
   }
@@ -221,9 +222,6 @@ const QUOTE = 34
 const SLASH = 47
 const BACKSLASH = 92
 const COLON = 58
-const COMMA = 44
-const CLOSE_BRACE = 125
-const OPEN_BRACE = 123
 const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/
 const LITERAL_KEY = /^[^"\\/\u0000-\u001f]*$/
 /** Characters that never appear outside strings in JSON (whitespace, punctuation, numbers, true/false/null). */
@@ -234,6 +232,6 @@ function unescapeToken(token: string): string {
 }
 
 function skipWhitespaceBackwards(text: string, pos: number): number {
-  for (let code = text.charCodeAt(pos); code === 32 || code === 10 || code === 13 || code === 9; code = text.charCodeAt(--pos));
+  while (isWhitespace(text.charCodeAt(pos))) pos--
   return pos
 }

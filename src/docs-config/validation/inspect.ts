@@ -1,7 +1,8 @@
 import type { TSchema } from 'elysia'
-import { escapePointerToken } from './json-source'
-import { describeValue, fieldName, isPlainObject, quote, type Finding } from './finding'
-import { resolveSchema as resolve } from './schema'
+import { escapePointerToken } from '../../json/source'
+import { describeValue, fieldName, isPlainObject, quote } from '../../json/pointer'
+import type { Finding } from './finding'
+import { resolveSchema as resolve } from '../schema'
 import { accepts, hasJsonType, hasOnlyKnownKeys, planOf, type Plan } from './plan'
 import { closestMatch } from './suggest'
 
@@ -92,7 +93,7 @@ function walk(plan: Plan, value: unknown, pointer: string, findings: Finding[]):
       if (!hasJsonType(plan.schema, value)) return mismatch(plan.schema, value, pointer, findings)
       if (plan.pattern !== undefined && typeof value === 'string' && !plan.pattern.test(value)) {
         const rule = plan.schema.patternErrorMessage ?? `does not match the pattern ${plan.schema.pattern}`
-        findings.push(valueError(pointer, `${fieldName(pointer)}: ${quote(value)} is ${rule}`, plan.schema, value))
+        findings.push(valueError(pointer, `${fieldName(pointer, 'docs.json')}: ${quote(value)} is ${rule}`, plan.schema, value))
       }
   }
 }
@@ -103,14 +104,14 @@ function object(plan: Plan, value: unknown, pointer: string, findings: Finding[]
   for (const key of required) {
     if (value[key] !== undefined) continue
     const path = `${pointer}/${escapePointerToken(key)}`
-    const rule = required.length > 1 ? `; ${fieldName(pointer)} needs ${required.join(' and ')}` : ''
+    const rule = required.length > 1 ? `; ${fieldName(pointer, 'docs.json')} needs ${required.join(' and ')}` : ''
     const property = plan.properties.get(key)
     findings.push({
       severity: 'error',
       path,
       at: pointer,
       part: 'value',
-      message: `${fieldName(path)} is required${rule}`,
+      message: `${fieldName(path, 'docs.json')} is required${rule}`,
       ...(property !== undefined ? { expected: describeSchema(property.schema) } : {}),
     })
   }
@@ -137,8 +138,8 @@ function unknownProperty(plan: Plan, key: string, pointer: string): Finding {
     at: path,
     part: 'key',
     message: plan.closed
-      ? `${fieldName(path)}: ${quote(key)} is not an allowed key of ${fieldName(pointer)}; use one of ${known.join(', ')}`
-      : `${fieldName(path)}: unknown property; it is kept but not checked`,
+      ? `${fieldName(path, 'docs.json')}: ${quote(key)} is not an allowed key of ${fieldName(pointer, 'docs.json')}; use one of ${known.join(', ')}`
+      : `${fieldName(path, 'docs.json')}: unknown property; it is kept but not checked`,
   }
   if (plan.closed) {
     finding.expected = `one of ${known.join(', ')}`
@@ -158,7 +159,7 @@ function array(plan: Plan, value: unknown, pointer: string, findings: Finding[])
   if (minimum !== undefined && value.length < minimum) {
     const needs = `it needs at least ${minimum} item${minimum === 1 ? '' : 's'}`
     const rule = value.length === 0 ? `is empty; ${needs}` : `has only ${value.length}; ${needs}`
-    findings.push(valueError(pointer, `${fieldName(pointer)} ${rule}`, plan.schema, value))
+    findings.push(valueError(pointer, `${fieldName(pointer, 'docs.json')} ${rule}`, plan.schema, value))
   }
   const items = plan.items
   if (items === undefined) return
@@ -172,7 +173,7 @@ function notAllowed(plan: Plan, value: unknown, pointer: string): Finding {
   const suggestion = typeof value === 'string' ? closestMatch(value, names) : undefined
   const shown = typeof value === 'string' ? quote(value) : describeValue(value)
   return {
-    ...valueError(pointer, `${fieldName(pointer)}: ${shown} is not allowed; use one of ${names.join(', ')}`, plan.schema, value),
+    ...valueError(pointer, `${fieldName(pointer, 'docs.json')}: ${shown} is not allowed; use one of ${names.join(', ')}`, plan.schema, value),
     ...(suggestion !== undefined ? { suggestion } : {}),
   }
 }
@@ -200,7 +201,7 @@ function union(plan: Plan, value: unknown, pointer: string, findings: Finding[])
 function mismatch(schema: TSchema, value: unknown, pointer: string, findings: Finding[]): void {
   const expected = describeSchema(schema)
   findings.push(
-    valueError(pointer, `${fieldName(pointer)}: expected ${expected}, received ${describeValue(value)}`, schema, value),
+    valueError(pointer, `${fieldName(pointer, 'docs.json')}: expected ${expected}, received ${describeValue(value)}`, schema, value),
   )
 }
 

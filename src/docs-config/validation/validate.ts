@@ -1,12 +1,14 @@
-import { describeValue, isPlainObject, type Finding } from './finding'
+import { describeValue, isPlainObject } from '../../json/pointer'
+import type { Finding } from './finding'
 import { FINDING_LIMIT, findUnknownProperties, inspect } from './inspect'
-import { NESTING_LIMIT, scanJson, type NodePosition } from './json-source'
-import type { Issue, ValidateOptions, ValidationResult } from './model'
-import { checkCrossFieldRules } from './rules'
-import { applyDefaults } from './defaults'
-import { CLOSED_DOCS_CONFIG_CHECK, DOCS_CONFIG_CHECK, DocsConfigSchema, type DocsConfig } from './schema'
-import { NodeSearch } from './node-search'
-import { findUnstorableText } from './storable'
+import { MAX_DEPTH } from '../../json/grammar'
+import { scanJson, type NodePosition } from '../../json/source'
+import type { Issue, ValidateOptions, ValidationResult } from '../model'
+import { checkCrossFieldRules } from '../rules'
+import { applyDefaults } from '../defaults'
+import { CLOSED_DOCS_CONFIG_CHECK, DOCS_CONFIG_CHECK, DocsConfigSchema, type DocsConfig } from '../schema'
+import { NodeSearch } from '../../json/node-search'
+import { findUnstorableText } from '../storable'
 import { TextPositions, type LineColumn } from './text-position'
 
 /**
@@ -40,7 +42,7 @@ function tooDeep(text: string): ValidationResult {
       // Skip the string, honouring escaped quotes.
       for (index++; index < text.length && text.charCodeAt(index) !== 34; index++) if (text.charCodeAt(index) === 92) index++
     } else if (code === 123 || code === 91) {
-      if (++depth > NESTING_LIMIT) {
+      if (++depth > MAX_DEPTH) {
         offset = index
         break
       }
@@ -49,7 +51,7 @@ function tooDeep(text: string): ValidationResult {
   const issue: Issue = {
     path: '',
     ...new TextPositions(text).at(offset),
-    message: `docs.json: objects and arrays nest more than ${NESTING_LIMIT} levels deep here; flatten the file`,
+    message: `docs.json: objects and arrays nest more than ${MAX_DEPTH} levels deep here; flatten the file`,
   }
   return { valid: false, errors: [issue], warnings: [] }
 }
@@ -287,12 +289,12 @@ function keysInText(text: string): number {
 const TOO_DEEP = -1
 
 /**
- * The number of keys in the parsed value, or TOO_DEEP past {@link NESTING_LIMIT} levels. JSON.parse accepts
+ * The number of keys in the parsed value, or TOO_DEEP past {@link MAX_DEPTH} levels. JSON.parse accepts
  * any depth, but every later walk recurses, so this first walk is the gate.
  */
 function keysInValue(value: unknown, depth: number): number {
   if (typeof value !== 'object' || value === null) return 0
-  if (depth >= NESTING_LIMIT) return TOO_DEEP
+  if (depth >= MAX_DEPTH) return TOO_DEEP
   let count = 0
   if (Array.isArray(value)) {
     for (const item of value) {

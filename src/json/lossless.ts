@@ -1,6 +1,6 @@
-import { HttpError } from './errors'
+import { HttpError } from '../http/errors'
+import { isWhitespace, MAX_DEPTH } from './grammar'
 
-const MAX_DEPTH = 128
 /** An int64 has 20 characters; a longer literal is either a mistake or an attempt at slow BigInt work. */
 const MAX_NUMBER_LENGTH = 400
 
@@ -151,7 +151,7 @@ class LosslessParser {
   private skipSpace() {
     while (this.at < this.text.length) {
       const c = this.text.charCodeAt(this.at)
-      if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return
+      if (!isWhitespace(c)) return
       this.at++
     }
   }
