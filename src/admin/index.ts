@@ -63,7 +63,7 @@ export const adminPlugin = (deps: AdminDeps) => {
     )
     .get('/admin/tokens', async () => ({ data: (await deps.tokens.list()).map(recordOf) }), {
       auth: 'admin',
-      response: { 200: TokenList, ...errors(401, 403, 429, 500, 503) },
+      response: { 200: TokenList, ...errors(400, 401, 403, 429, 500, 503) },
       detail: {
         summary: 'List tokens',
         description: 'Needs the admin scope. Every token, revoked ones included; never a secret.',

@@ -60,13 +60,24 @@ function openAIErrors(statuses: number[], descriptions: Record<number, string> =
 }
 
 const UPSTREAM_ERRORS = {
-  400: 'The request is invalid; `error.param` names the field. An upstream\'s own 400 is passed on as it is.',
+  400: 'The request is invalid (`error.param` names the field), or the Authorization header is malformed. An upstream\'s own 400 is passed on as it is.',
+  413: 'The body is larger than BODY_LIMIT, or the upstream refused it as too large.',
+  429: "A limit of the token, or the peer's failed-authentication limit, was reached (Retry-After says when to try again); or every provider of the model answered 429 (with the upstream's Retry-After when it sent one).",
   403: 'The token lacks the chat scope.',
   404: 'No such model, or the token may not use it (`code: model_not_found`).',
   500: 'An unexpected fault; the server log has the details under the X-Request-Id of the response.',
   502: 'The upstream failed or answered something that is not a chat completion.',
   503: 'Every provider of the model is unavailable, the database is unavailable, or this replica is shutting down; Retry-After says when to try again.',
   504: 'The upstream did not answer in time.',
+}
+
+/** The errors of the model routes, which never call a provider. */
+const MODEL_ERRORS = {
+  400: 'The Authorization header is malformed.',
+  403: 'The token lacks the chat scope.',
+  404: 'No such model, or the token may not use it (`code: model_not_found`).',
+  500: 'An unexpected fault; the server log has the details under the X-Request-Id of the response.',
+  503: 'The database is unavailable (while checking the token), or this replica is shutting down; Retry-After says when to try again.',
 }
 
 /**
@@ -146,7 +157,7 @@ export function chatPlugin(deps: ChatDeps) {
       description: 'The public names of the models this token may use.',
       tags: ['chat'],
       security,
-      responses: { 200: { description: 'The models.', content: documented(ModelList) }, ...openAIErrors([401, 403, 429, 500, 503], UPSTREAM_ERRORS) },
+      responses: { 200: { description: 'The models.', content: documented(ModelList) }, ...openAIErrors([400, 401, 403, 429, 500, 503], MODEL_ERRORS) },
     } as DocumentDecoration,
   }
   const modelHook = {
@@ -156,7 +167,7 @@ export function chatPlugin(deps: ChatDeps) {
       description: 'One model, by its public name; a model the token may not use is answered as one that does not exist.',
       tags: ['chat'],
       security,
-      responses: { 200: { description: 'The model.', content: documented(ModelEntry) }, ...openAIErrors([401, 403, 404, 429, 500, 503], UPSTREAM_ERRORS) },
+      responses: { 200: { description: 'The model.', content: documented(ModelEntry) }, ...openAIErrors([400, 401, 403, 404, 429, 500, 503], MODEL_ERRORS) },
     } as DocumentDecoration,
   }
 

@@ -39,10 +39,18 @@ const ETAG_HEADER = { description: 'The revision\'s entity tag, for If-None-Matc
 /** The docs.json schema, which the app puts in the document's components (see docsJsonComponents). */
 const DOCS_JSON_REF = { $ref: '#/components/schemas/DocsJson' }
 
-const RAW_BODY_DOC = {
+/** PUT stores what validates, so its body is a docs.json. */
+const STORED_BODY_DOC = {
   required: true,
-  description: 'The docs.json text. It is read as sent (any Content-Type), so line and column numbers refer to it.',
+  description: 'The docs.json, as `application/json`. It is read as sent, so the line and column numbers of errors refer to it.',
   content: { 'application/json': { schema: DOCS_JSON_REF } },
+}
+
+/** Validation exists to be shown broken files: any text is accepted, in any Content-Type, and judged. */
+const CHECKED_BODY_DOC = {
+  required: true,
+  description: 'The text to check: any text, valid JSON or not, in any Content-Type (the answer judges it; see the DocsJson schema for what passes). It is read as sent, so line and column numbers refer to it.',
+  content: { 'application/json': { schema: {} } },
 }
 
 /**
@@ -115,10 +123,10 @@ export const docsConfigPlugin = (deps: DocsConfigDeps) => {
             'Needs the docs:write scope. Validates the text (400 with every error when invalid; ?strict=true makes unknown properties errors; a Content-Type other than application/json is 415) and stores it as a new revision; history is never rewritten. With If-Match, a stale ETag answers 412, so two editors never silently overwrite each other; without it writers take turns and never get 412 (503 with Retry-After if a turn takes over 5 s). Bodies over 1 MiB answer 413.',
           security: BEARER,
           tags: ['docs.json'],
-          requestBody: RAW_BODY_DOC,
+          requestBody: STORED_BODY_DOC,
           responses: {
             200: { description: 'Stored as a new revision; the body says which, with any warnings.', headers: { ETag: ETAG_HEADER } },
-            400: { description: 'The docs.json is invalid; `errors` lists every error with its JSON Pointer, line and column.' },
+            400: { description: 'The docs.json is invalid (`errors` lists every error with its JSON Pointer, line and column), `strict` is not true or false, or the Authorization header is malformed.' },
             403: { description: 'The token lacks the docs:write scope.' },
             412: { description: 'If-Match names a revision that is no longer current; the ETag header names the current one.', headers: { ETag: ETAG_HEADER } },
             413: { description: 'The body is over 1 MiB.' },
@@ -142,10 +150,10 @@ export const docsConfigPlugin = (deps: DocsConfigDeps) => {
             'Any valid token. Validates the body text as sent and returns every error and warning with its JSON Pointer, line and column (200 whether or not it is valid). ?strict=true makes unknown properties errors.',
           security: BEARER,
           tags: ['docs.json'],
-          requestBody: RAW_BODY_DOC,
+          requestBody: CHECKED_BODY_DOC,
           responses: {
             200: { description: 'The verdict: `valid`, every error and warning, and the normalised config when valid.' },
-            400: { description: 'The query is invalid (`strict` must be true or false).' },
+            400: { description: '`strict` is not true or false, the body is not UTF-8, or the Authorization header is malformed.' },
             413: { description: 'The body is over 1 MiB.' },
           },
         },

@@ -6,7 +6,7 @@ import { Kind, type TSchema } from '@sinclair/typebox'
  * drops the request body of every route with a parse hook (all of ours: int64 ids need the
  * lossless parser), renders a void response as a media type named `type`, copies Elysia's
  * `error` keyword into schemas, and describes each response as "Response for status N". The
- * standard linters (Redocly, Spectral) rejected its output; tests/http/openapi-lint.test.ts
+ * standard linters (Redocly, Spectral) rejected its output; tests/e2e/openapi-tools.test.ts
  * keeps this one clean.
  */
 
@@ -33,7 +33,7 @@ export type DocumentHead = {
 
 /** What a status means in every Trellis operation that sends it; a route may say more in `detail.responses`. */
 const STATUS_MEANINGS: Record<string, string> = {
-  400: 'The request is invalid; the message names the field and the rule it broke.',
+  400: 'The request is invalid: a field (the message names it and the rule it broke), or a malformed Authorization header (RFC 6750 `invalid_request`).',
   401: 'The bearer token is missing, malformed, unknown, expired or revoked.',
   403: 'The token is valid but lacks the scope this operation needs.',
   404: 'Nothing with this identifier exists for the caller.',

@@ -11,7 +11,7 @@ export const metricsPlugin = (deps: { auth: AuthDeps; logger: Logger; metrics: M
     .onError(plantStoreErrors(deps.logger))
     .get('/metrics', async () => new Response(await deps.metrics.registry.metrics(), { headers: { 'content-type': deps.metrics.registry.contentType } }), {
       auth: 'metrics',
-      response: { 200: t.String(), ...errorStatuses(ErrorBody, 401, 403, 429, 500, 503) },
+      response: { 200: t.String(), ...errorStatuses(ErrorBody, 400, 401, 403, 429, 500, 503) },
       detail: {
         summary: 'Prometheus metrics',
         description: 'Needs the metrics (or admin) scope. Series are labelled by route template, method, status, model, provider and kind; never by owner, token or request id.',

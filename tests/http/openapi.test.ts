@@ -87,7 +87,7 @@ test('every operation says its security, and documents the failures any route of
     expect({ name, security: Array.isArray(operation.security) }).toEqual({ name, security: true })
     // Draining (any route) and the database (any route that reads it, tokens included) answer 503.
     expect({ name, has503: statuses.includes('503') }).toEqual({ name, has503: true })
-    if (operation.security!.length > 0) for (const status of ['401', '429', '500']) expect({ name, status, documented: statuses.includes(status) }).toEqual({ name, status, documented: true })
+    if (operation.security!.length > 0) for (const status of ['400', '401', '429', '500']) expect({ name, status, documented: statuses.includes(status) }).toEqual({ name, status, documented: true })
     if (operation.requestBody) for (const status of ['400', '413']) expect({ name, status, documented: statuses.includes(status) }).toEqual({ name, status, documented: true })
     for (const [status, response] of Object.entries(operation.responses)) {
       expect({ name, status, generic: /^Response for status/.test(response.description) }).toEqual({ name, status, generic: false })
@@ -123,4 +123,14 @@ test('a body integer is only a JSON integer: "max_tokens": "5" is a 400 naming t
   const response = await t.request('/chat/completions', { method: 'POST', token, json: { model: 'echo', messages: [{ role: 'user', content: 'hi' }], max_tokens: '5' } })
   expect(response.status).toBe(400)
   expect((await response.json()).error.param).toBe('max_tokens')
+})
+
+test('the document says which operations are public, and it is true: anonymous requests get 401 exactly where it lists security', async () => {
+  const document = await (await t.request('/openapi.json')).json()
+  for (const { name, operation } of operationsOf(document)) {
+    const [method, path] = name.split(' ') as [string, string]
+    const response = await t.request(path.replace(/\{[^}]+\}/g, '1'), { method })
+    await response.arrayBuffer()
+    expect({ name, anonymous: response.status === 401 }).toEqual({ name, anonymous: operation.security!.length > 0 })
+  }
 })
