@@ -1,7 +1,7 @@
 import { Integer } from '../http/integer'
 import { t } from 'elysia'
 import { ScopeSchema } from '../auth/model'
-import { LimitsSchema } from '../governance/limits'
+import { LimitsSchema } from '../config/limits'
 import { StoredText } from '../http/int64'
 
 const ModelName = StoredText({ minLength: 1, maxLength: 200, description: 'A public model name (see GET /models)', error: 'models must be names of 1 to 200 characters' })

@@ -2,13 +2,14 @@ import type { Principal } from '../auth/model'
 import type { Governance } from '../governance/service'
 import type { Metrics } from '../metrics/metrics'
 import type { UsageLedger } from '../usage/ledger'
-import { DEFAULT_MAX_RESPONSE_BYTES } from './config'
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../config/chat'
 import type { ChatCompletionRequest } from './model'
 import { OpenAIError, toOpenAIError } from './openai-error'
 import type { ChatRequest, StreamReport } from './providers/provider'
 import type { ModelRegistry } from './service'
 import { utf8Length } from './providers/echo/tokenizer'
-import { KEEP_ALIVE_MS, openEventStream, type StreamOutcome } from './sse/writer'
+import { openEventStream, type StreamOutcome } from './sse/writer'
+import { DEFAULT_KEEP_ALIVE_MS } from '../config/chat'
 import { JSON_MEDIA_TYPE } from '../http/media-type'
 
 /** What one completion is served from, beside the registry. */
@@ -116,7 +117,7 @@ export async function serveCompletion(
   const response = await openEventStream(deps.registry.streamEvents(body, abort.signal, state, report), {
     state,
     abort,
-    keepAliveMs: deps.keepAliveMs || KEEP_ALIVE_MS,
+    keepAliveMs: deps.keepAliveMs || DEFAULT_KEEP_ALIVE_MS,
     maxBytes: deps.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     requestId,
     onStreamError: deps.onStreamError,

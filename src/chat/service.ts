@@ -1,4 +1,4 @@
-import { ECHO_PROVIDER, type ChatConfig } from './config'
+import { ECHO_PROVIDER, type ChatConfig } from '../config/chat'
 import type { ModelList } from './model'
 import { openaiProvider } from './providers/openai'
 import { encodeEvent } from './sse/encode'

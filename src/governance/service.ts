@@ -2,7 +2,7 @@ import type { Principal } from '../auth/model'
 import type { Database } from '../db/connect'
 import { HttpError } from '../http/errors'
 import { QuotaLeases } from './leases'
-import { effectiveLimits, type Limits } from './limits'
+import { effectiveLimits, type Limits } from '../config/limits'
 import { QuotaStore, type QuotaKey, type QuotaShape } from './quota-store'
 
 const PER_MINUTE: QuotaShape = { kind: 'bucket', refillSeconds: 60 }

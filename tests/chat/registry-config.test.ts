@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { DEFAULT_MODELS, parseChatConfig, PROVIDER_DEFAULTS } from '../../src/chat/config'
+import { DEFAULT_MODELS, parseChatConfig, PROVIDER_DEFAULTS } from '../../src/config/chat'
 
 describe('chat configuration from the environment', () => {
   test('with nothing set: echo and echo-reasoner, 15 s keep-alive, echo at full speed', () => {
@@ -64,10 +64,10 @@ describe('chat configuration from the environment', () => {
     { env: { CHAT_MODELS: JSON.stringify({ m: { provider: 'echo', model: 'echo' } }) }, message: 'CHAT_MODELS: /m' },
     { env: { CHAT_MODELS: JSON.stringify({ m: [{ provider: 'echo' }] }) }, message: 'CHAT_MODELS: /m/0/model' },
     { env: { CHAT_MODELS: JSON.stringify({ m: [{ provider: 'nowhere', model: 'x' }] }) }, message: "CHAT_MODELS: model 'm' uses provider 'nowhere', which CHAT_PROVIDERS does not define" },
-    { env: { CHAT_KEEPALIVE_MS: '0' }, message: "CHAT_KEEPALIVE_MS: expected an integer >= 1 (milliseconds), got '0'" },
-    { env: { CHAT_KEEPALIVE_MS: '15s' }, message: "CHAT_KEEPALIVE_MS: expected an integer >= 1 (milliseconds), got '15s'" },
+    { env: { CHAT_KEEPALIVE_MS: '0' }, message: 'CHAT_KEEPALIVE_MS must be at least 1, got 0' },
+    { env: { CHAT_KEEPALIVE_MS: '15s' }, message: 'CHAT_KEEPALIVE_MS must be a whole number, got "15s"' },
     { env: { CHAT_KEEPALIVE_MS: '1e3' }, message: 'CHAT_KEEPALIVE_MS' },
-    { env: { ECHO_TOKEN_DELAY_MS: '-1' }, message: "ECHO_TOKEN_DELAY_MS: expected an integer >= 0 (milliseconds), got '-1'" },
+    { env: { ECHO_TOKEN_DELAY_MS: '-1' }, message: 'ECHO_TOKEN_DELAY_MS must be a whole number, got "-1"' },
     { env: { ECHO_TOKEN_DELAY_MS: '2.5' }, message: 'ECHO_TOKEN_DELAY_MS' },
   ]
 

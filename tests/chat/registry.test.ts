@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
-import { parseChatConfig, PROVIDER_DEFAULTS, type ChatConfig, type ProviderConfig } from '../../src/chat/config'
+import { parseChatConfig, PROVIDER_DEFAULTS, type ChatConfig, type ProviderConfig } from '../../src/config/chat'
 import { createEchoProvider } from '../../src/chat/providers/echo/echo'
 import { ProviderError, type ChatCompletionChunk, type ChatProvider, type ChatRequest } from '../../src/chat/providers/provider'
 import { backoffMs, buildRegistry, ModelRegistry, type RegistryDeps, type StreamState } from '../../src/chat/service'

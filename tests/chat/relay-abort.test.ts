@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
-import { PROVIDER_DEFAULTS } from '../../src/chat/config'
+import { PROVIDER_DEFAULTS } from '../../src/config/chat'
 import { openaiProvider } from '../../src/chat/providers/openai'
 import { ProviderError } from '../../src/chat/providers/provider'
 import { startMockUpstream, type MockUpstream } from './mock-upstream'

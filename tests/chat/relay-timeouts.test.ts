@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
-import { PROVIDER_DEFAULTS } from '../../src/chat/config'
+import { PROVIDER_DEFAULTS } from '../../src/config/chat'
 import { openaiProvider, type OpenAIProviderOptions } from '../../src/chat/providers/openai'
 import { ProviderError, type ChatCompletionChunk } from '../../src/chat/providers/provider'
 import { startMockUpstream, type MockReply, type MockUpstream } from './mock-upstream'

@@ -1,5 +1,5 @@
 import { readLimited } from '../../http/body'
-import { DEFAULT_MAX_RESPONSE_BYTES, type ProviderConfig } from '../config'
+import { DEFAULT_MAX_RESPONSE_BYTES, type ProviderConfig } from '../../config/chat'
 import { parseJsonObject, reportsError } from '../../json/scan'
 import { isObject, type ChatCompletion, type ChatCompletionChunk, type ChatProvider, type ChatRequest, type JsonObject, type StreamReport } from './provider'
 import { SseDataDecoder } from '../sse/decoder'

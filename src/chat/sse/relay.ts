@@ -1,7 +1,7 @@
 import { bytesAt, HAS_CHOICES, HAS_ERROR, HAS_FINISH, HAS_USAGE, HAS_USAGE_NULL, NOT_PROVEN, parseJsonObject, reportsError, scanJsonObject, usageNullMember } from '../../json/scan'
 import { noteChunk, type JsonObject, type StreamReport } from '../providers/provider'
 import { concat } from './bytes'
-import { DEFAULT_MAX_EVENT_BYTES } from '../config'
+import { DEFAULT_MAX_EVENT_BYTES } from '../../config/chat'
 import { EventTooLarge, SseDataDecoder } from './decoder'
 
 /** What one upstream read gave the relay. */

@@ -1,6 +1,7 @@
 import { OpenAIError, openAIErrorBody, toOpenAIError } from '../openai-error'
 import { encodeEvent } from './encode'
 import { watchSilence } from './keep-alive'
+import { DEFAULT_KEEP_ALIVE_MS } from '../../config/chat'
 
 /*
  * Server-sent events exactly as OpenAI clients parse them: every event is
@@ -31,9 +32,6 @@ export type StreamOutcome = { ended: 'done' } | { ended: 'failed'; error: unknow
 
 const DONE_OUTCOME: StreamOutcome = { ended: 'done' }
 const CANCELLED: StreamOutcome = { ended: 'cancelled' }
-
-/** Default pause, in ms, after which a waiting stream sends `: keep-alive`. */
-export const KEEP_ALIVE_MS = 15_000
 
 export type EventStreamOptions = {
   /** Set to true the moment the first byte is handed to the client; the registry stops retrying then. */
@@ -97,7 +95,7 @@ class EventStream implements UnderlyingDefaultSource<Uint8Array> {
   constructor(iterator: AsyncIterator<Uint8Array>, options: EventStreamOptions) {
     this.#iterator = iterator
     this.#options = options
-    this.#unwatch = watchSilence(options.keepAliveMs ?? KEEP_ALIVE_MS, this)
+    this.#unwatch = watchSilence(options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS, this)
   }
 
   async open(): Promise<Response> {

@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_RESPONSE_BYTES } from '../../config'
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../../../config/chat'
 import { choiceIndexes, planAnswer, randomHex, sized, streamSteps, validated } from './answer'
 import { type ChunkEmitter, type ChunkHead, ChunkEvents, chunkObjects, SYSTEM_FINGERPRINT } from './chunks'
 import { flatten, PacedSteps, type Planned } from './pacing'

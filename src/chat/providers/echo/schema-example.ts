@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_RESPONSE_BYTES } from '../../config'
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../../../config/chat'
 import { utf8Length } from './tokenizer'
 
 /*

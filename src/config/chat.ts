@@ -1,6 +1,7 @@
 // Plain TypeBox, not Elysia's `t`: Elysia's numeric types accept numeric strings, and a
 // configuration file that says "30000" where a number belongs should be corrected, not guessed.
 import { Integer } from '../http/integer'
+import { integer } from './env'
 import { Type as t, type Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 
@@ -24,14 +25,17 @@ export function parseChatConfig(env: Record<string, string | undefined>): ChatCo
   return {
     providers,
     models,
-    keepAliveMs: parseInteger(env, 'CHAT_KEEPALIVE_MS', 15_000, 1),
-    echoTokenDelayMs: parseInteger(env, 'ECHO_TOKEN_DELAY_MS', 0, 0),
-    maxResponseBytes: parseInteger(env, 'CHAT_MAX_RESPONSE_BYTES', DEFAULT_MAX_RESPONSE_BYTES, 65_536, 'bytes'),
-    maxEventBytes: parseInteger(env, 'CHAT_MAX_EVENT_BYTES', DEFAULT_MAX_EVENT_BYTES, 4_096, 'bytes'),
+    keepAliveMs: integer(env, 'CHAT_KEEPALIVE_MS', DEFAULT_KEEP_ALIVE_MS, 1),
+    echoTokenDelayMs: integer(env, 'ECHO_TOKEN_DELAY_MS', 0, 0),
+    maxResponseBytes: integer(env, 'CHAT_MAX_RESPONSE_BYTES', DEFAULT_MAX_RESPONSE_BYTES, 65_536),
+    maxEventBytes: integer(env, 'CHAT_MAX_EVENT_BYTES', DEFAULT_MAX_EVENT_BYTES, 4_096),
   }
 }
 
 /** Default of `CHAT_MAX_RESPONSE_BYTES`: the most one completion may send. */
+/** How often `: keep-alive` goes out while a stream waits on its upstream (`CHAT_KEEPALIVE_MS`); stated here only. */
+export const DEFAULT_KEEP_ALIVE_MS = 15_000
+
 export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024
 
 /** Default of `CHAT_MAX_EVENT_BYTES`: the most one streamed upstream event may hold. */
@@ -179,15 +183,6 @@ function parseJson<Schema extends typeof ProvidersSetting | typeof ModelsSetting
   const problem = Value.Errors(schema, value).First()
   if (problem) throw new Error(`${name}: ${problem.path || '(root)'}: ${problem.message}`)
   return value as Static<Schema>
-}
-
-function parseInteger(env: Record<string, string | undefined>, name: string, fallback: number, minimum: number, unit = 'milliseconds'): number {
-  const raw = env[name]?.trim()
-  if (raw === undefined || raw === '') return fallback
-  if (!/^\d+$/.test(raw) || Number(raw) < minimum || !Number.isSafeInteger(Number(raw))) {
-    throw new Error(`${name}: expected an integer >= ${minimum} (${unit}), got '${env[name]}'`)
-  }
-  return Number(raw)
 }
 
 function isHttpUrl(value: string): boolean {

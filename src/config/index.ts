@@ -1,5 +1,8 @@
-import { type ChatConfig, parseChatConfig } from './chat/config'
-import { type Limits, parseDefaultLimits } from './governance/limits'
+import { type ChatConfig, parseChatConfig } from './chat'
+import { boolean, byteSize, ConfigError, type Env, integer } from './env'
+
+export { ConfigError } from './env'
+import { type Limits, parseDefaultLimits } from './limits'
 
 /**
  * Environment → validated configuration. Every value is checked at start; a bad value
@@ -32,9 +35,9 @@ export type Config = {
    * see src/runtimes/gc-pacer.ts for why.
    */
   gcIntervalMs: number
-  /** Providers and the model registry (CHAT_* variables; see src/chat/config.ts). */
+  /** Providers and the model registry (CHAT_* variables; see src/config/chat.ts). */
   chat: ChatConfig
-  /** `TRELLIS_DEFAULT_LIMITS`: the limits of a token that has none of its own (see src/governance/limits.ts). */
+  /** `TRELLIS_DEFAULT_LIMITS`: the limits of a token that has none of its own (see src/config/limits.ts). */
   defaultLimits: Limits
   /** Failed authentications a client address may have per minute before it is throttled. */
   authFailuresPerMinute: number
@@ -47,43 +50,6 @@ export type Config = {
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
-
-export class ConfigError extends Error {
-  override name = 'ConfigError'
-}
-
-type Env = Record<string, string | undefined>
-
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name]
-  if (raw === undefined || raw === '') return fallback
-  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`)
-  const value = Number(raw.trim())
-  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`)
-  return value
-}
-
-function boolean(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name]
-  if (raw === undefined || raw === '') return fallback
-  const value = raw.trim().toLowerCase()
-  if (['1', 'true', 'yes', 'on'].includes(value)) return true
-  if (['0', 'false', 'no', 'off'].includes(value)) return false
-  throw new ConfigError(`${name} must be true or false, got "${raw}"`)
-}
-
-/** `1mb`, `512kb`, `1048576` → bytes. */
-function byteSize(env: Env, name: string, fallback: number): number {
-  const raw = env[name]
-  if (raw === undefined || raw === '') return fallback
-  const match = /^(\d+)\s*(b|kb|kib|mb|mib)?$/i.exec(raw.trim())
-  if (!match) throw new ConfigError(`${name} must be a size such as 1048576, 512kb or 1mb, got "${raw}"`)
-  const unit = (match[2] ?? 'b').toLowerCase()
-  const factor = unit.startsWith('k') ? 1024 : unit.startsWith('m') ? 1024 * 1024 : 1
-  const value = Number(match[1]) * factor
-  if (value < 1024 || value > 64 * 1024 * 1024) throw new ConfigError(`${name} must be between 1kb and 64mb, got "${raw}"`)
-  return value
-}
 
 function databaseUrl(env: Env): string | undefined {
   const raw = env.DATABASE_URL?.trim()
