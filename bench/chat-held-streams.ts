@@ -1,7 +1,7 @@
 /**
  * Held-streams benchmark: how many concurrent chat streams Trellis holds, and what each costs.
  *
- * Starts Trellis in its own process (this file with `--serve`: `serve()` from src/server.ts,
+ * Starts Trellis in its own process (this file with `--serve`: `serve()` from src/runtimes/bun.ts,
  * so exactly what `bun start` runs, on embedded PGlite in a scratch directory unless
  * DATABASE_URL is set, plus a way to ask it for a full GC) with the `echo` provider paced
  * at `--rate` tokens per second, then opens
@@ -26,7 +26,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { heapStats } from 'bun:jsc'
 import { loadConfig } from '../src/config'
-import { serve } from '../src/server'
+import { serve } from '../src/runtimes/bun'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createChatToken, freePort } from './processes'
@@ -260,7 +260,7 @@ function gcProbe(child: Subprocess<'pipe', 'pipe', 'inherit'>): GcProbe {
   }
 }
 
-/** The `--serve` child: Trellis exactly as src/server.ts serves it, answering `gc` on stdin with its RSS and heap after a full GC. */
+/** The `--serve` child: Trellis exactly as src/runtimes/bun.ts serves it, answering `gc` on stdin with its RSS and heap after a full GC. */
 async function serveForBench() {
   await serve(loadConfig(process.env))
   const decoder = new TextDecoder()

@@ -79,7 +79,7 @@ async function main() {
   // Without --governance, Trellis as users run it by default: ledger on, a token without limits.
   const baseEnv = GOVERNANCE ? { ...env, USAGE_LEDGER: 'false' } : env
   const token = await createChatToken(baseEnv)
-  const server = await startProcess(['bun', 'src/server.ts'], baseEnv)
+  const server = await startProcess(['bun', 'src/runtimes/bun.ts'], baseEnv)
   const trellisUrl = `http://127.0.0.1:${trellisPort}/v1/chat/completions`
   targets.push(target('trellis', trellisUrl, { authorization: `Bearer ${token}` }, 'bench', server.pid))
   if (GOVERNANCE) {
@@ -87,7 +87,7 @@ async function main() {
     const governedEnv = { ...env, PORT: String(governedPort), TRELLIS_DATA_DIR: join(scratch, 'data-governed') }
     const limited = await createChatToken(governedEnv, NEVER_REACHED)
     metricsToken = (await createChatToken(governedEnv, [], 'metrics')).trim()
-    const governed = await startProcess(['bun', 'src/server.ts'], governedEnv)
+    const governed = await startProcess(['bun', 'src/runtimes/bun.ts'], governedEnv)
     metricsUrl = `http://127.0.0.1:${governedPort}/metrics`
     targets.push(target('trellis+gov', `http://127.0.0.1:${governedPort}/v1/chat/completions`, { authorization: `Bearer ${limited}` }, 'bench', governed.pid))
   }

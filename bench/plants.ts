@@ -30,7 +30,7 @@ try {
   const env = { ...process.env, DATABASE_URL: scratch.url, NODE_ENV: 'production', HOST: '127.0.0.1', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' }
   const targets = {
     floor: await start(['bun', join(ROOT, 'bench/plants-floor.ts')], { ...env, PORT: '3101' }, 'http://127.0.0.1:3101'),
-    trellis: await start(['bun', join(ROOT, 'src/server.ts')], { ...env, PORT: '3102' }, 'http://127.0.0.1:3102'),
+    trellis: await start(['bun', join(ROOT, 'src/runtimes/bun.ts')], { ...env, PORT: '3102' }, 'http://127.0.0.1:3102'),
   }
   const results: Record<string, { rps: number[]; p99: number[]; cpu: number[] }> = {}
   let offset = 10_000_000_000

@@ -1,6 +1,6 @@
 /**
  * Cold start: from spawning the process to the first 200 on `GET /health`, for the
- * compiled binary (`dist/trellis`) and for `bun src/server.ts`, against PostgreSQL (an
+ * compiled binary (`dist/trellis`) and for `bun src/runtimes/bun.ts`, against PostgreSQL (an
  * already migrated database; the start still checks migrations) and against the embedded
  * PGlite (a fresh, empty data directory every run, so initdb is included; and an existing one).
  *
@@ -25,7 +25,7 @@ const argument = (name: string, fallback: string) => {
 const RUNS = Number(argument('runs', '15'))
 const DATABASE_URL = argument('database-url', 'postgres://postgres@127.0.0.1:5432/postgres')
 const BINARY = join(ROOT, 'dist/trellis')
-const COMMANDS = { binary: [BINARY], source: ['bun', join(ROOT, 'src/server.ts')] } as const
+const COMMANDS = { binary: [BINARY], source: ['bun', join(ROOT, 'src/runtimes/bun.ts')] } as const
 type Target = keyof typeof COMMANDS
 
 /** A port nobody listens on right now: the kernel picks it, we release it at once. */
@@ -131,7 +131,7 @@ const fmt = (ms: number) => `${ms.toFixed(0)} ms`
 const spread = (values: number[]) => `${fmt(Math.min(...values))}–${fmt(Math.max(...values))}`
 console.log(`Cold start to the first 200 on /health, median of ${RUNS} runs (min–max in brackets)`)
 console.log(`${cpus().length} CPUs, Bun ${Bun.version}; 1-minute load average ${loadAtStart.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end\n`)
-console.log('| storage | `dist/trellis` | `bun src/server.ts` | source ÷ binary |')
+console.log('| storage | `dist/trellis` | `bun src/runtimes/bun.ts` | source ÷ binary |')
 console.log('|---|---|---|---|')
 for (const r of results)
   console.log(`| ${r.scenario} | ${fmt(r.binary)} (${spread(r.times.binary)}) | ${fmt(r.source)} (${spread(r.times.source)}) | ${r.ratio.toFixed(2)}× |`)

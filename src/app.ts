@@ -5,7 +5,7 @@ import type { Config } from './config'
 import type { DatabaseHandle } from './db/connect'
 import { errorResponse, plantStoreErrors, recordingStatus } from './http/error-contract'
 import type { RequestGate } from './http/drain'
-import type { Logger } from './http/logger'
+import type { Logger } from './logging/logger'
 import { allowedMethods } from './http/method-not-allowed'
 import { logRequest, observability } from './http/observability'
 import { jsonMediaType } from './http/media-type'
@@ -54,7 +54,7 @@ export type AppDeps = {
 
 /**
  * Builds the whole HTTP application from its dependencies. Web-standard only, so any
- * runtime can serve `createApp(deps).fetch`: Bun (src/server.ts), Deno and Node (src/runtimes).
+ * runtime can serve `createApp(deps).fetch`: Bun (src/runtimes/bun.ts), Deno and Node (src/runtimes).
  */
 export function createApp(deps: AppDeps) {
   const db = deps.database.db

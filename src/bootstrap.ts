@@ -9,7 +9,7 @@ import { migrate } from './db/migrate'
 import { Governance } from './governance/service'
 import { RequestGate } from './http/drain'
 import { UsageLedger } from './usage/ledger'
-import { createLogger, type Logger } from './http/logger'
+import { createLogger, type Logger } from './logging/logger'
 
 /** How a process holds the embedded database's lock: how long it waits for it, and what it does if it loses it. */
 export type LockPolicy = { waitMs: number; onLost: (error: Error) => void }
@@ -45,7 +45,7 @@ export async function openConfiguredDatabase(config: Config, pglite?: PGliteOpti
 /**
  * Everything a runtime entry needs before it can serve: database, migrations, tokens,
  * the first-run development token, and the app itself. Runtime-neutral; the entries in
- * src/server.ts and src/runtimes/ only add the listening socket and signal handling.
+ * src/runtimes/bun.ts and src/runtimes/ only add the listening socket and signal handling.
  */
 export async function bootstrap(config: Config, extra: Partial<AppDeps> & { pglite?: PGliteOptions; logger?: Logger } = {}) {
   const logger = extra.logger ?? createLogger(config.logLevel)

@@ -9,9 +9,9 @@ import { migrate } from './db/migrate'
 import { runDocsValidate } from './docs-config/cli'
 import { bunPgliteFiles } from './runtimes/bun-pglite'
 import { configOrExit } from './runtimes/lifecycle'
-import { serve } from './server'
+import { serve } from './runtimes/bun'
 import { summarizeUsage } from './usage/service'
-import { runWorkers } from './workers'
+import { runWorkers } from './runtimes/bun-workers'
 
 /** Exit codes: 0 success, 1 failure, 2 bad invocation (checked before anything is opened). */
 export async function main(argv: string[]): Promise<number> {

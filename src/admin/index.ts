@@ -7,7 +7,7 @@ import { ErrorBody, errorStatuses, plantStoreErrors } from '../http/error-contra
 import { HttpError } from '../http/errors'
 import { bodiless } from '../http/media-type'
 import { parseJsonLossless } from '../json/lossless'
-import type { Logger } from '../http/logger'
+import type { Logger } from '../logging/logger'
 import { bodyValidator } from '../http/validation'
 import { CreatedToken, NewToken, TokenChange, TokenIdParams, TokenList, TokenRecord } from './model'
 

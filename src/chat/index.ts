@@ -8,7 +8,7 @@ import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailable } from '../db/failure
 import { readBodyText, requireJsonContentType } from '../http/body'
 import { recordingStatus } from '../http/error-contract'
 import { jsonSchema } from '../http/openapi-document'
-import type { Logger } from '../http/logger'
+import type { Logger } from '../logging/logger'
 import { DEFAULT_MAX_RESPONSE_BYTES, type ChatConfig } from '../config/chat'
 import { ChatCompletionRequest, ChatCompletionResponse, ModelEntry, ModelList, OpenAIErrorSchema } from './model'
 import { OpenAIError, openAIErrorResponse, toOpenAIError } from './openai-error'

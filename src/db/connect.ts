@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { boundedClient, withDeadline } from './deadline'
 import { rowsOf } from './migrate'
-import { unref } from '../runtimes/timers'
+import { unref } from '../timers'
 import * as schema from './schema'
 
 /** One type for both backends: the PGlite and postgres.js drizzle instances share this API. */

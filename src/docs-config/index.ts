@@ -5,7 +5,7 @@ import { readBodyText, requireJsonContentType } from '../http/body'
 import { errorStatuses, plantStoreErrors } from '../http/error-contract'
 import { HttpError } from '../http/errors'
 import { bodiless, JSON_MEDIA_TYPE } from '../http/media-type'
-import type { Logger } from '../http/logger'
+import type { Logger } from '../logging/logger'
 import { ifNoneMatchHits } from './etag'
 import { DOCS_JSON_SCHEMA_TEXT } from './json-schema'
 import {

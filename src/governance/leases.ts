@@ -1,4 +1,4 @@
-import { unref } from '../runtimes/timers'
+import { unref } from '../timers'
 import type { QuotaKey, QuotaShape, QuotaStore } from './quota-store'
 
 /**

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import type { TSchema, ValidationError } from 'elysia'
 import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailable } from '../db/failures'
 import { asHttpError, STATUS_TEXT } from './errors'
-import type { Logger } from './logger'
+import type { Logger } from '../logging/logger'
 import { describeValidation } from './validation'
 import { JSON_MEDIA_TYPE } from './media-type'
 

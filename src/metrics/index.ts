@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import { type AuthDeps, authPlugin } from '../auth'
 import { ErrorBody, errorStatuses, plantStoreErrors } from '../http/error-contract'
-import type { Logger } from '../http/logger'
+import type { Logger } from '../logging/logger'
 import type { Metrics } from './metrics'
 
 /** `GET /metrics`: the Prometheus text format, for a token with the `metrics` (or `admin`) scope. */

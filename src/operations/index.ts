@@ -5,7 +5,7 @@ import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailable } from '../db/failure
 import { Type } from '@sinclair/typebox'
 import { ErrorBody, errorResponse, plantStoreErrors } from '../http/error-contract'
 import { jsonSchema } from '../http/openapi-document'
-import type { Logger } from '../http/logger'
+import type { Logger } from '../logging/logger'
 import { UI_ASSETS, type UiAssetLoader, type UiAssetName } from '../http/ui-assets'
 import { referencePage } from './reference-page'
 

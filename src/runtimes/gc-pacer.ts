@@ -1,4 +1,4 @@
-import { unref } from './timers'
+import { unref } from '../timers'
 
 /**
  * Full garbage collections on a fixed pace while the server is busy, for the Bun entry when

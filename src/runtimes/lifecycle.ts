@@ -2,7 +2,7 @@ import process from 'node:process'
 import { type Config, ConfigError, loadConfig } from '../config'
 import { DataDirInUse } from '../db/data-dir-lock'
 import type { RequestGate } from '../http/drain'
-import type { Logger } from '../http/logger'
+import type { Logger } from '../logging/logger'
 
 /*
  * The life of a serving process, the same on Bun, Deno and Node: configuration that

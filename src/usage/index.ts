@@ -3,7 +3,7 @@ import { type AuthDeps, authPlugin } from '../auth'
 import type { Database } from '../db/connect'
 import { ErrorBody, errorStatuses, plantStoreErrors } from '../http/error-contract'
 import { HttpError } from '../http/errors'
-import type { Logger } from '../http/logger'
+import type { Logger } from '../logging/logger'
 import { UsageQuery, UsageReport } from './model'
 import { type Group, summarizeUsage, TooManyGroups } from './service'
 

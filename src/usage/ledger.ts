@@ -1,8 +1,8 @@
 import type { DatabaseHandle } from '../db/connect'
 import { copyLine } from '../db/copy-text'
 import { dataRefused, databaseUnavailable } from '../db/failures'
-import type { Logger } from '../http/logger'
-import { unref } from '../runtimes/timers'
+import type { Logger } from '../logging/logger'
+import { unref } from '../timers'
 
 /** One chat request, as the ledger keeps it: the columns of `usage_records` (src/db/schema.ts), by their SQL names. */
 export type UsageRow = {

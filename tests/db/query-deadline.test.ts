@@ -11,7 +11,7 @@ import { loadConfig } from '../../src/config'
 import { type DatabaseHandle, openDatabase } from '../../src/db/connect'
 import { boundedClient, withDeadline } from '../../src/db/deadline'
 import { migrate } from '../../src/db/migrate'
-import { createLogger } from '../../src/http/logger'
+import { createLogger } from '../../src/logging/logger'
 import { scratchPostgresDatabase } from '../helpers/database'
 import { freezableProxy } from '../helpers/freezable-proxy'
 

@@ -7,7 +7,7 @@ setDefaultTimeout(30_000)
 /*
  * No idle timeout may cut a live stream. Bun closes a connection that sends nothing for
  * `idleTimeout` seconds; the chat route asks the server to lift it for its request
- * (deps.onLongLivedRequest → server.timeout(request, 0)), as src/server.ts wires it.
+ * (deps.onLongLivedRequest → server.timeout(request, 0)), as src/runtimes/bun.ts wires it.
  * Here the echo provider pauses 1.5 s before each chunk, keep-alives are off (60 s), and
  * Bun's idle timeout is 1 s: the stream must still arrive whole.
  */

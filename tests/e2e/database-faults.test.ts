@@ -1,5 +1,5 @@
 /**
- * PostgreSQL going away and coming back, under a real `bun src/server.ts`, on a private cluster
+ * PostgreSQL going away and coming back, under a real `bun src/runtimes/bun.ts`, on a private cluster
  * this test creates (tests/helpers/pg-cluster.ts), so the shared server is never touched.
  *
  * What it proves (README, "Reliability"):

@@ -5,7 +5,7 @@ import pkg from '../../package.json' with { type: 'json' }
 import { type RunningServer, ROOT, runCli, startServer, storageEnv } from '../helpers/process'
 
 /**
- * One smoke test, three runtimes: the same app served by Bun (`bun src/server.ts`), by
+ * One smoke test, three runtimes: the same app served by Bun (`bun src/runtimes/bun.ts`), by
  * Deno (`Deno.serve(app.fetch)`) and by Node (`node:http` through our fetch bridge),
  * spoken to over TCP. Deno and Node run the bundles the `build:deno` and `build:node` scripts make.
  * A missing runtime is skipped loudly, never silently; CI (.ci/ship) installs Deno
@@ -20,7 +20,7 @@ const OUT = join(ROOT, 'dist', `.runtimes-test-${process.pid}`)
 
 type Runtime = { name: string; bin: string | undefined; build?: 'build:deno' | 'build:node'; command: (bin: string) => string[] }
 const RUNTIMES: Runtime[] = [
-  { name: 'bun', bin: process.execPath, command: (bin) => [bin, join(ROOT, 'src/server.ts')] },
+  { name: 'bun', bin: process.execPath, command: (bin) => [bin, join(ROOT, 'src/runtimes/bun.ts')] },
   { name: 'deno', bin: deno, build: 'build:deno', command: (bin) => [bin, 'run', '--allow-all', join(OUT, 'deno/deno.js')] },
   { name: 'node', bin: node, build: 'build:node', command: (bin) => [bin, join(OUT, 'node/node.js')] },
 ]

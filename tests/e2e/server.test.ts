@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { type RunningServer, runCli, startServer, storageEnv } from '../helpers/process'
 
-/** The real server as a newcomer runs it: `bun src/server.ts`, spoken to over TCP with fetch. */
+/** The real server as a newcomer runs it: `bun src/runtimes/bun.ts`, spoken to over TCP with fetch. */
 const cleanups: (() => Promise<unknown>)[] = []
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {})

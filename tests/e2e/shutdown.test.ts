@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { type RunningServer, runCli, startServer, storageEnv } from '../helpers/process'
 
 /**
- * SIGTERM on a real `bun src/server.ts` with a chat stream in flight. The echo provider
+ * SIGTERM on a real `bun src/runtimes/bun.ts` with a chat stream in flight. The echo provider
  * is slowed with ECHO_TOKEN_DELAY_MS so the stream is still open when the signal lands.
  * One storage (and one token) serves every server in this file; each test starts its own.
  */

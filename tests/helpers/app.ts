@@ -2,7 +2,7 @@ import { createApp, type AppDeps } from '../../src/app'
 import type { Scope } from '../../src/auth/model'
 import { TokenService } from '../../src/auth/service'
 import { loadConfig } from '../../src/config'
-import { createLogger } from '../../src/http/logger'
+import { createLogger } from '../../src/logging/logger'
 import { bunUiAssets } from '../../src/runtimes/bun-assets'
 import { freshDatabase } from './database'
 

@@ -29,10 +29,10 @@ function childEnv(env: Record<string, string>) {
 export type RunningServer = Awaited<ReturnType<typeof startServer>>
 
 /**
- * Starts `command` (default: `bun src/server.ts`) in `cwd` (default: the checkout) and waits for its "listening" log line,
+ * Starts `command` (default: `bun src/runtimes/bun.ts`) in `cwd` (default: the checkout) and waits for its "listening" log line,
  * which carries the port it was given. Collects everything it prints.
  */
-export async function startServer(env: Record<string, string>, command = ['bun', join(ROOT, 'src/server.ts')], cwd = ROOT) {
+export async function startServer(env: Record<string, string>, command = ['bun', join(ROOT, 'src/runtimes/bun.ts')], cwd = ROOT) {
   const child = Bun.spawn(command, { cwd, env: childEnv(env), stdout: 'pipe', stderr: 'pipe' })
   const output: string[] = []
   const errors: string[] = []

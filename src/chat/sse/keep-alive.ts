@@ -1,4 +1,4 @@
-import { unref } from '../../runtimes/timers'
+import { unref } from '../../timers'
 
 /**
  * Watches many streams for silence with one timer per interval length, instead of a timer per

@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path'
  * The dump is kept next to a stamp of the PGlite version that made it, and made again only
  * when that version changes.
  *
- *   bun src/runtimes/pglite-seed.ts dist/pglite-seed.tgz
+ *   bun scripts/pglite-seed.ts dist/pglite-seed.tgz
  */
 export async function writeEmptyCluster(path: string): Promise<'written' | 'up to date'> {
   const version = pgliteVersion()

@@ -1,5 +1,5 @@
-import type { Config } from './config'
-import { createLogger } from './http/logger'
+import type { Config } from '../config'
+import { createLogger } from '../logging/logger'
 
 /**
  * `trellis serve --workers N`: N copies of this process share one port through

@@ -1,10 +1,10 @@
-import { bootstrap } from './bootstrap'
-import type { Config } from './config'
-import { bunUiAssets } from './runtimes/bun-assets'
-import { workerLogger } from './runtimes/bun-log-sink'
-import { bunPgliteFiles } from './runtimes/bun-pglite'
-import { startGcPacer } from './runtimes/gc-pacer'
-import { configOrExit, shutdownOnSignals, startedOrExit } from './runtimes/lifecycle'
+import { bootstrap } from '../bootstrap'
+import type { Config } from '../config'
+import { bunUiAssets } from './bun-assets'
+import { workerLogger } from './bun-log-sink'
+import { bunPgliteFiles } from './bun-pglite'
+import { startGcPacer } from './gc-pacer'
+import { configOrExit, shutdownOnSignals, startedOrExit } from './lifecycle'
 
 /**
  * The Bun entry: build the app, listen, and on SIGTERM/SIGINT drain — stop accepting,
