@@ -1,9 +1,9 @@
 import { Elysia, t } from 'elysia'
-import { type AuthDeps, authenticatedParse, authPlugin } from '../auth'
+import { type AuthDeps, authenticatedBody, authPlugin, BEARER_SECURITY } from '../auth'
 import type { Scope } from '../auth/model'
 import type { TokenRecord as StoredToken, TokenService } from '../auth/service'
 import { requireJsonContentType, readBodyText } from '../http/body'
-import { ErrorBody, errorStatuses, plantStoreErrors } from '../http/error-contract'
+import { ErrorBody, errorStatuses, plantStoreErrors } from '../http/plant-store-errors'
 import { HttpError } from '../http/errors'
 import { bodiless } from '../http/media-type'
 import { parseJsonLossless } from '../json/lossless'
@@ -14,7 +14,6 @@ import { CreatedToken, NewToken, TokenChange, TokenIdParams, TokenList, TokenRec
 export type AdminDeps = { auth: AuthDeps; tokens: TokenService; logger: Logger; config: { bodyLimit: number } }
 
 const errors = (...statuses: number[]) => errorStatuses(ErrorBody, ...statuses)
-const BEARER = [{ bearerAuth: [] }]
 const ADMIN_ONLY = { description: 'The token is not an admin token.' }
 const validNewToken = bodyValidator(NewToken)
 const validChange = bodyValidator(TokenChange)
@@ -25,7 +24,7 @@ const validChange = bodyValidator(TokenChange)
  */
 export const adminPlugin = (deps: AdminDeps) => {
   const json = (validate: (value: unknown) => unknown) =>
-    authenticatedParse(deps.auth, 'admin', async (request) => {
+    authenticatedBody(deps.auth, 'admin', async (request) => {
       requireJsonContentType(request)
       return validate(parseJsonLossless(await readBodyText(request, deps.config.bodyLimit)))
     })
@@ -48,14 +47,13 @@ export const adminPlugin = (deps: AdminDeps) => {
         return { ...recordOf(created), token: created.token }
       },
       {
-        auth: 'admin',
-        parse: json(validNewToken),
+        ...json(validNewToken),
         body: NewToken,
         response: { 201: CreatedToken, ...errors(400, 401, 403, 413, 415, 429, 500, 503) },
         detail: {
           summary: 'Create a token',
           description: 'Needs the admin scope. The secret `token` is in this answer only; the server keeps its hash.',
-          security: BEARER,
+          security: BEARER_SECURITY,
           tags: ['admin'],
           responses: { 201: { description: 'The token, with its secret (shown this once).' }, 403: ADMIN_ONLY },
         },
@@ -67,7 +65,7 @@ export const adminPlugin = (deps: AdminDeps) => {
       detail: {
         summary: 'List tokens',
         description: 'Needs the admin scope. Every token, revoked ones included; never a secret.',
-        security: BEARER,
+        security: BEARER_SECURITY,
         tags: ['admin'],
         responses: { 200: { description: 'Every token.' }, 403: ADMIN_ONLY },
       },
@@ -82,7 +80,7 @@ export const adminPlugin = (deps: AdminDeps) => {
         detail: {
           summary: 'One token',
           description: 'Needs the admin scope. Never the secret.',
-          security: BEARER,
+          security: BEARER_SECURITY,
           tags: ['admin'],
           responses: { 200: { description: 'The token.' }, 403: ADMIN_ONLY, 404: { description: 'No token with this id.' } },
         },
@@ -100,16 +98,15 @@ export const adminPlugin = (deps: AdminDeps) => {
         return recordOf(found(params.id, updated))
       },
       {
-        auth: 'admin',
+        ...json(validChange),
         params: TokenIdParams,
-        parse: json(validChange),
         body: TokenChange,
         response: { 200: TokenRecord, ...errors(400, 401, 403, 404, 413, 415, 429, 500, 503) },
         detail: {
           summary: "Change a token's limits, models or expiry",
           description:
             'Needs the admin scope. Each field present replaces the token\'s (null clears it); `limits` merges field by field, and null removes one limit. Other replicas see the change within 5 s.',
-          security: BEARER,
+          security: BEARER_SECURITY,
           tags: ['admin'],
           responses: { 200: { description: 'The token as changed.' }, 403: ADMIN_ONLY, 404: { description: 'No live token with this id.' } },
         },
@@ -128,7 +125,7 @@ export const adminPlugin = (deps: AdminDeps) => {
         detail: {
           summary: 'Revoke a token',
           description: 'Needs the admin scope. Other replicas stop accepting it within 5 s.',
-          security: BEARER,
+          security: BEARER_SECURITY,
           tags: ['admin'],
           responses: { 204: { description: 'The token is revoked.' }, 403: ADMIN_ONLY, 404: { description: 'No live token with this id.' } },
         },

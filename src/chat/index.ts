@@ -1,17 +1,18 @@
 import { Elysia, type DocumentDecoration, type TSchema, type ValidationError } from 'elysia'
-import { type AuthDeps, authPlugin, type Principal } from '../auth'
+import { type AuthDeps, authPlugin, BEARER_SECURITY, type Principal } from '../auth'
 import type { Governance } from '../governance/service'
 import type { UsageLedger } from '../usage/ledger'
 import type { Metrics } from '../metrics/metrics'
 import { type CompletionDeps, serveCompletion } from './completion'
 import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailable } from '../db/failures'
 import { readBodyText, requireJsonContentType } from '../http/body'
-import { recordingStatus } from '../http/error-contract'
+import { recordingStatus } from '../http/plant-store-errors'
 import { jsonSchema } from '../http/openapi-document'
 import type { Logger } from '../logging/logger'
 import { DEFAULT_MAX_RESPONSE_BYTES, type ChatConfig } from '../config/chat'
-import { ChatCompletionRequest, ChatCompletionResponse, ModelEntry, ModelList, OpenAIErrorSchema } from './model'
-import { OpenAIError, openAIErrorResponse, toOpenAIError } from './openai-error'
+import { ChatCompletionRequest, ChatCompletionResponse, ModelEntry, ModelList } from './model'
+import { OpenAIError, openAIErrorResponse, OpenAIErrorSchema } from '../http/openai-errors'
+import { toOpenAIError } from './error-mapping'
 import { createEchoProvider } from './providers/echo/echo'
 import { ProviderError } from './providers/provider'
 import { type AttemptObserver, buildRegistry, modelList, modelNotFound, type ModelRegistry } from './service'
@@ -44,7 +45,6 @@ export function chatSetupFrom(config: ChatConfig, metrics?: Metrics): ChatSetup 
   return { registry: buildRegistry(config, { echo, observe }), keepAliveMs: config.keepAliveMs, maxResponseBytes }
 }
 
-const security = [{ bearerAuth: [] }]
 
 /** A TypeBox schema as the plain JSON Schema an OpenAPI document embeds. */
 function documented(schema: TSchema, mediaType = 'application/json') {
@@ -129,7 +129,7 @@ export function chatPlugin(deps: ChatDeps) {
       description:
         'OpenAI Chat Completions, with DeepSeek\'s `reasoning_content` and cache counters. With `stream: true` the answer is `text/event-stream`: `data: <chunk>` events, then `data: [DONE]`.',
       tags: ['chat'],
-      security,
+      security: BEARER_SECURITY,
       requestBody: { required: true, content: documented(ChatCompletionRequest) },
       responses: {
         200: {
@@ -156,7 +156,7 @@ export function chatPlugin(deps: ChatDeps) {
       summary: 'List models',
       description: 'The public names of the models this token may use.',
       tags: ['chat'],
-      security,
+      security: BEARER_SECURITY,
       responses: { 200: { description: 'The models.', content: documented(ModelList) }, ...openAIErrors([400, 401, 403, 429, 500, 503], MODEL_ERRORS) },
     } as DocumentDecoration,
   }
@@ -166,7 +166,7 @@ export function chatPlugin(deps: ChatDeps) {
       summary: 'Retrieve a model',
       description: 'One model, by its public name; a model the token may not use is answered as one that does not exist.',
       tags: ['chat'],
-      security,
+      security: BEARER_SECURITY,
       responses: { 200: { description: 'The model.', content: documented(ModelEntry) }, ...openAIErrors([400, 401, 403, 404, 429, 500, 503], MODEL_ERRORS) },
     } as DocumentDecoration,
   }

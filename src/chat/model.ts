@@ -291,13 +291,3 @@ export const ModelEntry = t.Object({
 
 export const ModelList = t.Object({ object: t.Literal('list'), data: t.Array(ModelEntry) })
 export type ModelList = Static<typeof ModelList>
-
-/** OpenAI's error body, the only error shape of the chat routes (see openai-error.ts). */
-export const OpenAIErrorSchema = t.Object({
-  error: t.Object({
-    message: t.String({ description: 'What went wrong' }),
-    type: t.String({ description: 'invalid_request_error, rate_limit_error or server_error' }),
-    param: t.Union([t.String(), t.Null()], { description: 'The request field at fault, as `messages[1].content`; null when none is' }),
-    code: t.Union([t.String(), t.Null()], { description: 'A machine-readable reason, as `model_not_found` or `rate_limit_exceeded`' }),
-  }),
-})

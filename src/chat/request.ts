@@ -3,7 +3,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors'
 import { fieldName } from '../json/pointer'
 import { ChatCompletionRequest } from './model'
-import { OpenAIError } from './openai-error'
+import { OpenAIError } from '../http/openai-errors'
 
 const requestCheck = TypeCompiler.Compile(ChatCompletionRequest)
 

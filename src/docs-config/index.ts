@@ -1,8 +1,8 @@
 import { Elysia, t } from 'elysia'
-import { type AuthDeps, authenticatedParse, authPlugin } from '../auth'
+import { type AuthDeps, authenticatedBody, authPlugin, BEARER_SECURITY } from '../auth'
 import type { Database } from '../db/connect'
 import { readBodyText, requireJsonContentType } from '../http/body'
-import { errorStatuses, plantStoreErrors } from '../http/error-contract'
+import { errorStatuses, plantStoreErrors } from '../http/plant-store-errors'
 import { HttpError } from '../http/errors'
 import { bodiless, JSON_MEDIA_TYPE } from '../http/media-type'
 import type { Logger } from '../logging/logger'
@@ -32,7 +32,6 @@ export const DOCS_BODY_LIMIT = 1024 * 1024
 
 const errors = (...statuses: number[]) => errorStatuses(DocsErrorBody, ...statuses)
 
-const BEARER = [{ bearerAuth: [] }]
 
 const ETAG_HEADER = { description: 'The revision\'s entity tag, for If-None-Match and If-Match.', schema: { type: 'string' as const } }
 
@@ -109,9 +108,8 @@ export const docsConfigPlugin = (deps: DocsConfigDeps) => {
         }
       },
       {
-        auth: 'docs:write',
         // Like the plant store: a body route that stores JSON takes it as JSON. Validation reads any type.
-        parse: authenticatedParse(deps.auth, 'docs:write', (request) => {
+        ...authenticatedBody(deps.auth, 'docs:write', async (request) => {
           requireJsonContentType(request)
           return readBody(request)
         }),
@@ -121,7 +119,7 @@ export const docsConfigPlugin = (deps: DocsConfigDeps) => {
           summary: 'Replace docs.json',
           description:
             'Needs the docs:write scope. Validates the text (400 with every error when invalid; ?strict=true makes unknown properties errors; a Content-Type other than application/json is 415) and stores it as a new revision; history is never rewritten. With If-Match, a stale ETag answers 412, so two editors never silently overwrite each other; without it writers take turns and never get 412 (503 with Retry-After if a turn takes over 5 s). Bodies over 1 MiB answer 413.',
-          security: BEARER,
+          security: BEARER_SECURITY,
           tags: ['docs.json'],
           requestBody: STORED_BODY_DOC,
           responses: {
@@ -140,15 +138,14 @@ export const docsConfigPlugin = (deps: DocsConfigDeps) => {
       // The parse hook hands over the raw text; there is no body schema so the OpenAPI requestBody below stands.
       ({ body, query }) => validateDocsConfig(body as string, { strict: query.strict === 'true' }),
       {
-        auth: 'any',
-        parse: authenticatedParse(deps.auth, 'any', readBody),
+        ...authenticatedBody(deps.auth, 'any', readBody),
         query: StrictQuery,
         response: { 200: ValidationResult, ...errors(400, 401, 413, 429, 500, 503) },
         detail: {
           summary: 'Validate a docs.json without storing it',
           description:
             'Any valid token. Validates the body text as sent and returns every error and warning with its JSON Pointer, line and column (200 whether or not it is valid). ?strict=true makes unknown properties errors.',
-          security: BEARER,
+          security: BEARER_SECURITY,
           tags: ['docs.json'],
           requestBody: CHECKED_BODY_DOC,
           responses: {
@@ -191,7 +188,7 @@ export const docsConfigPlugin = (deps: DocsConfigDeps) => {
         detail: {
           summary: 'List docs.json revisions',
           description: `Any valid token. The stored revisions, oldest first, ${REVISIONS_PAGE_DEFAULT} at a time unless \`limit\` says otherwise (at most ${REVISIONS_PAGE_MAX}): number, time, author (token owner), size and ETag. When more exist, a \`Link: <…>; rel="next"\` header points at the next page.`,
-          security: BEARER,
+          security: BEARER_SECURITY,
           tags: ['docs.json'],
           responses: {
             200: { description: 'One page of revision summaries.', headers: { Link: { description: 'The next page, as `<url>; rel="next"`; absent on the last page.', schema: { type: 'string' as const } } } },
@@ -215,7 +212,7 @@ export const docsConfigPlugin = (deps: DocsConfigDeps) => {
         detail: {
           summary: 'One docs.json revision',
           description: 'Any valid token. The revision as submitted (source) and normalised (config).',
-          security: BEARER,
+          security: BEARER_SECURITY,
           tags: ['docs.json'],
           responses: { 200: { description: 'The revision.' }, 404: { description: 'No revision with this number.' } },
         },

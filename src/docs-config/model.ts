@@ -2,6 +2,7 @@ import { Integer } from '../http/integer'
 import { t, type Static } from 'elysia'
 import { IntegerString } from '../http/int64'
 import type { DocsConfig } from './schema'
+import { ErrorBody } from '../http/plant-store-errors'
 
 /** One problem in a submitted docs.json, located in the text as it was sent. */
 export const Issue = t.Object(
@@ -50,12 +51,9 @@ export interface ValidateOptions {
 }
 
 /** The docs.json error contract (the plant store's), with every validation issue when there are any. */
-export const DocsErrorBody = t.Object(
-  {
-    error: Integer({ format: 'int32', description: 'The HTTP status code' }),
-    message: t.String({ description: 'What went wrong, in one specific sentence' }),
-    errors: t.Optional(t.Array(Issue, { description: 'every validation error, in document order (400 only)' })),
-  },
+/** The plant store's error body, plus every validation error of a refused docs.json. */
+export const DocsErrorBody = t.Composite(
+  [ErrorBody, t.Object({ errors: t.Optional(t.Array(Issue, { description: 'every validation error, in document order (400 only)' })) })],
   { title: 'DocsError' },
 )
 

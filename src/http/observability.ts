@@ -35,7 +35,7 @@ export const observability = (logger: Logger, metrics?: RequestMetrics) =>
     // Destructured in the parameter list: Elysia reads it to decide what each request must
     // parse, and a hook that takes the whole context makes every request parse cookies too.
     .onAfterResponse({ as: 'global' }, ({ request, set, responseValue, path, route, principal }: AfterResponse) => {
-      // Error hooks record the status they answer in `set` (see recordingStatus in error-contract.ts).
+      // Error hooks record the status they answer in `set` (see recordingStatus in plant-store-errors.ts).
       const status = responseValue instanceof Response ? responseValue.status : Number(set.status ?? 200)
       const seconds = logRequest(logger, request, path, set.headers['x-request-id'], status, principal?.owner)
       metrics?.httpRequest(route || 'unmatched', request.method, status, seconds)

@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
-import { type AuthDeps, authPlugin } from '../auth'
-import { ErrorBody, errorStatuses, plantStoreErrors } from '../http/error-contract'
+import { type AuthDeps, authPlugin, BEARER_SECURITY } from '../auth'
+import { ErrorBody, errorStatuses, plantStoreErrors } from '../http/plant-store-errors'
 import type { Logger } from '../logging/logger'
 import type { Metrics } from './metrics'
 
@@ -15,7 +15,7 @@ export const metricsPlugin = (deps: { auth: AuthDeps; logger: Logger; metrics: M
       detail: {
         summary: 'Prometheus metrics',
         description: 'Needs the metrics (or admin) scope. Series are labelled by route template, method, status, model, provider and kind; never by owner, token or request id.',
-        security: [{ bearerAuth: [] }],
+        security: BEARER_SECURITY,
         tags: ['operations'],
         responses: {
           200: { description: 'The metrics, in the Prometheus text exposition format 0.0.4.', content: { 'text/plain; version=0.0.4': { schema: { type: 'string' as const } } } },

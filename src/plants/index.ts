@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
-import { type AuthDeps, authenticatedParse, authPlugin } from '../auth'
+import { type AuthDeps, authenticatedBody, authPlugin, BEARER_SECURITY } from '../auth'
 import type { Database } from '../db/connect'
-import { ErrorBody, errorStatuses, plantStoreErrors } from '../http/error-contract'
+import { ErrorBody, errorStatuses, plantStoreErrors } from '../http/plant-store-errors'
 import { HttpError } from '../http/errors'
 import { bodiless } from '../http/media-type'
 import { readBodyText, requireJsonContentType } from '../http/body'
@@ -37,9 +37,8 @@ export const plantsPlugin = (deps: PlantsDeps) => {
         }
       },
       {
-        auth: 'plants:write',
         // Lossless: JSON.parse would round ids above 2^53 before validation could see them.
-        parse: authenticatedParse(deps.auth, 'plants:write', async (request) => {
+        ...authenticatedBody(deps.auth, 'plants:write', async (request) => {
           requireJsonContentType(request)
           return validNewPlant(parseJsonLossless(await readBodyText(request, deps.config.bodyLimit)))
         }),
@@ -49,7 +48,7 @@ export const plantsPlugin = (deps: PlantsDeps) => {
           summary: 'Create a plant',
           description:
             "Creates a new plant in the store, among the caller's own plants. Ids are per owner: an id another owner uses is free for you, and 409 means only that you already have one with it. The response body carries name and tag only, as the published contract has it; the `Location` header carries the plant's path, which is how to learn an id the server assigned.",
-          security: [{ bearerAuth: [] }],
+          security: BEARER_SECURITY,
           tags: ['plants'],
           responses: {
             200: { description: 'The plant was stored.', headers: { Location: { description: 'The new plant\'s path, `/plants/{id}`, with the id it got (yours, or the one the server assigned).', schema: { type: 'string' as const } } } },
@@ -74,7 +73,7 @@ export const plantsPlugin = (deps: PlantsDeps) => {
           summary: 'List plants',
           description:
             'Returns the plants the caller owns (an admin token sees all), oldest first. When more exist, a `Link: <…>; rel="next"` header points at the next page; the body shape never changes.',
-          security: [{ bearerAuth: [] }],
+          security: BEARER_SECURITY,
           tags: ['plants'],
           responses: {
             200: { description: 'One page of plants.', headers: { Link: { description: 'The next page, as `<url>; rel="next"`; absent on the last page.', schema: { type: 'string' as const } } } },
@@ -102,7 +101,7 @@ export const plantsPlugin = (deps: PlantsDeps) => {
           summary: 'Delete a plant',
           description:
             "Deletes a single plant based on the ID supplied, among the caller's own plants: ids are per owner, so another owner's plant with the same id is not the one named, and a missing id answers 404. An admin token names another owner's plant with `?owner=`.",
-          security: [{ bearerAuth: [] }],
+          security: BEARER_SECURITY,
           tags: ['plants'],
           responses: {
             204: { description: 'The plant was deleted.' },

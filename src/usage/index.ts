@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
-import { type AuthDeps, authPlugin } from '../auth'
+import { type AuthDeps, authPlugin, BEARER_SECURITY } from '../auth'
 import type { Database } from '../db/connect'
-import { ErrorBody, errorStatuses, plantStoreErrors } from '../http/error-contract'
+import { ErrorBody, errorStatuses, plantStoreErrors } from '../http/plant-store-errors'
 import { HttpError } from '../http/errors'
 import type { Logger } from '../logging/logger'
 import { UsageQuery, UsageReport } from './model'
@@ -45,7 +45,7 @@ export const usagePlugin = (deps: UsageDeps) =>
           summary: 'Chat usage, totalled',
           description:
             "Any valid token: its owner's usage; an admin token: everyone's, or one owner's with `owner=`. Rows are written in batches within about a second of a request's end.",
-          security: [{ bearerAuth: [] }],
+          security: BEARER_SECURITY,
           tags: ['usage'],
           responses: { 200: { description: 'Totals per group over the period.' }, 403: { description: "`owner` names another owner, and the token is not an admin token." } },
         },

@@ -1,4 +1,5 @@
-import { OpenAIError, openAIErrorBody, toOpenAIError } from '../openai-error'
+import { OpenAIError, openAIErrorBody } from '../../http/openai-errors'
+import { toOpenAIError } from '../error-mapping'
 import { encodeEvent } from './encode'
 import { watchSilence } from './keep-alive'
 import { DEFAULT_KEEP_ALIVE_MS } from '../../config/chat'

@@ -1,6 +1,5 @@
-import { HttpError } from '../http/errors'
-import { ProviderError } from './providers/provider'
-import { JSON_MEDIA_TYPE } from '../http/media-type'
+import { Type } from '@sinclair/typebox'
+import { JSON_MEDIA_TYPE } from './media-type'
 
 /**
  * OpenAI's error contract, the only one the chat routes speak, because their clients are
@@ -78,39 +77,12 @@ export function openAIErrorResponse(init: OpenAIErrorInit): Response {
   })
 }
 
-/**
- * Maps anything thrown on a chat route to an OpenAI error. Unknown errors become a 500
- * whose message does not leak internals; `isInternal` tells the caller to log them. A bug of ours
- * or an upstream's failure (a provider's 5xx) names `requestId`, under which the log has the details.
- */
-export function toOpenAIError(error: unknown, requestId?: string): OpenAIErrorInit & { isInternal?: boolean } {
-  const init = describe(error)
-  const logged = init.isInternal || (error instanceof ProviderError && init.status >= 500)
-  if (requestId === undefined || !logged) return init
-  return { ...init, message: `${init.message} (request id ${requestId})` }
-}
-
-function describe(error: unknown): OpenAIErrorInit & { isInternal?: boolean } {
-  if (error instanceof OpenAIError) return error.init
-  if (error instanceof ProviderError) {
-    return {
-      status: error.status,
-      message: error.message,
-      type: error.options.type,
-      code: error.options.code,
-      param: error.options.param,
-      retryAfter: error.options.retryAfter,
-    }
-  }
-  if (error instanceof HttpError) {
-    return {
-      status: error.status,
-      message: error.message,
-      type: error.extra.type,
-      param: error.extra.param ?? null,
-      code: error.extra.code,
-      headers: error.extra.headers,
-    }
-  }
-  return { status: 500, message: 'The server had an error while processing your request.', isInternal: true }
-}
+/** OpenAI's error body, the only error shape of the chat routes (see openai-errors.ts). */
+export const OpenAIErrorSchema = Type.Object({
+  error: Type.Object({
+    message: Type.String({ description: 'What went wrong' }),
+    type: Type.String({ description: 'invalid_request_error, rate_limit_error or server_error' }),
+    param: Type.Union([Type.String(), Type.Null()], { description: 'The request field at fault, as `messages[1].content`; null when none is' }),
+    code: Type.Union([Type.String(), Type.Null()], { description: 'A machine-readable reason, as `model_not_found` or `rate_limit_exceeded`' }),
+  }),
+})
