@@ -22,9 +22,9 @@ import { docsJsonComponents } from './docs-config/json-schema'
 import { FailedAuthThrottle } from './governance/failed-auth'
 import { Governance } from './governance/service'
 import { usagePlugin } from './usage'
-import { UsageLedger } from './usage/ledger'
+import { UsageLedger } from './db/usage-ledger'
 import { metricsPlugin } from './metrics'
-import { Metrics } from './metrics/metrics'
+import { Metrics } from './telemetry/metrics'
 
 export type AppDeps = {
   config: Config

@@ -8,7 +8,7 @@ import { lockDataDir, RESTART_WAIT_MS } from './db/data-dir-lock'
 import { migrate } from './db/migrate'
 import { Governance } from './governance/service'
 import { RequestGate } from './http/drain'
-import { UsageLedger } from './usage/ledger'
+import { UsageLedger } from './db/usage-ledger'
 import { createLogger, type Logger } from './logging/logger'
 
 /** How a process holds the embedded database's lock: how long it waits for it, and what it does if it loses it. */

@@ -1,4 +1,4 @@
-import { escapePointerToken } from '../json/source'
+import { escapePointerToken } from '../json/pointer'
 import { fieldName, isPlainObject, quote } from '../json/pointer'
 import type { Finding } from './validation/finding'
 import { closestMatch } from './validation/suggest'

@@ -17,7 +17,7 @@ type AfterResponse = {
   principal?: { owner?: string }
 }
 
-/** Where request metrics go (src/metrics/metrics.ts); optional, so the logger can be used alone. */
+/** Where request metrics go (src/telemetry/metrics.ts); optional, so the logger can be used alone. */
 export type RequestMetrics = { httpRequest(route: string, method: string, status: number, seconds: number): void }
 
 /**

@@ -74,3 +74,23 @@ export function quote(value: string): string {
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
+
+/** Escapes one JSON Pointer reference token (RFC 6901). */
+export function escapePointerToken(token: string): string {
+  return token.includes('~') || token.includes('/') ? token.replace(/~/g, '~0').replace(/\//g, '~1') : token
+}
+
+/** For each pointer of `focus`, the unescaped tokens of its children in `focus`. */
+export function childrenOf(focus: ReadonlySet<string>): Map<string, Set<string>> {
+  const children = new Map<string, Set<string>>()
+  for (const pointer of focus) {
+    if (pointer === '') continue
+    const slash = pointer.lastIndexOf('/')
+    const parent = pointer.slice(0, slash)
+    const token = pointer.slice(slash + 1).replace(/~1/g, '/').replace(/~0/g, '~')
+    let set = children.get(parent)
+    if (set === undefined) children.set(parent, (set = new Set()))
+    set.add(token)
+  }
+  return children
+}

@@ -1,4 +1,4 @@
-import { BACKSLASH, CHARACTER_CLASS, CLOSE, isWhitespace, OPEN, OPEN_ARRAY, OPEN_OBJECT, OTHER, QUOTE, STRING } from './grammar'
+import { BACKSLASH, CHARACTER_CLASS, DELIMITER, isWhitespace, NEWLINE, OPEN, OPEN_ARRAY, OPEN_OBJECT, OTHER, QUOTE, STRING } from './grammar'
 
 /**
  * Moving past parts of a text already known to be valid JSON (it went through `JSON.parse`), without reading
@@ -25,11 +25,20 @@ export function skipWhitespace(text: string, pos: number): number {
 
 /** The offset just past the value that starts at `pos`. */
 export function skipValue(text: string, pos: number): number {
+  return skipValueCountingLines(text, pos)
+}
+
+/** The newlines the last {@link skipValueCountingLines} crossed, and where the last line it entered starts. */
+export const crossed = { lines: 0, lineStart: 0 }
+
+/** {@link skipValue} for a reader that tracks lines: the newlines it crosses are counted in {@link crossed}. */
+export function skipValueCountingLines(text: string, pos: number): number {
+  crossed.lines = 0
   const length = text.length
   const first = text.charCodeAt(pos)
   if (first === QUOTE) return endOfString(text, pos)
   if (first !== OPEN_OBJECT && first !== OPEN_ARRAY) {
-    // A number or a literal: it ends at the next delimiter.
+    // A number or a literal: it ends at the next delimiter, and holds no newline.
     while (pos < length && (text.charCodeAt(pos) >= 128 || CHARACTER_CLASS[text.charCodeAt(pos)] === OTHER)) pos++
     return pos
   }
@@ -37,14 +46,18 @@ export function skipValue(text: string, pos: number): number {
   while (pos < length) {
     const code = text.charCodeAt(pos)
     const kind = code < 128 ? CHARACTER_CLASS[code] : OTHER
-    if (kind === STRING) pos = endOfString(text, pos)
+    if (kind === OTHER || kind === DELIMITER) pos++
+    else if (kind === NEWLINE) {
+      crossed.lines++
+      crossed.lineStart = ++pos
+    } else if (kind === STRING) pos = endOfString(text, pos)
     else if (kind === OPEN) {
       depth++
       pos++
-    } else if (kind === CLOSE) {
+    } else {
       pos++
       if (--depth === 0) break
-    } else pos++
+    }
   }
   return pos
 }

@@ -7,8 +7,9 @@
  * report, so the common case stays fast.
  */
 
-import { CHARACTER_CLASS, DELIMITER, MAX_DEPTH, NEWLINE, OPEN, OTHER, STRING } from './grammar'
-import { endOfString } from './skip'
+import { BACKSLASH, MAX_DEPTH, QUOTE } from './grammar'
+import { childrenOf, escapePointerToken } from './pointer'
+import { crossed, endOfString, skipValueCountingLines } from './skip'
 
 /**
  * Where one node starts: its value and, for a property, its key. Offsets count UTF-16 code units into the
@@ -53,21 +54,15 @@ class SyntaxFailure {
   ) {}
 }
 
-const QUOTE = 34
 /** closeOrComma results; negative, so never a character code. */
 const CLOSED = -1
 const COMMA = -2
 /** A backslash or a control character: the string must be read character by character. */
 const NEEDS_CAREFUL_READING = /[\\\u0000-\u001f]/
-const BACKSLASH = 92
 const IDENTIFIER_START = /[A-Za-z_$]/
 const WORD = /[A-Za-z0-9_$]+/y
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y
 
-/** Escapes one JSON Pointer reference token (RFC 6901). */
-export function escapePointerToken(token: string): string {
-  return token.includes('~') || token.includes('/') ? token.replace(/~/g, '~0').replace(/\//g, '~1') : token
-}
 
 /**
  * Scans `text`, recording positions and duplicate keys, or reports the first syntax error.
@@ -368,40 +363,13 @@ class Scanner {
     return this.text.charCodeAt(this.pos)
   }
 
-  /** Moves past one value of text known to be valid JSON, without recording anything. */
+  /** Moves past one value of text known to be valid JSON, without recording anything but the lines it crosses. */
   private skipValue(): void {
-    const text = this.text
-    const length = text.length
-    let pos = this.pos
-    const first = text.charCodeAt(pos)
-    if (first === QUOTE) {
-      this.pos = endOfString(text, pos)
-      return
+    this.pos = skipValueCountingLines(this.text, this.pos)
+    if (crossed.lines > 0) {
+      this.line += crossed.lines
+      this.lineStart = crossed.lineStart
     }
-    if (first !== 123 && first !== 91) {
-      // A number or a literal: it ends at the next delimiter.
-      while (pos < length && (text.charCodeAt(pos) >= 128 || CHARACTER_CLASS[text.charCodeAt(pos)] === OTHER)) pos++
-      this.pos = pos
-      return
-    }
-    let depth = 0
-    while (pos < length) {
-      const code = text.charCodeAt(pos)
-      const kind = code < 128 ? CHARACTER_CLASS[code] : OTHER
-      if (kind === OTHER || kind === DELIMITER) pos++
-      else if (kind === NEWLINE) {
-        this.line++
-        this.lineStart = ++pos
-      } else if (kind === STRING) pos = endOfString(text, pos)
-      else if (kind === OPEN) {
-        depth++
-        pos++
-      } else {
-        pos++
-        if (--depth === 0) break
-      }
-    }
-    this.pos = pos
   }
 
   private skipWhitespace(): void {
@@ -420,18 +388,3 @@ class Scanner {
 }
 
 const NOTHING: ReadonlySet<string> = new Set()
-
-/** For each pointer of `focus`, the unescaped tokens of its children in `focus`. */
-function childrenOf(focus: ReadonlySet<string>): Map<string, Set<string>> {
-  const children = new Map<string, Set<string>>()
-  for (const pointer of focus) {
-    if (pointer === '') continue
-    const slash = pointer.lastIndexOf('/')
-    const parent = pointer.slice(0, slash)
-    const token = pointer.slice(slash + 1).replace(/~1/g, '/').replace(/~0/g, '~')
-    let set = children.get(parent)
-    if (set === undefined) children.set(parent, (set = new Set()))
-    set.add(token)
-  }
-  return children
-}

@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia'
 import { type AuthDeps, authPlugin, BEARER_SECURITY } from '../auth'
 import { ErrorBody, errorStatuses, plantStoreErrors } from '../http/plant-store-errors'
 import type { Logger } from '../logging/logger'
-import type { Metrics } from './metrics'
+import type { Metrics } from '../telemetry/metrics'
 
 /** `GET /metrics`: the Prometheus text format, for a token with the `metrics` (or `admin`) scope. */
 export const metricsPlugin = (deps: { auth: AuthDeps; logger: Logger; metrics: Metrics }) =>

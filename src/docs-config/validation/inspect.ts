@@ -1,5 +1,5 @@
 import type { TSchema } from 'elysia'
-import { escapePointerToken } from '../../json/source'
+import { escapePointerToken } from '../../json/pointer'
 import { describeValue, fieldName, isPlainObject, quote } from '../../json/pointer'
 import type { Finding } from './finding'
 import { resolveSchema as resolve } from '../schema'

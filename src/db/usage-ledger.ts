@@ -1,6 +1,6 @@
-import type { DatabaseHandle } from '../db/connect'
-import { copyLine } from '../db/copy-text'
-import { dataRefused, databaseUnavailable } from '../db/failures'
+import type { DatabaseHandle } from './connect'
+import { copyLine } from './copy-text'
+import { dataRefused, databaseUnavailable } from './failures'
 import type { Logger } from '../logging/logger'
 import { unref } from '../timers'
 
