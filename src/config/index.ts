@@ -1,8 +1,8 @@
 import { type ChatConfig, parseChatConfig } from './chat'
 import { boolean, byteSize, ConfigError, type Env, integer } from './env'
+import { type Limits, parseDefaultLimits } from './limits'
 
 export { ConfigError } from './env'
-import { type Limits, parseDefaultLimits } from './limits'
 
 /**
  * Environment → validated configuration. Every value is checked at start; a bad value
