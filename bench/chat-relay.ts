@@ -159,6 +159,8 @@ async function main() {
     const whose = name === 'direct' ? ' (the mock itself)' : ''
     console.log(`| ${name} | ${run.perSecond.toFixed(0)} | ${run.errors} | ${run.cpuPerStreamUs.toFixed(0)} µs${whose} |`)
   }
+  // The peak resident memory of each server over the whole run (VmHWM), where garbage shows.
+  console.log(`\npeak RSS: ${targets.map((each) => `${each.name} ${peakRssMb(each.pid)} MB`).join(', ')}`)
 
   const governed = concurrent.get('trellis+gov')
   if (governed) {
@@ -196,6 +198,11 @@ function target(name: string, url: string, headers: Record<string, string>, mode
 }
 
 /** User + system CPU time of a process in ms, from /proc (Linux); NaN elsewhere. */
+function peakRssMb(pid: number): string {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((entry) => entry.startsWith('VmHWM:'))
+  return line ? (Number(line.split(/\s+/)[1]) / 1024).toFixed(0) : '?'
+}
+
 function cpuMs(pid: number): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')

@@ -28,9 +28,9 @@ const server = Bun.serve({
       return Response.json(rows.slice(0, limit).map((r) => (r.tag === null ? { name: r.name } : { name: r.name, tag: r.tag })))
     }
     const body = (await request.json()) as { name: string; tag?: string; id: number }
-    const inserted = await sql`insert into plants (id, owner, name, tag) values (${body.id}, ${who}, ${body.name.trim()}, ${body.tag ?? null}) on conflict (id) do nothing returning seq`
+    const inserted = await sql`insert into plants (id, owner, name, tag) values (${body.id}, ${who}, ${body.name.trim()}, ${body.tag ?? null}) on conflict (owner, id) do nothing returning id`
     if (inserted.length === 0) return new Response('{"error":409,"message":"duplicate"}', { status: 409 })
-    return Response.json(body.tag === undefined ? { name: body.name } : { name: body.name, tag: body.tag })
+    return Response.json(body.tag === undefined ? { name: body.name } : { name: body.name, tag: body.tag }, { headers: { location: `/plants/${inserted[0]!.id}` } })
   },
 })
 console.log(JSON.stringify({ msg: 'listening', url: server.url.toString() }))
