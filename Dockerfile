@@ -18,6 +18,8 @@ COPY patches ./patches
 RUN bun install --frozen-lockfile --production --ignore-scripts
 COPY tsconfig.json ./
 COPY src ./src
+# Build steps (the PGlite seed cluster the binary embeds).
+COPY scripts ./scripts
 RUN bun run build \
  && mkdir -p /out/data \
  && /src/dist/trellis --version

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path'
 /**
  * Build step of `bun run build`: writes a gzip dump of an empty PGlite cluster, which the
  * compiled binary embeds and unpacks into a data directory that has no database yet
- * (see bun-pglite.ts). `initdb` inside WebAssembly takes seconds; unpacking, well under one.
+ * (see src/runtimes/bun-pglite.ts). `initdb` inside WebAssembly takes seconds; unpacking, well under one.
  * The dump is kept next to a stamp of the PGlite version that made it, and made again only
  * when that version changes.
  *

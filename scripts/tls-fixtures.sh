@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes the certificates of tests/chat/tls.test.ts (committed, so the suite needs no openssl):
+# Makes the certificates of tests/e2e/upstream-tls.test.ts (committed, so the suite needs no openssl):
 #   ca            a private root CA (trusted by the tests through NODE_EXTRA_CA_CERTS)
 #   good          127.0.0.1 and localhost, signed by ca, serverAuth
 #   other-host    DNS:other.test only, signed by ca

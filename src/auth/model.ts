@@ -11,7 +11,7 @@ export type Principal = {
   owner: string
   scopes: Scope[]
   isAdmin: boolean
-  /** The token's own limits (absent fields fall back to the defaults; see src/governance/). */
+  /** The token's own limits (absent fields fall back to the defaults; see src/config/limits.ts and src/governance/). */
   limits: TokenLimits
   /** Public model names the token may use; undefined: every model. */
   models?: readonly string[]

@@ -37,7 +37,7 @@ export type ChatDeps = {
   shutdownSignal?: AbortSignal
 }
 
-/** The registry `CHAT_PROVIDERS`/`CHAT_MODELS` describe (see `config.ts`); `echo` alone when unset. */
+/** The registry `CHAT_PROVIDERS`/`CHAT_MODELS` describe (see src/config/chat.ts); `echo` alone when unset. */
 export function chatSetupFrom(config: ChatConfig, metrics?: Metrics): ChatSetup {
   const maxResponseBytes = config.maxResponseBytes
   const echo = (options: { tokenDelayMs: number }) => createEchoProvider({ ...options, maxResponseBytes })

@@ -22,7 +22,7 @@ export const MAX_STOP_SEQUENCES = 16
  * OpenAI's: `n` 1..128, `top_logprobs` 0..20, 128 tools, 2048 messages, 300 `logit_bias` entries.
  * OpenAI bounds `max_tokens` by the model's context; a gateway in front of several models
  * takes 1,048,576, above every model it may relay to. The answer as a whole is capped too
- * (`CHAT_MAX_RESPONSE_BYTES`, see config.ts), since these bounds multiply each other.
+ * (`CHAT_MAX_RESPONSE_BYTES`, see src/config/chat.ts), since these bounds multiply each other.
  */
 export const MAX_MESSAGES = 2048
 export const MAX_CONTENT_PARTS = 1024
@@ -58,7 +58,7 @@ export const MessageRole = t.Union([
 
 /**
  * One message of the conversation. Rules that depend on the role (a `tool` message needs
- * `tool_call_id`, only an assistant may omit `content`) are checked in `service.ts`,
+ * `tool_call_id`, only an assistant may omit `content`) are checked in `request.ts`,
  * so an error can name the exact field rather than "no variant of the union matched".
  */
 export const RequestMessage = t.Object(

@@ -1,6 +1,6 @@
 import { bigint, bigserial, boolean, doublePrecision, index, integer, jsonb, pgSequence, pgTable, primaryKey, real, text, timestamp, unique } from 'drizzle-orm/pg-core'
 
-/** A token's own limits; absent fields fall back to TRELLIS_DEFAULT_LIMITS (see src/governance/). */
+/** A token's own limits; absent fields fall back to TRELLIS_DEFAULT_LIMITS (see src/config/limits.ts and src/governance/). */
 export type TokenLimits = { rpm?: number; tpm?: number; streams?: number; budget_tokens?: number }
 
 /** API tokens. Only the SHA-256 of the secret is stored; lookups go by that hash. */
@@ -21,7 +21,7 @@ export const tokens = pgTable('tokens', {
 
 /**
  * Quota shared by every replica, taken in blocks (leases) so that a request rarely needs the
- * database (see src/governance/leases.ts). One row per token, kind and period: for `rpm` and
+ * database (see src/config/limits.ts and src/governance/leases.ts). One row per token, kind and period: for `rpm` and
  * `tpm` a bucket (`value` = units available at `updated_at`, refilled continuously); for
  * `streams` and `budget` a count of units in use (`period` is the UTC month for `budget`).
  */

@@ -77,7 +77,7 @@ export function openAIErrorResponse(init: OpenAIErrorInit): Response {
   })
 }
 
-/** OpenAI's error body, the only error shape of the chat routes (see openai-errors.ts). */
+/** OpenAI's error body, the only error shape of the chat routes. */
 export const OpenAIErrorSchema = Type.Object({
   error: Type.Object({
     message: Type.String({ description: 'What went wrong' }),

@@ -12,7 +12,7 @@ import { join } from 'node:path'
  * From source the same imports resolve to the files in node_modules.
  *
  * When `dataDir` holds no database yet and the binary embeds an empty cluster
- * (pglite-seed.ts, added by `bun run build`), the cluster is unpacked instead of running
+ * (scripts/pglite-seed.ts, added by `bun run build`), the cluster is unpacked instead of running
  * `initdb`: the first start takes under a second instead of several.
  */
 export async function bunPgliteFiles(dataDir: string): Promise<PGliteOptions> {

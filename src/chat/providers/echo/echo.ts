@@ -34,7 +34,7 @@ export type EchoOptions = {
   clock?: () => Date
   /** How many prompts the prompt cache remembers; see `PromptCache`. */
   promptCacheEntries?: number
-  /** Most bytes of one non-streamed answer (`CHAT_MAX_RESPONSE_BYTES`, default 8 MiB); see `answerTooLarge` in echo-answer.ts. Streams are capped by the route. */
+  /** Most bytes of one non-streamed answer (`CHAT_MAX_RESPONSE_BYTES`, default 8 MiB); see `answerTooLarge` in answer.ts. Streams are capped by the route. */
   maxResponseBytes?: number
 }
 
