@@ -9,10 +9,11 @@ import { unref } from '../timers'
  * garbage from busy traffic piles up, and fresh memory keeps being mapped and faulted in. Measured
  * on Bun 1.4.4 relaying at full load on PGlite: peak RSS 1.5–1.7 GB without the pacer and ~490 MB
  * with a collection every 500 ms, for the same CPU per stream on that host (on Bun 1.3 it also
- * halved that CPU). On the slower host of 2026-11-25 it cost CPU instead (559 → 735 µs per relayed
- * stream, RSS 769 → 321 MB; BENCHMARKS.md, "Governance overhead"): whether to keep it is open (#14).
- * On PostgreSQL, where the heap is small, the pacer is off: RSS was 116–124 MB either way. See
- * BENCHMARKS.md.
+ * halved that CPU). Re-measured interleaved on 2026-11-25 (BENCHMARKS.md, "The GC pacer on Bun
+ * 1.4"): 2.3–2.5× less peak RSS under full relay load and 30–40% less per held stream, for about
+ * 40% more CPU per stream when events arrive back to back. Kept, for memory; GC_INTERVAL_MS=0
+ * trades it for throughput. On PostgreSQL, where the heap is small, the pacer is off: RSS was
+ * 116–124 MB either way.
  *
  * A collection runs only when requests are in flight, so an idle server never pays for one.
  *
