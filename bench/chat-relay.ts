@@ -16,10 +16,11 @@
  *   npm install --prefix /tmp/portkey @portkey-ai/gateway@1.15.2
  * Then:
  *   bun bench/chat-relay.ts [--portkey /tmp/portkey/node_modules/@portkey-ai/gateway/build/start-server.js]
- *                           [--sequential 300] [--seconds 10] [--concurrency 64] [--gap-ms 0] [--rounds 1] [--governance]
+ *                           [--sequential 300] [--seconds 10] [--concurrency 64] [--gap-ms 0 | --one-pull] [--rounds 1] [--governance]
  * `--gap-ms N` makes the mock pause N ms before each event after the first, so that every event
  * reaches the relay in its own read, as a model's tokens do; streams/s is then bounded by the
- * pauses (64 × 66 gaps), and CPU per stream is the figure to compare.
+ * pauses (64 × 66 gaps), and CPU per stream is the figure to compare. `--one-pull` makes the mock
+ * write every event of a stream in one pull (the performance issue's referee shape).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
@@ -37,6 +38,7 @@ const SEQUENTIAL = Number(argument('sequential', '300'))
 const SECONDS = Number(argument('seconds', '10'))
 const CONCURRENCY = Number(argument('concurrency', '64'))
 const GAP_MS = argument('gap-ms', '0')
+const ONE_PULL = Bun.argv.includes('--one-pull')
 const ROUNDS = Number(argument('rounds', '1'))
 /** With `--governance`: Trellis twice, without limits or ledger, and with both (limits that never trigger). */
 const GOVERNANCE = Bun.argv.includes('--governance')
@@ -62,7 +64,7 @@ async function ledgerWrites(): Promise<{ inserts: number; rows: number }> {
 const scratch = mkdtempSync(join(tmpdir(), 'trellis-bench-'))
 
 async function main() {
-  const upstream = await startProcess(['bun', 'bench/mock-upstream.ts', '--port', '0', '--chunks', '64', '--gap-ms', GAP_MS], {})
+  const upstream = await startProcess(['bun', 'bench/mock-upstream.ts', '--port', '0', '--chunks', '64', '--gap-ms', GAP_MS, ...(ONE_PULL ? ['--one-pull'] : [])], {})
   const upstreamUrl = (await firstLine(upstream)).trim()
   const targets: Target[] = [target('direct', `${upstreamUrl}/chat/completions`, {}, 'mock-model', upstream.pid)]
 
@@ -111,7 +113,7 @@ async function main() {
 
   console.log(`# Chat relay benchmark\n`)
   console.log(`${new Date().toISOString()} · Bun ${Bun.version} · ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}`)
-  console.log(`mock upstream: 64 content chunks per stream (${EXPECTED_EVENTS} events with role, finish and [DONE])${GAP_MS !== '0' ? `, ${GAP_MS} ms before each event after the first` : ''}`)
+  console.log(`mock upstream: 64 content chunks per stream (${EXPECTED_EVENTS} events with role, finish and [DONE])${GAP_MS !== '0' ? `, ${GAP_MS} ms before each event after the first` : ''}${ONE_PULL ? ', all written in one pull' : ''}`)
   // Storage matters to the relay's CPU (see GC_INTERVAL_MS in the README), so every report says which.
   console.log(`Trellis storage: ${process.env.DATABASE_URL ? 'PostgreSQL (DATABASE_URL)' : 'embedded PGlite'}${process.env.GC_INTERVAL_MS ? `, GC_INTERVAL_MS=${process.env.GC_INTERVAL_MS}` : ''}\n`)
 

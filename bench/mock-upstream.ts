@@ -6,11 +6,15 @@
  * (tests/chat/mock-upstream.ts). Bun.serve rather than the test mock's raw socket, so the
  * upstream is never the bottleneck of a throughput run.
  *
- *   bun bench/mock-upstream.ts --port 0 --chunks 64 [--gap-ms 0]    # prints its base URL, runs until killed
+ * With `--one-pull`, every event of a stream is written in the first pull instead, as the
+ * performance issue's referee mock does: the relay then reads a whole stream in as few reads as
+ * the sockets allow.
+ *
+ *   bun bench/mock-upstream.ts --port 0 --chunks 64 [--gap-ms 0 | --one-pull]    # prints its base URL, runs until killed
  */
 import { eventsOf } from '../tests/chat/mock-upstream'
 
-export type BenchUpstreamOptions = { port?: number; chunks?: number; gapMs?: number }
+export type BenchUpstreamOptions = { port?: number; chunks?: number; gapMs?: number; onePull?: boolean }
 
 const encoder = new TextEncoder()
 const DONE = encoder.encode('data: [DONE]\n\n')
@@ -43,6 +47,10 @@ export function serveBenchUpstream(options: BenchUpstreamOptions = {}) {
       return new Response(
         new ReadableStream<Uint8Array>({
           pull(controller) {
+            if (options.onePull) {
+              for (const event of events) controller.enqueue(event)
+              return controller.close()
+            }
             const send = () => {
               controller.enqueue(events[next++])
               if (next === events.length) controller.close()
@@ -63,6 +71,6 @@ if (import.meta.main) {
     const at = Bun.argv.indexOf(`--${name}`)
     return at === -1 ? fallback : Number(Bun.argv[at + 1])
   }
-  const upstream = serveBenchUpstream({ port: arg('port', 0), chunks: arg('chunks', 64), gapMs: arg('gap-ms', 0) })
+  const upstream = serveBenchUpstream({ port: arg('port', 0), chunks: arg('chunks', 64), gapMs: arg('gap-ms', 0), onePull: Bun.argv.includes('--one-pull') })
   console.log(upstream.baseUrl)
 }
