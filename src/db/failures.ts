@@ -45,7 +45,7 @@ const PGLITE_CLOSED = /^PGlite is clos(ed|ing)$/
  * `error` and the causes it links to, outermost first: Drizzle wraps driver errors and Elysia
  * wraps what a parse hook throws. At most 8 deep, so a cycle of causes ends the walk.
  */
-function* causes(error: unknown): Generator<{ code?: unknown; message?: unknown }> {
+export function* causes(error: unknown): Generator<{ code?: unknown; message?: unknown }> {
   for (let at = error, depth = 0; at !== null && typeof at === 'object' && depth < 8; at = (at as { cause?: unknown }).cause, depth++) {
     yield at as { code?: unknown; message?: unknown }
   }

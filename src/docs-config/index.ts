@@ -22,7 +22,8 @@ import {
   ValidationResult,
 } from './model'
 import { DocsConfigService, InvalidDocsConfig, StaleRevision, WritersBusy } from './service'
-import { DocsRevisionStore, type StoredRevision, type StoredSummary } from './store'
+import type { RevisionSummary } from './model'
+import { DocsRevisionStore } from './store'
 import { validateDocsConfig } from './validation/validate'
 
 export type DocsConfigDeps = { db: Database; auth: AuthDeps; logger: Logger; clock: () => Date }
@@ -220,12 +221,7 @@ export const docsConfigPlugin = (deps: DocsConfigDeps) => {
     )
 }
 
-function summary(revision: StoredSummary | StoredRevision) {
-  return {
-    revision: revision.revision,
-    createdAt: revision.createdAt.toISOString(),
-    author: revision.author,
-    size: revision.size,
-    etag: revision.etag,
-  }
+/** The summary fields alone, whatever else the revision carries. */
+function summary(revision: RevisionSummary): RevisionSummary {
+  return { revision: revision.revision, createdAt: revision.createdAt, author: revision.author, size: revision.size, etag: revision.etag }
 }

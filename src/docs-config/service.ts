@@ -2,7 +2,8 @@ import DEFAULT_DOCS from './default-docs.json'
 import { etagFor, ifMatchAccepts } from './etag'
 import type { Issue, ValidateOptions, ValidationResult } from './model'
 import type { DocsConfig } from './schema'
-import { type DocsRevisionStore, isLockTimeout, type StoredRevision, type StoredSummary, WRITER_LOCK_TIMEOUT_MS } from './store'
+import type { RevisionSummary } from './model'
+import { type DocsRevisionStore, isLockTimeout, type StoredRevision, WRITER_LOCK_TIMEOUT_MS } from './store'
 import { validateDocsConfig } from './validation/validate'
 
 /**
@@ -90,7 +91,7 @@ export class DocsConfigService {
         const revision = latest?.revision ?? 0
         const currentEtag = latest?.etag ?? (await this.defaultEtag())
         if (input.ifMatch !== undefined && !ifMatchAccepts(input.ifMatch, currentEtag)) throw new StaleRevision(currentEtag)
-        return { source: input.text, config, etag: await etagFor(revision + 1, config), author: input.author, size, createdAt: this.clock() }
+        return { source: input.text, config, etag: await etagFor(revision + 1, config), author: input.author, size, createdAt: this.clock().toISOString() }
       })
       return { stored, warnings: result.warnings }
     } catch (error) {
@@ -100,7 +101,7 @@ export class DocsConfigService {
   }
 
   /** A page of `limit` revisions after `after`, and the number to continue after when more exist. */
-  async list(limit: number, after?: number): Promise<{ revisions: StoredSummary[]; next?: number }> {
+  async list(limit: number, after?: number): Promise<{ revisions: RevisionSummary[]; next?: number }> {
     // One more than asked tells whether another page exists without a count.
     const rows = await this.store.list(limit + 1, after)
     const revisions = rows.slice(0, limit)

@@ -1,21 +1,15 @@
 import { asc, desc, eq, gt, sql } from 'drizzle-orm'
 import type { Database } from '../db/connect'
 import { docsRevisions } from '../db/schema'
+import { causes } from '../db/failures'
+import type { RevisionSummary } from './model'
 import type { DocsConfig } from './schema'
 
-/** One stored docs.json revision. */
-export type StoredRevision = {
-  revision: number
-  source: string
-  config: DocsConfig
-  etag: string
-  author: string
-  size: number
-  createdAt: Date
-}
-
-/** A stored revision without its contents, for listings (the wire shape is `RevisionSummary` in model.ts). */
-export type StoredSummary = Omit<StoredRevision, 'source' | 'config'>
+/**
+ * One stored docs.json revision: its summary as the API spells it (one type for storage and the
+ * wire; `createdAt` an RFC 3339 string), its text as submitted and its normalised config.
+ */
+export type StoredRevision = RevisionSummary & { source: string; config: DocsConfig }
 
 /** What a new revision holds; its number is assigned by {@link DocsRevisionStore.append}. */
 export type NewRevision = Omit<StoredRevision, 'revision'>
@@ -43,9 +37,9 @@ export class DocsRevisionStore {
   }
 
   /** The newest revision's number and ETag only, without its contents. */
-  async latestSummary(): Promise<StoredSummary | undefined> {
+  async latestSummary(): Promise<RevisionSummary | undefined> {
     const [row] = await this.db.select(SUMMARY_COLUMNS).from(docsRevisions).orderBy(desc(docsRevisions.revision)).limit(1)
-    return row
+    return row === undefined ? undefined : toSummary(row)
   }
 
   async get(revision: number): Promise<StoredRevision | undefined> {
@@ -54,8 +48,9 @@ export class DocsRevisionStore {
   }
 
   /** Up to `limit` revisions numbered above `after`, oldest first, without contents. */
-  async list(limit: number, after = 0): Promise<StoredSummary[]> {
-    return this.db.select(SUMMARY_COLUMNS).from(docsRevisions).where(gt(docsRevisions.revision, after)).orderBy(asc(docsRevisions.revision)).limit(limit)
+  async list(limit: number, after = 0): Promise<RevisionSummary[]> {
+    const rows = await this.db.select(SUMMARY_COLUMNS).from(docsRevisions).where(gt(docsRevisions.revision, after)).orderBy(asc(docsRevisions.revision)).limit(limit)
+    return rows.map(toSummary)
   }
 
   /**
@@ -65,15 +60,15 @@ export class DocsRevisionStore {
    * "newest" revision. The wait is bounded by `lock_timeout`; past it PostgreSQL raises 55P03, which the
    * service reports as busy (503) rather than as a stale revision (412).
    */
-  async appendNext(build: (latest: StoredSummary | undefined) => Promise<NewRevision>): Promise<StoredRevision> {
+  async appendNext(build: (latest: RevisionSummary | undefined) => Promise<NewRevision>): Promise<StoredRevision> {
     return this.db.transaction(async (tx) => {
       await tx.execute(sql.raw(`SET LOCAL lock_timeout = '${WRITER_LOCK_TIMEOUT_MS}ms'`))
       await tx.execute(sql`SELECT pg_advisory_xact_lock(${WRITER_LOCK_KEY})`)
       const [latest] = await tx.select(SUMMARY_COLUMNS).from(docsRevisions).orderBy(desc(docsRevisions.revision)).limit(1)
-      const values = await build(latest)
+      const values = await build(latest === undefined ? undefined : toSummary(latest))
       const [row] = await tx
         .insert(docsRevisions)
-        .values({ ...values, revision: (latest?.revision ?? 0) + 1 })
+        .values({ ...values, createdAt: new Date(values.createdAt), revision: (latest?.revision ?? 0) + 1 })
         .returning()
       return toStored(row!)
     })
@@ -87,13 +82,14 @@ export const WRITER_LOCK_TIMEOUT_MS = 5_000
 
 /** PostgreSQL's lock_not_available: `lock_timeout` passed while waiting for the writers' lock. */
 export function isLockTimeout(error: unknown): boolean {
-  for (let cause = error; cause instanceof Error || (typeof cause === 'object' && cause !== null); cause = (cause as { cause?: unknown }).cause) {
-    if ((cause as { code?: unknown }).code === '55P03') return true
-    if (!(cause as { cause?: unknown }).cause) break
-  }
+  for (const { code } of causes(error)) if (code === '55P03') return true
   return false
 }
 
+function toSummary(row: { revision: number; etag: string; author: string; size: number; createdAt: Date }): RevisionSummary {
+  return { revision: row.revision, createdAt: row.createdAt.toISOString(), author: row.author, size: row.size, etag: row.etag }
+}
+
 function toStored(row: typeof docsRevisions.$inferSelect): StoredRevision {
-  return { ...row, config: row.config as DocsConfig }
+  return { ...toSummary(row), source: row.source, config: row.config as DocsConfig }
 }
