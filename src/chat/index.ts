@@ -1,4 +1,4 @@
-import { Elysia, type DocumentDecoration, type TSchema, type ValidationError } from 'elysia'
+import { Elysia, type DocumentDecoration, type ValidationError } from 'elysia'
 import { type AuthDeps, authPlugin, BEARER_SECURITY, type Principal } from '../auth'
 import type { Governance } from '../governance/service'
 import type { UsageLedger } from '../db/usage-ledger'
@@ -7,7 +7,7 @@ import { type CompletionDeps, serveCompletion } from './completion'
 import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailable } from '../db/failures'
 import { readBodyText, requireJsonContentType } from '../http/body'
 import { recordingStatus } from '../http/plant-store-errors'
-import { jsonSchema } from '../http/openapi-document'
+import { jsonContent } from '../http/openapi-document'
 import type { Logger } from '../logging/logger'
 import { DEFAULT_MAX_RESPONSE_BYTES, type ChatConfig } from '../config/chat'
 import { ChatCompletionRequest, ChatCompletionResponse, ModelEntry, ModelList } from './model'
@@ -46,17 +46,12 @@ export function chatSetupFrom(config: ChatConfig, metrics?: Metrics): ChatSetup 
 }
 
 
-/** A TypeBox schema as the plain JSON Schema an OpenAPI document embeds. */
-function documented(schema: TSchema, mediaType = 'application/json') {
-  return { [mediaType]: { schema: jsonSchema(schema) } }
-}
-
 /**
  * The error statuses of a chat route, in OpenAI's shape. Documented here rather than as the
  * route's `response`, which Elysia would check every answer against on the hot path.
  */
 function openAIErrors(statuses: number[], descriptions: Record<number, string> = {}) {
-  return Object.fromEntries(statuses.map((status) => [status, { description: descriptions[status], content: documented(OpenAIErrorSchema) }]))
+  return Object.fromEntries(statuses.map((status) => [status, { description: descriptions[status], content: jsonContent(OpenAIErrorSchema) }]))
 }
 
 const UPSTREAM_ERRORS = {
@@ -74,9 +69,9 @@ const UPSTREAM_ERRORS = {
 /** The errors of the model routes, which never call a provider. */
 const MODEL_ERRORS = {
   400: 'The Authorization header is malformed.',
-  403: 'The token lacks the chat scope.',
-  404: 'No such model, or the token may not use it (`code: model_not_found`).',
-  500: 'An unexpected fault; the server log has the details under the X-Request-Id of the response.',
+  403: UPSTREAM_ERRORS[403],
+  404: UPSTREAM_ERRORS[404],
+  500: UPSTREAM_ERRORS[500],
   503: 'The database is unavailable (while checking the token), or this replica is shutting down; Retry-After says when to try again.',
 }
 
@@ -130,12 +125,12 @@ export function chatPlugin(deps: ChatDeps) {
         'OpenAI Chat Completions, with DeepSeek\'s `reasoning_content` and cache counters. With `stream: true` the answer is `text/event-stream`: `data: <chunk>` events, then `data: [DONE]`.',
       tags: ['chat'],
       security: BEARER_SECURITY,
-      requestBody: { required: true, content: documented(ChatCompletionRequest) },
+      requestBody: { required: true, content: jsonContent(ChatCompletionRequest) },
       responses: {
         200: {
           description: 'The completion, or with `stream: true` its event stream. Errors after the first byte come as an `error` event in the stream.',
           content: {
-            ...documented(ChatCompletionResponse),
+            ...jsonContent(ChatCompletionResponse),
             'text/event-stream': { schema: { type: 'string', description: '`data: <chat.completion.chunk>` events, then `data: [DONE]`' } },
           },
         },
@@ -157,7 +152,7 @@ export function chatPlugin(deps: ChatDeps) {
       description: 'The public names of the models this token may use.',
       tags: ['chat'],
       security: BEARER_SECURITY,
-      responses: { 200: { description: 'The models.', content: documented(ModelList) }, ...openAIErrors([400, 401, 403, 429, 500, 503], MODEL_ERRORS) },
+      responses: { 200: { description: 'The models.', content: jsonContent(ModelList) }, ...openAIErrors([400, 401, 403, 429, 500, 503], MODEL_ERRORS) },
     } as DocumentDecoration,
   }
   const modelHook = {
@@ -167,7 +162,7 @@ export function chatPlugin(deps: ChatDeps) {
       description: 'One model, by its public name; a model the token may not use is answered as one that does not exist.',
       tags: ['chat'],
       security: BEARER_SECURITY,
-      responses: { 200: { description: 'The model.', content: documented(ModelEntry) }, ...openAIErrors([400, 401, 403, 404, 429, 500, 503], MODEL_ERRORS) },
+      responses: { 200: { description: 'The model.', content: jsonContent(ModelEntry) }, ...openAIErrors([400, 401, 403, 404, 429, 500, 503], MODEL_ERRORS) },
     } as DocumentDecoration,
   }
 

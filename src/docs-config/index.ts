@@ -25,6 +25,7 @@ import { DocsConfigService, InvalidDocsConfig, StaleRevision, WritersBusy } from
 import type { RevisionSummary } from './model'
 import { DocsRevisionStore } from './store'
 import { validateDocsConfig } from './validation/validate'
+import { NEXT_PAGE_LINK } from '../http/openapi-document'
 
 export type DocsConfigDeps = { db: Database; auth: AuthDeps; logger: Logger; clock: () => Date }
 
@@ -192,7 +193,7 @@ export const docsConfigPlugin = (deps: DocsConfigDeps) => {
           security: BEARER_SECURITY,
           tags: ['docs.json'],
           responses: {
-            200: { description: 'One page of revision summaries.', headers: { Link: { description: 'The next page, as `<url>; rel="next"`; absent on the last page.', schema: { type: 'string' as const } } } },
+            200: { description: 'One page of revision summaries.', headers: NEXT_PAGE_LINK },
           },
         },
       },

@@ -48,6 +48,12 @@ const RETRY_AFTER = {
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } },
 }
 
+/** The `Link: <…>; rel="next"` header of a paged list. */
+export const NEXT_PAGE_LINK = { Link: { description: 'The next page, as `<url>; rel="next"`; absent on the last page.', schema: { type: 'string' as const } } }
+
+/** A JSON body of this schema, as an OpenAPI `content` map. */
+export const jsonContent = (schema: TSchema) => ({ 'application/json': { schema: jsonSchema(schema) } })
+
 /** Statuses without a body, whatever schema a route gives them. */
 const BODILESS = new Set(['204', '304'])
 
@@ -79,7 +85,7 @@ const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head'])
 function operation(route: DocumentedRoute, hooks: Hooks, path: string) {
   const { hide: _hide, responses: responseDocs = {}, requestBody, security, ...rest } = hooks.detail ?? {}
   const parameters = [...(hooks.params ? parametersOf(hooks.params, 'path') : untypedPathParameters(path)), ...parametersOf(hooks.query, 'query')]
-  const body = requestBody ?? (hooks.body ? { required: true, content: { 'application/json': { schema: jsonSchema(hooks.body) } } } : undefined)
+  const body = requestBody ?? (hooks.body ? { required: true, content: jsonContent(hooks.body) } : undefined)
   return {
     operationId: operationId(route.method, path),
     ...rest,
@@ -102,7 +108,7 @@ function responses(route: DocumentedRoute, schemas: unknown, docs: Record<string
     // A route that can send a status must say what it means; failing here fails the document's tests.
     if (!description) throw new Error(`${route.method} ${route.path}: no description for status ${status}`)
     const headers = doc.headers ?? (status === '429' || status === '503' ? RETRY_AFTER : undefined)
-    const content = doc.content ?? (schema && !BODILESS.has(status) && !isVoid(schema) ? { 'application/json': { schema: jsonSchema(schema) } } : undefined)
+    const content = doc.content ?? (schema && !BODILESS.has(status) && !isVoid(schema) ? jsonContent(schema) : undefined)
     result[status] = { description, ...(headers ? { headers } : {}), ...(content ? { content } : {}) }
   }
   return result

@@ -4,7 +4,7 @@ import { withDeadline } from '../db/deadline'
 import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailable } from '../db/failures'
 import { Type } from '@sinclair/typebox'
 import { ErrorBody, errorResponse, plantStoreErrors } from '../http/plant-store-errors'
-import { jsonSchema } from '../http/openapi-document'
+import { jsonContent } from '../http/openapi-document'
 import type { Logger } from '../logging/logger'
 import { UI_ASSETS, type UiAssetLoader, type UiAssetName } from '../http/ui-assets'
 import { referencePage } from './reference-page'
@@ -21,8 +21,8 @@ export type OperationsDeps = {
 /** `/ready` answers within this, even while the database hangs; probes usually give up after 1–3 s. */
 export const READY_DEADLINE_MS = 1_500
 
-const STATUS_CONTENT = { 'application/json': { schema: jsonSchema(Type.Object({ status: Type.String(), database: Type.Optional(Type.String({ description: 'pglite or postgres' })) })) } }
-const ERROR_CONTENT = { 'application/json': { schema: jsonSchema(ErrorBody) } }
+const STATUS_CONTENT = jsonContent(Type.Object({ status: Type.String(), database: Type.Optional(Type.String({ description: 'pglite or postgres' })) }))
+const ERROR_CONTENT = jsonContent(ErrorBody)
 
 /**
  * What operators and newcomers reach first: `/health` (the process answers), `/ready` (the

@@ -11,6 +11,7 @@ import { bodyValidator } from '../http/validation'
 import { DeleteQuery, LIST_LIMIT_DEFAULT, ListQuery, NewPlant, Plant, PlantIdParams } from './model'
 import { DuplicatePlantId, NotYourPlants, PlantService } from './service'
 import { t } from 'elysia'
+import { NEXT_PAGE_LINK } from '../http/openapi-document'
 
 export type PlantsDeps = { db: Database; auth: AuthDeps; logger: Logger; config: { bodyLimit: number } }
 
@@ -76,7 +77,7 @@ export const plantsPlugin = (deps: PlantsDeps) => {
           security: BEARER_SECURITY,
           tags: ['plants'],
           responses: {
-            200: { description: 'One page of plants.', headers: { Link: { description: 'The next page, as `<url>; rel="next"`; absent on the last page.', schema: { type: 'string' as const } } } },
+            200: { description: 'One page of plants.', headers: NEXT_PAGE_LINK },
           },
         },
       },
