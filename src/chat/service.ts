@@ -72,19 +72,35 @@ export class ModelRegistry {
    * A non-streaming completion. Nothing reaches the client before it returns, so it may always retry
    * and fall back. `report` learns which entry served it, and its usage.
    */
-  async complete(request: ChatRequest, signal: AbortSignal, report?: StreamReport): Promise<ChatCompletion> {
+  complete(request: ChatRequest, signal: AbortSignal, report?: StreamReport): Promise<ChatCompletion> {
+    return this.completeWith(
+      request.model,
+      signal,
+      async (entry) => {
+        const completion = await entry.provider.complete({ ...request, model: entry.model }, signal)
+        if (report) {
+          if (isObject(completion.usage)) report.usage = completion.usage
+          const finish = (completion.choices[0] as { finish_reason?: unknown } | undefined)?.finish_reason
+          if (typeof finish === 'string') report.finishReason = finish
+        }
+        return completion
+      },
+      report,
+    )
+  }
+
+  /**
+   * Any whole answer under the registry's rules: `call` is made for each entry of `model` in turn,
+   * retried and then falling back on retryable failures. The wire format is the caller's business
+   * (`/v1/messages` answers in Anthropic's); `report` learns which entry served.
+   */
+  async completeWith<T>(model: string, signal: AbortSignal, call: (entry: RouteEntry) => Promise<T>, report?: StreamReport): Promise<T> {
     let lastError: unknown
-    for (const entry of this.#entries(request.model)) {
+    for (const entry of this.#entries(model)) {
       for (let attempt = 0; ; attempt++) {
         if (report) served(report, entry)
         try {
-          const completion = await entry.provider.complete({ ...request, model: entry.model }, signal)
-          if (report) {
-            if (isObject(completion.usage)) report.usage = completion.usage
-            const finish = (completion.choices[0] as { finish_reason?: unknown } | undefined)?.finish_reason
-            if (typeof finish === 'string') report.finishReason = finish
-          }
-          return completion
+          return await call(entry)
         } catch (error) {
           lastError = error
           const next = await this.#afterFailure(error, entry, attempt, signal, false)
@@ -102,7 +118,7 @@ export class ModelRegistry {
    * written anything (keep-alives included), failures are thrown from the iterator as they are.
    */
   stream(request: ChatRequest, signal: AbortSignal, state: StreamState): AsyncIterableIterator<ChatCompletionChunk> {
-    return new FallbackStream(() => this.#open(request, signal, state, (provider, sent) => provider.stream(sent, signal)))
+    return this.streamWith(request.model, signal, state, (entry) => entry.provider.stream({ ...request, model: entry.model }, signal))
   }
 
   /**
@@ -111,22 +127,31 @@ export class ModelRegistry {
    * fallback and commit rules.
    */
   streamEvents(request: ChatRequest, signal: AbortSignal, state: StreamState, report?: StreamReport): AsyncIterableIterator<Uint8Array> {
-    return new FallbackStream(() => this.#open(request, signal, state, (provider, sent) => eventsOf(provider, sent, signal, report), report))
+    return this.streamWith(request.model, signal, state, (entry) => eventsOf(entry.provider, { ...request, model: entry.model }, signal, report), report)
+  }
+
+  /**
+   * Any stream under the registry's rules: `start` opens one entry's stream, and the first entry
+   * whose first item arrives serves it (see {@link stream}). The items are the caller's business:
+   * `/v1/messages` streams Anthropic's events, natively or translated from OpenAI chunks.
+   */
+  streamWith<T>(model: string, signal: AbortSignal, state: StreamState, start: (entry: RouteEntry) => AsyncIterable<T>, report?: StreamReport): AsyncIterableIterator<T> {
+    return new FallbackStream(() => this.#open(model, signal, state, start, report))
   }
 
   /** The iterator of the first entry whose first item arrives, with that item; retries and falls back before it. */
   async #open<T>(
-    request: ChatRequest,
+    model: string,
     signal: AbortSignal,
     state: StreamState,
-    start: (provider: ChatProvider, sent: ChatRequest) => AsyncIterable<T>,
+    start: (entry: RouteEntry) => AsyncIterable<T>,
     report?: StreamReport,
   ): Promise<OpenedStream<T>> {
     let lastError: unknown
-    for (const entry of this.#entries(request.model)) {
+    for (const entry of this.#entries(model)) {
       for (let attempt = 0; ; attempt++) {
         if (report) served(report, entry)
-        const iterator = start(entry.provider, { ...request, model: entry.model })[Symbol.asyncIterator]()
+        const iterator = start(entry)[Symbol.asyncIterator]()
         try {
           return { iterator, first: await iterator.next() }
         } catch (error) {

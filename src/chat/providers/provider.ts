@@ -54,6 +54,33 @@ export interface ChatProvider {
    * every chunk; without it, the registry encodes {@link stream}'s chunks.
    */
   streamEvents?(request: ChatRequest, signal: AbortSignal, report?: StreamReport): AsyncIterable<Uint8Array>
+  /**
+   * Optional: the provider speaks Anthropic's Messages API natively. `POST /v1/messages` then
+   * hands it the client's Messages request as it came (only `model` rewritten), so fields Trellis
+   * does not model pass through unchanged; other providers are reached through the OpenAI form.
+   */
+  readonly messages?: NativeMessages
+}
+
+/** A Messages request as the client sent it, after validation, with `model` rewritten to the upstream model. */
+export type MessagesRequest = JsonObject & { model: string; messages: JsonObject[]; max_tokens: number; stream?: boolean }
+
+/**
+ * Anthropic's Messages API spoken natively (see {@link ChatProvider.messages}). Both methods fill
+ * `report` as the OpenAI methods do: `usage` in OpenAI's shape (`prompt_tokens` counts cached and
+ * cache-written input too, `prompt_tokens_details.cached_tokens` the cache reads), `finishReason`
+ * as OpenAI names it, and one `events` per content delta.
+ */
+export interface NativeMessages {
+  /** The whole `message` object (`stream` false or absent). */
+  complete(request: MessagesRequest, signal: AbortSignal, report?: StreamReport): Promise<JsonObject>
+  /**
+   * The upstream's event stream as the bytes to send: whole `event: <type>\ndata: <json>\n\n`
+   * events in order, as soon as each read completes them, ending after `message_stop`. An in-stream
+   * `error` event is thrown as a {@link ProviderError} instead of forwarded, so that the route can
+   * retry before the first byte and write its own error event after it.
+   */
+  streamEvents(request: MessagesRequest, signal: AbortSignal, report?: StreamReport): AsyncIterable<Uint8Array>
 }
 
 /**
