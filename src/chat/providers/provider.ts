@@ -81,6 +81,8 @@ export interface NativeMessages {
    * retry before the first byte and write its own error event after it.
    */
   streamEvents(request: MessagesRequest, signal: AbortSignal, report?: StreamReport): AsyncIterable<Uint8Array>
+  /** `POST /v1/messages/count_tokens` upstream, for the same request: its `{ input_tokens }`. */
+  countTokens(request: MessagesRequest, signal: AbortSignal): Promise<{ input_tokens: number }>
 }
 
 /**
