@@ -22,17 +22,12 @@
  * pauses (64 × 66 gaps), and CPU per stream is the figure to compare. `--one-pull` makes the mock
  * write every event of a stream in one pull (the performance issue's referee shape).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createChatToken, freePort } from './processes'
-import type { Subprocess } from 'bun'
+import { argument, firstLine, median, openAIEvents, peakRssMb, percentile, printLatency, runConcurrent, type Run, type Sample, startProcess, stopAll, type Target, waitUntilServing, oneStream } from './relay-driver'
 
-const ROOT = join(import.meta.dir, '..')
-const argument = (name: string, fallback: string) => {
-  const at = Bun.argv.indexOf(`--${name}`)
-  return at === -1 ? fallback : Bun.argv[at + 1]
-}
 const PORTKEY = argument('portkey', '/tmp/portkey/node_modules/@portkey-ai/gateway/build/start-server.js')
 const SEQUENTIAL = Number(argument('sequential', '300'))
 const SECONDS = Number(argument('seconds', '10'))
@@ -46,12 +41,6 @@ const GOVERNANCE = Bun.argv.includes('--governance')
 const NEVER_REACHED = ['--rpm', '1000000000', '--tpm', '1000000000000', '--streams', '1000000', '--budget-tokens', '1000000000000']
 const EXPECTED_EVENTS = 67
 
-/** `pid` is the process whose CPU time a stream through this target costs (the mock's for `direct`). */
-type Target = { name: string; url: string; headers: Record<string, string>; body: string; pid: number }
-type Sample = { ttft: number; total: number }
-type Run = { samples: Sample[]; errors: number; perSecond: number; cpuPerStreamUs: number }
-
-const children: Subprocess[] = []
 let metricsToken = ''
 let metricsUrl = ''
 
@@ -196,131 +185,12 @@ async function main() {
 
 function target(name: string, url: string, headers: Record<string, string>, model: string, pid: number): Target {
   const body = JSON.stringify({ model, messages: [{ role: 'user', content: 'Say something.' }], stream: true })
-  return { name, url, headers: { 'content-type': 'application/json', ...headers }, body, pid }
-}
-
-/** User + system CPU time of a process in ms, from /proc (Linux); NaN elsewhere. */
-function peakRssMb(pid: number): string {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((entry) => entry.startsWith('VmHWM:'))
-  return line ? (Number(line.split(/\s+/)[1]) / 1024).toFixed(0) : '?'
-}
-
-function cpuMs(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS
-  } catch {
-    return Number.NaN
-  }
-}
-const CLOCK_TICKS = 100
-
-const decoder = new TextDecoder()
-
-/** One checked stream; throws if it is not exactly what the upstream sent. */
-async function oneStream(each: Target): Promise<Sample> {
-  const started = performance.now()
-  const response = await fetch(each.url, { method: 'POST', headers: each.headers, body: each.body })
-  if (response.status !== 200) throw new Error(`${each.name}: HTTP ${response.status}: ${await response.text()}`)
-  const reader = response.body!.getReader()
-  let ttft = -1
-  let text = ''
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    if (ttft < 0) ttft = performance.now() - started
-    text += decoder.decode(value, { stream: true })
-  }
-  const total = performance.now() - started
-  const events = text.split('\n\n').filter((event) => event.startsWith('data: '))
-  if (events.length !== EXPECTED_EVENTS || events.at(-1) !== 'data: [DONE]') {
-    throw new Error(`${each.name}: expected ${EXPECTED_EVENTS} events ending in [DONE], got ${events.length}`)
-  }
-  return { ttft, total }
-}
-
-async function runConcurrent(each: Target, concurrency: number, seconds: number) {
-  const samples: Sample[] = []
-  let errors = 0
-  let lastError: unknown
-  const started = performance.now()
-  const cpuBefore = cpuMs(each.pid)
-  const deadline = started + seconds * 1000
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < deadline) {
-        try {
-          samples.push(await oneStream(each))
-        } catch (error) {
-          errors++
-          lastError = error
-        }
-      }
-    }),
-  )
-  if (errors) console.log(`(${each.name}: ${errors} failed streams, last: ${lastError})`)
-  const cpuPerStreamUs = ((cpuMs(each.pid) - cpuBefore) * 1000) / samples.length
-  return { samples, errors, perSecond: samples.length / ((performance.now() - started) / 1000), cpuPerStreamUs }
-}
-
-function printLatency(targets: Target[], samples: Map<string, Sample[]>) {
-  console.log('| target | streams | TTFT p50 | TTFT p90 | TTFT p99 | whole p50 | whole p90 | whole p99 |')
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|')
-  for (const { name } of targets) {
-    const list = samples.get(name)!
-    const ttft = list.map((sample) => sample.ttft)
-    const total = list.map((sample) => sample.total)
-    const ms = (values: number[], p: number) => `${percentile(values, p).toFixed(2)} ms`
-    console.log(`| ${name} | ${list.length} | ${ms(ttft, 50)} | ${ms(ttft, 90)} | ${ms(ttft, 99)} | ${ms(total, 50)} | ${ms(total, 90)} | ${ms(total, 99)} |`)
-  }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = sorted.length >> 1
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
-}
-
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return Number.NaN
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
-}
-
-async function startProcess(command: string[], env: Record<string, string>): Promise<Subprocess<'ignore', 'pipe', 'inherit'>> {
-  const child = Bun.spawn(command, { cwd: ROOT, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'inherit' })
-  children.push(child)
-  return child
-}
-
-async function firstLine(child: Subprocess<'ignore', 'pipe', 'inherit'>): Promise<string> {
-  const reader = child.stdout.getReader()
-  let text = ''
-  while (!text.includes('\n')) {
-    const { done, value } = await reader.read()
-    if (done) throw new Error(`process exited before printing: ${text}`)
-    text += decoder.decode(value)
-  }
-  reader.releaseLock()
-  return text.slice(0, text.indexOf('\n'))
-}
-
-async function waitUntilServing(each: Target) {
-  for (let attempt = 0; attempt < 300; attempt++) {
-    try {
-      await oneStream(each)
-      return
-    } catch {
-      await Bun.sleep(100)
-    }
-  }
-  throw new Error(`${each.name} did not start serving at ${each.url}`)
+  return { name, url, headers: { 'content-type': 'application/json', ...headers }, body, pid, check: openAIEvents(EXPECTED_EVENTS) }
 }
 
 try {
   await main()
 } finally {
-  for (const child of children) child.kill()
-  await Promise.all(children.map((child) => child.exited))
+  await stopAll()
   rmSync(scratch, { recursive: true, force: true })
 }
