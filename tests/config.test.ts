@@ -1,5 +1,8 @@
 import { describe, expect, test } from 'bun:test'
 import { ConfigError, loadConfig } from '../src/config'
+import { buildRegistry } from '../src/chat/service'
+import { createEchoProvider } from '../src/chat/providers/echo/echo'
+import { PROVIDER_DEFAULTS } from '../src/config/chat'
 
 describe('configuration from the environment', () => {
   test('defaults', () => {
@@ -82,5 +85,56 @@ describe('chat configuration is validated at start too', () => {
 
   test('with nothing configured, echo and echo-reasoner are served', () => {
     expect(Object.keys(loadConfig({}).chat.models).sort()).toEqual(['echo', 'echo-reasoner'])
+  })
+})
+
+describe('an anthropic provider in CHAT_PROVIDERS (issue #15)', () => {
+  const providers = (settings: Record<string, unknown>) => JSON.stringify({ claude: { baseUrl: 'https://api.anthropic.com/v1/', ...settings } })
+
+  test('kind anthropic: its own defaults filled in (anthropic-version, max_tokens), thinking off', () => {
+    const config = loadConfig({ CHAT_PROVIDERS: providers({ kind: 'anthropic', apiKeyEnv: 'ANTHROPIC_API_KEY' }), ANTHROPIC_API_KEY: 'sk-ant-1' })
+    expect(config.chat.providers.claude).toEqual({
+      ...PROVIDER_DEFAULTS, kind: 'anthropic', baseUrl: 'https://api.anthropic.com/v1', apiKey: 'sk-ant-1', anthropicVersion: '2023-06-01', defaultMaxTokens: 4096,
+    })
+  })
+
+  test('every anthropic option is read', () => {
+    const config = loadConfig({ CHAT_PROVIDERS: providers({ kind: 'anthropic', apiKey: 'k', anthropicVersion: '2024-10-22', defaultMaxTokens: 8000, thinkingBudgetTokens: 2048 }) })
+    expect(config.chat.providers.claude).toMatchObject({ anthropicVersion: '2024-10-22', defaultMaxTokens: 8000, thinkingBudgetTokens: 2048 })
+  })
+
+  test('an openai provider gets none of them', () => {
+    expect(loadConfig({ CHAT_PROVIDERS: providers({ kind: 'openai' }) }).chat.providers.claude).toEqual({ ...PROVIDER_DEFAULTS, kind: 'openai', baseUrl: 'https://api.anthropic.com/v1' })
+  })
+
+  test('the registry builds it by kind, named anthropic:<name>', async () => {
+    const config = loadConfig({
+      CHAT_PROVIDERS: JSON.stringify({ claude: { kind: 'anthropic', baseUrl: 'http://a.example/v1' }, deepseek: { baseUrl: 'http://d.example/v1' } }),
+      CHAT_MODELS: JSON.stringify({ c: [{ provider: 'claude', model: 'claude-x' }, { provider: 'deepseek', model: 'd' }] }),
+    })
+    const served: string[] = []
+    const registry = buildRegistry(config.chat, { echo: createEchoProvider })
+    await registry.completeWith('c', new AbortController().signal, async (entry) => {
+      served.push(entry.provider.name, String(Boolean(entry.provider.messages)))
+      throw new Error('stop')
+    }).catch(() => {})
+    expect(served).toEqual(['anthropic:claude', 'true'])
+  })
+
+  test.each([
+    [{ kind: 'gemini' }, 'CHAT_PROVIDERS: /claude/kind'],
+    [{ anthropicVersion: '2023-06-01' }, `CHAT_PROVIDERS: provider 'claude': anthropicVersion applies only to "kind": "anthropic"`],
+    [{ kind: 'openai', defaultMaxTokens: 100 }, `CHAT_PROVIDERS: provider 'claude': defaultMaxTokens applies only to "kind": "anthropic"`],
+    [{ thinkingBudgetTokens: 2048 }, `provider 'claude': thinkingBudgetTokens applies only to "kind": "anthropic"`],
+    [{ kind: 'anthropic', defaultMaxTokens: 0 }, 'CHAT_PROVIDERS: /claude/defaultMaxTokens'],
+    [{ kind: 'anthropic', defaultMaxTokens: 1.5 }, 'CHAT_PROVIDERS: /claude/defaultMaxTokens'],
+    [{ kind: 'anthropic', defaultMaxTokens: '4096' }, 'CHAT_PROVIDERS: /claude/defaultMaxTokens'],
+    [{ kind: 'anthropic', thinkingBudgetTokens: 512 }, 'CHAT_PROVIDERS: /claude/thinkingBudgetTokens'],
+    [{ kind: 'anthropic', anthropicVersion: '' }, 'CHAT_PROVIDERS: /claude/anthropicVersion'],
+    [{ kind: 'anthropic', anthropicVersion: '2023-06-01\n' }, `provider 'claude': anthropicVersion starts or ends with whitespace`],
+  ])('%o is refused with one clear line', (settings, message) => {
+    const env = { CHAT_PROVIDERS: providers(settings) }
+    expect(() => loadConfig(env)).toThrow(ConfigError)
+    expect(() => loadConfig(env)).toThrow(message)
   })
 })

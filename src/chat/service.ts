@@ -1,5 +1,6 @@
 import { ECHO_PROVIDER, type ChatConfig } from '../config/chat'
 import type { ModelList } from './model'
+import { anthropicProvider } from './providers/anthropic/anthropic'
 import { openaiProvider } from './providers/openai'
 import { encodeEvent } from './sse/encode'
 import type { UpstreamFetch } from './providers/upstream-fetch'
@@ -204,8 +205,9 @@ export function buildRegistry(config: ChatConfig, deps: RegistryDeps): ModelRegi
       const settings = config.providers[name]
       if (!settings) throw new Error(`chat model registry: provider '${name}' is not configured`)
       const { maxRetries, retryBaseMs, retryMaxMs } = settings
+      const options = { ...settings, name, fetch: deps.fetch, clock: deps.clock, maxResponseBytes: config.maxResponseBytes, maxEventBytes: config.maxEventBytes }
       found = {
-        provider: openaiProvider({ ...settings, name, fetch: deps.fetch, clock: deps.clock, maxResponseBytes: config.maxResponseBytes, maxEventBytes: config.maxEventBytes }),
+        provider: settings.kind === 'anthropic' ? anthropicProvider(options) : openaiProvider(options),
         retry: { maxRetries, retryBaseMs, retryMaxMs },
       }
     }

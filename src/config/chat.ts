@@ -10,7 +10,7 @@ import { Value } from '@sinclair/typebox/value'
  *
  * | Variable | Default | Meaning |
  * |---|---|---|
- * | `CHAT_PROVIDERS` | `{}` | JSON object naming OpenAI-compatible upstreams: `{"<name>": {"baseUrl": "https://api.deepseek.com/v1", "apiKeyEnv": "DEEPSEEK_API_KEY"}}`. Per provider: `baseUrl` (required, http/https, the prefix before `/chat/completions`); `apiKey` or `apiKeyEnv` (the name of another variable holding the key; omit both for keyless servers such as Ollama); `headers` (extra request headers); `connectTimeoutMs` (10000, until response headers of a stream); `firstTokenTimeoutMs` (60000, from headers to the first chunk); `idleTimeoutMs` (30000, silence allowed between chunks); `requestTimeoutMs` (600000, a whole non-streaming request); `maxRetries` (2, extra attempts on 429, 5xx, connect errors and timeouts before the first byte reaches the client); `retryBaseMs` (250, first back-off, doubled per attempt); `retryMaxMs` (10000, cap on any back-off, including an upstream `Retry-After`). The name `echo` is reserved for the built-in offline provider. |
+ * | `CHAT_PROVIDERS` | `{}` | JSON object naming upstreams: `{"<name>": {"baseUrl": "https://api.deepseek.com/v1", "apiKeyEnv": "DEEPSEEK_API_KEY"}}`. Per provider: `kind` (`openai`, the default: an OpenAI-compatible server, relayed as it answers; or `anthropic`: Anthropic's Messages API, translated to and from OpenAI's format and also served natively to `/v1/messages`); `baseUrl` (required, http/https, the prefix before `/chat/completions`, or before `/messages` for `anthropic`, e.g. `https://api.anthropic.com/v1`); `apiKey` or `apiKeyEnv` (the name of another variable holding the key; omit both for keyless servers such as Ollama); `headers` (extra request headers); `connectTimeoutMs` (10000, until response headers of a stream); `firstTokenTimeoutMs` (60000, from headers to the first chunk); `idleTimeoutMs` (30000, silence allowed between chunks); `requestTimeoutMs` (600000, a whole non-streaming request); `maxRetries` (2, extra attempts on 429, 5xx, connect errors and timeouts before the first byte reaches the client); `retryBaseMs` (250, first back-off, doubled per attempt); `retryMaxMs` (10000, cap on any back-off, including an upstream `Retry-After`). Only with `"kind": "anthropic"` (elsewhere they are an error): `anthropicVersion` (`2023-06-01`, sent as `anthropic-version`); `defaultMaxTokens` (4096, the `max_tokens` sent when the client sets neither `max_tokens` nor `max_completion_tokens`, which the Messages API requires); `thinkingBudgetTokens` (unset = no extended thinking; at least 1024: every request thinks with this `budget_tokens` unless it says otherwise). A client asks for thinking with `reasoning_effort`: `minimal` 1024, `low` 2048, `medium` 8192, `high` 16384, `xhigh` 32768 budget tokens, `none` turns the provider's thinking off; the thoughts stream as `reasoning_content`. With thinking and no client limit, `max_tokens` is `defaultMaxTokens` plus the budget; a client limit caps both, the budget shrinking to fit (below 1024 left, `reasoning_effort` is a 400 and the provider's own thinking is skipped). The name `echo` is reserved for the built-in offline provider. |
  * | `CHAT_MODELS` | `{"echo":[{"provider":"echo","model":"echo"}],"echo-reasoner":[{"provider":"echo","model":"echo-reasoner"}]}` | JSON object mapping each public model name (listed by `GET /models`) to an ordered list of `{"provider","model"}` attempts; `model` is the name sent upstream. Later entries are fallbacks, tried only before the first byte reaches the client. `provider` is a `CHAT_PROVIDERS` name or `echo`. |
  * | `CHAT_KEEPALIVE_MS` | `15000` | Interval of `: keep-alive` comments while a stream waits on its upstream; a positive integer. |
  * | `ECHO_TOKEN_DELAY_MS` | `0` | Pause between tokens streamed by the `echo` provider (`0` = as fast as possible). |
@@ -46,6 +46,15 @@ export const ECHO_PROVIDER = 'echo'
 
 const Timeout = Integer({ minimum: 1 })
 
+/** `anthropic-version` sent when a provider sets none: the version the Messages API is documented against. */
+export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01'
+
+/** `max_tokens` an `anthropic` provider sends when the client sets none (the Messages API requires one). */
+export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096
+
+/** The smallest thinking budget the Messages API accepts. */
+export const MIN_THINKING_BUDGET = 1024
+
 const ProviderSettings = t.Object(
   {
     baseUrl: t.String({ minLength: 1 }),
@@ -59,9 +68,16 @@ const ProviderSettings = t.Object(
     maxRetries: t.Optional(Integer({ minimum: 0, maximum: 10 })),
     retryBaseMs: t.Optional(Integer({ minimum: 0 })),
     retryMaxMs: t.Optional(Integer({ minimum: 0 })),
+    kind: t.Optional(t.Union([t.Literal('openai'), t.Literal('anthropic')])),
+    anthropicVersion: t.Optional(t.String({ minLength: 1 })),
+    defaultMaxTokens: t.Optional(Integer({ minimum: 1 })),
+    thinkingBudgetTokens: t.Optional(Integer({ minimum: MIN_THINKING_BUDGET })),
   },
   { additionalProperties: false },
 )
+
+/** Settings that only an `anthropic` provider reads; on an `openai` one they are a mistake worth a clear error. */
+const ANTHROPIC_ONLY = ['anthropicVersion', 'defaultMaxTokens', 'thinkingBudgetTokens'] as const
 
 const ProvidersSetting = t.Record(t.String({ minLength: 1 }), ProviderSettings)
 
@@ -130,8 +146,15 @@ function parseProviders(env: Record<string, string | undefined>): Record<string,
       if (!HEADER_NAME.test(header)) throw new Error(`${at}: headers: '${header}' is not a valid HTTP header name`)
       checkHeaderValue(`${at}: header '${header}'`, value)
     }
+    if (entry.kind === 'anthropic') {
+      if (entry.anthropicVersion !== undefined) checkHeaderValue(`${at}: anthropicVersion`, entry.anthropicVersion)
+    } else {
+      const misplaced = ANTHROPIC_ONLY.find((option) => entry[option] !== undefined)
+      if (misplaced) throw new Error(`${at}: ${misplaced} applies only to "kind": "anthropic"`)
+    }
     providers[provider] = {
       ...PROVIDER_DEFAULTS,
+      ...(entry.kind === 'anthropic' ? { anthropicVersion: DEFAULT_ANTHROPIC_VERSION, defaultMaxTokens: DEFAULT_ANTHROPIC_MAX_TOKENS } : {}),
       ...entry,
       baseUrl: entry.baseUrl.replace(/\/+$/, ''),
       ...(apiKey === undefined ? {} : { apiKey }),

@@ -1,11 +1,11 @@
-import { readLimited } from '../../http/body'
 import { DEFAULT_MAX_RESPONSE_BYTES, type ProviderConfig } from '../../config/chat'
 import { parseJsonObject, reportsError } from '../../json/scan'
 import { isObject, type ChatCompletion, type ChatCompletionChunk, type ChatProvider, type ChatRequest, type JsonObject, type StreamReport } from './provider'
 import { SseDataDecoder } from '../sse/decoder'
 import { type RelayedEvents, SseEventRelay } from '../sse/relay'
 import type { UpstreamFetch } from './upstream-fetch'
-import { connectionError, streamError, timeoutError, upstreamHttpError, type TimeoutPhase } from './upstream-error'
+import { streamError, upstreamHttpError } from './upstream-error'
+import { ERROR_BODY_LIMIT, postJson, readText, UpstreamCall } from './upstream-call'
 
 /**
  * Settings of one OpenAI-compatible upstream. Retries are the registry's business, not the provider's;
@@ -22,10 +22,6 @@ export type OpenAIProviderOptions = Omit<ProviderConfig, 'maxRetries' | 'retryBa
   /** Most bytes one streamed event may hold before it ends (`CHAT_MAX_EVENT_BYTES`); past it, the stream ends with an error. */
   maxEventBytes?: number
 }
-
-/** What is read of an upstream's error answer: its message, never a whole page. */
-const ERROR_BODY_LIMIT = 64 * 1024
-const utf8 = new TextDecoder()
 
 /**
  * A relay to any server speaking OpenAI's `POST /chat/completions`: OpenAI, DeepSeek, vLLM,
@@ -67,10 +63,10 @@ class OpenAICompatibleProvider implements ChatProvider {
     const call = new UpstreamCall(this.#options.name, signal)
     try {
       call.watch('request', this.#options.requestTimeoutMs)
-      const response = await this.#post(call, body, this.#jsonHeaders)
-      if (!response.ok) throw this.#httpError(request, response, (await this.#text(call, response, ERROR_BODY_LIMIT)) ?? '')
+      const response = await postJson(this.#fetch, this.#url, call, body, this.#jsonHeaders)
+      if (!response.ok) throw this.#httpError(request, response, (await readText(call, response, ERROR_BODY_LIMIT)) ?? '')
       const limit = this.#options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
-      const text = await this.#text(call, response, limit)
+      const text = await readText(call, response, limit)
       call.complete()
       if (text === undefined) throw streamError(this.#options.name, `answered with a body larger than this gateway's limit of ${limit} bytes (CHAT_MAX_RESPONSE_BYTES).`)
       const completion = parseJsonObject(text)
@@ -107,14 +103,14 @@ class OpenAICompatibleProvider implements ChatProvider {
     try {
       call.watch('connect', connectTimeoutMs)
       const upstream = { ...request, stream: true, stream_options: { ...options, include_usage: true } }
-      const response = await this.#post(call, upstream, this.#streamHeaders)
+      const response = await postJson(this.#fetch, this.#url, call, upstream, this.#streamHeaders)
       if (!response.ok) {
         call.watch('first_token', firstTokenTimeoutMs)
-        throw this.#httpError(request, response, (await this.#text(call, response, ERROR_BODY_LIMIT)) ?? '')
+        throw this.#httpError(request, response, (await readText(call, response, ERROR_BODY_LIMIT)) ?? '')
       }
       if (!response.body) throw streamError(name, 'answered a stream request without a body.')
       if (response.headers.get('content-type')?.includes('application/json')) {
-        const text = (await this.#text(call, response, ERROR_BODY_LIMIT)) ?? ''
+        const text = (await readText(call, response, ERROR_BODY_LIMIT)) ?? ''
         throw streamError(name, 'answered a stream request with JSON instead of an event stream.', text.slice(0, 500))
       }
       const reader = response.body.getReader()
@@ -145,133 +141,9 @@ class OpenAICompatibleProvider implements ChatProvider {
     }
   }
 
-  /** The body as text, read and counted after decoding; undefined past `limit` bytes (nothing more is read). */
-  async #text(call: UpstreamCall, response: Response, limit: number): Promise<string | undefined> {
-    if (!response.body) return ''
-    const bytes = await readLimited(response.body, limit).catch((error) => {
-      throw call.failure(error, true)
-    })
-    return bytes === undefined ? undefined : utf8.decode(bytes)
-  }
-
-  async #post(call: UpstreamCall, body: JsonObject, headers: Record<string, string>): Promise<Response> {
-    try {
-      return await this.#fetch(this.#url, { method: 'POST', headers, body: JSON.stringify(body), signal: call.signal })
-    } catch (error) {
-      throw call.failure(error)
-    }
-  }
-
   #httpError(request: ChatRequest, response: Response, text: string) {
     const { name, retryMaxMs } = this.#options
     return upstreamHttpError(name, request.model, response.status, text, response.headers.get('retry-after'), this.#clock(), retryMaxMs / 1000)
-  }
-}
-
-/**
- * One upstream request's lifetime: its own AbortController, tied to the caller's signal and to a
- * watchdog timer, so a client disconnect or a timeout cancels the fetch and its body at once.
- *
- * The watchdog is a deadline, not a timer per wait: a stream re-arms it before every read, and a
- * fresh `setTimeout` per read was a measurable share of a relayed stream's CPU. One timer stays
- * armed; when it fires early (the deadline moved on) it re-arms for what is left, and when it fires
- * with nothing being watched it lapses until the next {@link watch}.
- */
-class UpstreamCall {
-  readonly #controller = new AbortController()
-  readonly #provider: string
-  readonly #caller: AbortSignal
-  readonly #onCallerAbort = () => this.#controller.abort(this.#caller.reason)
-  readonly #onTimer = () => this.#check()
-  #timer: ReturnType<typeof setTimeout> | undefined
-  /** When the armed timer fires (performance.now() time), if one is armed. */
-  #timerAt = 0
-  /** The watched wait: its phase, the limit named in the error, and when it runs out. */
-  #watched: { phase: TimeoutPhase; reportedMs: number; deadline: number } | undefined
-  #expired: { phase: TimeoutPhase; ms: number } | undefined
-  #finished = false
-
-  constructor(provider: string, caller: AbortSignal) {
-    this.#provider = provider
-    this.#caller = caller
-    if (caller.aborted) this.#controller.abort(caller.reason)
-    else caller.addEventListener('abort', this.#onCallerAbort, { once: true })
-  }
-
-  get signal(): AbortSignal {
-    return this.#controller.signal
-  }
-
-  /** Aborts the upstream if `ms` pass before the next {@link unwatch} or {@link watch}; `reportedMs` is the limit named in the error. */
-  watch(phase: TimeoutPhase, ms: number, reportedMs = ms): void {
-    const deadline = performance.now() + ms
-    if (this.#watched) {
-      this.#watched.phase = phase
-      this.#watched.reportedMs = reportedMs
-      this.#watched.deadline = deadline
-    } else {
-      this.#watched = { phase, reportedMs, deadline }
-    }
-    // An armed timer that fires before the deadline re-arms itself then; one that fires after it must be replaced.
-    if (this.#timer === undefined || this.#timerAt > deadline) this.#arm(ms, deadline)
-  }
-
-  unwatch(): void {
-    this.#watched = undefined
-  }
-
-  #arm(ms: number, at: number): void {
-    clearTimeout(this.#timer)
-    this.#timerAt = at
-    this.#timer = setTimeout(this.#onTimer, Math.max(0, ms))
-  }
-
-  /** Stops watching and drops the timer, so nothing keeps this call alive. */
-  #disarm(): void {
-    this.#watched = undefined
-    clearTimeout(this.#timer)
-    this.#timer = undefined
-  }
-
-  #check(): void {
-    this.#timer = undefined
-    const watched = this.#watched
-    if (!watched) return
-    const left = watched.deadline - performance.now()
-    if (left > 0) return this.#arm(left, watched.deadline)
-    this.#expired = { phase: watched.phase, ms: watched.reportedMs }
-    this.#controller.abort(new DOMException(`upstream ${watched.phase} timeout`, 'TimeoutError'))
-  }
-
-  /** What to throw for an error from fetch or a body read: the caller's abort, our timeout, or a connection failure. */
-  failure(error: unknown, midResponse = false): unknown {
-    if (this.#caller.aborted) return this.#caller.reason
-    if (this.#expired) return timeoutError(this.#provider, this.#expired.phase, this.#expired.ms)
-    return connectionError(this.#provider, error, midResponse)
-  }
-
-  /** The whole response has been read; nothing is left to cancel. */
-  complete(): void {
-    this.#finished = true
-    this.#disarm()
-  }
-
-  /**
-   * The stream is complete at `[DONE]`; nothing after it is read. Cancelling the body costs
-   * nothing when it has already ended, which is the usual case: the end arrives with `[DONE]`,
-   * and the connection goes back to the pool. An upstream that keeps sending gets its connection
-   * closed, rather than a drain that would read on for a body nobody wants.
-   */
-  finish(reader: ReadableStreamDefaultReader<Uint8Array>): void {
-    this.complete()
-    reader.cancel().catch(() => {})
-  }
-
-  /** Releases timers and listeners; aborts the upstream unless the call completed normally. */
-  end(): void {
-    this.#disarm()
-    this.#caller.removeEventListener('abort', this.#onCallerAbort)
-    if (!this.#finished) this.#controller.abort()
   }
 }
 

@@ -37,7 +37,7 @@ export type StreamReport = {
 }
 
 export interface ChatProvider {
-  /** Registry name, e.g. `echo` or `openai:deepseek`. */
+  /** Registry name, e.g. `echo`, `openai:deepseek` or `anthropic:claude`. */
   readonly name: string
   /** Answers the whole completion at once (`stream` false or absent). */
   complete(request: ChatRequest, signal: AbortSignal): Promise<ChatCompletion>

@@ -1,0 +1,119 @@
+import { DEFAULT_ANTHROPIC_MAX_TOKENS, DEFAULT_MAX_EVENT_BYTES } from '../../../config/chat'
+import { parseJsonObject } from '../../../json/scan'
+import { EventTooLarge, SseDataDecoder } from '../../sse/decoder'
+import { encodeEvent } from '../../sse/encode'
+import { isObject, type ProviderError, type ChatCompletion, type ChatCompletionChunk, type ChatProvider, type ChatRequest, type NativeMessages, type StreamReport } from '../provider'
+import { streamError } from '../upstream-error'
+import { ChunkTranslator, completionOf } from './chunks'
+import { anthropicEventError, eventTooLarge } from './errors'
+import { nativeMessages } from './native'
+import { toMessagesRequest, type TranslationSettings } from './request'
+import { AnthropicTransport, joinBytes, type AnthropicProviderOptions, type EventReader, type EventStep } from './transport'
+
+export type { AnthropicProviderOptions } from './transport'
+
+/**
+ * A relay to Anthropic's Messages API (`POST ${baseUrl}/messages`) behind the OpenAI interface:
+ * each request is translated to a Messages request (see `toMessagesRequest`), and the answer back,
+ * streamed event by event as it arrives (see `ChunkTranslator`). Parameters Anthropic cannot
+ * honour are a 400 naming them. The same provider speaks the Messages API natively to
+ * `/v1/messages` ({@link ChatProvider.messages}), relaying the upstream's events byte for byte.
+ *
+ * @example
+ * const claude = anthropicProvider({ ...PROVIDER_DEFAULTS, name: 'claude', baseUrl: 'https://api.anthropic.com/v1', apiKey })
+ */
+export function anthropicProvider(options: AnthropicProviderOptions): ChatProvider & Required<Pick<ChatProvider, 'streamEvents' | 'messages'>> {
+  return new AnthropicProvider(options)
+}
+
+class AnthropicProvider implements ChatProvider {
+  readonly name: string
+  readonly messages: NativeMessages
+  readonly #transport: AnthropicTransport
+  readonly #settings: TranslationSettings
+
+  constructor(options: AnthropicProviderOptions) {
+    this.name = `anthropic:${options.name}`
+    this.#transport = new AnthropicTransport(options)
+    this.#settings = { defaultMaxTokens: options.defaultMaxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS, thinkingBudgetTokens: options.thinkingBudgetTokens }
+    this.messages = nativeMessages(this.#transport)
+  }
+
+  async complete(request: ChatRequest, signal: AbortSignal): Promise<ChatCompletion> {
+    const body = toMessagesRequest(request, this.#settings)
+    const message = await this.#transport.json('/messages', body, signal)
+    return completionOf(message, this.#transport.clock)
+  }
+
+  /** The chunks of {@link streamEvents}, parsed; for callers that want objects rather than bytes. */
+  async *stream(request: ChatRequest, signal: AbortSignal): AsyncGenerator<ChatCompletionChunk> {
+    const decoder = new SseDataDecoder()
+    for await (const events of this.streamEvents(request, signal)) {
+      for (const data of decoder.push(events)) if (data !== '[DONE]') yield JSON.parse(data) as ChatCompletionChunk
+    }
+  }
+
+  /**
+   * The answer as OpenAI's events, each upstream read's worth handed over as soon as it is
+   * translated; the last item ends with `data: [DONE]`. The usage chunk is sent only when the
+   * client asked for it (`stream_options.include_usage`); `report` always gets the usage.
+   */
+  async *streamEvents(request: ChatRequest, signal: AbortSignal, report: StreamReport = { events: 0 }): AsyncGenerator<Uint8Array> {
+    const body = { ...toMessagesRequest(request, this.#settings), stream: true }
+    const options = isObject(request.stream_options) ? request.stream_options : {}
+    const { name, maxEventBytes } = this.#transport.options
+    const translator = new ChunkTranslator(report, this.#transport.clock)
+    const errorOf = (data: string) => anthropicEventError(name, request.model, data, this.#transport.clock())
+    const reader = new TranslatedEvents(name, translator, options.include_usage === true, errorOf, maxEventBytes)
+    yield* this.#transport.events(body, signal, reader)
+  }
+}
+
+/** Anthropic's events decoded and translated read by read, as OpenAI's `data:` events. */
+class TranslatedEvents implements EventReader {
+  readonly #decoder: SseDataDecoder
+
+  constructor(
+    readonly provider: string,
+    readonly translator: ChunkTranslator,
+    readonly includeUsage: boolean,
+    readonly errorOf: (data: string) => ProviderError,
+    readonly maxEventBytes = DEFAULT_MAX_EVENT_BYTES,
+  ) {
+    this.#decoder = new SseDataDecoder({ maxEventChars: maxEventBytes })
+  }
+
+  push(read: Uint8Array): EventStep {
+    return this.#step(() => this.#decoder.push(read))
+  }
+
+  end(): EventStep {
+    return this.#step(() => this.#decoder.end())
+  }
+
+  #step(decode: () => string[]): EventStep {
+    const out: Uint8Array[] = []
+    let events: string[]
+    try {
+      events = decode()
+    } catch (error) {
+      if (!(error instanceof EventTooLarge)) throw error
+      return { bytes: joinBytes([]), done: false, error: eventTooLarge(this.provider, this.maxEventBytes) }
+    }
+    for (const data of events) {
+      const event = parseJsonObject(data)
+      if (!event) return { bytes: joinBytes(out), done: false, error: streamError(this.provider, 'sent an event that is not a JSON object.', data.slice(0, 500)) }
+      if (event.type === 'error') return { bytes: joinBytes(out), done: false, error: this.errorOf(data) }
+      for (const chunk of this.translator.push(event)) {
+        if (chunk.choices.length > 0 || this.includeUsage) out.push(encodeEvent(chunk))
+      }
+      if (this.translator.done) {
+        out.push(DONE)
+        return { bytes: joinBytes(out), done: true }
+      }
+    }
+    return { bytes: joinBytes(out), done: false }
+  }
+}
+
+const DONE = new TextEncoder().encode('data: [DONE]\n\n')

@@ -1,0 +1,143 @@
+import { isObject, type ChatCompletion, type ChatCompletionChunk, type JsonObject, type StreamReport } from '../provider'
+import { finishReasonOf, mergeUsage, usageOf } from './usage'
+
+/** What a content block becomes: text, thinking, or the OpenAI tool call with this index. */
+/** What every chunk of one stream shares. */
+type ChunkBase = { id: string; object: 'chat.completion.chunk'; created: number; model: string }
+
+type Block = { kind: 'text' } | { kind: 'thinking' } | { kind: 'tool'; index: number } | { kind: 'other' }
+
+/**
+ * Anthropic's stream events, as they arrive, as OpenAI's chunks.
+ *
+ * Every chunk carries the upstream message's `id` (`msg_…`), its `model`, and one `created`: the
+ * moment `message_start` arrived. OpenAI's ids start `chatcmpl-`, but nothing in the protocol
+ * relies on it, and the upstream's id is what Anthropic's logs and support know the answer by.
+ *
+ * `message_start` gives the role chunk; `text_delta` → `content`; `thinking_delta` →
+ * `reasoning_content` (DeepSeek's field); a `tool_use` block → a tool call whose first fragment
+ * carries `index`, `id`, `type` and `name` with `arguments: ""`, and whose `input_json_delta`s
+ * follow as `arguments`; `message_delta` → the finish chunk; `message_stop` → the usage chunk
+ * (`choices: []`). Signatures, citations, pings and block types OpenAI cannot show are left out.
+ */
+export class ChunkTranslator {
+  readonly #report: StreamReport
+  readonly #clock: () => Date
+  readonly #blocks = new Map<number, Block>()
+  #base: ChunkBase = { id: '', object: 'chat.completion.chunk', created: 0, model: '' }
+  #usage: JsonObject = {}
+  #tools = 0
+  /** `message_stop` arrived: the answer is whole. */
+  done = false
+
+  constructor(report: StreamReport, clock: () => Date) {
+    this.#report = report
+    this.#clock = clock
+  }
+
+  /** The chunks one event makes (usually one, often none). */
+  push(event: JsonObject): ChatCompletionChunk[] {
+    switch (event.type) {
+      case 'message_start':
+        return this.#start(isObject(event.message) ? event.message : {})
+      case 'content_block_start':
+        return this.#blockStart(Number(event.index), isObject(event.content_block) ? event.content_block : {})
+      case 'content_block_delta':
+        return this.#delta(this.#blocks.get(Number(event.index)), isObject(event.delta) ? event.delta : {})
+      case 'message_delta': {
+        mergeUsage(this.#usage, event.usage)
+        this.#report.usage = usageOf(this.#usage)
+        const finish = finishReasonOf(isObject(event.delta) ? event.delta.stop_reason : undefined)
+        if (finish === undefined) return []
+        this.#report.finishReason = finish
+        return [this.#chunk({}, finish)]
+      }
+      case 'message_stop':
+        this.done = true
+        return [{ ...this.#base, choices: [], usage: usageOf(this.#usage) }]
+      default:
+        // `content_block_stop`, `ping`, and event types Anthropic may add later.
+        return []
+    }
+  }
+
+  #start(message: JsonObject): ChatCompletionChunk[] {
+    this.#base = { id: String(message.id ?? ''), object: 'chat.completion.chunk', created: Math.floor(this.#clock().getTime() / 1000), model: String(message.model ?? '') }
+    mergeUsage(this.#usage, message.usage)
+    // Known from the start: a stream cut short is still charged its whole prompt.
+    this.#report.usage = usageOf(this.#usage)
+    return [this.#chunk({ role: 'assistant', content: '' }, null)]
+  }
+
+  #blockStart(index: number, block: JsonObject): ChatCompletionChunk[] {
+    if (block.type === 'text') {
+      this.#blocks.set(index, { kind: 'text' })
+      return this.#piece({ content: block.text }, block.text)
+    }
+    if (block.type === 'thinking') {
+      this.#blocks.set(index, { kind: 'thinking' })
+      return this.#piece({ reasoning_content: block.thinking }, block.thinking)
+    }
+    if (block.type !== 'tool_use') {
+      this.#blocks.set(index, { kind: 'other' })
+      return []
+    }
+    const tool = this.#tools++
+    this.#blocks.set(index, { kind: 'tool', index: tool })
+    // The input streams as `input_json_delta`s; a block that arrives whole carries it here instead.
+    const input = isObject(block.input) && Object.keys(block.input).length > 0 ? JSON.stringify(block.input) : ''
+    const call = { index: tool, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }
+    const first = this.#counted({ tool_calls: [call] })
+    return input ? [first, this.#counted({ tool_calls: [{ index: tool, function: { arguments: input } }] })] : [first]
+  }
+
+  #delta(block: Block | undefined, delta: JsonObject): ChatCompletionChunk[] {
+    if (delta.type === 'text_delta' && block?.kind === 'text') return this.#piece({ content: delta.text }, delta.text)
+    if (delta.type === 'thinking_delta' && block?.kind === 'thinking') return this.#piece({ reasoning_content: delta.thinking }, delta.thinking)
+    if (delta.type === 'input_json_delta' && block?.kind === 'tool') {
+      return this.#piece({ tool_calls: [{ index: block.index, function: { arguments: delta.partial_json } }] }, delta.partial_json)
+    }
+    return []
+  }
+
+  /** The chunk of one piece of text, thinking or arguments; none for an empty piece (a block's start, Anthropic's first `partial_json`). */
+  #piece(delta: JsonObject, piece: unknown): ChatCompletionChunk[] {
+    return typeof piece === 'string' && piece !== '' ? [this.#counted(delta)] : []
+  }
+
+  /** A content chunk, counted as one event for the report. */
+  #counted(delta: JsonObject): ChatCompletionChunk {
+    this.#report.events++
+    return this.#chunk(delta, null)
+  }
+
+  #chunk(delta: JsonObject, finish: string | null): ChatCompletionChunk {
+    return { ...this.#base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] }
+  }
+}
+
+/** A whole `message` as a `chat.completion`: the same translation as the stream's, at once. */
+export function completionOf(message: JsonObject, clock: () => Date): ChatCompletion {
+  let text: string | null = null
+  let reasoning: string | undefined
+  const calls: JsonObject[] = []
+  for (const block of Array.isArray(message.content) ? message.content : []) {
+    if (!isObject(block)) continue
+    if (block.type === 'text' && typeof block.text === 'string') text = (text ?? '') + block.text
+    else if (block.type === 'thinking' && typeof block.thinking === 'string') reasoning = (reasoning ?? '') + block.thinking
+    else if (block.type === 'tool_use') calls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } })
+  }
+  const answer: JsonObject = { role: 'assistant', content: text, refusal: null }
+  if (reasoning !== undefined) answer.reasoning_content = reasoning
+  if (calls.length > 0) answer.tool_calls = calls
+  const completion: ChatCompletion = {
+    id: String(message.id ?? ''),
+    object: 'chat.completion',
+    created: Math.floor(clock().getTime() / 1000),
+    model: String(message.model ?? ''),
+    system_fingerprint: null,
+    choices: [{ index: 0, message: answer, logprobs: null, finish_reason: finishReasonOf(message.stop_reason) ?? 'stop' }],
+  }
+  if (isObject(message.usage)) completion.usage = usageOf(message.usage)
+  return completion
+}

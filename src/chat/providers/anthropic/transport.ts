@@ -1,0 +1,143 @@
+import { DEFAULT_ANTHROPIC_VERSION, DEFAULT_MAX_RESPONSE_BYTES, type ProviderConfig } from '../../../config/chat'
+import { parseJsonObject } from '../../../json/scan'
+import type { JsonObject, ProviderError } from '../provider'
+import { ERROR_BODY_LIMIT, postJson, readText, UpstreamCall } from '../upstream-call'
+import { streamError } from '../upstream-error'
+import type { UpstreamFetch } from '../upstream-fetch'
+import { anthropicHttpError } from './errors'
+
+/**
+ * Settings of one Anthropic upstream. Retries are the registry's business, not the provider's;
+ * `retryMaxMs` also caps the `Retry-After` that a 429 passes on to our client.
+ */
+export type AnthropicProviderOptions = Omit<ProviderConfig, 'maxRetries' | 'retryBaseMs'> & {
+  /** The provider's name in `CHAT_PROVIDERS`; error messages use it instead of the URL. */
+  name: string
+  /** Defaults to the runtime's `fetch`. */
+  fetch?: UpstreamFetch
+  clock?: () => Date
+  /** Most bytes of a non-streamed answer, after decoding (`CHAT_MAX_RESPONSE_BYTES`); past it, 502. */
+  maxResponseBytes?: number
+  /** Most bytes one streamed event may hold before it ends (`CHAT_MAX_EVENT_BYTES`); past it, the stream ends with an error. */
+  maxEventBytes?: number
+}
+
+/** What one read of an event stream gave: bytes ready to hand over, whether the answer is whole, and what to throw after the bytes. */
+export type EventStep = { bytes: Uint8Array; done: boolean; error?: ProviderError }
+
+/** Turns an upstream's event stream, read by read, into what the provider hands over. */
+export interface EventReader {
+  push(read: Uint8Array): EventStep
+  /** The upstream body ended. */
+  end(): EventStep
+}
+
+/**
+ * The HTTP side of an Anthropic provider, shared by its OpenAI face and its native one: headers,
+ * timeouts, abort, size limits and error mapping, for whole answers and for event streams.
+ */
+export class AnthropicTransport {
+  readonly options: AnthropicProviderOptions
+  readonly clock: () => Date
+  readonly #fetch: UpstreamFetch
+  readonly #streamHeaders: Record<string, string>
+  readonly #jsonHeaders: Record<string, string>
+
+  constructor(options: AnthropicProviderOptions) {
+    this.options = options
+    this.clock = options.clock ?? (() => new Date())
+    this.#fetch = options.fetch ?? fetch
+    const common: Record<string, string> = { 'content-type': 'application/json', 'anthropic-version': options.anthropicVersion ?? DEFAULT_ANTHROPIC_VERSION }
+    if (options.apiKey) common['x-api-key'] = options.apiKey
+    // Identity: a compressed event stream would hold events back until a compression block fills.
+    this.#streamHeaders = { ...common, accept: 'text/event-stream', 'accept-encoding': 'identity', ...options.headers }
+    this.#jsonHeaders = { ...common, accept: 'application/json', ...options.headers }
+  }
+
+  /** POSTs to `${baseUrl}${path}` and returns the JSON object answered, under the request timeout and the response cap. */
+  async json(path: string, body: JsonObject, signal: AbortSignal): Promise<JsonObject> {
+    const { name, requestTimeoutMs } = this.options
+    const call = new UpstreamCall(name, signal)
+    try {
+      call.watch('request', requestTimeoutMs)
+      const response = await postJson(this.#fetch, this.options.baseUrl + path, call, body, this.#jsonHeaders)
+      if (!response.ok) throw this.#httpError(String(body.model), response, (await readText(call, response, ERROR_BODY_LIMIT)) ?? '')
+      const limit = this.options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
+      const text = await readText(call, response, limit)
+      call.complete()
+      if (text === undefined) throw streamError(name, `answered with a body larger than this gateway's limit of ${limit} bytes (CHAT_MAX_RESPONSE_BYTES).`)
+      const answer = parseJsonObject(text)
+      if (!answer) throw streamError(name, 'answered with a body that is not a JSON object.', text.slice(0, 500))
+      return answer
+    } finally {
+      call.end()
+    }
+  }
+
+  /**
+   * POSTs a stream request to `${baseUrl}/messages` and hands over what `reader` makes of each
+   * read, as soon as the read is made. The first-token limit runs until the reader first has bytes
+   * to hand over (pings do not count), the idle limit between reads after that; neither runs while
+   * the consumer holds a batch.
+   */
+  async *events(body: JsonObject, signal: AbortSignal, reader: EventReader): AsyncGenerator<Uint8Array> {
+    const { name, connectTimeoutMs, firstTokenTimeoutMs, idleTimeoutMs } = this.options
+    const call = new UpstreamCall(name, signal)
+    try {
+      call.watch('connect', connectTimeoutMs)
+      const response = await postJson(this.#fetch, `${this.options.baseUrl}/messages`, call, body, this.#streamHeaders)
+      if (!response.ok) {
+        call.watch('first_token', firstTokenTimeoutMs)
+        throw this.#httpError(String(body.model), response, (await readText(call, response, ERROR_BODY_LIMIT)) ?? '')
+      }
+      if (!response.body) throw streamError(name, 'answered a stream request without a body.')
+      if (response.headers.get('content-type')?.includes('application/json')) {
+        const text = (await readText(call, response, ERROR_BODY_LIMIT)) ?? ''
+        throw streamError(name, 'answered a stream request with JSON instead of an event stream.', text.slice(0, 500))
+      }
+      const upstream = response.body.getReader()
+      const firstTokenDeadline = Date.now() + firstTokenTimeoutMs
+      let started = false
+      for (;;) {
+        if (started) call.watch('idle', idleTimeoutMs)
+        else call.watch('first_token', Math.max(0, firstTokenDeadline - Date.now()), firstTokenTimeoutMs)
+        const read = await upstream.read().catch((error) => {
+          throw call.failure(error, true)
+        })
+        call.unwatch()
+        const step = read.done ? reader.end() : reader.push(read.value)
+        if (step.done) call.finish(upstream)
+        // Events that arrived before a failure still reach the client, in order, before the error.
+        if (step.bytes.length > 0) {
+          started = true
+          yield step.bytes
+        }
+        if (step.error) throw step.error
+        if (step.done) return
+        if (read.done) throw streamError(name, 'closed the stream before message_stop.')
+      }
+    } finally {
+      call.end()
+    }
+  }
+
+  #httpError(model: string, response: Response, text: string): ProviderError {
+    const advice = { retryAfter: response.headers.get('retry-after'), now: this.clock(), maxRetryAfterSeconds: this.options.retryMaxMs / 1000 }
+    return anthropicHttpError(this.options.name, model, response.status, text, advice)
+  }
+}
+
+const EMPTY = new Uint8Array(0)
+
+/** Pieces of an {@link EventStep} as one array: the piece itself when there is one, no copy. */
+export function joinBytes(pieces: Uint8Array[]): Uint8Array {
+  if (pieces.length === 0) return EMPTY
+  if (pieces.length === 1) return pieces[0]!
+  const out = new Uint8Array(pieces.reduce((size, piece) => size + piece.length, 0))
+  let offset = 0
+  for (const piece of pieces) {
+    out.set(piece, offset)
+    offset += piece.length
+  }
+  return out
+}

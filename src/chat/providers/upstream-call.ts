@@ -1,0 +1,138 @@
+import { readLimited } from '../../http/body'
+import type { JsonObject } from './provider'
+import type { UpstreamFetch } from './upstream-fetch'
+import { connectionError, timeoutError, type TimeoutPhase } from './upstream-error'
+
+/*
+ * What every relay provider does around one upstream request, whatever the wire format: the
+ * call's lifetime (abort and watchdog), the POST itself, and bodies read whole under a limit.
+ */
+
+/** What is read of an upstream's error answer: its message, never a whole page. */
+export const ERROR_BODY_LIMIT = 64 * 1024
+const utf8 = new TextDecoder()
+
+/**
+ * One upstream request's lifetime: its own AbortController, tied to the caller's signal and to a
+ * watchdog timer, so a client disconnect or a timeout cancels the fetch and its body at once.
+ *
+ * The watchdog is a deadline, not a timer per wait: a stream re-arms it before every read, and a
+ * fresh `setTimeout` per read was a measurable share of a relayed stream's CPU. One timer stays
+ * armed; when it fires early (the deadline moved on) it re-arms for what is left, and when it fires
+ * with nothing being watched it lapses until the next {@link watch}.
+ */
+export class UpstreamCall {
+  readonly #controller = new AbortController()
+  readonly #provider: string
+  readonly #caller: AbortSignal
+  readonly #onCallerAbort = () => this.#controller.abort(this.#caller.reason)
+  readonly #onTimer = () => this.#check()
+  #timer: ReturnType<typeof setTimeout> | undefined
+  /** When the armed timer fires (performance.now() time), if one is armed. */
+  #timerAt = 0
+  /** The watched wait: its phase, the limit named in the error, and when it runs out. */
+  #watched: { phase: TimeoutPhase; reportedMs: number; deadline: number } | undefined
+  #expired: { phase: TimeoutPhase; ms: number } | undefined
+  #finished = false
+
+  constructor(provider: string, caller: AbortSignal) {
+    this.#provider = provider
+    this.#caller = caller
+    if (caller.aborted) this.#controller.abort(caller.reason)
+    else caller.addEventListener('abort', this.#onCallerAbort, { once: true })
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal
+  }
+
+  /** Aborts the upstream if `ms` pass before the next {@link unwatch} or {@link watch}; `reportedMs` is the limit named in the error. */
+  watch(phase: TimeoutPhase, ms: number, reportedMs = ms): void {
+    const deadline = performance.now() + ms
+    if (this.#watched) {
+      this.#watched.phase = phase
+      this.#watched.reportedMs = reportedMs
+      this.#watched.deadline = deadline
+    } else {
+      this.#watched = { phase, reportedMs, deadline }
+    }
+    // An armed timer that fires before the deadline re-arms itself then; one that fires after it must be replaced.
+    if (this.#timer === undefined || this.#timerAt > deadline) this.#arm(ms, deadline)
+  }
+
+  unwatch(): void {
+    this.#watched = undefined
+  }
+
+  #arm(ms: number, at: number): void {
+    clearTimeout(this.#timer)
+    this.#timerAt = at
+    this.#timer = setTimeout(this.#onTimer, Math.max(0, ms))
+  }
+
+  /** Stops watching and drops the timer, so nothing keeps this call alive. */
+  #disarm(): void {
+    this.#watched = undefined
+    clearTimeout(this.#timer)
+    this.#timer = undefined
+  }
+
+  #check(): void {
+    this.#timer = undefined
+    const watched = this.#watched
+    if (!watched) return
+    const left = watched.deadline - performance.now()
+    if (left > 0) return this.#arm(left, watched.deadline)
+    this.#expired = { phase: watched.phase, ms: watched.reportedMs }
+    this.#controller.abort(new DOMException(`upstream ${watched.phase} timeout`, 'TimeoutError'))
+  }
+
+  /** What to throw for an error from fetch or a body read: the caller's abort, our timeout, or a connection failure. */
+  failure(error: unknown, midResponse = false): unknown {
+    if (this.#caller.aborted) return this.#caller.reason
+    if (this.#expired) return timeoutError(this.#provider, this.#expired.phase, this.#expired.ms)
+    return connectionError(this.#provider, error, midResponse)
+  }
+
+  /** The whole response has been read; nothing is left to cancel. */
+  complete(): void {
+    this.#finished = true
+    this.#disarm()
+  }
+
+  /**
+   * The stream is complete at `[DONE]`; nothing after it is read. Cancelling the body costs
+   * nothing when it has already ended, which is the usual case: the end arrives with `[DONE]`,
+   * and the connection goes back to the pool. An upstream that keeps sending gets its connection
+   * closed, rather than a drain that would read on for a body nobody wants.
+   */
+  finish(reader: ReadableStreamDefaultReader<Uint8Array>): void {
+    this.complete()
+    reader.cancel().catch(() => {})
+  }
+
+  /** Releases timers and listeners; aborts the upstream unless the call completed normally. */
+  end(): void {
+    this.#disarm()
+    this.#caller.removeEventListener('abort', this.#onCallerAbort)
+    if (!this.#finished) this.#controller.abort()
+  }
+}
+
+/** POSTs `body` as JSON on `call`'s signal; a failure to connect becomes the call's {@link UpstreamCall.failure}. */
+export async function postJson(fetch: UpstreamFetch, url: string, call: UpstreamCall, body: JsonObject, headers: Record<string, string>): Promise<Response> {
+  try {
+    return await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal: call.signal })
+  } catch (error) {
+    throw call.failure(error)
+  }
+}
+
+/** The body as text, read and counted after decoding; undefined past `limit` bytes (nothing more is read). */
+export async function readText(call: UpstreamCall, response: Response, limit: number): Promise<string | undefined> {
+  if (!response.body) return ''
+  const bytes = await readLimited(response.body, limit).catch((error) => {
+    throw call.failure(error, true)
+  })
+  return bytes === undefined ? undefined : utf8.decode(bytes)
+}
