@@ -16,6 +16,7 @@ import { type DocumentedRoute, openApiDocument } from './http/openapi-document'
 import { plantsPlugin } from './plants'
 import { chatPlugin, type ChatSetup } from './chat'
 import { openAIErrorResponse } from './http/openai-errors'
+import { anthropicErrorResponse } from './http/anthropic-errors'
 import { adminPlugin } from './admin'
 import { docsConfigPlugin } from './docs-config'
 import { docsJsonComponents } from './docs-config/json-schema'
@@ -100,14 +101,18 @@ export function createApp(deps: AppDeps) {
     if (code === 'NOT_FOUND') {
       const pathname = new URL(request.url).pathname
       const methods = allowed(pathname)
-      // Under /v1 the callers are OpenAI SDKs, which understand only OpenAI's error shape.
-      const openAIClient = pathname === '/v1' || pathname.startsWith('/v1/')
+      // Under /v1 the callers are OpenAI SDKs, which understand only OpenAI's error shape, and
+      // under /v1/messages Anthropic SDKs, which understand only Anthropic's.
+      const contract = contractOf(pathname)
+      const requestId = set.headers['x-request-id'] as string | undefined
       if (methods.length > 0) {
         const message = `${request.method} is not allowed on ${pathname}; allowed: ${methods.join(', ')}`
         const headers = { allow: methods.join(', ') }
-        return openAIClient ? openAIErrorResponse({ status: 405, message, headers }) : errorResponse(405, message, headers)
+        if (contract === 'anthropic') return anthropicErrorResponse({ status: 405, message, headers }, requestId)
+        return contract === 'openai' ? openAIErrorResponse({ status: 405, message, headers }) : errorResponse(405, message, headers)
       }
-      if (openAIClient) return openAIErrorResponse({ status: 404, message: `Invalid URL (${request.method} ${pathname})` })
+      if (contract === 'anthropic') return anthropicErrorResponse({ status: 404, message: `Invalid URL (${request.method} ${pathname})` }, requestId)
+      if (contract === 'openai') return openAIErrorResponse({ status: 404, message: `Invalid URL (${request.method} ${pathname})` })
     }
       return fallback({ code, error, request, set })
     }),
@@ -127,8 +132,15 @@ function once<T>(make: () => T): () => T {
   return () => (made ??= { value: make() }).value
 }
 
-/** Paths whose clients are OpenAI SDKs, which understand only OpenAI's error shape. */
-const isOpenAIPath = (pathname: string) => /^\/(v1(\/|$)|chat\/|models(\/|$))/.test(pathname)
+/**
+ * The error contract a path's clients understand: Anthropic's under `/v1/messages` (Anthropic
+ * SDKs), OpenAI's elsewhere under `/v1` and on the chat routes (OpenAI SDKs), the plant store's
+ * everywhere else.
+ */
+function contractOf(pathname: string): 'anthropic' | 'openai' | 'plant-store' {
+  if (pathname === '/v1/messages' || pathname.startsWith('/v1/messages/')) return 'anthropic'
+  return /^\/(v1(\/|$)|chat\/|models(\/|$))/.test(pathname) ? 'openai' : 'plant-store'
+}
 
 /**
  * While the process drains (after SIGTERM): a request that arrives is refused with 503 and
@@ -150,7 +162,9 @@ function drainGuard(gate: RequestGate | undefined, logger: Logger) {
       const pathname = new URL(request.url).pathname
       // Answered before routing: the after-response hook never sees it, so it is logged here.
       logRequest(logger, request, pathname, requestId, 503)
-      return isOpenAIPath(pathname) ? openAIErrorResponse({ status: 503, message, headers }) : errorResponse(503, message, headers)
+      const contract = contractOf(pathname)
+      if (contract === 'anthropic') return anthropicErrorResponse({ status: 503, message, headers }, String(requestId))
+      return contract === 'openai' ? openAIErrorResponse({ status: 503, message, headers }) : errorResponse(503, message, headers)
     })
     .onAfterHandle({ as: 'global' }, closing)
     .onError({ as: 'global' }, closing)

@@ -33,6 +33,27 @@ export function extractBearer(request: Request): string {
   return match[2]
 }
 
+/**
+ * The credential of a route that also speaks Anthropic's API: its `x-api-key` header, or else a
+ * bearer token as {@link extractBearer} reads it. Both at once is a 400 (which one would count?),
+ * and a key that cannot be a token is a 401, as Anthropic answers a bad key. Neither is a 401 whose
+ * message names both.
+ */
+export function extractApiKeyOrBearer(request: Request): string {
+  const key = request.headers.get('x-api-key')
+  if (key === null) {
+    if (request.headers.has('authorization')) return extractBearer(request)
+    throw new HttpError(401, 'missing credentials; send x-api-key: <token> or Authorization: Bearer <token>', {
+      headers: { 'www-authenticate': `Bearer realm="${REALM}"` },
+      code: 'missing_token',
+    })
+  }
+  if (request.headers.has('authorization')) throw invalidRequest('send one credential, x-api-key or Authorization, not both')
+  const trimmed = key.trim()
+  if (!TOKEN68.test(trimmed)) throw invalidToken('the x-api-key is not a token')
+  return trimmed
+}
+
 function invalidRequest(message: string) {
   return new HttpError(400, message, {
     headers: { 'www-authenticate': `Bearer realm="${REALM}", error="invalid_request", error_description="${message.replace(/"/g, "'")}"` },

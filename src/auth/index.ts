@@ -2,7 +2,7 @@ import { Elysia } from 'elysia'
 import type { FailedAuthThrottle } from '../governance/failed-auth'
 import { clientAddress } from '../governance/failed-auth'
 import type { Governance } from '../governance/service'
-import { extractBearer, insufficientScope, invalidToken } from './header'
+import { extractApiKeyOrBearer, extractBearer, insufficientScope, invalidToken } from './header'
 import { hasScope, type Principal, type Requirement } from './model'
 import type { TokenService } from './service'
 
@@ -21,21 +21,22 @@ export type AuthDeps = {
 }
 
 /**
- * Authenticates a request once: the bearer token (RFC 6750 errors), then its `rpm`, then the
- * scope `required`. Later calls for the same request reuse the principal and check only the scope.
- * A client address that keeps failing is throttled before its tokens are looked up.
+ * Authenticates a request once: the bearer token (RFC 6750 errors; `credential` reads it, and may
+ * also take Anthropic's `x-api-key`), then its `rpm`, then the scope `required`. Later calls for the
+ * same request reuse the principal and check only the scope. A client address that keeps failing
+ * is throttled before its tokens are looked up.
  */
-export async function authenticate(auth: AuthDeps, request: Request, required: Requirement): Promise<Principal> {
+export async function authenticate(auth: AuthDeps, request: Request, required: Requirement, credential: (request: Request) => string = extractBearer): Promise<Principal> {
   let principal = verified.get(request)
   if (!principal) {
-    const secret = extractBearer(request)
+    const secret = credential(request)
     const known = auth.tokens.cached(secret)
     const address = known || !auth.throttle ? undefined : clientAddress(request, auth.peerAddress?.(request), auth.trustProxy ?? false)
     if (address !== undefined) auth.throttle!.check(address)
     const found = known ?? (await auth.tokens.verify(secret))
     if (!found) {
       if (address !== undefined) auth.throttle!.failed(address)
-      throw invalidToken('the bearer token is unknown, revoked, expired or malformed')
+      throw invalidToken('the token is unknown, revoked, expired or malformed')
     }
     verified.set(request, (principal = found))
     await auth.governance?.admitRequest(principal, request)
@@ -59,6 +60,9 @@ export const authenticatedParse =
 /** The OpenAPI `security` of every route that takes a bearer token (public routes have `[]`). */
 export const BEARER_SECURITY = [{ bearerAuth: [] as string[] }]
 
+/** The OpenAPI `security` of a route that takes the token as a bearer or as Anthropic's `x-api-key`. */
+export const API_KEY_SECURITY: Record<string, string[]>[] = [{ bearerAuth: [] }, { apiKeyAuth: [] }]
+
 /**
  * A body route's authentication, stating its scope once: the `auth` macro's requirement and a
  * parse hook that checks the same scope before `read` touches the body.
@@ -76,6 +80,7 @@ export function authenticatedBody<R extends Requirement>(auth: AuthDeps, require
  * `transform`, before query, params and body validation, so an anonymous request is
  * answered 401 whatever else is wrong with it. Routes with a body pair it with
  * `authenticatedParse`. Each feature's error hook renders the failures in its contract.
+ * `{ apiKeyAuth: 'chat' }` is the same, also taking the token from Anthropic's `x-api-key`.
  *
  * @example
  * new Elysia().use(authPlugin(auth)).get('/me', ({ principal }) => principal.owner, { auth: 'any' })
@@ -85,6 +90,12 @@ export const authPlugin = (auth: AuthDeps) =>
     auth: (required: Requirement) => ({
       async transform({ request }) {
         await authenticate(auth, request, required)
+      },
+      resolve: ({ request }): { principal: Principal } => ({ principal: verified.get(request)! }),
+    }),
+    apiKeyAuth: (required: Requirement) => ({
+      async transform({ request }) {
+        await authenticate(auth, request, required, extractApiKeyOrBearer)
       },
       resolve: ({ request }): { principal: Principal } => ({ principal: verified.get(request)! }),
     }),

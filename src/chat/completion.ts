@@ -7,10 +7,11 @@ import type { ChatCompletionRequest } from './model'
 import { OpenAIError } from '../http/openai-errors'
 import { toOpenAIError } from './error-mapping'
 import type { ChatRequest, StreamReport } from './providers/provider'
-import type { ModelRegistry } from './service'
+import type { ModelRegistry, StreamState } from './service'
 import { utf8Length } from './providers/echo/tokenizer'
-import { openEventStream, type StreamOutcome } from './sse/writer'
+import { openEventStream, type StreamFraming, type StreamOutcome } from './sse/writer'
 import { DEFAULT_KEEP_ALIVE_MS } from '../config/chat'
+import type { ChatTicket } from '../governance/service'
 import { JSON_MEDIA_TYPE } from '../http/media-type'
 
 /** What one completion is served from, beside the registry. */
@@ -43,50 +44,94 @@ type Tokens = { prompt: number; completion: number; cached: number; reasoning: n
 /** Reserved for the answer of a request that sets no `max_tokens`: see the README on how far a limit may be overshot. */
 export const DEFAULT_COMPLETION_RESERVATION = 4_096
 
-/**
- * One chat completion from admission to settlement: the token's model allow-list and limits
- * (429s), the registry (retries, fallback, streaming), then the real usage charged against the
- * reservation, one ledger row, and the metrics, whether the answer finished, failed or was cut off.
- */
-export async function serveCompletion(
-  deps: CompletionDeps,
-  context: { request: Request; principal: Principal; requestId: string | undefined; setHeaders: (headers: Record<string, string>) => void },
-  parsed: ChatCompletionRequest,
-): Promise<Response> {
-  const { request, principal, requestId } = context
-  const ticket = deps.governance ? await deps.governance.admitChat(principal, request, reservationOf(parsed)) : undefined
-  if (ticket) context.setHeaders(ticket.headers)
-  deps.metrics?.chatStarted()
-  const started = performance.now()
-  const body: ChatRequest = { ...parsed, stream: parsed.stream === true }
-  const report: StreamReport = { events: 0 }
-  const abort = new AbortController()
-  const links = new AbortLinks(abort, request.signal, deps.shutdownSignal)
-  let ttftMs: number | undefined
-  let finished = false
+/** The context of one request, as the route knows it. */
+export type CompletionContext = {
+  request: Request
+  principal: Principal
+  requestId: string | undefined
+  setHeaders: (headers: Record<string, string>) => void
+}
 
-  const finish = (status: number, errorCode: string | undefined, whole = true) => {
-    if (finished) return
-    finished = true
-    links.release()
-    const usage = tokensOf(report, parsed, whole)
-    void ticket?.settle(usage.prompt + usage.completion).catch(() => {})
+/**
+ * What admission and settlement need to know of a wire format's request: the estimate of its
+ * prompt (reserved before it is sent, and charged when a stream cut short never reported usage)
+ * and the most it may answer. Module constants, one per format, so admitting a request makes no
+ * closures for it.
+ */
+export type Reservable<R> = {
+  promptEstimate(request: R): number
+  answerTokens(request: R): number
+}
+
+/**
+ * One chat completion from admission to settlement, whatever its wire format (OpenAI's here,
+ * Anthropic's in messages/): the token's limits (429s), then the real usage charged against the
+ * reservation, one ledger row, and the metrics, whether the answer finished, failed or was cut
+ * off. The route runs the registry in between with {@link abort}'s signal and {@link report}.
+ */
+export class CompletionRun<R> {
+  readonly report: StreamReport = { events: 0 }
+  readonly abort = new AbortController()
+  readonly #deps: CompletionDeps
+  readonly #context: CompletionContext
+  readonly #format: Reservable<R>
+  readonly #request: R
+  readonly #model: string
+  readonly #streamed: boolean
+  readonly #ticket: ChatTicket | undefined
+  readonly #links: AbortLinks
+  readonly #started = performance.now()
+  #ttftMs: number | undefined
+  #finished = false
+
+  /**
+   * Admits the request, reserving its tokens, or rejects with the 429 that refuses it. A `then`
+   * rather than an async frame: this is on the path of every chat request.
+   */
+  static admit<R>(deps: CompletionDeps, context: CompletionContext, format: Reservable<R>, request: R, model: string, streamed: boolean): Promise<CompletionRun<R>> {
+    const governance = deps.governance
+    if (!governance) return Promise.resolve(new CompletionRun(deps, context, format, request, model, streamed, undefined))
+    const reservation = format.promptEstimate(request) + format.answerTokens(request)
+    return governance.admitChat(context.principal, context.request, reservation).then((ticket) => new CompletionRun(deps, context, format, request, model, streamed, ticket))
+  }
+
+  private constructor(deps: CompletionDeps, context: CompletionContext, format: Reservable<R>, request: R, model: string, streamed: boolean, ticket: ChatTicket | undefined) {
+    if (ticket) context.setHeaders(ticket.headers)
+    deps.metrics?.chatStarted()
+    this.#deps = deps
+    this.#context = context
+    this.#format = format
+    this.#request = request
+    this.#model = model
+    this.#streamed = streamed
+    this.#ticket = ticket
+    this.#links = new AbortLinks(this.abort, context.request.signal, deps.shutdownSignal)
+  }
+
+  /** Settles once: the reservation, the ledger row, the metrics. `whole`: the answer was delivered whole. */
+  finish(status: number, errorCode: string | undefined, whole = true): void {
+    if (this.#finished) return
+    this.#finished = true
+    this.#links.release()
+    const report = this.report
+    const usage = tokensOf(report, whole, this.#format, this.#request)
+    void this.#ticket?.settle(usage.prompt + usage.completion).catch(() => {})
     const done: FinishedCompletion = {
-      model: parsed.model,
+      model: this.#model,
       provider: report.provider,
-      streamed: body.stream === true,
+      streamed: this.#streamed,
       status,
-      ttftMs,
-      durationMs: performance.now() - started,
+      ttftMs: this.#ttftMs,
+      durationMs: performance.now() - this.#started,
       usage,
       errorCode,
     }
-    deps.ledger?.record({
+    this.#deps.ledger?.record({
       at: new Date(),
-      request_id: requestId ?? crypto.randomUUID(),
-      token_id: principal.tokenId,
-      owner: principal.owner,
-      model: parsed.model,
+      request_id: this.#context.requestId ?? crypto.randomUUID(),
+      token_id: this.#context.principal.tokenId,
+      owner: this.#context.principal.owner,
+      model: this.#model,
       provider: report.provider ?? null,
       upstream_model: report.upstreamModel ?? null,
       streamed: done.streamed,
@@ -96,36 +141,67 @@ export async function serveCompletion(
       completion_tokens: usage.completion,
       cached_tokens: usage.cached,
       reasoning_tokens: usage.reasoning,
-      ttft_ms: ttftMs ?? null,
+      ttft_ms: this.#ttftMs ?? null,
       duration_ms: done.durationMs,
       error_code: errorCode ?? null,
     })
-    deps.metrics?.chatFinished(done)
+    this.#deps.metrics?.chatFinished(done)
   }
 
+  /** Settles a whole (non-streamed) answer that failed: 499 when the client left first. */
+  failed(error: unknown): void {
+    const aborted = this.#context.request.signal.aborted
+    const failure = toOpenAIError(error)
+    this.finish(aborted ? 499 : failure.status, aborted ? 'client_aborted' : (failure.code ?? undefined))
+  }
+
+  /** The event stream of `events` in `framing` (OpenAI's by default), settled when it closes. */
+  async stream(events: AsyncIterable<Uint8Array>, state: StreamState, framing?: StreamFraming): Promise<Response> {
+    const deps = this.#deps
+    const response = await openEventStream(events, {
+      state,
+      abort: this.abort,
+      keepAliveMs: deps.keepAliveMs || DEFAULT_KEEP_ALIVE_MS,
+      maxBytes: deps.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+      requestId: this.#context.requestId,
+      onStreamError: deps.onStreamError,
+      onClose: (outcome) => this.finish(...statusOf(outcome, this.#context.request), outcome.ended === 'done'),
+      framing,
+    })
+    this.#ttftMs = performance.now() - this.#started
+    return response
+  }
+}
+
+/**
+ * What an OpenAI request may use, reserved against `tpm` and the budget before it is sent: the
+ * prompt's estimate plus what it may answer (`max_completion_tokens` or `max_tokens`, else
+ * {@link DEFAULT_COMPLETION_RESERVATION}), for each of its `n` choices.
+ */
+const OPENAI_REQUEST: Reservable<ChatCompletionRequest> = {
+  promptEstimate,
+  answerTokens: (request) => (request.max_completion_tokens ?? request.max_tokens ?? DEFAULT_COMPLETION_RESERVATION) * (request.n ?? 1),
+}
+
+/**
+ * One OpenAI chat completion from admission to settlement (see {@link CompletionRun}): the
+ * registry in between (retries, fallback, streaming).
+ */
+export async function serveCompletion(deps: CompletionDeps, context: CompletionContext, parsed: ChatCompletionRequest): Promise<Response> {
+  const run = await CompletionRun.admit(deps, context, OPENAI_REQUEST, parsed, parsed.model, parsed.stream === true)
+  const body: ChatRequest = { ...parsed, stream: parsed.stream === true }
   if (!body.stream) {
     try {
-      const completion = await deps.registry.complete(body, abort.signal, report)
-      finish(200, undefined)
+      const completion = await deps.registry.complete(body, run.abort.signal, run.report)
+      run.finish(200, undefined)
       return Response.json(completion, { headers: { 'content-type': JSON_MEDIA_TYPE } })
     } catch (error) {
-      const failure = toOpenAIError(error)
-      finish(request.signal.aborted ? 499 : failure.status, request.signal.aborted ? 'client_aborted' : (failure.code ?? undefined))
+      run.failed(error)
       throw error
     }
   }
   const state = { committed: false }
-  const response = await openEventStream(deps.registry.streamEvents(body, abort.signal, state, report), {
-    state,
-    abort,
-    keepAliveMs: deps.keepAliveMs || DEFAULT_KEEP_ALIVE_MS,
-    maxBytes: deps.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-    requestId,
-    onStreamError: deps.onStreamError,
-    onClose: (outcome) => finish(...statusOf(outcome, request), outcome.ended === 'done'),
-  })
-  ttftMs = performance.now() - started
-  return response
+  return run.stream(deps.registry.streamEvents(body, run.abort.signal, state, run.report), state)
 }
 
 /** The status and error code a stream's end is recorded with: 200 for any stream that began, the error's status for one refused before it did. */
@@ -142,10 +218,10 @@ function statusOf(outcome: StreamOutcome, request: Request): [number, string | u
  * whole, what was sent: the prompt (as reported, or estimated) and one token per content event
  * handed over, since the usage of the whole answer was never delivered.
  */
-function tokensOf(report: StreamReport, request: ChatCompletionRequest, whole: boolean): Tokens {
+function tokensOf<R>(report: StreamReport, whole: boolean, format: Reservable<R>, request: R): Tokens {
   const usage = report.usage
   const details = (key: string, field: string) => number((usage?.[key] as Record<string, unknown> | undefined)?.[field])
-  const prompt = usage ? number(usage.prompt_tokens) : promptEstimate(request)
+  const prompt = usage ? number(usage.prompt_tokens) : format.promptEstimate(request)
   const cached = details('prompt_tokens_details', 'cached_tokens') || number(usage?.prompt_cache_hit_tokens)
   if (!whole || !usage) return { prompt, completion: report.events, cached, reasoning: 0 }
   return { prompt, completion: number(usage.completion_tokens), cached, reasoning: details('completion_tokens_details', 'reasoning_tokens') }
@@ -153,23 +229,16 @@ function tokensOf(report: StreamReport, request: ChatCompletionRequest, whole: b
 
 const number = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : 0)
 
-/**
- * What a request may use, reserved against `tpm` and the budget before it is sent: the prompt's
- * estimate plus what it may answer (`max_completion_tokens` or `max_tokens`, else
- * {@link DEFAULT_COMPLETION_RESERVATION}), for each of its `n` choices.
- */
-export function reservationOf(request: ChatCompletionRequest): number {
-  const answer = request.max_completion_tokens ?? request.max_tokens ?? DEFAULT_COMPLETION_RESERVATION
-  return promptEstimate(request) + answer * (request.n ?? 1)
-}
-
-/** A prompt's tokens, estimated from its text: a token is about three bytes of UTF-8 or more in the languages models see. */
+/** A prompt's tokens, estimated from its text (see {@link estimatedTokens}). */
 function promptEstimate(request: ChatCompletionRequest): number {
   let bytes = 0
   for (const message of request.messages) bytes += utf8Length(typeof message.content === 'string' ? message.content : JSON.stringify(message.content ?? ''))
   if (request.tools) bytes += utf8Length(JSON.stringify(request.tools))
-  return Math.max(1, Math.ceil(bytes / 3))
+  return estimatedTokens(bytes)
 }
+
+/** Tokens of a text of `bytes` UTF-8 bytes, estimated: a token is about three bytes or more in the languages models see. */
+export const estimatedTokens = (bytes: number): number => Math.max(1, Math.ceil(bytes / 3))
 
 
 /**

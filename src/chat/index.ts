@@ -17,6 +17,7 @@ import { createEchoProvider } from './providers/echo/echo'
 import { ProviderError } from './providers/provider'
 import { type AttemptObserver, buildRegistry, modelList, modelNotFound, type ModelRegistry } from './service'
 import { describeIssue, parseChatRequest } from './request'
+import { messagesPlugin } from './messages'
 
 /** What the chat routes serve from: the model registry, the keep-alive interval and the cap on one response (default 8 MiB). */
 export type ChatSetup = { registry: ModelRegistry; keepAliveMs: number; maxResponseBytes?: number }
@@ -78,7 +79,8 @@ const MODEL_ERRORS = {
 /**
  * OpenAI-compatible chat: `POST /chat/completions`, `GET /models` and `GET /models/{model}`,
  * also under `/v1`, so an OpenAI SDK pointed at `http://host:port/v1` works unchanged.
- * Bearer tokens need the `chat` scope. Every error is in OpenAI's shape.
+ * Bearer tokens need the `chat` scope. Every error is in OpenAI's shape. Anthropic's Messages
+ * API over the same registry is mounted from messages/ (`/v1/messages`), in its own shape.
  *
  * The body is read in the handler rather than by Elysia's parser, so that authentication
  * is checked before the body is read (401 before 400, like OpenAI) and the size limit holds.
@@ -97,6 +99,14 @@ export function chatPlugin(deps: ChatDeps) {
     shutdownSignal: deps.shutdownSignal,
   }
 
+  /** Logs a failure after a stream's first byte, which the client only sees as an error event. */
+  const streamErrorLogger = (where: { method: string; url: string; requestId?: string }) => (error: unknown) => {
+    // A stream cut at the response cap is the request's doing, not a fault: a warning without a stack.
+    if (error instanceof OpenAIError && error.init.code === 'response_too_large') {
+      deps.logger.warn('chat stream cut at the response cap', { request_id: where.requestId, method: where.method, path: new URL(where.url).pathname, limit: chat.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES })
+    } else logFailure(deps.logger, error, where, 'chat stream failed after the first byte')
+  }
+
   const complete = async ({ request, set, principal }: { request: Request; set: { headers: Record<string, unknown> }; principal: Principal }) => {
     requireJsonContentType(request)
     const parsed = parseChatRequest(await readBodyText(request, deps.config.bodyLimit))
@@ -105,13 +115,7 @@ export function chatPlugin(deps: ChatDeps) {
     deps.onLongLivedRequest?.(request)
     const requestId = requestIdOf(set)
     // What the log needs is copied now: a stream lives long, and should not keep its Request alive.
-    const where = { method: request.method, url: request.url, requestId }
-    const onStreamError = (error: unknown) => {
-      // A stream cut at the response cap is the request's doing, not a fault: a warning without a stack.
-      if (error instanceof OpenAIError && error.init.code === 'response_too_large') {
-        deps.logger.warn('chat stream cut at the response cap', { request_id: where.requestId, method: where.method, path: new URL(where.url).pathname, limit: chat.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES })
-      } else logFailure(deps.logger, error, where, 'chat stream failed after the first byte')
-    }
+    const onStreamError = streamErrorLogger({ method: request.method, url: request.url, requestId })
     const setHeaders = (headers: Record<string, string>) => Object.assign(set.headers, headers)
     return serveCompletion({ ...served, onStreamError }, { request, principal, requestId, setHeaders }, parsed)
   }
@@ -166,8 +170,21 @@ export function chatPlugin(deps: ChatDeps) {
     } as DocumentDecoration,
   }
 
+  const messages = messagesPlugin({
+    auth: deps.auth,
+    bodyLimit: deps.config.bodyLimit,
+    logger: deps.logger,
+    completion: served,
+    allows,
+    onLongLivedRequest: deps.onLongLivedRequest,
+    streamErrorLogger,
+    logFailure: (error, where, message) => logFailure(deps.logger, error, where, message),
+  })
+
   return new Elysia({ name: 'chat' })
     .use(authPlugin(deps.auth))
+    // Before the OpenAI error hook, which would otherwise also see the Messages routes' errors.
+    .use(messages)
     .onError(
       recordingStatus(({ code, error, request, set }: { code: unknown; error: unknown; request: Request; set: { headers: Record<string, unknown>; status?: unknown } }) => {
       const unavailable = databaseUnavailable(error)

@@ -15,6 +15,23 @@ const ROUTES: { method: string; path: string; body?: () => unknown }[] = [
   { method: 'POST', path: '/chat/completions', body: () => ({ model: 'echo', messages: [{ role: 'user', content: 'hello there' }] }) },
   { method: 'POST', path: '/v1/chat/completions', body: () => ({ model: 'echo-reasoner', stream: true, messages: [{ role: 'user', content: 'hi' }] }) },
   { method: 'GET', path: '/models' },
+  {
+    method: 'POST',
+    path: '/v1/messages',
+    body: () => ({
+      model: 'echo',
+      max_tokens: 64,
+      system: [{ type: 'text', text: 'be brief' }],
+      tools: [{ name: 'f', input_schema: { type: 'object', properties: { a: { type: 'string' } } } }],
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } }] },
+        { role: 'assistant', content: [{ type: 'thinking', thinking: 'hm', signature: '' }, { type: 'tool_use', id: 't1', name: 'f', input: { a: 'x' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: 'ok' }] }] },
+      ],
+    }),
+  },
+  { method: 'POST', path: '/v1/messages', body: () => ({ model: 'echo-reasoner', max_tokens: 2048, stream: true, thinking: { type: 'enabled', budget_tokens: 1024 }, tool_choice: { type: 'auto' }, messages: [{ role: 'user', content: 'hi' }] }) },
+  { method: 'POST', path: '/v1/messages/count_tokens', body: () => ({ model: 'echo', messages: [{ role: 'user', content: 'count' }], tools: [{ name: 'g', input_schema: { type: 'object' } }], tool_choice: { type: 'tool', name: 'g' } }) },
   { method: 'GET', path: '/v1/models/{model}' },
   { method: 'GET', path: '/docs.json' },
   { method: 'PUT', path: '/docs.json', body: () => ({ name: 'Docs', navigation: [{ group: 'G', pages: ['a'] }], colors: { primary: '#00aa00' } }) },
@@ -63,8 +80,10 @@ export function generate(seed: number, count: number, tokens: Tokens): FuzzReque
     if (chance(0.4)) path += `?${fuzzQuery(pick, chance)}`
     const method = chance(0.1) ? pick(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD']) : route.method
     const headers: Record<string, string> = {}
-    const auth = pick(['admin', 'plants', 'chat', 'docs', 'none', 'garbage', 'basic', 'twice', 'empty'] as const)
+    const auth = pick(['admin', 'plants', 'chat', 'docs', 'none', 'garbage', 'basic', 'twice', 'empty', 'x-api-key', 'x-api-key and bearer'] as const)
     if (auth in tokens) headers.authorization = `Bearer ${tokens[auth as keyof Tokens]}`
+    else if (auth === 'x-api-key') headers['x-api-key'] = pick([tokens.chat, tokens.admin, 'sk-ant-api03-x', '', ' ', 'a b', '\u00e9'])
+    else if (auth === 'x-api-key and bearer') Object.assign(headers, { 'x-api-key': tokens.chat, authorization: `Bearer ${tokens.chat}` })
     else if (auth === 'garbage') headers.authorization = `Bearer ${pick(['trl_x', 'x'.repeat(400), 'trl_' + 'A'.repeat(43), '"<>', ''])}`
     else if (auth === 'basic') headers.authorization = 'Basic YTpi'
     else if (auth === 'twice') headers.authorization = `Bearer ${tokens.admin}, Bearer ${tokens.admin}`
@@ -116,7 +135,7 @@ function mutate(value: unknown, next: () => number, pick: <T>(items: readonly T[
       if (chance(0.1)) continue
       out[key] = chance(0.25) ? pick(WEIRD_VALUES) : mutate(item, next, pick, chance, depth + 1, budget)
     }
-    if (chance(0.15)) out[pick(['zz', 'n', 'top_logprobs', 'logprobs', 'max_tokens', 'tools', 'response_format', 'stream_options', 'id', 'navigation', '__proto__'])] = pick([...WEIRD_VALUES, 128, 20, 1_000_000])
+    if (chance(0.15)) out[pick(['zz', 'n', 'top_logprobs', 'logprobs', 'max_tokens', 'tools', 'response_format', 'stream_options', 'id', 'navigation', '__proto__', 'top_k', 'thinking', 'tool_choice', 'system', 'stop_sequences'])] = pick([...WEIRD_VALUES, 128, 20, 1_000_000])
     return out
   }
   if (typeof value === 'string' && chance(0.3)) return pick(WEIRD_STRINGS)

@@ -46,6 +46,7 @@ describe('while draining', () => {
     { path: '/health', init: {}, contract: 'plant store' },
     { path: '/v1/chat/completions', init: { method: 'POST', body: '{"model":"echo","messages":[{"role":"user","content":"hi"}]}' }, contract: 'openai' },
     { path: '/models', init: {}, contract: 'openai' },
+    { path: '/v1/messages', init: { method: 'POST', body: '{"model":"echo","max_tokens":8,"messages":[{"role":"user","content":"hi"}]}' }, contract: 'anthropic' },
   ]
   for (const row of ROWS) {
     test(`a request that arrives after it started is a 503 with Retry-After in its contract: ${row.path}`, async () => {
@@ -57,6 +58,7 @@ describe('while draining', () => {
       expect(response.headers.get('x-request-id')).toBeTruthy()
       const body = await response.json()
       if (row.contract === 'openai') expect(body.error).toMatchObject({ type: 'server_error', code: 'service_unavailable' })
+      else if (row.contract === 'anthropic') expect(body).toEqual({ type: 'error', error: { type: 'overloaded_error', message: 'this server is shutting down; retry the request' }, request_id: response.headers.get('request-id') })
       else expect(body).toEqual({ error: 503, message: 'this server is shutting down; retry the request' })
     })
   }

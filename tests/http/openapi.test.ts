@@ -20,6 +20,8 @@ test('/openapi.json documents every public route of the three APIs', async () =>
     'DELETE /plants/{id}',
     'POST /chat/completions',
     'GET /models',
+    'POST /v1/messages',
+    'POST /v1/messages/count_tokens',
     'GET /docs.json',
     'PUT /docs.json',
     'POST /docs.json/validate',
@@ -28,6 +30,7 @@ test('/openapi.json documents every public route of the three APIs', async () =>
   ])
     expect(operations).toContain(expected)
   expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' })
+  expect(document.components.securitySchemes.apiKeyAuth).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-api-key' })
 })
 
 test('the plant operations document every status they can answer', async () => {
@@ -108,6 +111,22 @@ test('the chat routes are documented under / and under /v1, with request bodies 
   // Each operation has its own id, so a generated client has one method per route.
   const ids = operationsOf(document).map(({ operation }) => (operation as { operationId?: string }).operationId)
   expect(new Set(ids).size).toBe(ids.length)
+})
+
+test("the Messages routes take x-api-key or a bearer, and document Anthropic-shaped errors", async () => {
+  const document = await (await t.request('/openapi.json')).json()
+  for (const path of ['/v1/messages', '/v1/messages/count_tokens']) {
+    const operation = document.paths[path].post
+    expect(operation.security).toEqual([{ bearerAuth: [] }, { apiKeyAuth: [] }])
+    expect(operation.requestBody.content['application/json'].schema.required).toEqual(expect.arrayContaining(['model', 'messages']))
+    expect(Object.keys(operation.responses)).toEqual(['200', '400', '401', '403', '404', '413', '415', '429', '500', '502', '503', '504', '529'])
+    const error = operation.responses['429'].content['application/json'].schema
+    expect(error.required).toEqual(['type', 'error', 'request_id'])
+    expect(error.properties.error.required).toEqual(['type', 'message'])
+    expect(Object.keys(operation.responses['503'].headers)).toEqual(['Retry-After'])
+  }
+  expect(document.paths['/v1/messages'].post.requestBody.content['application/json'].schema.required).toEqual(expect.arrayContaining(['max_tokens']))
+  expect(Object.keys(document.paths['/v1/messages'].post.responses['200'].content)).toEqual(['application/json', 'text/event-stream'])
 })
 
 test('info carries the package version and explains the auth model; servers is relative, so it holds behind any proxy', async () => {

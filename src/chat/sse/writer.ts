@@ -5,9 +5,10 @@ import { watchSilence } from './keep-alive'
 import { DEFAULT_KEEP_ALIVE_MS } from '../../config/chat'
 
 /*
- * Server-sent events exactly as OpenAI clients parse them: every event is
- * `data: <one-line JSON>\n\n` (see encode.ts), the stream ends with
- * `data: [DONE]\n\n`, and waiting is filled with `: keep-alive\n\n` comments.
+ * Server-sent events. The framing is the wire format's (see {@link StreamFraming}): by default
+ * exactly as OpenAI clients parse them: every event is `data: <one-line JSON>\n\n` (see
+ * encode.ts), the stream ends with `data: [DONE]\n\n`, and waiting is filled with
+ * `: keep-alive\n\n` comments. `/v1/messages` brings Anthropic's (ping events, no end marker).
  * Everything is written as bytes, because Deno rejects string chunks.
  *
  * Elysia's generator streaming is not used: an error thrown after its first yield never
@@ -17,6 +18,25 @@ import { DEFAULT_KEEP_ALIVE_MS } from '../../config/chat'
 const encoder = new TextEncoder()
 const KEEP_ALIVE = encoder.encode(': keep-alive\n\n')
 const DONE = encoder.encode('data: [DONE]\n\n')
+
+/**
+ * What a wire format writes besides its items: the bytes that fill a wait, the bytes that end a
+ * stream whose items ran out (an item ending with them ends the stream at once; none: the last
+ * item ends it), and the event that reports a failure after the first byte. Constants made once
+ * per format, so that a stream's writes stay pre-encoded bytes.
+ */
+export type StreamFraming = {
+  keepAlive: Uint8Array
+  done: Uint8Array | undefined
+  errorEvent(error: unknown, requestId: string | undefined): Uint8Array
+}
+
+/** OpenAI's: `: keep-alive` comments, `data: [DONE]`, and `data: {"error":{…}}`. */
+export const OPENAI_FRAMING: StreamFraming = {
+  keepAlive: KEEP_ALIVE,
+  done: DONE,
+  errorEvent: (error, requestId) => encodeEvent(openAIErrorBody(toOpenAIError(error, requestId))),
+}
 
 /** The headers of every event stream. Compression is never applied: it would hold bytes back. */
 export const SSE_HEADERS: Record<string, string> = {
@@ -52,6 +72,8 @@ export type EventStreamOptions = {
    * the cap), so that no provider, echo or relay, can make one response unbounded.
    */
   maxBytes?: number
+  /** The wire format's keep-alive, end and error event; OpenAI's when absent. */
+  framing?: StreamFraming
 }
 
 /**
@@ -84,6 +106,7 @@ class EventStream implements UnderlyingDefaultSource<Uint8Array> {
   readonly #iterator: AsyncIterator<Uint8Array>
   readonly #options: EventStreamOptions
   readonly #unwatch: () => void
+  readonly #framing: StreamFraming
   #pending: Promise<IteratorResult<Uint8Array>> | undefined
   /** Until the response is committed, silence resolves the wait for the first item. */
   #resolveFirst: ((result: undefined) => void) | undefined
@@ -96,6 +119,7 @@ class EventStream implements UnderlyingDefaultSource<Uint8Array> {
   constructor(iterator: AsyncIterator<Uint8Array>, options: EventStreamOptions) {
     this.#iterator = iterator
     this.#options = options
+    this.#framing = options.framing ?? OPENAI_FRAMING
     this.#unwatch = watchSilence(options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS, this)
   }
 
@@ -124,7 +148,7 @@ class EventStream implements UnderlyingDefaultSource<Uint8Array> {
     if (!this.#committed) return this.#resolveFirst?.(undefined)
     if (this.#closed) return
     try {
-      this.#write(KEEP_ALIVE)
+      this.#write(this.#framing.keepAlive)
     } catch {
       // The consumer went away without cancel() reaching us: stop like a cancel would.
       this.#stop(CANCELLED)
@@ -134,7 +158,7 @@ class EventStream implements UnderlyingDefaultSource<Uint8Array> {
   start(controller: ReadableStreamDefaultController<Uint8Array>): void {
     this.#controller = controller
     if (this.#first) return this.#writeResult(this.#first)
-    this.#write(KEEP_ALIVE)
+    this.#write(this.#framing.keepAlive)
   }
 
   /** Not an async method: a `then` per item instead of an async frame per item, for held streams. */
@@ -169,14 +193,15 @@ class EventStream implements UnderlyingDefaultSource<Uint8Array> {
     this.lastActiveAt = performance.now()
   }
 
-  /** Writes an item (an item ending with `[DONE]` ends the stream), or `[DONE]` and the end. */
+  /** Writes an item (an item ending with the framing's end, `[DONE]`, ends the stream), or the end and closes. */
   #writeResult(result: IteratorResult<Uint8Array>): void {
+    const done = this.#framing.done
     if (!result.done) {
       if (result.value.length === 0) return
       const limit = this.#options.maxBytes
-      if (limit !== undefined && this.#sent + result.value.length + DONE.length > limit) return this.#fail(tooLarge(limit))
+      if (limit !== undefined && this.#sent + result.value.length + (done?.length ?? 0) > limit) return this.#fail(tooLarge(limit))
       this.#write(result.value)
-      if (!endsWithDone(result.value)) return
+      if (done === undefined || !endsWith(result.value, done)) return
       this.#close(DONE_OUTCOME)
       this.#controller!.close()
       // The provider has nothing more to say; let it release what it holds.
@@ -184,14 +209,14 @@ class EventStream implements UnderlyingDefaultSource<Uint8Array> {
       return
     }
     this.#close(DONE_OUTCOME)
-    this.#controller!.enqueue(DONE)
+    if (done !== undefined) this.#controller!.enqueue(done)
     this.#controller!.close()
   }
 
   #fail(error: unknown): void {
     if (this.#closed) return
     this.#options.onStreamError?.(error)
-    this.#controller!.enqueue(encodeEvent(openAIErrorBody(toOpenAIError(error, this.#options.requestId))))
+    this.#controller!.enqueue(this.#framing.errorEvent(error, this.#options.requestId))
     this.#controller!.close()
     this.#stop({ ended: 'failed', error, beforeFirstByte: false })
   }
@@ -219,10 +244,10 @@ function tooLarge(limit: number): OpenAIError {
   })
 }
 
-/** Whether `bytes` end with the `data: [DONE]\n\n` event. */
-function endsWithDone(bytes: Uint8Array): boolean {
-  if (bytes.length < DONE.length) return false
-  const offset = bytes.length - DONE.length
-  for (let i = 0; i < DONE.length; i++) if (bytes[offset + i] !== DONE[i]) return false
+/** Whether `bytes` end with `end` (the `data: [DONE]\n\n` event). */
+function endsWith(bytes: Uint8Array, end: Uint8Array): boolean {
+  if (bytes.length < end.length) return false
+  const offset = bytes.length - end.length
+  for (let i = 0; i < end.length; i++) if (bytes[offset + i] !== end[i]) return false
   return true
 }

@@ -1,0 +1,163 @@
+import { t, type Static, type TSchema } from 'elysia'
+import { Integer } from '../../http/integer'
+import { MAX_CONTENT_PARTS, MAX_MESSAGES, MAX_OUTPUT_TOKENS, MAX_STOP_SEQUENCES, MAX_TOOLS } from '../model'
+
+/*
+ * TypeBox schemas for Anthropic's Messages API (`POST /v1/messages`, `/v1/messages/count_tokens`).
+ *
+ * Every object is open: Anthropic adds fields often, and a native Anthropic provider receives the
+ * client's body as it came, so fields Trellis does not model are accepted here (what happens to them
+ * on a model that is not natively Anthropic is decided in translate.ts). Unlike OpenAI's, optional
+ * fields do not take `null`: Anthropic's API refuses it. The bounds are the OpenAI route's (see the
+ * MAX_* in ../model.ts), since a request may be translated into one.
+ */
+
+const open = { additionalProperties: true } as const
+
+/** Anthropic's smallest thinking budget. */
+export const MIN_THINKING_BUDGET = 1024
+
+/** Any content block: its `type` picks the schema it must then match (see {@link BLOCKS}); unknown types pass as they are. */
+export const ContentBlock = t.Object({ type: t.String({ minLength: 1 }) }, { ...open, description: 'A content block; `type` picks its shape' })
+
+export const TextBlock = t.Object({ type: t.Literal('text'), text: t.String() }, open)
+
+/** `base64` (`media_type`, `data`), `url` (`url`) or `file` (`file_id`). */
+export const ImageSource = t.Object({ type: t.String({ minLength: 1 }) }, open)
+export const ImageBlock = t.Object({ type: t.Literal('image'), source: ImageSource }, open)
+export const DocumentBlock = t.Object({ type: t.Literal('document'), source: t.Object({ type: t.String({ minLength: 1 }) }, open) }, open)
+export const ToolUseBlock = t.Object({ type: t.Literal('tool_use'), id: t.String({ minLength: 1 }), name: t.String({ minLength: 1 }), input: t.Object({}, open) }, open)
+export const ToolResultBlock = t.Object(
+  {
+    type: t.Literal('tool_result'),
+    tool_use_id: t.String({ minLength: 1 }),
+    content: t.Optional(t.Union([t.String(), t.Array(ContentBlock, { maxItems: MAX_CONTENT_PARTS })])),
+    is_error: t.Optional(t.Boolean()),
+  },
+  open,
+)
+export const ThinkingBlock = t.Object({ type: t.Literal('thinking'), thinking: t.String(), signature: t.String() }, open)
+export const RedactedThinkingBlock = t.Object({ type: t.Literal('redacted_thinking'), data: t.String() }, open)
+
+/** The blocks Trellis models, by `type`: a block of one of these types must match its schema. */
+export const BLOCKS: Record<string, TSchema> = {
+  text: TextBlock,
+  image: ImageBlock,
+  document: DocumentBlock,
+  tool_use: ToolUseBlock,
+  tool_result: ToolResultBlock,
+  thinking: ThinkingBlock,
+  redacted_thinking: RedactedThinkingBlock,
+}
+export type TextBlock = Static<typeof TextBlock>
+export type ImageBlock = Static<typeof ImageBlock>
+export type ToolUseBlock = Static<typeof ToolUseBlock>
+export type ToolResultBlock = Static<typeof ToolResultBlock>
+export type ThinkingBlock = Static<typeof ThinkingBlock>
+export type ContentBlock = Static<typeof ContentBlock>
+
+export const MessageParam = t.Object(
+  {
+    role: t.Union([t.Literal('user'), t.Literal('assistant')]),
+    content: t.Union([t.String(), t.Array(ContentBlock, { maxItems: MAX_CONTENT_PARTS })]),
+  },
+  open,
+)
+export type MessageParam = Static<typeof MessageParam>
+
+/**
+ * A tool. A custom tool (no `type`, or `custom`) needs `input_schema`; Anthropic's server tools
+ * (`web_search_20250305`, `bash_20250124`, …) have a `type` and no schema.
+ */
+export const Tool = t.Object(
+  {
+    name: t.String({ pattern: '^[a-zA-Z0-9_-]{1,128}$' }),
+    type: t.Optional(t.String({ minLength: 1 })),
+    description: t.Optional(t.String()),
+    input_schema: t.Optional(t.Object({ type: t.Literal('object') }, open)),
+  },
+  open,
+)
+export type Tool = Static<typeof Tool>
+
+export const ToolChoice = t.Object(
+  {
+    type: t.Union([t.Literal('auto'), t.Literal('any'), t.Literal('tool'), t.Literal('none')]),
+    name: t.Optional(t.String({ minLength: 1 })),
+    disable_parallel_tool_use: t.Optional(t.Boolean()),
+  },
+  open,
+)
+export type ToolChoice = Static<typeof ToolChoice>
+
+/** `enabled` needs `budget_tokens` (at least 1024, below `max_tokens`); `adaptive` lets the model decide. */
+export const ThinkingConfig = t.Object(
+  {
+    type: t.Union([t.Literal('enabled'), t.Literal('disabled'), t.Literal('adaptive')]),
+    budget_tokens: t.Optional(Integer({ minimum: MIN_THINKING_BUDGET, maximum: MAX_OUTPUT_TOKENS })),
+  },
+  open,
+)
+export type ThinkingConfig = Static<typeof ThinkingConfig>
+
+export const System = t.Union([t.String(), t.Array(TextBlock, { maxItems: MAX_CONTENT_PARTS })])
+
+/** What a Messages request and a count_tokens request share: the prompt. */
+const promptFields = {
+  model: t.String({ minLength: 1 }),
+  messages: t.Array(MessageParam, { minItems: 1, maxItems: MAX_MESSAGES }),
+  system: t.Optional(System),
+  tools: t.Optional(t.Array(Tool, { maxItems: MAX_TOOLS })),
+  tool_choice: t.Optional(ToolChoice),
+  thinking: t.Optional(ThinkingConfig),
+}
+
+/** The body of `POST /v1/messages`. */
+export const MessagesRequest = t.Object(
+  {
+    ...promptFields,
+    max_tokens: Integer({ minimum: 1, maximum: MAX_OUTPUT_TOKENS }),
+    stop_sequences: t.Optional(t.Array(t.String(), { maxItems: MAX_STOP_SEQUENCES })),
+    stream: t.Optional(t.Boolean()),
+    temperature: t.Optional(t.Number({ minimum: 0, maximum: 1 })),
+    top_p: t.Optional(t.Number({ minimum: 0, maximum: 1 })),
+    top_k: t.Optional(Integer({ minimum: 0 })),
+    metadata: t.Optional(t.Object({ user_id: t.Optional(t.Union([t.String({ maxLength: 256 }), t.Null()])) }, open)),
+  },
+  open,
+)
+export type MessagesRequest = Static<typeof MessagesRequest>
+
+/** The body of `POST /v1/messages/count_tokens`: the prompt of a Messages request. */
+export const CountTokensRequest = t.Object(promptFields, open)
+export type CountTokensRequest = Static<typeof CountTokensRequest>
+
+export const CountTokensResponse = t.Object({ input_tokens: Integer({ minimum: 0 }) })
+
+/** `cache_creation_input_tokens` is 0 for a translated model: OpenAI-style caching writes nothing that is charged. */
+export const MessageUsage = t.Object(
+  {
+    input_tokens: Integer({ minimum: 0, description: 'Input tokens not read from the cache' }),
+    output_tokens: Integer({ minimum: 0 }),
+    cache_creation_input_tokens: t.Union([Integer({ minimum: 0 }), t.Null()]),
+    cache_read_input_tokens: t.Union([Integer({ minimum: 0 }), t.Null()]),
+  },
+  open,
+)
+
+export const StopReason = t.Union([t.Literal('end_turn'), t.Literal('max_tokens'), t.Literal('stop_sequence'), t.Literal('tool_use'), t.Literal('pause_turn'), t.Literal('refusal')])
+
+/** The non-streaming answer, a `message`. */
+export const MessageResponse = t.Object(
+  {
+    id: t.String({ description: '`msg_…`' }),
+    type: t.Literal('message'),
+    role: t.Literal('assistant'),
+    model: t.String(),
+    content: t.Array(t.Union([ThinkingBlock, RedactedThinkingBlock, TextBlock, ToolUseBlock])),
+    stop_reason: t.Union([StopReason, t.Null()]),
+    stop_sequence: t.Union([t.String(), t.Null()]),
+    usage: MessageUsage,
+  },
+  open,
+)

@@ -1,0 +1,161 @@
+import type { TSchema } from '@sinclair/typebox'
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
+import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors'
+import { HttpError } from '../../http/errors'
+import { BLOCKS, type ContentBlock, CountTokensRequest, MessagesRequest, type Tool, type ToolChoice } from './model'
+
+/*
+ * Parsing and validating Messages requests, with Anthropic's rules and in Anthropic's words: a
+ * 400 `invalid_request_error` whose message starts with the field, dotted as Anthropic writes it
+ * (`messages.0.content.1.text: Field required`).
+ */
+
+const messagesCheck = TypeCompiler.Compile(MessagesRequest)
+const countCheck = TypeCompiler.Compile(CountTokensRequest)
+const blockChecks = new Map(Object.entries(BLOCKS).map(([type, schema]) => [type, TypeCompiler.Compile(schema)]))
+
+/** Parses and validates a `POST /v1/messages` body; fields the schema does not list are kept. */
+export function parseMessagesRequest(text: string): MessagesRequest {
+  const request = checked<MessagesRequest>(text, messagesCheck)
+  checkPrompt(request)
+  const thinking = request.thinking
+  if (thinking?.type === 'enabled' && thinking.budget_tokens !== undefined && thinking.budget_tokens >= request.max_tokens) {
+    throw invalid('max_tokens', `Input should be greater than thinking.budget_tokens (${thinking.budget_tokens})`)
+  }
+  return request
+}
+
+/** Parses and validates a `POST /v1/messages/count_tokens` body. */
+export function parseCountTokensRequest(text: string): CountTokensRequest {
+  const request = checked<CountTokensRequest>(text, countCheck)
+  checkPrompt(request)
+  return request
+}
+
+function checked<T>(text: string, check: TypeCheck<TSchema>): T {
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch {
+    throw new HttpError(400, 'The request body is not valid JSON.', { type: 'invalid_request_error' })
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('', 'Input should be a valid dictionary (a JSON object)')
+  // Check first: walking Errors() on a valid body costs far more than the compiled check.
+  if (!check.Check(body)) throw describeIssue(check.Errors(body).First()!)
+  return body as T
+}
+
+/** The rules a schema cannot say: each block against its type's schema, and what spans fields. */
+function checkPrompt(request: CountTokensRequest): void {
+  request.messages.forEach((message, i) => {
+    if (Array.isArray(message.content)) checkBlocks(message.content, `/messages/${i}/content`)
+  })
+  const tools: Tool[] = request.tools ?? []
+  const names = new Set<string>()
+  tools.forEach((tool, i) => {
+    if ((tool.type === undefined || tool.type === 'custom') && tool.input_schema === undefined) throw invalid(`tools.${i}.input_schema`, 'Field required')
+    if (names.has(tool.name)) throw invalid(`tools.${i}.name`, `Tool names must be unique; '${tool.name}' is used twice`)
+    names.add(tool.name)
+  })
+  checkToolChoice(request.tool_choice, names)
+  const thinking = request.thinking
+  if (thinking?.type === 'enabled' && thinking.budget_tokens === undefined) throw invalid('thinking.budget_tokens', 'Field required')
+}
+
+function checkToolChoice(choice: ToolChoice | undefined, names: Set<string>): void {
+  if (choice === undefined || choice.type === 'auto' || choice.type === 'none') return
+  if (names.size === 0) throw invalid('tool_choice', `tool_choice '${choice.type}' needs tools; none are given`)
+  if (choice.type !== 'tool') return
+  if (choice.name === undefined) throw invalid('tool_choice.name', 'Field required')
+  if (!names.has(choice.name)) throw invalid('tool_choice.name', `No tool named '${choice.name}' in tools`)
+}
+
+/** Each block against its type's schema; a tool result's own blocks too. */
+function checkBlocks(blocks: ContentBlock[], at: string): void {
+  blocks.forEach((block, i) => {
+    const check = blockChecks.get(block.type)
+    if (!check) return
+    if (!check.Check(block)) throw describeIssue(check.Errors(block).First()!, `${at}/${i}`)
+    const content = (block as { content?: unknown }).content
+    if (block.type === 'tool_result' && Array.isArray(content)) checkBlocks(content as ContentBlock[], `${at}/${i}/content`)
+  })
+}
+
+/** A 400 naming `field` (dotted, as Anthropic writes it) and what is wrong with it. */
+export function invalid(field: string, sentence: string): HttpError {
+  return new HttpError(400, field ? `${field}: ${sentence}` : sentence, { type: 'invalid_request_error', param: field || undefined })
+}
+
+/** `/messages/0/content` → `messages.0.content` */
+function dotted(pointer: string): string {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((token) => token.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .join('.')
+}
+
+/** TypeBox's first complaint, in the words of Anthropic's validator. `prefix` is the pointer of the value that was checked. */
+export function describeIssue(issue: ValueError, prefix = ''): HttpError {
+  const field = dotted(prefix + issue.path)
+  const schema = issue.schema as Record<string, unknown>
+  // JSON.parse reads 1e999 as Infinity, which no number field takes.
+  if (typeof issue.value === 'number' && !Number.isFinite(issue.value)) return invalid(field, 'Input should be a finite number')
+  switch (issue.type) {
+    case ValueErrorType.ObjectRequiredProperty:
+      return invalid(field, 'Field required')
+    case ValueErrorType.Union:
+      return describeUnion(issue, prefix, field)
+    case ValueErrorType.Literal:
+      return invalid(field, `Input should be ${quoted(schema.const)}`)
+    case ValueErrorType.ArrayMinItems:
+      return invalid(field, `List should have at least ${schema.minItems} item${schema.minItems === 1 ? '' : 's'}, not ${lengthOf(issue.value)}`)
+    case ValueErrorType.ArrayMaxItems:
+      return invalid(field, `List should have at most ${schema.maxItems} items, not ${lengthOf(issue.value)}`)
+    case ValueErrorType.StringMinLength:
+      return invalid(field, `String should have at least ${schema.minLength} character${schema.minLength === 1 ? '' : 's'}`)
+    case ValueErrorType.StringMaxLength:
+      return invalid(field, `String should have at most ${schema.maxLength} characters`)
+    case ValueErrorType.StringPattern:
+      return invalid(field, `String should match pattern '${schema.pattern}'`)
+    case ValueErrorType.NumberMinimum:
+    case ValueErrorType.IntegerMinimum:
+      return invalid(field, `Input should be greater than or equal to ${schema.minimum}`)
+    case ValueErrorType.NumberMaximum:
+    case ValueErrorType.IntegerMaximum:
+      return invalid(field, `Input should be less than or equal to ${schema.maximum}`)
+  }
+  const kind = KINDS[String(schema.type)]
+  if (kind) return invalid(field, `Input should be ${kind}`)
+  return invalid(field, `${issue.message}`)
+}
+
+/** A union is explained through the branch meant for the value's JSON type (`content` is a string or a list). */
+function describeUnion(issue: ValueError, prefix: string, field: string): HttpError {
+  const branches = (issue.schema.anyOf ?? []) as Record<string, unknown>[]
+  const literals = branches.filter((branch) => 'const' in branch)
+  if (literals.length === branches.length) return invalid(field, `Input should be ${literals.map((branch) => quoted(branch.const)).join(', ').replace(/, ([^,]*)$/, ' or $1')}`)
+  const matching = branches.findIndex((branch) => branch.type === jsonKind(issue.value) || (branch.type === 'integer' && typeof issue.value === 'number'))
+  const nested = matching >= 0 ? issue.errors[matching]?.First() : undefined
+  if (nested) return describeIssue(nested, prefix)
+  return invalid(field, `Input should be ${branches.map((branch) => KINDS[String(branch.type)] ?? 'null').join(' or ')}`)
+}
+
+const KINDS: Record<string, string> = {
+  string: 'a valid string',
+  integer: 'a valid integer',
+  number: 'a valid number',
+  boolean: 'a valid boolean',
+  object: 'a valid dictionary',
+  array: 'a valid list',
+  null: 'null',
+}
+
+function jsonKind(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'array'
+  return typeof value
+}
+
+const quoted = (value: unknown) => (typeof value === 'string' ? `'${value}'` : String(value))
+const lengthOf = (value: unknown) => (Array.isArray(value) ? value.length : 0)
