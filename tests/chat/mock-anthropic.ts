@@ -34,6 +34,8 @@ export type AnthropicReply = {
   errorType?: string
   /** An error body sent instead, as it is (a string as text). */
   errorBody?: unknown
+  /** A non-streamed 200 answer sent instead of the message, as it is (a string as text). */
+  body?: unknown
   headers?: Record<string, string>
   blocks?: MockBlock[]
   /** Default: `tool_use` when a tool_use block is answered, else `end_turn`. */
@@ -274,7 +276,7 @@ async function answer(socket: Socket, request: ParsedRequest, reply: AnthropicRe
   const status = reply.status ?? 200
   if (status !== 200) return json(status, errorBodyOf(reply))
   if (request.path.endsWith('/count_tokens')) return json(200, { input_tokens: reply.countedTokens ?? (reply.usage ?? DEFAULT_USAGE).input_tokens })
-  if (!body.stream) return json(200, messageOf(reply, body))
+  if (!body.stream) return json(200, reply.body !== undefined ? reply.body : messageOf(reply, body))
 
   head(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'transfer-encoding': 'chunked', 'request-id': 'req_mock', ...reply.headers })
   const ping = () => send(sseOf({ event: 'ping', data: { type: 'ping' } }))

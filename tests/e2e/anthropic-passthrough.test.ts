@@ -83,11 +83,11 @@ describe('answers come back as the upstream sent them', () => {
     anthropic.script(TOOL_TURN)
     const stream = client.messages.stream({ ...ASK, tools: [{ name: 'get_weather', input_schema: { type: 'object' } }] })
     const message = await stream.finalMessage()
-    expect(message.content).toEqual([
+    expect(message.content as unknown[]).toEqual([
       { type: 'thinking', thinking: 'The user wants the weather.', signature: 'EqQBCkYIBxgCKkDsig' },
       { type: 'text', text: 'Let me look.' },
       { type: 'tool_use', id: 'toolu_01', name: 'get_weather', input: { city: 'Paris' } },
-    ] as Anthropic.ContentBlock[])
+    ])
     expect(message.stop_reason).toBe('tool_use')
     expect(message.usage).toMatchObject({ input_tokens: 40, output_tokens: 25, cache_read_input_tokens: 1200 })
   })
@@ -116,7 +116,7 @@ describe('failures', () => {
   test('an overloaded upstream is retried before the first byte', async () => {
     anthropic.script({ status: 529 }, {})
     const message = await client.messages.create({ ...ASK, model: 'claude-patient' })
-    expect(message.content).toEqual([{ type: 'text', text: 'Hello, wörld 🌱' }] as Anthropic.ContentBlock[])
+    expect(message.content as unknown[]).toEqual([{ type: 'text', text: 'Hello, wörld 🌱' }])
     expect(anthropic.requests).toHaveLength(2)
   })
 

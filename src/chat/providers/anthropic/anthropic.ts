@@ -4,7 +4,7 @@ import { EventTooLarge, SseDataDecoder } from '../../sse/decoder'
 import { encodeEvent } from '../../sse/encode'
 import { isObject, type ProviderError, type ChatCompletion, type ChatCompletionChunk, type ChatProvider, type ChatRequest, type NativeMessages, type StreamReport } from '../provider'
 import { streamError } from '../upstream-error'
-import { ChunkTranslator, completionOf } from './chunks'
+import { ChunkTranslator, completionOf, OutOfOrder } from './chunks'
 import { anthropicEventError, eventTooLarge } from './errors'
 import { nativeMessages } from './native'
 import { toMessagesRequest, type TranslationSettings } from './request'
@@ -104,7 +104,14 @@ class TranslatedEvents implements EventReader {
       const event = parseJsonObject(data)
       if (!event) return { bytes: joinBytes(out), done: false, error: streamError(this.provider, 'sent an event that is not a JSON object.', data.slice(0, 500)) }
       if (event.type === 'error') return { bytes: joinBytes(out), done: false, error: this.errorOf(data) }
-      for (const chunk of this.translator.push(event)) {
+      let chunks: ChatCompletionChunk[]
+      try {
+        chunks = this.translator.push(event)
+      } catch (error) {
+        if (!(error instanceof OutOfOrder)) throw error
+        return { bytes: joinBytes(out), done: false, error: streamError(this.provider, error.message, data.slice(0, 500)) }
+      }
+      for (const chunk of chunks) {
         if (chunk.choices.length > 0 || this.includeUsage) out.push(encodeEvent(chunk))
       }
       if (this.translator.done) {

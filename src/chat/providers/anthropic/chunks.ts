@@ -1,11 +1,21 @@
 import { isObject, type ChatCompletion, type ChatCompletionChunk, type JsonObject, type StreamReport } from '../provider'
 import { finishReasonOf, mergeUsage, usageOf } from './usage'
 
-/** What a content block becomes: text, thinking, or the OpenAI tool call with this index. */
 /** What every chunk of one stream shares. */
 type ChunkBase = { id: string; object: 'chat.completion.chunk'; created: number; model: string }
 
-type Block = { kind: 'text' } | { kind: 'thinking' } | { kind: 'tool'; index: number } | { kind: 'other' }
+/** What a content block becomes: text, thinking, or the OpenAI tool call with this index (`sent`: some of its arguments went out). */
+type Block = { kind: 'text' } | { kind: 'thinking' } | { kind: 'tool'; index: number; sent: boolean } | { kind: 'other' }
+
+/**
+ * Thrown by {@link ChunkTranslator.push} for an event that breaks the documented order: anything
+ * but a ping or an error before `message_start`, or a second `message_start`. The chunks would
+ * otherwise go out without an id and model, or start a second answer inside the first (Anthropic's
+ * own SDK refuses both alike).
+ */
+export class OutOfOrder extends Error {
+  override name = 'OutOfOrder'
+}
 
 /**
  * Anthropic's stream events, as they arrive, as OpenAI's chunks.
@@ -18,7 +28,9 @@ type Block = { kind: 'text' } | { kind: 'thinking' } | { kind: 'tool'; index: nu
  * `reasoning_content` (DeepSeek's field); a `tool_use` block → a tool call whose first fragment
  * carries `index`, `id`, `type` and `name` with `arguments: ""`, and whose `input_json_delta`s
  * follow as `arguments`; `message_delta` → the finish chunk; `message_stop` → the usage chunk
- * (`choices: []`). Signatures, citations, pings and block types OpenAI cannot show are left out.
+ * (`choices: []`). A tool call whose input is empty (no `input_json_delta` with text) gets `{}`
+ * as its arguments when its block stops. Signatures, citations, pings and block types OpenAI
+ * cannot show are left out.
  */
 export class ChunkTranslator {
   readonly #report: StreamReport
@@ -27,6 +39,7 @@ export class ChunkTranslator {
   #base: ChunkBase = { id: '', object: 'chat.completion.chunk', created: 0, model: '' }
   #usage: JsonObject = {}
   #tools = 0
+  #started = false
   /** `message_stop` arrived: the answer is whole. */
   done = false
 
@@ -37,28 +50,36 @@ export class ChunkTranslator {
 
   /** The chunks one event makes (usually one, often none). */
   push(event: JsonObject): ChatCompletionChunk[] {
+    if (event.type === 'message_start') {
+      if (this.#started) throw new OutOfOrder('sent a second message_start.')
+      this.#started = true
+      return this.#start(isObject(event.message) ? event.message : {})
+    }
+    // Pings, and event types Anthropic may add later, may come at any time.
+    if (!EVENTS_AFTER_START.has(event.type)) return []
+    if (!this.#started) throw new OutOfOrder(`sent ${String(event.type)} before message_start.`)
     switch (event.type) {
-      case 'message_start':
-        return this.#start(isObject(event.message) ? event.message : {})
       case 'content_block_start':
         return this.#blockStart(Number(event.index), isObject(event.content_block) ? event.content_block : {})
       case 'content_block_delta':
         return this.#delta(this.#blocks.get(Number(event.index)), isObject(event.delta) ? event.delta : {})
+      case 'content_block_stop':
+        return this.#blockStop(Number(event.index))
       case 'message_delta': {
+        // A tool block the upstream never stopped still owes its arguments before the finish.
+        const owed = [...this.#blocks.keys()].flatMap((index) => this.#blockStop(index))
         mergeUsage(this.#usage, event.usage)
         this.#report.usage = usageOf(this.#usage)
         const finish = finishReasonOf(isObject(event.delta) ? event.delta.stop_reason : undefined)
-        if (finish === undefined) return []
+        if (finish === undefined) return owed
         this.#report.finishReason = finish
-        return [this.#chunk({}, finish)]
+        return [...owed, this.#chunk({}, finish)]
       }
       case 'message_stop':
         this.done = true
         return [{ ...this.#base, choices: [], usage: usageOf(this.#usage) }]
-      default:
-        // `content_block_stop`, `ping`, and event types Anthropic may add later.
-        return []
     }
+    return []
   }
 
   #start(message: JsonObject): ChatCompletionChunk[] {
@@ -83,10 +104,10 @@ export class ChunkTranslator {
       return []
     }
     const tool = this.#tools++
-    this.#blocks.set(index, { kind: 'tool', index: tool })
     // The input streams as `input_json_delta`s; a block that arrives whole carries it here instead.
     const input = isObject(block.input) && Object.keys(block.input).length > 0 ? JSON.stringify(block.input) : ''
-    const call = { index: tool, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }
+    this.#blocks.set(index, { kind: 'tool', index: tool, sent: input !== '' })
+    const call = { index: tool, id: stringOf(block.id), type: 'function', function: { name: stringOf(block.name), arguments: '' } }
     const first = this.#counted({ tool_calls: [call] })
     return input ? [first, this.#counted({ tool_calls: [{ index: tool, function: { arguments: input } }] })] : [first]
   }
@@ -95,9 +116,23 @@ export class ChunkTranslator {
     if (delta.type === 'text_delta' && block?.kind === 'text') return this.#piece({ content: delta.text }, delta.text)
     if (delta.type === 'thinking_delta' && block?.kind === 'thinking') return this.#piece({ reasoning_content: delta.thinking }, delta.thinking)
     if (delta.type === 'input_json_delta' && block?.kind === 'tool') {
-      return this.#piece({ tool_calls: [{ index: block.index, function: { arguments: delta.partial_json } }] }, delta.partial_json)
+      const chunks = this.#piece({ tool_calls: [{ index: block.index, function: { arguments: delta.partial_json } }] }, delta.partial_json)
+      if (chunks.length > 0) block.sent = true
+      return chunks
     }
     return []
+  }
+
+  /**
+   * A block is over (and forgotten, so that a stream of many blocks holds no more than one). A
+   * tool call whose input was empty has had no `input_json_delta` with text: its arguments are
+   * `{}`, as the whole answer's would be, rather than an empty string no client can parse.
+   */
+  #blockStop(index: number): ChatCompletionChunk[] {
+    const block = this.#blocks.get(index)
+    this.#blocks.delete(index)
+    if (block?.kind !== 'tool' || block.sent) return []
+    return [this.#counted({ tool_calls: [{ index: block.index, function: { arguments: '{}' } }] })]
   }
 
   /** The chunk of one piece of text, thinking or arguments; none for an empty piece (a block's start, Anthropic's first `partial_json`). */
@@ -116,6 +151,12 @@ export class ChunkTranslator {
   }
 }
 
+/** The events that only make sense inside a message; `message_stop` is the last of them. */
+const EVENTS_AFTER_START = new Set<unknown>(['content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop'])
+
+/** An id or name as the string OpenAI's clients expect, whatever the upstream sent. */
+const stringOf = (value: unknown) => (typeof value === 'string' ? value : String(value ?? ''))
+
 /** A whole `message` as a `chat.completion`: the same translation as the stream's, at once. */
 export function completionOf(message: JsonObject, clock: () => Date): ChatCompletion {
   let text: string | null = null
@@ -125,7 +166,7 @@ export function completionOf(message: JsonObject, clock: () => Date): ChatComple
     if (!isObject(block)) continue
     if (block.type === 'text' && typeof block.text === 'string') text = (text ?? '') + block.text
     else if (block.type === 'thinking' && typeof block.thinking === 'string') reasoning = (reasoning ?? '') + block.thinking
-    else if (block.type === 'tool_use') calls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } })
+    else if (block.type === 'tool_use') calls.push({ id: stringOf(block.id), type: 'function', function: { name: stringOf(block.name), arguments: JSON.stringify(block.input ?? {}) } })
   }
   const answer: JsonObject = { role: 'assistant', content: text, refusal: null }
   if (reasoning !== undefined) answer.reasoning_content = reasoning

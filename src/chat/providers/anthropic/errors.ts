@@ -32,8 +32,23 @@ export type RetryAdvice = { retryAfter: string | null; now: Date; maxRetryAfterS
 export function anthropicHttpError(provider: string, model: string, status: number, body: string, advice: RetryAdvice): ProviderError {
   const type = errorTypeOf(body)
   if (type === 'timeout_error') return timeoutError(provider, 'request')
-  const mapped = (type && STATUS_OF_TYPE[type]) || STATUS_OF_STATUS[status] || status
-  return upstreamHttpError(provider, model, mapped, body, advice.retryAfter, advice.now, advice.maxRetryAfterSeconds)
+  const mapped = statusOfType(type) ?? STATUS_OF_STATUS[status] ?? status
+  // Anthropic's errors are JSON. Text that is not (a proxy's HTML page) would become the client's
+  // message where the status passes the upstream's words on; there, the generic message stands.
+  const said = type === undefined && CLIENT_SEES_MESSAGE.has(mapped) && !isJson(body) ? '' : body
+  return upstreamHttpError(provider, model, mapped, said, advice.retryAfter, advice.now, advice.maxRetryAfterSeconds)
+}
+
+/** Statuses whose upstream message {@link upstreamHttpError} hands to the client rather than the log. */
+const CLIENT_SEES_MESSAGE = new Set([400, 404, 413, 422, 429])
+
+function isJson(body: string): boolean {
+  try {
+    JSON.parse(body)
+    return true
+  } catch {
+    return false
+  }
 }
 
 /**
@@ -44,9 +59,14 @@ export function anthropicHttpError(provider: string, model: string, status: numb
 export function anthropicEventError(provider: string, model: string, data: string, now: Date): ProviderError {
   const type = errorTypeOf(data)
   if (type === 'timeout_error') return timeoutError(provider, 'request')
-  const status = type ? STATUS_OF_TYPE[type] : undefined
+  const status = statusOfType(type)
   if (status === undefined) return streamError(provider, 'reported an error mid-answer.', data.slice(0, 500))
   return upstreamHttpError(provider, model, status, data, null, now)
+}
+
+/** The status of a type we know; an upstream's `constructor` or `__proto__` is not one of them. */
+function statusOfType(type: string | undefined): number | undefined {
+  return type !== undefined && Object.hasOwn(STATUS_OF_TYPE, type) ? STATUS_OF_TYPE[type] : undefined
 }
 
 /** `error.type` of an Anthropic error body, if it is one. */

@@ -1,5 +1,5 @@
 import { DEFAULT_MAX_EVENT_BYTES } from '../../../config/chat'
-import { parseJsonObject } from '../../../json/scan'
+import { NOT_PROVEN, parseJsonObject, scanJsonObject } from '../../../json/scan'
 import { EventTooLarge, SseDataDecoder } from '../../sse/decoder'
 import { isObject, ProviderError, type JsonObject, type MessagesRequest, type NativeMessages, type StreamReport } from '../provider'
 import { streamError } from '../upstream-error'
@@ -133,6 +133,9 @@ class NativeEvents implements EventReader {
     const verdict = this.#note(type, () => utf8.decode(buffer.subarray(dataStart, end - 2)))
     if (verdict === 'drop') return undefined
     if (verdict instanceof ProviderError) return { bytes: joinBytes(out), done: false, error: verdict }
+    // Forwarded untouched, so checked first, as the openai relay checks its events: the client's
+    // SDK would fail on data that is not JSON with an error that names no one.
+    if (!isJsonObjectAt(buffer, dataStart, end - 2)) return { bytes: joinBytes(out), done: false, error: notAnObject(this.provider, type, utf8.decode(buffer.subarray(dataStart, end - 2))) }
     out.push(buffer.subarray(start, end))
     return verdict === 'stop' ? { bytes: joinBytes(out), done: true } : undefined
   }
@@ -150,7 +153,7 @@ class NativeEvents implements EventReader {
       case 'message_start':
       case 'message_delta': {
         const event = parseJsonObject(data())
-        if (!event) return streamError(this.provider, `sent a ${type} event that is not a JSON object.`, data().slice(0, 500))
+        if (!event) return notAnObject(this.provider, type, data())
         mergeUsage(this.#usage, type === 'message_start' ? (isObject(event.message) ? event.message.usage : undefined) : event.usage)
         this.report.usage = usageOf(this.#usage)
         const finish = finishReasonOf(isObject(event.delta) ? event.delta.stop_reason : undefined)
@@ -211,6 +214,15 @@ class NativeEvents implements EventReader {
     }
     return { bytes: joinBytes(out), done: false }
   }
+}
+
+function notAnObject(provider: string, type: string, data: string): ProviderError {
+  return streamError(provider, `sent a ${type.slice(0, 64)} event that is not a JSON object.`, data.slice(0, 500))
+}
+
+/** `buffer[start, end)` is a JSON object: proven by the in-place scan, or, where it cannot prove it, by parsing. */
+function isJsonObjectAt(buffer: Uint8Array, start: number, end: number): boolean {
+  return scanJsonObject(buffer, start, end) !== NOT_PROVEN || parseJsonObject(utf8.decode(buffer.subarray(start, end))) !== undefined
 }
 
 /** Where the blank line that ends the event starting at `from` ends (its second LF), or -1. */

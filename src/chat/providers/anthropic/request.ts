@@ -54,11 +54,14 @@ const TRANSLATED = new Set([
 export function toMessagesRequest(request: ChatRequest, settings: TranslationSettings): JsonObject {
   for (const [field, value] of Object.entries(request)) {
     if (value === null || value === undefined || TRANSLATED.has(field)) continue
-    const refuse = REFUSED[field] as ((value: unknown) => boolean) | undefined
+    // Own keys only: a client's `__proto__` or `hasOwnProperty` field would otherwise find Object.prototype's members.
+    const refuse = Object.hasOwn(REFUSED, field) ? REFUSED[field] : undefined
     if (!refuse) throw unsupported(field, `'${field}' is not supported by Anthropic's Messages API`)
     if (refuse(value)) throw unsupported(field, `'${field}' has no equivalent in Anthropic's Messages API`)
   }
   const { system, messages } = messagesOf(request.messages)
+  // OpenAI answers a conversation of system messages alone; the Messages API needs a turn to answer.
+  if (messages.length === 0) throw unsupported('messages', "Anthropic's Messages API needs at least one user or assistant message with content")
   const body: JsonObject = { model: request.model, messages }
   if (system.length > 0) body.system = system
   Object.assign(body, limits(request, settings))
@@ -87,7 +90,7 @@ function limits(request: ChatRequest, settings: TranslationSettings): JsonObject
   let budget: number | undefined
   let askedByClient = false
   if (effort != null) {
-    if (effort !== 'none' && !(typeof effort === 'string' && effort in THINKING_BUDGETS)) {
+    if (effort !== 'none' && !(typeof effort === 'string' && Object.hasOwn(THINKING_BUDGETS, effort))) {
       throw unsupported('reasoning_effort', `'reasoning_effort' must be one of none, ${Object.keys(THINKING_BUDGETS).join(', ')}`)
     }
     budget = effort === 'none' ? undefined : THINKING_BUDGETS[effort as string]

@@ -4,7 +4,7 @@ import type { JsonObject, ProviderError } from '../provider'
 import { ERROR_BODY_LIMIT, postJson, readText, UpstreamCall } from '../upstream-call'
 import { streamError } from '../upstream-error'
 import type { UpstreamFetch } from '../upstream-fetch'
-import { anthropicHttpError } from './errors'
+import { anthropicEventError, anthropicHttpError } from './errors'
 
 /**
  * Settings of one Anthropic upstream. Retries are the registry's business, not the provider's;
@@ -68,6 +68,8 @@ export class AnthropicTransport {
       if (text === undefined) throw streamError(name, `answered with a body larger than this gateway's limit of ${limit} bytes (CHAT_MAX_RESPONSE_BYTES).`)
       const answer = parseJsonObject(text)
       if (!answer) throw streamError(name, 'answered with a body that is not a JSON object.', text.slice(0, 500))
+      // An error in a 200 (a proxy's, or a gateway's that speaks Anthropic) is mapped by its type, not taken for a message.
+      if (answer.type === 'error') throw anthropicEventError(name, String(body.model), text, this.clock())
       return answer
     } finally {
       call.end()

@@ -17,6 +17,8 @@ export function messagesOf(messages: JsonObject[]): { system: JsonObject[]; mess
   const system: JsonObject[] = []
   const turns: Turn[] = []
   const add = (role: Turn['role'], content: JsonObject[]) => {
+    // A message with nothing to say is left out rather than sent as an empty turn, which the API refuses.
+    if (content.length === 0) return
     const last = turns.at(-1)
     if (last?.role === role) last.content.push(...content)
     else turns.push({ role, content })
@@ -45,26 +47,34 @@ export function messagesOf(messages: JsonObject[]): { system: JsonObject[]; mess
   return { system, messages: turns }
 }
 
-/** Text only: a string, or `text` parts (`refusal` parts of an assistant's answer count as its text). */
+/**
+ * Text only: a string, or `text` parts (`refusal` parts of an assistant's answer count as its text).
+ * Empty text is left out: OpenAI takes `""` anywhere, the Messages API refuses an empty text block.
+ */
 function textBlocks(content: unknown, at: string): JsonObject[] {
   if (content == null) return []
-  if (typeof content === 'string') return [{ type: 'text', text: content }]
+  if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }]
   if (!Array.isArray(content)) throw unsupported(`${at}.content`, 'content must be a string or an array of parts')
-  return content.map((part, index) => textPart(part, `${at}.content[${index}]`))
+  return content.map((part, index) => textPart(part, `${at}.content[${index}]`)).filter(isNotEmpty)
 }
 
 function textPart(part: unknown, at: string): JsonObject {
   if (isObject(part) && part.type === 'text' && typeof part.text === 'string') return { type: 'text', text: part.text }
   if (isObject(part) && part.type === 'refusal' && typeof part.refusal === 'string') return { type: 'text', text: part.refusal }
+  if (isObject(part) && (part.type === 'text' || part.type === 'refusal')) throw unsupported(at, `a '${part.type}' part needs its ${part.type} as a string`)
   throw unsupported(at, `a '${isObject(part) ? String(part.type) : typeof part}' part is not supported here by Anthropic's Messages API`)
 }
 
+const isNotEmpty = (block: JsonObject) => block.type !== 'text' || block.text !== ''
+
 function userBlocks(content: unknown, at: string): JsonObject[] {
   if (!Array.isArray(content)) return textBlocks(content, at)
-  return content.map((part, index) => {
-    const where = `${at}.content[${index}]`
-    return isObject(part) && part.type === 'image_url' ? imageBlock(part.image_url, `${where}.image_url`) : textPart(part, where)
-  })
+  return content
+    .map((part, index) => {
+      const where = `${at}.content[${index}]`
+      return isObject(part) && part.type === 'image_url' ? imageBlock(part.image_url, `${where}.image_url`) : textPart(part, where)
+    })
+    .filter(isNotEmpty)
 }
 
 /**
@@ -84,12 +94,12 @@ function imageBlock(image: unknown, at: string): JsonObject {
 }
 
 /**
- * Text, then tool calls as `tool_use` blocks. Empty text is left out: the API refuses empty text
- * blocks, and clients send `content: ""` beside tool calls. `reasoning_content` is left out too:
+ * Text, then tool calls as `tool_use` blocks (clients send `content: ""` beside tool calls:
+ * no text block). `reasoning_content` is left out too:
  * Anthropic takes earlier thinking back only with the signature OpenAI's format cannot carry.
  */
 function assistantBlocks(message: JsonObject, at: string): JsonObject[] {
-  const blocks = textBlocks(message.content, at).filter((block) => block.text !== '')
+  const blocks = textBlocks(message.content, at)
   const calls = Array.isArray(message.tool_calls) ? message.tool_calls : []
   calls.forEach((call, index) => {
     const where = `${at}.tool_calls[${index}]`
@@ -115,7 +125,9 @@ function argumentsOf(text: unknown, at: string): JsonObject {
 function toolResult(message: JsonObject, at: string): JsonObject {
   const content = message.content
   const result: JsonObject = { type: 'tool_result', tool_use_id: message.tool_call_id }
-  if (typeof content === 'string') result.content = content
-  else if (content != null) result.content = textBlocks(content, at)
+  // An empty result is a result without content: an empty text block would be refused.
+  const blocks = textBlocks(content, at)
+  if (typeof content === 'string' && content !== '') result.content = content
+  else if (blocks.length > 0) result.content = blocks
   return result
 }

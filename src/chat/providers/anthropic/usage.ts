@@ -16,10 +16,15 @@ const FINISH_REASONS: Record<string, string> = {
   refusal: 'content_filter',
 }
 
-/** A stop reason we do not know yet is kept for the ledger when short and storable, like a relayed one. */
+/**
+ * A stop reason we do not know yet is kept for the ledger when short and storable, like a relayed one.
+ * Only the table's own keys count: the upstream's `constructor` or `__proto__` would otherwise find
+ * Object.prototype's members, and a function as the finish reason broke the route with a 500.
+ */
 export function finishReasonOf(stopReason: unknown): string | undefined {
   if (typeof stopReason !== 'string') return undefined
-  return FINISH_REASONS[stopReason] ?? (stopReason.length <= 64 && storable(stopReason) ? stopReason : 'unrecognized')
+  if (Object.hasOwn(FINISH_REASONS, stopReason)) return FINISH_REASONS[stopReason]
+  return stopReason.length <= 64 && storable(stopReason) ? stopReason : 'unrecognized'
 }
 
 /**
