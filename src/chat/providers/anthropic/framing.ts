@@ -1,0 +1,153 @@
+import { DEFAULT_MAX_EVENT_BYTES } from '../../../config/chat'
+import { EventTooLarge, SseDataDecoder } from '../../sse/decoder'
+import { eventTooLarge } from './errors'
+import { joinBytes, type EventReader, type EventStep } from './transport'
+
+/**
+ * What is done with each whole event of an Anthropic stream (see {@link EventFraming}). Both add
+ * what they send to `out` and return a step only to end the read there (the stream's end, or its
+ * failure).
+ */
+export interface EventSink {
+  /**
+   * An event in Anthropic's own form, `buffer[start, end)` = `event: <type>\ndata: <json>\n\n`:
+   * its type is `buffer[start + 7, typeEnd)`, its data `buffer[dataStart, end - 2)`, as bytes.
+   */
+  event(buffer: Uint8Array, start: number, typeEnd: number, dataStart: number, end: number, out: Uint8Array[]): EventStep | undefined
+  /** An event of a stream that left that form, decoded: its data. */
+  decoded(data: string, out: Uint8Array[]): EventStep | undefined
+}
+
+const LF = 0x0a
+const CR = 0x0d
+const COLON = 0x3a
+const EVENT_PREFIX = 'event: '
+const DATA_PREFIX = 'data: '
+
+/**
+ * An Anthropic event stream cut into whole events, read by read, without decoding it: each read
+ * hands its sink the events it completes, and an event split across reads waits for its end
+ * (copied, and at most `maxEventBytes` of it). Comments are dropped.
+ *
+ * Anthropic writes every event as `event: <type>\ndata: <one-line JSON>\n\n`. Anything else (CRLF
+ * or CR line ends, a byte-order mark, `id:` fields, data over several lines, a comment inside an
+ * event) moves the rest of the stream to the WHATWG decoder, whose events reach the sink decoded.
+ */
+export class EventFraming implements EventReader {
+  /** The start of an event that earlier reads did not complete. */
+  #pending: Uint8Array[] = []
+  #pendingSize = 0
+  /** Set once the stream left the usual form. */
+  #decoder: SseDataDecoder | undefined
+  /** An event boundary has passed: a byte-order mark would now be an ordinary character. */
+  #midStream = false
+
+  constructor(
+    readonly provider: string,
+    readonly sink: EventSink,
+    readonly maxEventBytes = DEFAULT_MAX_EVENT_BYTES,
+  ) {}
+
+  push(read: Uint8Array): EventStep {
+    if (this.#decoder) return this.#decoded(() => this.#decoder!.push(read), [])
+    const bom = !this.#midStream && this.#pendingSize === 0 && read[0] === 0xef
+    if (bom || read.includes(CR)) return this.#leave(this.#takePending(read), 0, [])
+    const out: Uint8Array[] = []
+    let buffer = read
+    let at = 0
+    if (this.#pendingSize > 0) {
+      const last = this.#pending.at(-1)!
+      const end = last[last.length - 1] === LF && read[0] === LF ? 0 : blankLineAt(read, 0)
+      if (end === -1) return this.#hold(read)
+      buffer = this.#takePending(read)
+      const closes = buffer.length - read.length + end + 1
+      const step = this.#event(buffer, 0, closes, out)
+      if (step) return step
+      at = closes
+    }
+    for (;;) {
+      while (buffer[at] === LF) at++
+      if (at >= buffer.length) return { bytes: joinBytes(out), done: false }
+      const end = blankLineAt(buffer, at)
+      if (end === -1) return this.#hold(buffer.subarray(at), out)
+      const step = this.#event(buffer, at, end + 1, out)
+      if (step) return step
+      at = end + 1
+    }
+  }
+
+  end(): EventStep {
+    if (this.#decoder) return this.#decoded(() => this.#decoder!.end(), [])
+    // An event without its closing blank line is dropped, as the standard says.
+    this.#pending = []
+    this.#pendingSize = 0
+    return { bytes: joinBytes([]), done: false }
+  }
+
+  /** One whole event, `buffer[start, end)` ending in its blank line: a comment is dropped, the usual form goes to the sink. */
+  #event(buffer: Uint8Array, start: number, end: number, out: Uint8Array[]): EventStep | undefined {
+    this.#midStream = true
+    const firstLineEnd = buffer.indexOf(LF, start)
+    if (buffer[start] === COLON && firstLineEnd === end - 2) return undefined
+    const shaped =
+      startsWith(buffer, start, EVENT_PREFIX) && startsWith(buffer, firstLineEnd + 1, DATA_PREFIX) && buffer.indexOf(LF, firstLineEnd + 1) === end - 2
+    if (!shaped) return this.#leave(buffer, start, out)
+    return this.sink.event(buffer, start, firstLineEnd, firstLineEnd + 1 + DATA_PREFIX.length, end, out)
+  }
+
+  /** Keeps the start of an unfinished event for the next read, unless it has grown past the limit. */
+  #hold(piece: Uint8Array, out: Uint8Array[] = []): EventStep {
+    // Copied, so that a partial event does not keep the whole read buffer alive.
+    this.#pending.push(piece.slice())
+    this.#pendingSize += piece.length
+    if (this.#pendingSize <= this.maxEventBytes) return { bytes: joinBytes(out), done: false }
+    this.#pending = []
+    this.#pendingSize = 0
+    return { bytes: joinBytes(out), done: false, error: eventTooLarge(this.provider, this.maxEventBytes) }
+  }
+
+  /** The unfinished event and `read` as one buffer. */
+  #takePending(read: Uint8Array): Uint8Array {
+    if (this.#pendingSize === 0) return read
+    const buffer = joinBytes([...this.#pending, read])
+    this.#pending = []
+    this.#pendingSize = 0
+    return buffer
+  }
+
+  /** From `start` (an event's start) on, the stream is decoded. */
+  #leave(buffer: Uint8Array, start: number, out: Uint8Array[]): EventStep {
+    this.#decoder = new SseDataDecoder({ midStream: this.#midStream || start > 0, maxEventChars: this.maxEventBytes })
+    return this.#decoded(() => this.#decoder!.push(buffer.subarray(start)), out)
+  }
+
+  #decoded(decode: () => string[], out: Uint8Array[]): EventStep {
+    let events: string[]
+    try {
+      events = decode()
+    } catch (error) {
+      if (!(error instanceof EventTooLarge)) throw error
+      return { bytes: joinBytes(out), done: false, error: eventTooLarge(this.provider, this.maxEventBytes) }
+    }
+    for (const data of events) {
+      const step = this.sink.decoded(data, out)
+      if (step) return step
+    }
+    return { bytes: joinBytes(out), done: false }
+  }
+}
+
+/** Where the blank line that ends the event starting at `from` ends (its second LF), or -1. */
+function blankLineAt(buffer: Uint8Array, from: number): number {
+  for (let at = buffer.indexOf(LF, from); at !== -1 && at + 1 < buffer.length; at = buffer.indexOf(LF, at + 1)) {
+    if (buffer[at + 1] === LF) return at + 1
+  }
+  return -1
+}
+
+/** Whether `buffer` holds the ASCII `prefix` at `at`. */
+export function startsWith(buffer: Uint8Array, at: number, prefix: string): boolean {
+  if (at + prefix.length > buffer.length) return false
+  for (let k = 0; k < prefix.length; k++) if (buffer[at + k] !== prefix.charCodeAt(k)) return false
+  return true
+}
