@@ -1,9 +1,11 @@
 /**
- * The benchmark's OpenAI-compatible upstream: `POST /v1/chat/completions` answers every
+ * The benchmark's upstream, in two wire formats. `POST /v1/chat/completions` answers every
  * streaming request with the role chunk, `--chunks` content chunks (64 by default), the finish
  * chunk and `[DONE]`, one event per stream pull (with `--gap-ms`, a pause before each event after
  * the first, so that each arrives in its own read, as a model's tokens do), built exactly like the test mock's events
- * (tests/chat/mock-upstream.ts). Bun.serve rather than the test mock's raw socket, so the
+ * (tests/chat/mock-upstream.ts). `POST /v1/messages` answers in Anthropic's Messages form with the
+ * same pieces as text deltas, between message_start/content_block_start and content_block_stop/
+ * message_delta/message_stop (bench/anthropic-relay.ts). Bun.serve rather than the test mock's raw socket, so the
  * upstream is never the bottleneck of a throughput run.
  *
  * With `--one-pull`, every event of a stream is written in the first pull instead, as the
@@ -12,7 +14,7 @@
  *
  *   bun bench/mock-upstream.ts --port 0 --chunks 64 [--gap-ms 0 | --one-pull]    # prints its base URL, runs until killed
  */
-import { eventsOf } from '../tests/chat/mock-upstream'
+import { eventsOf, piece } from '../tests/chat/mock-upstream'
 
 export type BenchUpstreamOptions = { port?: number; chunks?: number; gapMs?: number; onePull?: boolean }
 
@@ -33,16 +35,20 @@ export function serveBenchUpstream(options: BenchUpstreamOptions = {}) {
     }
     return events
   }
+  let messages: Uint8Array[] | undefined
+  const messagesFor = (body: Record<string, unknown>) => (messages ??= messagesEvents(chunks, String(body.model)))
   const server = Bun.serve({
     port: options.port ?? 0,
     hostname: '127.0.0.1',
     idleTimeout: 0,
     async fetch(request) {
-      if (request.method !== 'POST' || !new URL(request.url).pathname.endsWith('/chat/completions')) {
+      const path = new URL(request.url).pathname
+      const anthropic = path.endsWith('/messages')
+      if (request.method !== 'POST' || !(anthropic || path.endsWith('/chat/completions'))) {
         return Response.json({ error: { message: 'not found', type: 'invalid_request_error', param: null, code: null } }, { status: 404 })
       }
       const body = (await request.json()) as Record<string, unknown>
-      const events = eventsFor(body)
+      const events = anthropic ? messagesFor(body) : eventsFor(body)
       let next = 0
       return new Response(
         new ReadableStream<Uint8Array>({
@@ -64,6 +70,20 @@ export function serveBenchUpstream(options: BenchUpstreamOptions = {}) {
     },
   })
   return { baseUrl: `http://127.0.0.1:${server.port}/v1`, stop: () => server.stop(true) }
+}
+
+/** A Messages stream of `chunks` text deltas, each event `event: <type>\ndata: <json>\n\n` as Anthropic writes it. */
+function messagesEvents(chunks: number, model: string): Uint8Array[] {
+  const event = (data: { type: string; [key: string]: unknown }) => encoder.encode(`event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`)
+  const usage = { input_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 }
+  return [
+    event({ type: 'message_start', message: { id: 'msg_mock', type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage } }),
+    event({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
+    ...Array.from({ length: chunks }, (_, i) => event({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: piece(i) } })),
+    event({ type: 'content_block_stop', index: 0 }),
+    event({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: chunks } }),
+    event({ type: 'message_stop' }),
+  ]
 }
 
 if (import.meta.main) {

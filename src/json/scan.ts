@@ -194,6 +194,45 @@ function scanString(bytes: Uint8Array, i: number, end: number): number {
 }
 
 /**
+ * `bytes[i]` is a string's opening quote: the index after its closing quote when the string is
+ * written exactly as `JSON.stringify` writes its value (well-formed UTF-8 as it is, `"` `\\` and
+ * \b \f \n \r \t escaped short, other control characters as lowercase `\u00xx`), else -1. Bytes
+ * that pass can be spliced into output that must equal `JSON.stringify`'s, without decoding them.
+ */
+export function scanCanonicalString(bytes: Uint8Array, i: number, end: number): number {
+  i++
+  for (;;) {
+    while (i < end && PLAIN[bytes[i]] === 1) i++
+    if (i >= end) return -1
+    const c = bytes[i]
+    if (c === QUOTE) return i + 1
+    if (c === BACKSLASH) {
+      if (i + 1 >= end) return -1
+      const e = bytes[i + 1]
+      if (e === QUOTE || e === BACKSLASH || e === 0x62 || e === 0x66 || e === 0x6e || e === 0x72 || e === 0x74) i += 2
+      else if (e === 0x75 && isShortControlEscape(bytes, i + 2, end)) i += 6
+      else return -1
+    } else if (c < SPACE) {
+      return -1
+    } else {
+      i = scanUtf8(bytes, i, end)
+      if (i < 0) return -1
+    }
+  }
+}
+
+/** `00xx` (lowercase hex) of a control character that has no short escape: how JSON.stringify writes it. */
+function isShortControlEscape(bytes: Uint8Array, i: number, end: number): boolean {
+  if (i + 4 > end || bytes[i] !== ZERO || bytes[i + 1] !== ZERO) return false
+  const high = bytes[i + 2]
+  const low = bytes[i + 3]
+  const lowValue = low >= ZERO && low <= NINE ? low - ZERO : low >= 0x61 && low <= 0x66 ? low - 0x61 + 10 : -1
+  if (lowValue < 0 || (high !== ZERO && high !== ZERO + 1)) return false
+  const code = (high - ZERO) * 16 + lowValue
+  return code !== 0x08 && code !== 0x09 && code !== 0x0a && code !== 0x0c && code !== 0x0d
+}
+
+/**
  * One multi-byte UTF-8 sequence starting at `i`, checked against the well-formed byte
  * sequences of the Unicode Standard (table 3-7): no overlong forms, no surrogates, nothing
  * above U+10FFFF. Returns the index after it, or -1.

@@ -1,14 +1,16 @@
-import { DEFAULT_ANTHROPIC_MAX_TOKENS, DEFAULT_MAX_EVENT_BYTES } from '../../../config/chat'
+import { DEFAULT_ANTHROPIC_MAX_TOKENS } from '../../../config/chat'
 import { parseJsonObject } from '../../../json/scan'
-import { EventTooLarge, SseDataDecoder } from '../../sse/decoder'
+import { SseDataDecoder } from '../../sse/decoder'
 import { encodeEvent } from '../../sse/encode'
 import { isObject, type ProviderError, type ChatCompletion, type ChatCompletionChunk, type ChatProvider, type ChatRequest, type NativeMessages, type StreamReport } from '../provider'
 import { streamError } from '../upstream-error'
 import { ChunkTranslator, completionOf, OutOfOrder } from './chunks'
-import { anthropicEventError, eventTooLarge } from './errors'
+import { anthropicEventError } from './errors'
+import { isDeltaEvent, spliceDelta } from './delta-splice'
+import { EventFraming, type EventSink } from './framing'
 import { nativeMessages } from './native'
 import { toMessagesRequest, type TranslationSettings } from './request'
-import { AnthropicTransport, joinBytes, type AnthropicProviderOptions, type EventReader, type EventStep } from './transport'
+import { AnthropicTransport, joinBytes, type AnthropicProviderOptions, type EventStep } from './transport'
 
 export type { AnthropicProviderOptions } from './transport'
 
@@ -64,63 +66,49 @@ class AnthropicProvider implements ChatProvider {
     const { name, maxEventBytes } = this.#transport.options
     const translator = new ChunkTranslator(report, this.#transport.clock)
     const errorOf = (data: string) => anthropicEventError(name, request.model, data, this.#transport.clock())
-    const reader = new TranslatedEvents(name, translator, options.include_usage === true, errorOf, maxEventBytes)
+    const reader = new EventFraming(name, new TranslatedEvents(name, translator, options.include_usage === true, errorOf), maxEventBytes)
     yield* this.#transport.events(body, signal, reader)
   }
 }
 
-/** Anthropic's events decoded and translated read by read, as OpenAI's `data:` events. */
-class TranslatedEvents implements EventReader {
-  readonly #decoder: SseDataDecoder
-
+/**
+ * Anthropic's events translated as each read completes them, as OpenAI's `data:` events. A delta
+ * in Anthropic's compact form is spliced without parsing (delta-splice.ts); every other event is
+ * parsed and translated by the {@link ChunkTranslator}, which both ways keep in step.
+ */
+class TranslatedEvents implements EventSink {
   constructor(
     readonly provider: string,
     readonly translator: ChunkTranslator,
     readonly includeUsage: boolean,
     readonly errorOf: (data: string) => ProviderError,
-    readonly maxEventBytes = DEFAULT_MAX_EVENT_BYTES,
-  ) {
-    this.#decoder = new SseDataDecoder({ maxEventChars: maxEventBytes })
+  ) {}
+
+  event(buffer: Uint8Array, start: number, typeEnd: number, dataStart: number, end: number, out: Uint8Array[]): EventStep | undefined {
+    if (isDeltaEvent(buffer, start + EVENT_PREFIX_LENGTH, typeEnd) && spliceDelta(buffer, dataStart, end - 2, this.translator, out)) return undefined
+    return this.decoded(utf8.decode(buffer.subarray(dataStart, end - 2)), out)
   }
 
-  push(read: Uint8Array): EventStep {
-    return this.#step(() => this.#decoder.push(read))
-  }
-
-  end(): EventStep {
-    return this.#step(() => this.#decoder.end())
-  }
-
-  #step(decode: () => string[]): EventStep {
-    const out: Uint8Array[] = []
-    let events: string[]
+  decoded(data: string, out: Uint8Array[]): EventStep | undefined {
+    const event = parseJsonObject(data)
+    if (!event) return { bytes: joinBytes(out), done: false, error: streamError(this.provider, 'sent an event that is not a JSON object.', data.slice(0, 500)) }
+    if (event.type === 'error') return { bytes: joinBytes(out), done: false, error: this.errorOf(data) }
+    let chunks: ChatCompletionChunk[]
     try {
-      events = decode()
+      chunks = this.translator.push(event)
     } catch (error) {
-      if (!(error instanceof EventTooLarge)) throw error
-      return { bytes: joinBytes([]), done: false, error: eventTooLarge(this.provider, this.maxEventBytes) }
+      if (!(error instanceof OutOfOrder)) throw error
+      return { bytes: joinBytes(out), done: false, error: streamError(this.provider, error.message, data.slice(0, 500)) }
     }
-    for (const data of events) {
-      const event = parseJsonObject(data)
-      if (!event) return { bytes: joinBytes(out), done: false, error: streamError(this.provider, 'sent an event that is not a JSON object.', data.slice(0, 500)) }
-      if (event.type === 'error') return { bytes: joinBytes(out), done: false, error: this.errorOf(data) }
-      let chunks: ChatCompletionChunk[]
-      try {
-        chunks = this.translator.push(event)
-      } catch (error) {
-        if (!(error instanceof OutOfOrder)) throw error
-        return { bytes: joinBytes(out), done: false, error: streamError(this.provider, error.message, data.slice(0, 500)) }
-      }
-      for (const chunk of chunks) {
-        if (chunk.choices.length > 0 || this.includeUsage) out.push(encodeEvent(chunk))
-      }
-      if (this.translator.done) {
-        out.push(DONE)
-        return { bytes: joinBytes(out), done: true }
-      }
+    for (const chunk of chunks) {
+      if (chunk.choices.length > 0 || this.includeUsage) out.push(encodeEvent(chunk))
     }
-    return { bytes: joinBytes(out), done: false }
+    if (!this.translator.done) return undefined
+    out.push(DONE)
+    return { bytes: joinBytes(out), done: true }
   }
 }
 
+const EVENT_PREFIX_LENGTH = 'event: '.length
+const utf8 = new TextDecoder()
 const DONE = new TextEncoder().encode('data: [DONE]\n\n')

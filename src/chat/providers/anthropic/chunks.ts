@@ -4,6 +4,13 @@ import { finishReasonOf, mergeUsage, usageOf } from './usage'
 /** What every chunk of one stream shares. */
 type ChunkBase = { id: string; object: 'chat.completion.chunk'; created: number; model: string }
 
+/** The bytes of a chunk around its one string, for a delta spliced in without parsing it (see delta-splice.ts). */
+export type SpliceFrame = { head: Uint8Array; tail: Uint8Array }
+
+/** The delta types whose string makes a chunk, and the block each belongs to. */
+export type DeltaType = 'text_delta' | 'thinking_delta' | 'input_json_delta'
+const KIND_OF: Record<DeltaType, Block['kind']> = { text_delta: 'text', thinking_delta: 'thinking', input_json_delta: 'tool' }
+
 /** What a content block becomes: text, thinking, or the OpenAI tool call with this index (`sent`: some of its arguments went out). */
 type Block = { kind: 'text' } | { kind: 'thinking' } | { kind: 'tool'; index: number; sent: boolean } | { kind: 'other' }
 
@@ -40,6 +47,8 @@ export class ChunkTranslator {
   #usage: JsonObject = {}
   #tools = 0
   #started = false
+  /** Frames made so far: one for text, one for thinking, one per tool call. */
+  readonly #frames = new Map<string | number, SpliceFrame>()
   /** `message_stop` arrived: the answer is whole. */
   done = false
 
@@ -80,6 +89,33 @@ export class ChunkTranslator {
         return [{ ...this.#base, choices: [], usage: usageOf(this.#usage) }]
     }
     return []
+  }
+
+  /**
+   * The frame of the chunk a `type` delta of block `index` makes, when that block takes such
+   * deltas; the event is then counted, and its string goes between head and tail as the upstream
+   * wrote it. Undefined otherwise: the event goes the parsed way, which knows what to do with it.
+   * Not called for an empty string, which makes no chunk.
+   */
+  spliceFrame(index: number, type: DeltaType): SpliceFrame | undefined {
+    const block = this.#blocks.get(index)
+    if (block === undefined || block.kind !== KIND_OF[type]) return undefined
+    this.#report.events++
+    if (block.kind !== 'tool') return this.#frame(block.kind, block.kind === 'text' ? { content: SPLICED } : { reasoning_content: SPLICED })
+    block.sent = true
+    return this.#frame(block.index, { tool_calls: [{ index: block.index, function: { arguments: SPLICED } }] })
+  }
+
+  /** The chunk of `delta` (whose one string is {@link SPLICED}) cut around that string, made once per stream and key. */
+  #frame(key: string | number, delta: JsonObject): SpliceFrame {
+    let frame = this.#frames.get(key)
+    if (frame) return frame
+    const text = `data: ${JSON.stringify(this.#chunk(delta, null))}\n\n`
+    // The base's strings (id, model) come first and may hold anything; nothing after the delta is a string.
+    const at = text.lastIndexOf(`"${SPLICED}"`)
+    frame = { head: encoder.encode(text.slice(0, at + 1)), tail: encoder.encode(text.slice(at + 1 + SPLICED.length)) }
+    this.#frames.set(key, frame)
+    return frame
   }
 
   #start(message: JsonObject): ChatCompletionChunk[] {
@@ -150,6 +186,9 @@ export class ChunkTranslator {
     return { ...this.#base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] }
   }
 }
+
+const SPLICED = 'SPLICED'
+const encoder = new TextEncoder()
 
 /** The events that only make sense inside a message; `message_stop` is the last of them. */
 const EVENTS_AFTER_START = new Set<unknown>(['content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop'])
