@@ -24,6 +24,7 @@ beforeAll(async () => {
   const claude = { kind: 'anthropic', baseUrl: anthropic.baseUrl, apiKey: 'sk-ant-upstream', maxRetries: 0 }
   trellis = await makeTestApp({
     env: {
+      CHAT_KEEPALIVE_MS: '50',
       CHAT_PROVIDERS: JSON.stringify({ claude, patient: { ...claude, maxRetries: 1, retryBaseMs: 1 } }),
       CHAT_MODELS: JSON.stringify({
         claude: [{ provider: 'claude', model: 'claude-sonnet-4-5' }],
@@ -109,6 +110,38 @@ describe('answers come back as the upstream sent them', () => {
     expect(await client.messages.countTokens({ model: 'claude', messages: ASK.messages })).toEqual({ input_tokens: 321 })
     expect(anthropic.requests[0]!.path).toBe('/v1/messages/count_tokens')
     expect(anthropic.requests[0]!.body.model).toBe('claude-sonnet-4-5')
+  })
+})
+
+/** A raw streamed `POST /v1/messages`, for what the SDK does not show: pings, and hanging up. */
+const rawStream = (signal?: AbortSignal) =>
+  fetch(`http://127.0.0.1:${server.port}/v1/messages`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': token },
+    body: JSON.stringify({ ...ASK, stream: true }),
+    signal,
+  })
+
+describe('a long-lived native stream', () => {
+  test('while the upstream is silent, Trellis sends its own pings, in Anthropic’s form', async () => {
+    anthropic.script({ pings: 'none', firstEventDelayMs: 300 })
+    const text = await (await rawStream()).text()
+    const [before] = text.split('event: message_start\n')
+    expect(before!.length).toBeGreaterThan(0)
+    expect(before!.split('\n\n').filter(Boolean).every((event) => event === 'event: ping\ndata: {"type": "ping"}')).toBe(true)
+    expect(text).toEndWith('event: message_stop\ndata: {"type":"message_stop"}\n\n')
+  })
+
+  test('a client that hangs up mid-stream aborts the upstream request', async () => {
+    anthropic.script({ stallAfterEvents: 3 })
+    const abort = new AbortController()
+    const response = await rawStream(abort.signal)
+    const reader = response.body!.getReader()
+    await reader.read()
+    abort.abort()
+    const seen = anthropic.requests[0]!
+    await Promise.race([seen.aborted, Bun.sleep(3_000)])
+    expect(seen.wasAborted).toBe(true)
   })
 })
 
