@@ -43,6 +43,8 @@ async function relayed(body: string | Uint8Array): Promise<{ text: string; bytes
     ...PROVIDER_DEFAULTS,
     name: 'claude',
     baseUrl: 'http://upstream.invalid/v1',
+    // Chunks carry the second message_start arrived in: fixed, so that two runs compare.
+    clock: () => new Date(1_700_000_000_000),
     fetch: async () => new Response(body as unknown as BodyInit, { headers: { 'content-type': 'text/event-stream' } }),
   })
   const report: StreamReport = { events: 0 }
