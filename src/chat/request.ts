@@ -2,6 +2,8 @@ import type { TSchema } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors'
 import { fieldName } from '../json/pointer'
+import { deepestPath } from '../json/depth'
+import { MAX_DEPTH } from '../json/grammar'
 import { ChatCompletionRequest } from './model'
 import { OpenAIError } from '../http/openai-errors'
 
@@ -24,6 +26,12 @@ export function parseChatRequest(text: string): ChatCompletionRequest {
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw badRequest('The request body must be a JSON object.', null)
+  }
+  // JSON.parse takes any depth, but the prompt estimate and the body sent upstream recurse.
+  const deep = deepestPath(body)
+  if (deep) {
+    const param = fieldName(`/${deep.slice(0, 5).map((key) => key.slice(0, 64).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`)
+    throw badRequest(`Invalid '${param}': objects and arrays may nest at most ${MAX_DEPTH} levels deep.`, param, 'invalid_value')
   }
   // Check first: walking Errors() on a valid body costs far more than the compiled check.
   if (!requestCheck.Check(body)) throw describeIssue(requestCheck.Errors(body).First()!)

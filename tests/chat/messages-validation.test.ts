@@ -27,6 +27,10 @@ const messages = (body: unknown, init: { headers?: Record<string, string>; raw?:
 const USER = [{ role: 'user', content: 'hi' }]
 const valid = { model: 'echo', max_tokens: 16, messages: USER }
 const tool = { name: 'get_weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }
+/** A user turn and the assistant's call of tool `t`, which the next user turn must answer. */
+const TOOL_TURN = [USER[0], { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'f', input: {} }] }]
+/** `{"a":{"a":…1…}}`, `depth` objects deep, built without recursion. */
+const nested = (depth: number): Record<string, unknown> => JSON.parse('{"a":'.repeat(depth) + '1' + '}'.repeat(depth))
 
 /** One row per bad body: what is sent, and the start of the message that must come back. */
 const BAD_BODIES: [name: string, body: Record<string, unknown>, message: string][] = [
@@ -49,7 +53,7 @@ const BAD_BODIES: [name: string, body: Record<string, unknown>, message: string]
   ['an image without a source', { ...valid, messages: [{ role: 'user', content: [{ type: 'image' }] }] }, 'messages.0.content.0.source: Field required'],
   ['tool_use input a string', { ...valid, messages: [USER[0], { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'f', input: '{}' }] }] }, 'messages.1.content.0.input: Input should be a valid dictionary'],
   ['tool_result without its id', { ...valid, messages: [{ role: 'user', content: [{ type: 'tool_result', content: 'x' }] }] }, 'messages.0.content.0.tool_use_id: Field required'],
-  ['a bad block inside a tool_result', { ...valid, messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: [{ type: 'text', text: 1 }] }] }] }, 'messages.0.content.0.content.0.text: Input should be a valid string'],
+  ['a bad block inside a tool_result', { ...valid, messages: [...TOOL_TURN, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: [{ type: 'text', text: 1 }] }] }] }, 'messages.2.content.0.content.0.text: Input should be a valid string'],
   ['thinking without a signature', { ...valid, messages: [USER[0], { role: 'assistant', content: [{ type: 'thinking', thinking: 'hm' }] }] }, 'messages.1.content.0.signature: Field required'],
   ['system a number', { ...valid, system: 1 }, 'system: Input should be a valid string or a valid list'],
   ['a system block that is not text', { ...valid, system: [{ type: 'image', text: 'x' }] }, "system.0.type: Input should be 'text'"],
@@ -75,6 +79,18 @@ const BAD_BODIES: [name: string, body: Record<string, unknown>, message: string]
   ['a thinking budget not below max_tokens', { ...valid, max_tokens: 2048, thinking: { type: 'enabled', budget_tokens: 2048 } }, 'max_tokens: Input should be greater than thinking.budget_tokens (2048)'],
   ['thinking of an unknown type', { ...valid, thinking: { type: 'on' } }, "thinking.type: Input should be 'enabled', 'disabled' or 'adaptive'"],
   ['metadata.user_id a number', { ...valid, metadata: { user_id: 7 } }, 'metadata.user_id: Input should be a valid string or null'],
+  // Every walk after parsing recurses (the estimate's JSON.stringify overflowed the stack: a 500); JSON.parse itself takes any depth.
+  ['a tool_use input nested past 128 levels', { ...valid, messages: [...TOOL_TURN.slice(0, 1), { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'f', input: nested(5_000) }] }] }, 'messages.1.content.0.input: Input should not nest objects and lists more than 128 levels deep'],
+  ['an input_schema nested past 128 levels', { ...valid, tools: [{ name: 'f', input_schema: { type: 'object', properties: nested(5_000) } }] }, 'tools.0.input_schema.properties.a: Input should not nest'],
+  ['metadata nested past 128 levels', { ...valid, metadata: nested(200) }, 'metadata.a.a.a.a: Input should not nest'],
+  // Anthropic's pairing of tool calls and results (OpenAI's API requires the same); echo answered these with an empty 200.
+  ['two tool_use blocks of one id', { ...valid, messages: [USER[0], { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'f', input: {} }, { type: 'tool_use', id: 't', name: 'f', input: {} }] }] }, "messages.1.content.1.id: tool_use ids must be unique; 't' is used twice"],
+  ['a tool_result for an unknown id', { ...valid, messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'nope', content: 'x' }] }] }, "messages.0.content.0.tool_use_id: unexpected tool_use_id 'nope'"],
+  ['a tool_result for a tool_use two messages back', { ...valid, messages: [...TOOL_TURN, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'x' }] }, { role: 'assistant', content: 'ok' }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'x' }] }] }, "messages.4.content.0.tool_use_id: unexpected tool_use_id 't'"],
+  ['a tool_use left without its tool_result', { ...valid, messages: [...TOOL_TURN, { role: 'user', content: 'and?' }] }, "messages.2.content: tool_use id 't' of messages.1 has no tool_result block here"],
+  ['an empty content list', { ...valid, messages: [{ role: 'user', content: [] }] }, 'messages.0.content: all messages must have non-empty content except for the optional final assistant message'],
+  ['an empty content string', { ...valid, messages: [{ role: 'user', content: '' }] }, 'messages.0.content: all messages must have non-empty content'],
+  ['an empty assistant turn before the last', { ...valid, messages: [USER[0], { role: 'assistant', content: [] }, USER[0]] }, 'messages.1.content: all messages must have non-empty content'],
 ]
 
 /** What a model served through OpenAI's form cannot take: a 400 naming the field, never a silent drop. */
@@ -84,7 +100,7 @@ const UNTRANSLATABLE: [name: string, body: Record<string, unknown>, field: strin
   ['a server tool', { ...valid, tools: [{ type: 'web_search_20250305', name: 'web_search' }] }, 'tools.0.type'],
   ['a document block', { ...valid, messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'x' } }] }] }, 'messages.0.content.0.type'],
   ['an image by file id', { ...valid, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'file', file_id: 'f_1' } }] }] }, 'messages.0.content.0.source'],
-  ['an image inside a tool_result', { ...valid, messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: [{ type: 'image', source: { type: 'url', url: 'https://x/y.png' } }] }] }] }, 'messages.0.content.0.content.0.type'],
+  ['an image inside a tool_result', { ...valid, messages: [...TOOL_TURN, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: [{ type: 'image', source: { type: 'url', url: 'https://x/y.png' } }] }] }] }, 'messages.2.content.0.content.0.type'],
   ['a block type Trellis does not model', { ...valid, messages: [{ role: 'user', content: [{ type: 'search_result', source: 's', title: 't', content: [] }] }] }, 'messages.0.content.0.type'],
   ['a tool_use block in a user message', { ...valid, messages: [{ role: 'user', content: [{ type: 'tool_use', id: 't', name: 'f', input: {} }] }] }, 'messages.0.content.0.type'],
 ]

@@ -18,6 +18,8 @@ beforeAll(async () => {
 afterAll(() => app.close())
 
 const base = { model: 'echo', messages: USER('hi') }
+/** `{"a":{"a":…}}`, `levels` objects deep. */
+const nested = (levels: number): unknown => (levels === 1 ? {} : { a: nested(levels - 1) })
 const tool = { type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } } }
 
 // [case, body, param, fragment of the message]
@@ -77,6 +79,9 @@ const BAD_REQUESTS: [string, unknown, string | null, string][] = [
   ['129 tool calls in one message', { ...base, messages: [{ role: 'assistant', tool_calls: Array.from({ length: 129 }, (_, i) => ({ id: `c${i}`, type: 'function', function: { name: 'f', arguments: '{}' } })) }, ...USER('hi')] }, 'messages[0].tool_calls', 'at most 128 items, but got 129'],
   ['body is an array', [base], null, 'must be a JSON object'],
   ['body is not JSON', '{"model": "echo",', null, 'could not parse the JSON body'],
+  // JSON.parse takes any depth; the prompt estimate and the body sent upstream overflowed the stack on it (a 500).
+  ['tool parameters nested 100,000 levels deep', `{"model":"echo","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":${'['.repeat(100_000)}${']'.repeat(100_000)}}}]}`, 'tools[0].function.parameters[0]', 'may nest at most 128 levels deep'],
+  ['a vendor field nested 129 levels deep', { ...base, vendor: nested(129) }, 'vendor.a.a.a.a', 'may nest at most 128 levels deep'],
 ]
 
 describe('a bad request is a 400 naming param', () => {

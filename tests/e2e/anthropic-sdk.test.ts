@@ -264,6 +264,19 @@ describe('each SDK error class for its status, with Anthropic error types', () =
     })
   }
 
+  // JSON.parse takes any depth; the prompt estimate's JSON.stringify then overflowed the stack, a 500 on both routes.
+  test('a body nested 100,000 deep is a 400 naming the field, on /v1/messages and count_tokens', async () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`
+    const prompt = `"messages":[{"role":"user","content":"hi"}],"tools":[{"name":"f","input_schema":{"type":"object","p":${deep}}}]`
+    for (const [path, body] of [['/v1/messages', `{"model":"echo","max_tokens":16,${prompt}}`], ['/v1/messages/count_tokens', `{"model":"echo",${prompt}}`]]) {
+      const response = await fetch(`${baseURL}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': trellis.token }, body })
+      expect(response.status).toBe(400)
+      const answer = await response.json()
+      expect(answer).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: expect.any(String) }, request_id: response.headers.get('request-id') })
+      expect(answer.error.message).toStartWith('tools.0.input_schema.p.0: Input should not nest objects and lists more than 128 levels deep')
+    }
+  })
+
   test('a 429 says when to retry', async () => {
     const error = (await ask({ model: 'rate-limited' })) as RateLimitError
     expect(error.headers.get('retry-after')).toBe('20')

@@ -1,4 +1,5 @@
 import { ProviderError, type ChatCompletion, type ChatCompletionChunk, isObject, type JsonObject, noteChunk, type StreamReport } from '../providers/provider'
+import { tooLarge } from '../sse/writer'
 
 /*
  * OpenAI's answers in Anthropic's form: a completion as a `message`, a chunk stream as Anthropic's
@@ -43,9 +44,19 @@ export function usageOf(usage: JsonObject | undefined) {
 /** A message id as Anthropic shapes them: `msg_` and 24 random hex digits. */
 export const messageId = () => `msg_${crypto.randomUUID().replaceAll('-', '').slice(0, 24)}`
 
+/**
+ * The choice a message is made of: the first, which is choice 0. An upstream asked for one choice
+ * may still send others (`n` it ignored); their text must not run into the message.
+ */
+function firstChoice(choices: unknown): JsonObject | undefined {
+  if (!Array.isArray(choices)) return undefined
+  const choice: unknown = choices.find((candidate) => isObject(candidate) && (candidate.index === 0 || candidate.index === undefined))
+  return isObject(choice) ? choice : undefined
+}
+
 /** A whole completion as a `message`, named `model` (the client's name for it). */
 export function messageOf(completion: ChatCompletion, model: string, showThinking: boolean): JsonObject {
-  const choice = completion.choices[0] as { message?: JsonObject; finish_reason?: string } | undefined
+  const choice = firstChoice(completion.choices) as { message?: JsonObject; finish_reason?: string } | undefined
   const message = choice?.message ?? {}
   const content: JsonObject[] = []
   if (showThinking && typeof message.reasoning_content === 'string' && message.reasoning_content !== '') {
@@ -54,8 +65,8 @@ export function messageOf(completion: ChatCompletion, model: string, showThinkin
   if (typeof message.content === 'string' && message.content !== '') content.push({ type: 'text', text: message.content })
   if (typeof message.refusal === 'string' && message.refusal !== '') content.push({ type: 'text', text: message.refusal })
   for (const call of Array.isArray(message.tool_calls) ? (message.tool_calls as JsonObject[]) : []) {
-    const fn = (call.function ?? {}) as { name?: unknown; arguments?: unknown }
-    content.push({ type: 'tool_use', id: call.id, name: fn.name, input: toolInput(fn.arguments) })
+    const fn = (isObject(call.function) ? call.function : {}) as { name?: unknown; arguments?: unknown }
+    content.push({ type: 'tool_use', id: toolUseId(call.id), name: toolName(fn.name), input: toolInput(fn.arguments) })
   }
   return {
     id: messageId(),
@@ -67,6 +78,15 @@ export function messageOf(completion: ChatCompletion, model: string, showThinkin
     stop_sequence: null,
     usage: usageOf(isObject(completion.usage) ? completion.usage : undefined),
   }
+}
+
+/** The upstream's id for a tool call, or one in Anthropic's shape when it gave none. */
+const toolUseId = (id: unknown): string => (typeof id === 'string' && id !== '' ? id : `toolu_${crypto.randomUUID().replaceAll('-', '').slice(0, 24)}`)
+
+/** A tool_use block without a name cannot be answered: the upstream's fault, said as such. */
+function toolName(name: unknown): string {
+  if (typeof name === 'string' && name !== '') return name
+  throw new ProviderError(502, 'The upstream answered a tool call without a name.')
 }
 
 /** A tool call's arguments as the `input` object Anthropic's clients expect; anything else is the upstream's fault. */
@@ -85,27 +105,40 @@ function toolInput(text: unknown): JsonObject {
 type Block = 'text' | 'thinking' | 'tool_use'
 
 /**
+ * A tool call as its deltas arrive. `held` until it can be shown: Anthropic's blocks come one at a
+ * time and each whole, so a tool call waits for its name (some upstreams send arguments first),
+ * and for the open tool_use block to close (some interleave the deltas of parallel calls; those
+ * held to the end are sent whole then). `live` while its block is open, `done` once it closed.
+ */
+type ToolCall = { id?: string; name?: string; args: string; state: 'held' | 'live' | 'done' }
+
+/**
  * A chunk stream as Anthropic's events: `message_start` once the first chunk is in (so a failure
  * before it can still be retried or fall back), a content block per run of text, thinking or one
  * tool call, then `message_delta` with the stop reason and the usage (which an OpenAI upstream
  * reports only in its last chunk) and `message_stop`. Each item is the events one chunk made.
+ * `maxHeld`: the most bytes of tool-call arguments held back (the response's own cap).
  */
-export async function* anthropicEvents(chunks: AsyncIterable<ChatCompletionChunk>, model: string, showThinking: boolean, report: StreamReport): AsyncGenerator<Uint8Array> {
+export async function* anthropicEvents(chunks: AsyncIterable<ChatCompletionChunk>, model: string, showThinking: boolean, report: StreamReport, maxHeld: number): AsyncGenerator<Uint8Array> {
   const iterator = chunks[Symbol.asyncIterator]()
-  const blocks = new BlockWriter(showThinking)
+  const blocks = new BlockWriter(showThinking, maxHeld)
   try {
     let result = await iterator.next()
     const usage = report.usage ? usageOf(report.usage) : usageOf(undefined)
     const start = { id: messageId(), type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage }
+    // An upstream that sent no chunk at all still gets a whole (empty) message: the SDKs refuse events without message_start.
     let text = eventText({ type: 'message_start', message: start })
     while (!result.done) {
+      const finishReason = report.finishReason
       noteChunk(report, result.value)
+      // Another choice's finish reason is not this message's stop reason.
+      if (result.value.choices?.[0] !== firstChoice(result.value.choices)) report.finishReason = finishReason
       text += blocks.chunk(result.value)
       if (text !== '') yield encoder.encode(text)
       text = ''
       result = await iterator.next()
     }
-    yield encoder.encode(blocks.finish(report))
+    yield encoder.encode(text + blocks.finish(report))
   } finally {
     await iterator.return?.()
   }
@@ -114,19 +147,27 @@ export async function* anthropicEvents(chunks: AsyncIterable<ChatCompletionChunk
 /** Which content block is open, and the events that open, fill and close blocks. */
 class BlockWriter {
   readonly #showThinking: boolean
+  readonly #maxHeld: number
   #open: Block | undefined
   #index = -1
-  /** The OpenAI index of the tool call the open tool_use block holds. */
-  #toolCall = -1
+  /** Tool calls by their OpenAI index; the one whose tool_use block is open. */
+  readonly #calls = new Map<number, ToolCall>()
+  #live: ToolCall | undefined
+  #held = 0
+  /** Choice 0 has finished: what an upstream sends after that is not part of the message. */
+  #finished = false
 
-  constructor(showThinking: boolean) {
+  constructor(showThinking: boolean, maxHeld: number) {
     this.#showThinking = showThinking
+    this.#maxHeld = maxHeld
   }
 
   chunk(chunk: ChatCompletionChunk): string {
-    const choice = chunk.choices[0] as { delta?: JsonObject } | undefined
-    const delta = choice?.delta
-    if (!delta) return ''
+    const choice = firstChoice(chunk.choices)
+    if (this.#finished || !choice) return ''
+    if (typeof choice.finish_reason === 'string') this.#finished = true
+    const delta = choice.delta
+    if (!isObject(delta)) return ''
     let text = ''
     if (this.#showThinking && typeof delta.reasoning_content === 'string' && delta.reasoning_content !== '') {
       text += this.#ensure('thinking', { type: 'thinking', thinking: '', signature: '' })
@@ -137,29 +178,49 @@ class BlockWriter {
       text += this.#ensure('text', { type: 'text', text: '' })
       text += this.#delta({ type: 'text_delta', text: piece })
     }
-    for (const call of Array.isArray(delta.tool_calls) ? (delta.tool_calls as JsonObject[]) : []) text += this.#toolCallDelta(call)
+    for (const call of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) if (isObject(call)) text += this.#toolCallDelta(call)
     return text
   }
 
-  /** Closes the open block; then the stop reason and the whole usage, and the end. */
+  /** Closes the open block and sends the tool calls still held, each whole; then the stop reason and the whole usage, and the end. */
   finish(report: StreamReport): string {
+    let text = this.#close()
+    for (const index of [...this.#calls.keys()].sort((a, b) => a - b)) {
+      const call = this.#calls.get(index)!
+      if (call.state !== 'held') continue
+      text += this.#startTool(call) + this.#close()
+    }
     const usage = report.usage ? usageOf(report.usage) : { output_tokens: report.events }
     const end = eventText({ type: 'message_delta', delta: { stop_reason: stopReasonOf(report.finishReason), stop_sequence: null }, usage })
-    return this.#close() + end + eventText({ type: 'message_stop' })
+    return text + end + eventText({ type: 'message_stop' })
   }
 
-  #toolCallDelta(call: JsonObject): string {
-    const fn = (isObject(call.function) ? call.function : {}) as { name?: unknown; arguments?: unknown }
-    const index = typeof call.index === 'number' ? call.index : 0
-    let text = ''
-    if (this.#open !== 'tool_use' || index !== this.#toolCall) {
-      text += this.#close()
-      this.#toolCall = index
-      const id = typeof call.id === 'string' ? call.id : `toolu_${crypto.randomUUID().replaceAll('-', '').slice(0, 24)}`
-      text += this.#start('tool_use', { type: 'tool_use', id, name: typeof fn.name === 'string' ? fn.name : '', input: {} })
-    }
-    if (typeof fn.arguments === 'string' && fn.arguments !== '') text += this.#delta({ type: 'input_json_delta', partial_json: fn.arguments })
-    return text
+  #toolCallDelta(delta: JsonObject): string {
+    const fn = (isObject(delta.function) ? delta.function : {}) as { name?: unknown; arguments?: unknown }
+    const index = typeof delta.index === 'number' ? delta.index : 0
+    let call = this.#calls.get(index)
+    if (!call) this.#calls.set(index, (call = { args: '', state: 'held' }))
+    if (call.state === 'done') throw new ProviderError(502, 'The upstream continued a tool call after other content had followed it.')
+    if (call.id === undefined && typeof delta.id === 'string' && delta.id !== '') call.id = delta.id
+    if (call.name === undefined && typeof fn.name === 'string' && fn.name !== '') call.name = fn.name
+    const piece = typeof fn.arguments === 'string' ? fn.arguments : ''
+    // Kept whole, live ones too: the block's input is checked to be an object when it closes.
+    call.args += piece
+    if (call.state === 'live') return piece === '' ? '' : this.#delta({ type: 'input_json_delta', partial_json: piece })
+    this.#held += piece.length
+    if (this.#held > this.#maxHeld) throw tooLarge(this.#maxHeld)
+    if (call.name === undefined || this.#open === 'tool_use') return ''
+    this.#held -= call.args.length
+    return this.#close() + this.#startTool(call)
+  }
+
+  /** Opens the block of a held tool call, with what it held as one delta. */
+  #startTool(call: ToolCall): string {
+    call.state = 'live'
+    this.#live = call
+    const block = { type: 'tool_use', id: toolUseId(call.id), name: toolName(call.name), input: {} }
+    const start = this.#start('tool_use', block)
+    return call.args === '' ? start : start + this.#delta({ type: 'input_json_delta', partial_json: call.args })
   }
 
   #ensure(kind: Block, block: JsonObject): string {
@@ -178,6 +239,12 @@ class BlockWriter {
 
   #close(): string {
     if (this.#open === undefined) return ''
+    if (this.#open === 'tool_use' && this.#live) {
+      // The SDKs parse the input when its block stops, and throw on what is not JSON: say whose fault it is first.
+      toolInput(this.#live.args)
+      this.#live.state = 'done'
+      this.#live = undefined
+    }
     this.#open = undefined
     return eventText({ type: 'content_block_stop', index: this.#index })
   }

@@ -2,7 +2,9 @@ import type { TSchema } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors'
 import { HttpError } from '../../http/errors'
-import { BLOCKS, type ContentBlock, CountTokensRequest, MessagesRequest, type Tool, type ToolChoice } from './model'
+import { MAX_DEPTH } from '../../json/grammar'
+import { deepestPath } from '../../json/depth'
+import { BLOCKS, type ContentBlock, CountTokensRequest, type MessageParam, MessagesRequest, type Tool, type ToolChoice, type ToolResultBlock, type ToolUseBlock } from './model'
 
 /*
  * Parsing and validating Messages requests, with Anthropic's rules and in Anthropic's words: a
@@ -40,6 +42,9 @@ function checked<T>(text: string, check: TypeCheck<TSchema>): T {
     throw new HttpError(400, 'The request body is not valid JSON.', { type: 'invalid_request_error' })
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('', 'Input should be a valid dictionary (a JSON object)')
+  // JSON.parse takes any depth, but every later walk (the estimate, the translation, the body sent on) recurses.
+  const deep = deepestPath(body)
+  if (deep) throw invalid(deep.slice(0, 5).map((key) => key.slice(0, 64)).join('.'), `Input should not nest objects and lists more than ${MAX_DEPTH} levels deep`)
   // Check first: walking Errors() on a valid body costs far more than the compiled check.
   if (!check.Check(body)) throw describeIssue(check.Errors(body).First()!)
   return body as T
@@ -47,9 +52,13 @@ function checked<T>(text: string, check: TypeCheck<TSchema>): T {
 
 /** The rules a schema cannot say: each block against its type's schema, and what spans fields. */
 function checkPrompt(request: CountTokensRequest): void {
+  const last = request.messages.length - 1
   request.messages.forEach((message, i) => {
+    const empty = message.content.length === 0
+    if (empty && !(i === last && message.role === 'assistant')) throw invalid(`messages.${i}.content`, 'all messages must have non-empty content except for the optional final assistant message')
     if (Array.isArray(message.content)) checkBlocks(message.content, `/messages/${i}/content`)
   })
+  checkToolPairs(request.messages)
   const tools: Tool[] = request.tools ?? []
   const names = new Set<string>()
   tools.forEach((tool, i) => {
@@ -60,6 +69,36 @@ function checkPrompt(request: CountTokensRequest): void {
   checkToolChoice(request.tool_choice, names)
   const thinking = request.thinking
   if (thinking?.type === 'enabled' && thinking.budget_tokens === undefined) throw invalid('thinking.budget_tokens', 'Field required')
+}
+
+/**
+ * Anthropic's pairing of tool calls and results, which OpenAI's API also requires: `tool_use` ids
+ * are unique, each is answered by a `tool_result` in the next message (when there is one), and
+ * each `tool_result` answers a `tool_use` of the message before it.
+ */
+function checkToolPairs(messages: MessageParam[]): void {
+  const seen = new Set<string>()
+  let asked = new Set<string>()
+  messages.forEach((message, i) => {
+    const blocks = Array.isArray(message.content) ? message.content : []
+    const answered = new Set<string>()
+    blocks.forEach((block, j) => {
+      if (block.type === 'tool_result') {
+        const id = (block as ToolResultBlock).tool_use_id
+        if (!asked.has(id)) throw invalid(`messages.${i}.content.${j}.tool_use_id`, `unexpected tool_use_id '${id}': each tool_result must answer a tool_use block of the previous message`)
+        answered.add(id)
+      }
+    })
+    for (const id of asked) if (!answered.has(id)) throw invalid(`messages.${i}.content`, `tool_use id '${id}' of messages.${i - 1} has no tool_result block here, immediately after it`)
+    asked = new Set()
+    blocks.forEach((block, j) => {
+      if (block.type !== 'tool_use') return
+      const id = (block as ToolUseBlock).id
+      if (seen.has(id)) throw invalid(`messages.${i}.content.${j}.id`, `tool_use ids must be unique; '${id}' is used twice`)
+      seen.add(id)
+      if (message.role === 'assistant') asked.add(id)
+    })
+  })
 }
 
 function checkToolChoice(choice: ToolChoice | undefined, names: Set<string>): void {

@@ -1,4 +1,4 @@
-import { ECHO_PROVIDER } from '../../config/chat'
+import { DEFAULT_MAX_RESPONSE_BYTES, ECHO_PROVIDER } from '../../config/chat'
 import { JSON_MEDIA_TYPE } from '../../http/media-type'
 import { type CompletionContext, type CompletionDeps, CompletionRun, estimatedTokens, type Reservable } from '../completion'
 import { type ChatRequest, type JsonObject, type MessagesRequest as NativeRequest, type StreamReport, isObject } from '../providers/provider'
@@ -33,7 +33,7 @@ function promptBytes(request: CountTokensRequest): number {
 export async function serveMessages(deps: CompletionDeps, context: CompletionContext, request: MessagesRequest): Promise<Response> {
   const streamed = request.stream === true
   const run = await CompletionRun.admit(deps, context, MESSAGES_REQUEST, request, request.model, streamed)
-  const routes = new EntryRequests(request, run.abort.signal, run.report)
+  const routes = new EntryRequests(request, run.abort.signal, run.report, deps.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES)
   if (!streamed) {
     try {
       const message = await deps.registry.completeWith(request.model, run.abort.signal, (entry) => routes.complete(entry), run.report)
@@ -53,12 +53,14 @@ class EntryRequests {
   readonly #request: MessagesRequest
   readonly #signal: AbortSignal
   readonly #report: StreamReport
+  readonly #maxBytes: number
   #chat: ChatRequest | undefined
 
-  constructor(request: MessagesRequest, signal: AbortSignal, report: StreamReport) {
+  constructor(request: MessagesRequest, signal: AbortSignal, report: StreamReport, maxBytes: number) {
     this.#request = request
     this.#signal = signal
     this.#report = report
+    this.#maxBytes = maxBytes
   }
 
   async complete(entry: RouteEntry): Promise<JsonObject> {
@@ -75,7 +77,7 @@ class EntryRequests {
     const native = entry.provider.messages
     if (native) return native.streamEvents(this.#native(entry), this.#signal, this.#report)
     const chunks = entry.provider.stream({ ...this.#translated(), model: entry.model }, this.#signal)
-    return anthropicEvents(chunks, this.#request.model, showsThinking(this.#request.thinking), this.#report)
+    return anthropicEvents(chunks, this.#request.model, showsThinking(this.#request.thinking), this.#report, this.#maxBytes)
   }
 
   #native(entry: RouteEntry): NativeRequest {

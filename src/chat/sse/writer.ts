@@ -235,7 +235,8 @@ class EventStream implements UnderlyingDefaultSource<Uint8Array> {
   }
 }
 
-function tooLarge(limit: number): OpenAIError {
+/** The error that ends a response past its byte cap (shared with formats that hold bytes back before sending them). */
+export function tooLarge(limit: number): OpenAIError {
   return new OpenAIError({
     status: 400,
     message: `The response reached this server's limit of ${limit} bytes and was cut off; ask for less (lower 'n', 'top_logprobs' or 'max_tokens').`,
