@@ -3,23 +3,13 @@
  * a translation Anthropic accepts, or a clear ProviderError (never a TypeError, which the route
  * turns into a 500), and nothing the upstream names can reach Object.prototype.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { PROVIDER_DEFAULTS } from '../../src/config/chat'
 import { anthropicProvider } from '../../src/chat/providers/anthropic/anthropic'
 import { ProviderError, type ChatRequest, type MessagesRequest, type StreamReport } from '../../src/chat/providers/provider'
-import { startMockAnthropic, type MockAnthropic } from './mock-anthropic'
+import { useMockAnthropic } from './mock-anthropic'
 
-let anthropic: MockAnthropic
-beforeAll(async () => {
-  anthropic = await startMockAnthropic()
-})
-afterAll(async () => {
-  await anthropic.stop()
-})
-beforeEach(() => {
-  anthropic.requests.length = 0
-  anthropic.script({})
-})
+const anthropic = useMockAnthropic()
 
 const provider = () => anthropicProvider({ ...PROVIDER_DEFAULTS, name: 'claude', baseUrl: anthropic.baseUrl })
 const signal = () => new AbortController().signal

@@ -3,23 +3,13 @@
  * go upstream as they came, events come back byte for byte minus pings, and the report is filled
  * as the OpenAI path fills it.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { PROVIDER_DEFAULTS } from '../../src/config/chat'
 import { anthropicProvider } from '../../src/chat/providers/anthropic/anthropic'
 import { ProviderError, type MessagesRequest, type StreamReport } from '../../src/chat/providers/provider'
-import { anthropicEventsOf, messageOf, sseOf, startMockAnthropic, type AnthropicReply, type MockAnthropic } from './mock-anthropic'
+import { anthropicEventsOf, messageOf, sseOf, useMockAnthropic, type AnthropicReply } from './mock-anthropic'
 
-let anthropic: MockAnthropic
-beforeAll(async () => {
-  anthropic = await startMockAnthropic()
-})
-afterAll(async () => {
-  await anthropic.stop()
-})
-beforeEach(() => {
-  anthropic.requests.length = 0
-  anthropic.script({})
-})
+const anthropic = useMockAnthropic()
 
 const native = (headers?: Record<string, string>) =>
   anthropicProvider({ ...PROVIDER_DEFAULTS, name: 'claude', baseUrl: anthropic.baseUrl, apiKey: 'sk-ant-native', anthropicVersion: '2024-01-01', headers }).messages

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { PROVIDER_DEFAULTS } from '../../src/config/chat'
 import { anthropicProvider, type AnthropicProviderOptions } from '../../src/chat/providers/anthropic/anthropic'
 import { ProviderError, type ChatCompletionChunk } from '../../src/chat/providers/provider'
+import { drain } from './drain'
 import { startMockAnthropic, type AnthropicReply, type MockAnthropic } from './mock-anthropic'
 
 let anthropic: MockAnthropic
@@ -21,19 +22,6 @@ const NOW = new Date('2026-01-01T00:00:00Z')
 const REQUEST = { model: 'claude-x', messages: [{ role: 'user', content: 'hi' }] }
 const relay = (overrides: Partial<AnthropicProviderOptions> = {}) =>
   anthropicProvider({ ...PROVIDER_DEFAULTS, name: 'claude', baseUrl: anthropic.baseUrl, clock: () => NOW, ...overrides })
-
-async function drain(chunks: AsyncIterable<ChatCompletionChunk>, pauseMs = 0) {
-  const received: ChatCompletionChunk[] = []
-  try {
-    for await (const chunk of chunks) {
-      received.push(chunk)
-      if (pauseMs) await Bun.sleep(pauseMs)
-    }
-    return { received, error: undefined }
-  } catch (error) {
-    return { received, error }
-  }
-}
 
 /** The first choice's delta of a chunk (chunks are open records). */
 const deltaOf = (chunk: ChatCompletionChunk) => ((chunk.choices[0] as { delta?: { content?: string } } | undefined)?.delta ?? {})

@@ -2,22 +2,13 @@
  * OpenAI request → Messages request, checked on what the mock Anthropic upstream received; and
  * the parameters Anthropic has no equivalent for, refused with a 400 naming them (issue #15 §1).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { PROVIDER_DEFAULTS } from '../../src/config/chat'
 import { anthropicProvider, type AnthropicProviderOptions } from '../../src/chat/providers/anthropic/anthropic'
 import { ProviderError, type ChatRequest } from '../../src/chat/providers/provider'
-import { startMockAnthropic, type MockAnthropic } from './mock-anthropic'
+import { useMockAnthropic } from './mock-anthropic'
 
-let anthropic: MockAnthropic
-beforeAll(async () => {
-  anthropic = await startMockAnthropic()
-})
-afterAll(async () => {
-  await anthropic.stop()
-})
-beforeEach(() => {
-  anthropic.requests.length = 0
-})
+const anthropic = useMockAnthropic()
 
 const provider = (options: Partial<AnthropicProviderOptions> = {}) =>
   anthropicProvider({ ...PROVIDER_DEFAULTS, name: 'claude', baseUrl: anthropic.baseUrl, ...options })

@@ -2,21 +2,20 @@
  * The official `openai` SDK against a real listening Trellis whose `CHAT_PROVIDERS` has an
  * `"kind": "anthropic"` provider pointing at the mock Messages API (issue #15 §1).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import OpenAI, { APIError } from 'openai'
 import { makeTestApp } from '../helpers/app'
-import { MESSAGE_ID, startMockAnthropic, type AnthropicReply, type MockAnthropic } from './mock-anthropic'
+import { MESSAGE_ID, useMockAnthropic, type AnthropicReply } from './mock-anthropic'
 
 setDefaultTimeout(30_000)
 
-let anthropic: MockAnthropic
+const anthropic = useMockAnthropic()
 let trellis: Awaited<ReturnType<typeof makeTestApp>>
 let server: ReturnType<typeof Bun.serve>
 let client: OpenAI
 let token: string
 
 beforeAll(async () => {
-  anthropic = await startMockAnthropic()
   const claude = { kind: 'anthropic', baseUrl: anthropic.baseUrl, apiKey: 'sk-ant-test', maxRetries: 0 }
   trellis = await makeTestApp({
     env: {
@@ -37,12 +36,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.stop(true)
   await trellis.close()
-  await anthropic.stop()
-})
-
-beforeEach(() => {
-  anthropic.requests.length = 0
-  anthropic.script({})
 })
 
 const ask = { model: 'claude', messages: [{ role: 'user' as const, content: 'Hello' }] }

@@ -16,7 +16,9 @@
  * anthropic.requests[1].body.max_tokens      // what the second request asked for
  * anthropic.requests[1].sent                 // the exact event stream it got
  */
-import { createServer, type AddressInfo, type Socket } from 'node:net'
+import { afterAll, beforeAll, beforeEach } from 'bun:test'
+import type { Socket } from 'node:net'
+import { endChunks, startScriptedServer, watchHangUp, writeChunk, writeHead, type HangUp, type ScriptedRequest } from '../helpers/scripted-server'
 
 /** One content block of an answer; `string[]` fields stream as one delta per piece. */
 export type MockBlock =
@@ -69,7 +71,7 @@ export type AnthropicReply = {
   failAfterEvents?: number
 }
 
-export type RecordedAnthropicRequest = {
+export type RecordedAnthropicRequest = HangUp & {
   path: string
   headers: Headers
   body: Record<string, unknown>
@@ -77,9 +79,6 @@ export type RecordedAnthropicRequest = {
   rawBody: string
   /** Everything streamed so far, exactly as sent. */
   readonly sent: string
-  aborted: Promise<void>
-  wasAborted: boolean
-  completed: boolean
 }
 
 export type MockAnthropic = {
@@ -171,104 +170,77 @@ export function errorBodyOf(reply: AnthropicReply): unknown {
 }
 
 export async function startMockAnthropic(): Promise<MockAnthropic> {
-  let queue: AnthropicReply[] = [{}]
   const requests: RecordedAnthropicRequest[] = []
-  const sockets = new Set<Socket>()
-  // Raw TCP, as in mock-upstream.ts: only a socket we own can break a stream mid-event and see a
+  // Raw TCP (see scripted-server.ts): only a socket we own can break a stream mid-event and see a
   // client leave after its request was read.
-  const server = createServer((socket) => {
-    sockets.add(socket)
-    let received = Buffer.alloc(0)
-    let answering = false
-    const next = () => {
-      if (answering) return
-      const request = parseRequest(received)
-      if (!request) return
-      received = received.subarray(request.size)
-      answering = true
-      const reply = queue.length > 1 ? queue.shift()! : queue[0]!
-      void answer(socket, request, reply, requests).then(() => {
-        answering = false
-        next()
-      })
-    }
-    socket.on('close', () => sockets.delete(socket))
-    socket.on('error', () => {})
-    socket.on('data', (data: Buffer) => {
-      received = Buffer.concat([received, data])
-      next()
-    })
+  const server = await startScriptedServer<AnthropicReply>({}, (socket, request, reply) => answer(socket, request, reply, requests))
+  return { baseUrl: `http://127.0.0.1:${server.port}/v1`, requests, script: server.script, stop: server.stop }
+}
+
+/**
+ * One mock for a whole test file: started before its tests, stopped after them, and before each
+ * test emptied of requests and scripted back to `{}`, so no test sees another's leftovers. Its
+ * fields are valid inside tests (and the functions they call), not while the file is being read.
+ *
+ * @example
+ * const anthropic = useMockAnthropic()
+ * const provider = () => anthropicProvider({ ...PROVIDER_DEFAULTS, name: 'claude', baseUrl: anthropic.baseUrl })
+ * test('…', async () => {
+ *   anthropic.script({ status: 529 })
+ *   …
+ *   expect(anthropic.requests).toHaveLength(1)
+ * })
+ */
+export function useMockAnthropic(): MockAnthropic {
+  let mock: MockAnthropic | undefined
+  beforeAll(async () => {
+    mock = await startMockAnthropic()
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const port = (server.address() as AddressInfo).port
+  afterAll(async () => {
+    await mock?.stop()
+  })
+  beforeEach(() => {
+    started().requests.length = 0
+    started().script({})
+  })
+  const started = () => {
+    if (!mock) throw new Error('useMockAnthropic(): the mock starts in beforeAll; use its fields inside tests')
+    return mock
+  }
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
-    requests,
-    script(...replies) {
-      queue = replies
+    get baseUrl() {
+      return started().baseUrl
     },
-    async stop() {
-      for (const socket of sockets) socket.destroy()
-      await new Promise<void>((resolve) => server.close(() => resolve()))
+    get requests() {
+      return started().requests
     },
+    script: (...replies) => started().script(...replies),
+    stop: () => started().stop(),
   }
 }
 
-type ParsedRequest = { path: string; headers: Headers; rawBody: string; size: number }
-
-function parseRequest(bytes: Buffer): ParsedRequest | undefined {
-  const headEnd = bytes.indexOf('\r\n\r\n')
-  if (headEnd === -1) return undefined
-  const [requestLine, ...lines] = bytes.subarray(0, headEnd).toString('latin1').split('\r\n')
-  const headers = new Headers()
-  for (const line of lines) {
-    const colon = line.indexOf(':')
-    headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim())
-  }
-  const length = Number(headers.get('content-length') ?? 0)
-  if (bytes.length < headEnd + 4 + length) return undefined
-  const rawBody = bytes.subarray(headEnd + 4, headEnd + 4 + length).toString('utf8')
-  return { path: requestLine!.split(' ')[1] ?? '', headers, rawBody, size: headEnd + 4 + length }
-}
-
-async function answer(socket: Socket, request: ParsedRequest, reply: AnthropicReply, requests: RecordedAnthropicRequest[]): Promise<void> {
-  let markAborted = () => {}
-  const body = JSON.parse(request.rawBody || '{}') as Record<string, unknown>
+async function answer(socket: Socket, request: ScriptedRequest, reply: AnthropicReply, requests: RecordedAnthropicRequest[]): Promise<void> {
+  const body = JSON.parse(request.text || '{}') as Record<string, unknown>
   const sent: Buffer[] = []
-  const recorded: RecordedAnthropicRequest = {
-    path: request.path, headers: request.headers, body, rawBody: request.rawBody,
+  const { recorded, gone, complete } = watchHangUp(socket, {
+    path: request.path, headers: request.headers, body, rawBody: request.text,
     // Decoded whole on demand: pieces may split a character.
     get sent() {
       return Buffer.concat(sent).toString('utf8')
     },
-    aborted: new Promise<void>((resolve) => (markAborted = resolve)), wasAborted: false, completed: false,
-  }
-  const onClose = () => {
-    if (recorded.completed) return
-    recorded.wasAborted = true
-    markAborted()
-  }
-  socket.on('close', onClose)
+  })
   requests.push(recorded)
-  const gone = () => recorded.wasAborted || socket.destroyed
-  const head = (status: number, headers: Record<string, string>) =>
-    socket.write(`HTTP/1.1 ${status} Mock\r\n${Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n`)
   const send = (data: string | Uint8Array) => {
-    const bytes = typeof data === 'string' ? Buffer.from(data) : Buffer.from(data)
+    const bytes = Buffer.from(data)
     if (gone() || bytes.length === 0) return
     sent.push(bytes)
-    socket.write(Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, Buffer.from('\r\n')]))
+    writeChunk(socket, bytes)
   }
   const json = (status: number, payload: unknown) => {
     const text = Buffer.from(typeof payload === 'string' ? payload : JSON.stringify(payload))
-    head(status, { 'content-type': 'application/json', 'content-length': String(text.length), 'request-id': 'req_mock', ...reply.headers })
+    writeHead(socket, status, { 'content-type': 'application/json', 'content-length': String(text.length), 'request-id': 'req_mock', ...reply.headers })
     socket.write(text)
     complete()
-  }
-  // One listener per request on a kept-alive connection would pile up: it goes once the answer is whole.
-  const complete = () => {
-    recorded.completed = true
-    socket.off('close', onClose)
   }
 
   if (reply.headerDelayMs) await sleep(reply.headerDelayMs)
@@ -278,7 +250,7 @@ async function answer(socket: Socket, request: ParsedRequest, reply: AnthropicRe
   if (request.path.endsWith('/count_tokens')) return json(200, { input_tokens: reply.countedTokens ?? (reply.usage ?? DEFAULT_USAGE).input_tokens })
   if (!body.stream) return json(200, reply.body !== undefined ? reply.body : messageOf(reply, body))
 
-  head(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'transfer-encoding': 'chunked', 'request-id': 'req_mock', ...reply.headers })
+  writeHead(socket, 200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'transfer-encoding': 'chunked', 'request-id': 'req_mock', ...reply.headers })
   const ping = () => send(sseOf({ event: 'ping', data: { type: 'ping' } }))
   const wait = async (ms: number) => {
     if (!reply.pingEveryMs) return sleep(ms)
@@ -325,7 +297,7 @@ async function answer(socket: Socket, request: ParsedRequest, reply: AnthropicRe
     }
   }
   if (gone()) return
-  socket.write('0\r\n\r\n')
+  endChunks(socket)
   complete()
 }
 

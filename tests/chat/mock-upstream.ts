@@ -8,7 +8,8 @@
  * upstream.script({ status: 429, headers: { 'retry-after': '1' } }, { chunks: 3 })
  * // first request gets the 429, the second (and every later one) three content chunks
  */
-import { createServer, type AddressInfo, type Socket } from 'node:net'
+import type { Socket } from 'node:net'
+import { endChunks, startScriptedServer, watchHangUp, writeChunk, writeHead, type HangUp, type ScriptedRequest } from '../helpers/scripted-server'
 
 /** One scripted answer. Everything is optional; `{}` streams {@link DEFAULT_CHUNKS} content chunks. */
 export type MockReply = {
@@ -38,16 +39,10 @@ export type MockReply = {
   omitDone?: boolean
 }
 
-export type RecordedRequest = {
+export type RecordedRequest = HangUp & {
   path: string
   headers: Headers
   body: Record<string, unknown>
-  /** Resolves when the client disconnects before the answer is complete. */
-  aborted: Promise<void>
-  /** True once the client disconnected before the answer was complete. */
-  wasAborted: boolean
-  /** True once the whole answer was sent. */
-  completed: boolean
 }
 
 export type MockUpstream = {
@@ -108,122 +103,42 @@ export function completionOf(reply: MockReply, body: Record<string, unknown>): R
 }
 
 export async function startMockUpstream(): Promise<MockUpstream> {
-  let queue: MockReply[] = [{}]
   const requests: RecordedRequest[] = []
-  const sockets = new Set<Socket>()
-
-  // Raw TCP rather than Bun.serve or node:http: only a socket we own can break a response
-  // mid-stream the way a crashing upstream does (Bun.serve ends the chunked body cleanly when its
-  // stream errors), and show a client disconnect after the request body was read (Bun's
-  // node:http reports neither).
-  const server = createServer((socket) => {
-    sockets.add(socket)
-    let received = Buffer.alloc(0)
-    let answering = false
-    // Keep-alive like a real upstream: requests on one connection are answered in turn.
-    const next = () => {
-      if (answering) return
-      const request = parseRequest(received)
-      if (!request) return
-      received = received.subarray(request.size)
-      answering = true
-      const reply = queue.length > 1 ? queue.shift()! : queue[0]
-      void answer(socket, request, reply, requests).then(() => {
-        answering = false
-        next()
-      })
-    }
-    socket.on('close', () => sockets.delete(socket))
-    socket.on('error', () => {})
-    socket.on('data', (data: Buffer) => {
-      received = Buffer.concat([received, data])
-      next()
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const port = (server.address() as AddressInfo).port
-
+  // Parsed before answering: a body that is not JSON throws where it arrives, before anything is recorded.
+  const server = await startScriptedServer<MockReply>({}, (socket, request, reply) =>
+    answer(socket, request, JSON.parse(request.text) as Record<string, unknown>, reply, requests),
+  )
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
-    port,
+    baseUrl: `http://127.0.0.1:${server.port}/v1`,
+    port: server.port,
     requests,
-    script(...replies) {
-      queue = replies
-    },
-    async stop() {
-      for (const socket of sockets) socket.destroy()
-      await new Promise<void>((resolve) => server.close(() => resolve()))
-    },
+    script: server.script,
+    stop: server.stop,
   }
 }
 
-type ParsedRequest = { path: string; headers: Headers; body: Record<string, unknown>; size: number }
-
-/** A complete HTTP/1.1 request (head and Content-Length body) from the bytes so far, or undefined. */
-function parseRequest(bytes: Buffer): ParsedRequest | undefined {
-  const headEnd = bytes.indexOf('\r\n\r\n')
-  if (headEnd === -1) return undefined
-  const [requestLine, ...lines] = bytes.subarray(0, headEnd).toString('latin1').split('\r\n')
-  const headers = new Headers()
-  for (const line of lines) {
-    const colon = line.indexOf(':')
-    headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim())
-  }
-  const length = Number(headers.get('content-length') ?? 0)
-  const body = bytes.subarray(headEnd + 4)
-  if (body.length < length) return undefined
-  return {
-    path: requestLine.split(' ')[1] ?? '',
-    headers,
-    body: JSON.parse(body.subarray(0, length).toString('utf8')) as Record<string, unknown>,
-    size: headEnd + 4 + length,
-  }
-}
-
-async function answer(socket: Socket, request: ParsedRequest, reply: MockReply, requests: RecordedRequest[]): Promise<void> {
-  let markAborted = () => {}
-  const recorded: RecordedRequest = {
-    path: request.path,
-    headers: request.headers,
-    body: request.body,
-    aborted: new Promise<void>((resolve) => (markAborted = resolve)),
-    wasAborted: false,
-    completed: false,
-  }
-  socket.on('close', () => {
-    if (recorded.completed) return
-    recorded.wasAborted = true
-    markAborted()
-  })
+async function answer(socket: Socket, request: ScriptedRequest, body: Record<string, unknown>, reply: MockReply, requests: RecordedRequest[]): Promise<void> {
+  const { recorded, gone, complete } = watchHangUp(socket, { path: request.path, headers: request.headers, body })
   requests.push(recorded)
-  const gone = () => recorded.wasAborted || socket.destroyed
-  const head = (status: number, headers: Record<string, string>) => {
-    const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`)
-    socket.write(`HTTP/1.1 ${status} Mock\r\n${lines.join('')}\r\n`)
-  }
   const send = (data: string | Uint8Array) => {
-    const bytes = typeof data === 'string' ? Buffer.from(data) : data
-    if (!gone() && bytes.length > 0) socket.write(Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, Buffer.from('\r\n')]))
-  }
-  const end = () => {
-    recorded.completed = true
+    if (!gone()) writeChunk(socket, typeof data === 'string' ? Buffer.from(data) : data)
   }
 
   if (reply.headerDelayMs) await sleep(reply.headerDelayMs)
   if (gone()) return
   const status = reply.status ?? 200
-  if (status !== 200 || !request.body.stream) {
+  if (status !== 200 || !body.stream) {
     const payload =
       status !== 200
         ? (reply.errorBody ?? { error: { message: `mock error ${status}`, type: 'mock', param: null, code: null } })
-        : completionOf(reply, request.body)
+        : completionOf(reply, body)
     const text = reply.rawBody ? Buffer.from(reply.rawBody) : Buffer.from(typeof payload === 'string' ? payload : JSON.stringify(payload))
-    head(status, { 'content-type': 'application/json', 'content-length': String(text.length), ...reply.headers })
+    writeHead(socket, status, { 'content-type': 'application/json', 'content-length': String(text.length), ...reply.headers })
     socket.write(text)
-    return end()
+    return complete()
   }
 
-  head(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'transfer-encoding': 'chunked', ...reply.headers })
+  writeHead(socket, 200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'transfer-encoding': 'chunked', ...reply.headers })
   const waitWithComments = async (ms: number) => {
     const every = reply.commentEveryMs
     if (!every) return sleep(ms)
@@ -239,7 +154,7 @@ async function answer(socket: Socket, request: ParsedRequest, reply: MockReply, 
     }
   } else {
     if (reply.firstChunkDelayMs) await waitWithComments(reply.firstChunkDelayMs)
-    for (const [i, event] of eventsOf(reply, request.body).entries()) {
+    for (const [i, event] of eventsOf(reply, body).entries()) {
       const contentIndex = i - 1
       if (contentIndex === reply.failAfterChunks) {
         await sleep(5)
@@ -257,8 +172,8 @@ async function answer(socket: Socket, request: ParsedRequest, reply: MockReply, 
     if (!reply.omitDone) send('data: [DONE]\n\n')
   }
   if (gone()) return
-  socket.write('0\r\n\r\n')
-  end()
+  endChunks(socket)
+  complete()
 }
 
 function sleep(ms: number): Promise<void> {

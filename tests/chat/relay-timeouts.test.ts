@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { PROVIDER_DEFAULTS } from '../../src/config/chat'
 import { openaiProvider, type OpenAIProviderOptions } from '../../src/chat/providers/openai'
-import { ProviderError, type ChatCompletionChunk } from '../../src/chat/providers/provider'
+import { ProviderError } from '../../src/chat/providers/provider'
+import { drain } from './drain'
 import { startMockUpstream, type MockReply, type MockUpstream } from './mock-upstream'
 
 let upstream: MockUpstream
@@ -17,19 +18,6 @@ function relay(overrides: Partial<OpenAIProviderOptions>) {
 }
 
 const REQUEST = { model: 'm', messages: [{ role: 'user', content: 'hi' }] }
-
-async function drain(chunks: AsyncIterable<ChatCompletionChunk>, pauseMs = 0) {
-  const received: ChatCompletionChunk[] = []
-  try {
-    for await (const chunk of chunks) {
-      received.push(chunk)
-      if (pauseMs) await Bun.sleep(pauseMs)
-    }
-    return { received, error: undefined }
-  } catch (error) {
-    return { received, error }
-  }
-}
 
 async function upstreamSawAbort(): Promise<boolean> {
   const seen = upstream.requests[0]

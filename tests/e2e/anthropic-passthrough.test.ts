@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import Anthropic, { APIError } from '@anthropic-ai/sdk'
 import { makeTestApp } from '../helpers/app'
-import { anthropicEventsOf, messageOf, sseOf, startMockAnthropic, type AnthropicReply, type MockAnthropic } from '../chat/mock-anthropic'
+import { anthropicEventsOf, messageOf, sseOf, useMockAnthropic, type AnthropicReply } from '../chat/mock-anthropic'
 
 setDefaultTimeout(30_000)
 
@@ -13,14 +13,13 @@ setDefaultTimeout(30_000)
  * not model included, which a round trip through OpenAI's format would lose.
  */
 
-let anthropic: MockAnthropic
+const anthropic = useMockAnthropic()
 let trellis: Awaited<ReturnType<typeof makeTestApp>>
 let server: ReturnType<typeof Bun.serve>
 let client: Anthropic
 let token: string
 
 beforeAll(async () => {
-  anthropic = await startMockAnthropic()
   const claude = { kind: 'anthropic', baseUrl: anthropic.baseUrl, apiKey: 'sk-ant-upstream', maxRetries: 0 }
   trellis = await makeTestApp({
     env: {
@@ -40,13 +39,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server.stop(true)
-  await anthropic.stop()
   await trellis.close()
-})
-
-beforeEach(() => {
-  anthropic.requests.length = 0
-  anthropic.script({})
 })
 
 const ASK = { model: 'claude', max_tokens: 256, messages: [{ role: 'user' as const, content: 'Weather in Paris?' }] }
