@@ -55,17 +55,41 @@ let pendingFlag = 0
 let lastComma = -1
 
 /**
- * Scans `bytes[start, end)`. Returns {@link NOT_PROVEN}, or the {@link HAS_ERROR} and
- * {@link HAS_CHOICES} flags of a valid object (0 when it has neither key).
+ * What the events of one stream share, for {@link scanJsonObject}: the bytes of an event's
+ * opening members, already proven valid, from its `{` to the comma after the last top-level
+ * member before the first top-level object or array, when none of them earned a flag. For an
+ * OpenAI chunk that is `id`, `object`, `created`, `model` and `system_fingerprint`: the same in
+ * every event of a stream, and half of each event's bytes. An event that starts with exactly
+ * those bytes resumes the scan after them, in the state a scan of them ends in (inside the
+ * top-level object, a key expected, no flags), so the result is the same as scanning it whole.
  */
-export function scanJsonObject(bytes: Uint8Array, start: number, end: number): number {
+export class ScanMemo {
+  prefix: Uint8Array | undefined
+}
+
+/**
+ * Scans `bytes[start, end)`. Returns {@link NOT_PROVEN}, or the {@link HAS_ERROR} and
+ * {@link HAS_CHOICES} flags of a valid object (0 when it has neither key). With `memo`, a prefix
+ * the last event proved is not checked again (see {@link ScanMemo}).
+ */
+export function scanJsonObject(bytes: Uint8Array, start: number, end: number, memo?: ScanMemo): number {
   let i = skipSpace(bytes, start, end)
   if (i >= end || bytes[i] !== OPEN_OBJECT) return NOT_PROVEN
+  const open = i
   let depth = 1
   containers[0] = IN_OBJECT
   let state = OBJECT_START
   let flags = 0
-  i++
+  /** The top-level comma that ends the prefix to remember, while `collecting` (until a top-level container or flag). */
+  let memoComma = -1
+  let collecting = memo !== undefined
+  const prefix = memo?.prefix
+  if (prefix !== undefined && open + prefix.length < end && samePrefix(bytes, open, prefix)) {
+    i = open + prefix.length
+    lastComma = i - 1
+    state = KEY
+    collecting = false
+  } else i++
   while (i < end) {
     let c = bytes[i]
     if (c === SPACE || c === TAB) {
@@ -79,12 +103,20 @@ export function scanJsonObject(bytes: Uint8Array, start: number, end: number): n
         if (c === COMMA) {
           state = container === IN_OBJECT ? KEY : VALUE
           lastComma = i
+          if (depth === 1 && collecting) {
+            if (flags === 0) memoComma = i
+            else collecting = false
+          }
           i++
           continue
         }
         if (c !== (container === IN_OBJECT ? CLOSE_OBJECT : CLOSE_ARRAY)) return NOT_PROVEN
         i++
-        if (--depth === 0) return skipSpace(bytes, i, end) === end ? flags : NOT_PROVEN
+        if (--depth === 0) {
+          if (skipSpace(bytes, i, end) !== end) return NOT_PROVEN
+          if (memoComma >= 0) memo!.prefix = bytes.slice(open, memoComma + 1)
+          return flags
+        }
         continue
       }
       case OBJECT_START:
@@ -132,6 +164,8 @@ export function scanJsonObject(bytes: Uint8Array, start: number, end: number): n
           i = scanString(bytes, i, end)
         } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
           if (depth === MAX_DEPTH) return NOT_PROVEN
+          // The prefix ends before the first top-level container: what follows it varies.
+          if (depth === 1) collecting = false
           containers[depth++] = c === OPEN_OBJECT ? IN_OBJECT : IN_ARRAY
           state = c === OPEN_OBJECT ? OBJECT_START : ARRAY_START
           i++
@@ -150,6 +184,12 @@ export function scanJsonObject(bytes: Uint8Array, start: number, end: number): n
     }
   }
   return NOT_PROVEN
+}
+
+/** Whether `bytes` hold `prefix` at `at` (the caller knows they are long enough). */
+function samePrefix(bytes: Uint8Array, at: number, prefix: Uint8Array): boolean {
+  for (let k = 0; k < prefix.length; k++) if (bytes[at + k] !== prefix[k]) return false
+  return true
 }
 
 function skipSpace(bytes: Uint8Array, i: number, end: number): number {

@@ -1,4 +1,4 @@
-import { bytesAt, HAS_CHOICES, HAS_ERROR, HAS_FINISH, HAS_USAGE, HAS_USAGE_NULL, NOT_PROVEN, parseJsonObject, reportsError, scanJsonObject, usageNullMember } from '../../json/scan'
+import { bytesAt, ScanMemo, HAS_CHOICES, HAS_ERROR, HAS_FINISH, HAS_USAGE, HAS_USAGE_NULL, NOT_PROVEN, parseJsonObject, reportsError, scanJsonObject, usageNullMember } from '../../json/scan'
 import { noteChunk, type JsonObject, type StreamReport } from '../providers/provider'
 import { concat } from './bytes'
 import { DEFAULT_MAX_EVENT_BYTES } from '../../config/chat'
@@ -55,6 +55,8 @@ export class SseEventRelay {
   /** No read has been scanned yet, so a byte-order mark may still open the stream. */
   #atStreamStart = true
   readonly #maxEventBytes: number
+  /** The envelope this stream's events share, proven once (see ScanMemo). */
+  readonly #memo = new ScanMemo()
   readonly #report: StreamReport
   readonly #stripUsage: boolean
 
@@ -145,7 +147,7 @@ export class SseEventRelay {
         cut()
         return { bytes: gather(buffer, ranges), done: true }
       }
-      const flags = scanJsonObject(buffer, dataStart, lineEnd)
+      const flags = scanJsonObject(buffer, dataStart, lineEnd, this.#memo)
       if (flags === NOT_PROVEN) return this.#leaveVerbatim(buffer, ranges, runStart, at)
       if (flags & HAS_ERROR && !(flags & HAS_CHOICES)) {
         cut()
