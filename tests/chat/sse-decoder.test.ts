@@ -88,6 +88,18 @@ describe('what an unfinished event may hold back', () => {
     expect(() => decoder.push(bytes('data: 0123456789\n'.repeat(200)))).toThrow(EventTooLarge)
   })
 
+  test('the events a read finished before the one that grew too large come with the error, in order', () => {
+    const decoder = new SseDataDecoder({ maxEventChars: 1000 })
+    let thrown: unknown
+    try {
+      decoder.push(bytes(`data: one\n\ndata: two\n\ndata: ${'x'.repeat(2000)}`))
+    } catch (error) {
+      thrown = error
+    }
+    expect(thrown).toBeInstanceOf(EventTooLarge)
+    expect((thrown as EventTooLarge).completed).toEqual(['one', 'two'])
+  })
+
   test('events under the limit pass, however many there are', () => {
     const decoder = new SseDataDecoder({ maxEventChars: 1000 })
     expect(decoder.push(bytes(`data: ${'y'.repeat(900)}\n\n`.repeat(50)))).toHaveLength(50)

@@ -139,3 +139,11 @@ describe('events the relay refuses, on both paths', () => {
     expect(sent).toBe(EVENT('a'))
   })
 })
+
+test('events a read finished before one that grew past the limit still go out, in order, before the refusal', () => {
+  // CRLF line ends take the decoder, whose limit ends the stream; the two events before it are the client's.
+  const relay = new SseEventRelay({ maxEventBytes: 4096 })
+  const result = relay.push(bytes(`data: ${CHUNK('one')}\r\n\r\ndata: ${CHUNK('two')}\r\n\r\ndata: ${'x'.repeat(5000)}`))
+  expect(result.refused).toEqual({ tooLarge: 4096 })
+  expect(decoder.decode(result.bytes)).toBe(EVENT('one') + EVENT('two'))
+})

@@ -2,7 +2,11 @@ import { createParser, type EventSourceParser } from 'eventsource-parser'
 
 /** Thrown by {@link SseDataDecoder.push} when an event grows past its limit before it ends. */
 export class EventTooLarge extends Error {
-  constructor(readonly limit: number) {
+  /** `completed`: the events the same read finished before the one that grew too large; they are still the client's. */
+  constructor(
+    readonly limit: number,
+    readonly completed: string[] = [],
+  ) {
     super(`an event grew past ${limit} characters before it ended`)
     this.name = 'EventTooLarge'
   }
@@ -55,8 +59,11 @@ export class SseDataDecoder {
 
   #feed(text: string): string[] {
     if (text.length > 0) this.#parser.feed(text)
-    if (this.#overflow) throw new EventTooLarge(this.#limit)
     const events = this.#events
+    if (this.#overflow) {
+      this.#events = []
+      throw new EventTooLarge(this.#limit, events)
+    }
     if (events.length > 0) this.#events = []
     return events
   }

@@ -110,7 +110,9 @@ export class SseEventRelay {
       data = decode()
     } catch (error) {
       if (!(error instanceof EventTooLarge)) throw error
-      return { bytes: gather(buffer, ranges), done: false, refused: { tooLarge: this.#maxEventBytes } }
+      // The events the read finished before the one that grew too large still go out, before the error.
+      const before = reencode(error.completed, ranges, buffer, this.#report, this.#stripUsage)
+      return before.done || before.refused ? before : { ...before, refused: { tooLarge: this.#maxEventBytes } }
     }
     return reencode(data, ranges, buffer, this.#report, this.#stripUsage)
   }

@@ -127,6 +127,11 @@ export class EventFraming implements EventReader {
       events = decode()
     } catch (error) {
       if (!(error instanceof EventTooLarge)) throw error
+      // The events the read finished before the one that grew too large still go out, before the error.
+      for (const data of error.completed) {
+        const step = this.sink.decoded(data, out)
+        if (step) return step
+      }
       return { bytes: joinBytes(out), done: false, error: eventTooLarge(this.provider, this.maxEventBytes) }
     }
     for (const data of events) {
