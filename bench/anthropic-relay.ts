@@ -19,8 +19,8 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createChatToken, freePort } from './processes'
-import { argument, firstLine, median, oneStream, openAIEvents, peakRssMb, percentile, printLatency, runConcurrent, type Run, type Sample, startProcess, stopAll, type Target, waitUntilServing } from './relay-driver'
+import { createChatToken, freePort, trellisEnv } from './processes'
+import { argument, median, startMock, oneStream, openAIEvents, peakRssMb, percentile, printLatency, runConcurrent, type Run, type Sample, startProcess, stopAll, type Target, waitUntilServing } from './relay-driver'
 
 const SEQUENTIAL = Number(argument('sequential', '300'))
 const SECONDS = Number(argument('seconds', '10'))
@@ -43,18 +43,13 @@ const messagesBody = (model: string) => JSON.stringify({ model, max_tokens: 1024
 const JSON_TYPE = { 'content-type': 'application/json' }
 
 async function main() {
-  const upstream = await startProcess(['bun', 'bench/mock-upstream.ts', '--port', '0', '--chunks', '64', '--gap-ms', GAP_MS, ...(ONE_PULL ? ['--one-pull'] : [])], {})
-  const upstreamUrl = (await firstLine(upstream)).trim()
+  const upstream = await startMock({ gapMs: GAP_MS, onePull: ONE_PULL })
+  const upstreamUrl = upstream.url
   const port = await freePort()
-  const env = {
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    TRELLIS_DATA_DIR: join(scratch, 'data'),
-    LOG_LEVEL: 'warn',
-    NODE_ENV: 'production',
+  const env = trellisEnv(port, join(scratch, 'data'), {
     CHAT_PROVIDERS: JSON.stringify({ mock: { baseUrl: upstreamUrl, maxRetries: 0 }, claude: { kind: 'anthropic', baseUrl: upstreamUrl, apiKey: 'sk-ant-bench', maxRetries: 0 } }),
     CHAT_MODELS: JSON.stringify({ bench: [{ provider: 'mock', model: 'mock-model' }], 'bench-anthropic': [{ provider: 'claude', model: 'mock-model' }] }),
-  }
+  })
   const token = await createChatToken(env)
   const server = await startProcess(['bun', 'src/runtimes/bun.ts'], env)
   const trellis = `http://127.0.0.1:${port}/v1`

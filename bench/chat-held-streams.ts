@@ -29,7 +29,7 @@ import { loadConfig } from '../src/config'
 import { serve } from '../src/runtimes/bun'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createChatToken, freePort } from './processes'
+import { createChatToken, freePort, trellisEnv } from './processes'
 import type { Socket, Subprocess } from 'bun'
 
 const ROOT = join(import.meta.dir, '..')
@@ -58,14 +58,7 @@ type Outcome = { ok: boolean; reason?: string; events: number; firstEventAt: num
 async function main() {
   scratch = mkdtempSync(join(tmpdir(), 'trellis-held-'))
   const port = await freePort()
-  const env = {
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    TRELLIS_DATA_DIR: join(scratch, 'data'),
-    LOG_LEVEL: 'warn',
-    NODE_ENV: 'production',
-    ECHO_TOKEN_DELAY_MS: String(1000 / RATE),
-  }
+  const env = trellisEnv(port, join(scratch, 'data'), { ECHO_TOKEN_DELAY_MS: String(1000 / RATE) })
   const token = await createChatToken(env)
   const child = Bun.spawn(['bun', ...(SMOL ? ['--smol'] : []), 'bench/chat-held-streams.ts', '--serve'], { cwd: ROOT, env: { ...process.env, ...env }, stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' })
   server = child

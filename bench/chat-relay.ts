@@ -25,8 +25,8 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createChatToken, freePort } from './processes'
-import { argument, firstLine, median, openAIEvents, peakRssMb, percentile, printLatency, runConcurrent, type Run, type Sample, startProcess, stopAll, type Target, waitUntilServing, oneStream } from './relay-driver'
+import { createChatToken, freePort, trellisEnv } from './processes'
+import { argument, median, openAIEvents, peakRssMb, percentile, printLatency, runConcurrent, type Run, type Sample, startMock, startProcess, stopAll, type Target, waitUntilServing, oneStream } from './relay-driver'
 
 const PORTKEY = argument('portkey', '/tmp/portkey/node_modules/@portkey-ai/gateway/build/start-server.js')
 const SEQUENTIAL = Number(argument('sequential', '300'))
@@ -53,20 +53,15 @@ async function ledgerWrites(): Promise<{ inserts: number; rows: number }> {
 const scratch = mkdtempSync(join(tmpdir(), 'trellis-bench-'))
 
 async function main() {
-  const upstream = await startProcess(['bun', 'bench/mock-upstream.ts', '--port', '0', '--chunks', '64', '--gap-ms', GAP_MS, ...(ONE_PULL ? ['--one-pull'] : [])], {})
-  const upstreamUrl = (await firstLine(upstream)).trim()
+  const upstream = await startMock({ gapMs: GAP_MS, onePull: ONE_PULL })
+  const upstreamUrl = upstream.url
   const targets: Target[] = [target('direct', `${upstreamUrl}/chat/completions`, {}, 'mock-model', upstream.pid)]
 
   const trellisPort = await freePort()
-  const env = {
-    HOST: '127.0.0.1',
-    PORT: String(trellisPort),
-    TRELLIS_DATA_DIR: join(scratch, 'data'),
-    LOG_LEVEL: 'warn',
-    NODE_ENV: 'production',
+  const env = trellisEnv(trellisPort, join(scratch, 'data'), {
     CHAT_PROVIDERS: JSON.stringify({ mock: { baseUrl: upstreamUrl, maxRetries: 0 } }),
     CHAT_MODELS: JSON.stringify({ bench: [{ provider: 'mock', model: 'mock-model' }] }),
-  }
+  })
   // Without --governance, Trellis as users run it by default: ledger on, a token without limits.
   const baseEnv = GOVERNANCE ? { ...env, USAGE_LEDGER: 'false' } : env
   const token = await createChatToken(baseEnv)

@@ -12,8 +12,8 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createChatToken, freePort } from './processes'
-import { argument, firstLine, openAIEvents, runConcurrent, startProcess, stopAll, type Target, waitUntilServing } from './relay-driver'
+import { createChatToken, freePort, trellisEnv } from './processes'
+import { argument, openAIEvents, runConcurrent, startMock, startProcess, stopAll, type Target, waitUntilServing } from './relay-driver'
 
 const SECONDS = Number(argument('seconds', '15'))
 const CONCURRENCY = Number(argument('concurrency', '64'))
@@ -24,17 +24,14 @@ const scratch = mkdtempSync(join(tmpdir(), 'trellis-prof-'))
 
 try {
   mkdirSync(OUT, { recursive: true })
-  const upstream = await startProcess(['bun', 'bench/mock-upstream.ts', '--port', '0', '--chunks', '64', ...(GAP_MS === '0' ? ['--one-pull'] : ['--gap-ms', GAP_MS])], {})
-  const upstreamUrl = (await firstLine(upstream)).trim()
+  const upstreamUrl = (await startMock({ gapMs: GAP_MS, onePull: GAP_MS === '0' })).url
   const port = await freePort()
-  const env = {
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    TRELLIS_DATA_DIR: join(scratch, 'data'),
-    NODE_ENV: 'production',
+  // Logging at `info`, as the performance issue measures.
+  const env = trellisEnv(port, join(scratch, 'data'), {
+    LOG_LEVEL: 'info',
     CHAT_PROVIDERS: JSON.stringify({ mock: { baseUrl: upstreamUrl, maxRetries: 0 } }),
     CHAT_MODELS: JSON.stringify({ bench: [{ provider: 'mock', model: 'mock-model' }] }),
-  }
+  })
   const token = await createChatToken(env, NEVER_REACHED)
   const server = await startProcess(['bun', '--cpu-prof', `--cpu-prof-dir=${OUT}`, 'src/runtimes/bun.ts'], env)
   const body = JSON.stringify({ model: 'bench', messages: [{ role: 'user', content: 'Say something.' }], stream: true })

@@ -155,3 +155,9 @@ export async function waitUntilServing(each: Target) {
   }
   throw new Error(`${each.name} did not start serving at ${each.url}`)
 }
+
+/** The bench mock (bench/mock-upstream.ts, 64 chunks per stream) in its own process, in the shape asked: one event per pull, `gapMs` between events, or all in one pull. */
+export async function startMock(shape: { gapMs: string; onePull: boolean }): Promise<{ pid: number; url: string }> {
+  const mock = await startProcess(['bun', 'bench/mock-upstream.ts', '--port', '0', '--chunks', '64', '--gap-ms', shape.gapMs, ...(shape.onePull ? ['--one-pull'] : [])], {})
+  return { pid: mock.pid, url: (await firstLine(mock)).trim() }
+}
