@@ -11,15 +11,12 @@ const SUSPECT = /\\u0000|\\u[dD][89a-fA-F]|[\ud800-\udfff]/
  * validation refuses them first, and `/docs.json/validate` agrees with `PUT /docs.json`.
  * A quick look at the text first: almost no file has an escape that could produce one.
  */
-export function findUnstorableText(text: string, value: unknown, findings: Finding[]): void {
+export function findUnstorableText(text: string, value: unknown, findings: Finding[], unsafeInteger: boolean): void {
   const strings = SUSPECT.test(text)
-  // An integer at or beyond 2^53 is written with 16 digits or more, or with an exponent; JSON.parse
-  // may round it, so it would be served altered. Other texts skip the walk.
-  const numbers = LARGE_NUMBER.test(text)
-  if (strings || numbers) walk(value, '', findings, 0)
+  // `unsafeInteger`: the caller's walk met an integer at or beyond 2^53, which JSON.parse may have
+  // rounded, so it would be served altered. Other values skip this walk.
+  if (strings || unsafeInteger) walk(value, '', findings, 0)
 }
-
-const LARGE_NUMBER = /\d{16}|\d[eE]\+?\d/
 
 function walk(value: unknown, pointer: string, findings: Finding[], depth: number): void {
   if (typeof value === 'string') {
