@@ -24,10 +24,11 @@ beforeAll(async () => {
   trellis = await makeTestApp({
     env: {
       CHAT_KEEPALIVE_MS: '50',
-      CHAT_PROVIDERS: JSON.stringify({ claude, patient: { ...claude, maxRetries: 1, retryBaseMs: 1 } }),
+      CHAT_PROVIDERS: JSON.stringify({ claude, patient: { ...claude, maxRetries: 1, retryBaseMs: 1 }, beta: { ...claude, headers: { 'anthropic-beta': 'configured-2025-01-01' } } }),
       CHAT_MODELS: JSON.stringify({
         claude: [{ provider: 'claude', model: 'claude-sonnet-4-5' }],
         'claude-patient': [{ provider: 'patient', model: 'claude-sonnet-4-5' }],
+        'claude-beta': [{ provider: 'beta', model: 'claude-sonnet-4-5' }],
       }),
     },
     deps: { onLongLivedRequest: (request) => server.timeout(request, 0) },
@@ -63,6 +64,29 @@ describe('the request reaches an Anthropic upstream as the client sent it', () =
     expect(headers.get('x-api-key')).toBe('sk-ant-upstream')
     expect(headers.get('authorization')).toBeNull()
     expect(JSON.stringify([...headers])).not.toContain(token)
+  })
+})
+
+describe('the client’s anthropic-beta header reaches the upstream', () => {
+  const BETA = { headers: { 'anthropic-beta': 'interleaved-thinking-2025-05-14' } }
+
+  test.each([
+    ['messages.create', () => client.messages.create(ASK, BETA)],
+    ['a stream', () => client.messages.stream(ASK, BETA).finalMessage()],
+    ['messages.countTokens', () => client.messages.countTokens({ model: 'claude', messages: ASK.messages }, BETA)],
+  ])('%s', async (_, call) => {
+    await call()
+    expect(anthropic.requests[0]!.headers.get('anthropic-beta')).toBe('interleaved-thinking-2025-05-14')
+  })
+
+  test('after the betas the provider’s configuration sends, as one list', async () => {
+    await client.messages.create({ ...ASK, model: 'claude-beta' }, BETA)
+    expect(anthropic.requests[0]!.headers.get('anthropic-beta')).toBe('configured-2025-01-01,interleaved-thinking-2025-05-14')
+  })
+
+  test('without one, none is sent', async () => {
+    await client.messages.create(ASK)
+    expect(anthropic.requests[0]!.headers.get('anthropic-beta')).toBeNull()
   })
 })
 

@@ -73,7 +73,8 @@ beforeAll(async () => {
     // An echo of its own, whose prompt cache only the count test below uses.
     'echo-fresh': createEchoProvider(),
     'rate-limited': failing('rate-limited', () => new ProviderError(429, 'Rate limit reached for requests', { retryAfter: 20 })),
-    overloaded: failing('overloaded', () => new ProviderError(529, 'Overloaded', { type: 'overloaded_error' })),
+    // What the anthropic provider makes of an upstream's 529 (src/chat/providers/anthropic/errors.ts).
+    overloaded: failing('overloaded', () => new ProviderError(503, 'The upstream provider is unavailable.', { type: 'api_error', code: 'upstream_unavailable', retryable: true })),
     buggy: failing('buggy', () => new TypeError('cannot read properties of undefined')),
     breaks: breaksMidStream,
     slow,
@@ -251,7 +252,7 @@ describe('each SDK error class for its status, with Anthropic error types', () =
     { name: '413 body above BODY_LIMIT', error: () => ask({ messages: [{ role: 'user', content: 'x'.repeat(1_100_000) }] }), type: ContentTooLargeError, status: 413, errorType: 'request_too_large' },
     { name: '429 from the provider', error: () => ask({ model: 'rate-limited' }), type: RateLimitError, status: 429, errorType: 'rate_limit_error' },
     { name: '500 a bug of ours', error: () => ask({ model: 'buggy' }), type: InternalServerError, status: 500, errorType: 'api_error', message: 'request id' },
-    { name: '529 an overloaded upstream', error: () => ask({ model: 'overloaded' }), type: Anthropic.OverloadedError, status: 529, errorType: 'overloaded_error' },
+    { name: '503 an overloaded upstream', error: () => ask({ model: 'overloaded' }), type: InternalServerError, status: 503, errorType: 'overloaded_error' },
   ]
   for (const row of rows) {
     test(row.name, async () => {

@@ -119,7 +119,7 @@ test("the Messages routes take x-api-key or a bearer, and document Anthropic-sha
     const operation = document.paths[path].post
     expect(operation.security).toEqual([{ bearerAuth: [] }, { apiKeyAuth: [] }])
     expect(operation.requestBody.content['application/json'].schema.required).toEqual(expect.arrayContaining(['model', 'messages']))
-    expect(Object.keys(operation.responses)).toEqual(['200', '400', '401', '403', '404', '413', '415', '429', '500', '502', '503', '504', '529'])
+    expect(Object.keys(operation.responses)).toEqual(['200', '400', '401', '403', '404', '413', '415', '429', '500', '502', '503', '504'])
     const error = operation.responses['429'].content['application/json'].schema
     expect(error.required).toEqual(['type', 'error', 'request_id'])
     expect(error.properties.error.required).toEqual(['type', 'message'])

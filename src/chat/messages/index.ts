@@ -11,7 +11,7 @@ import { modelNotFound } from '../service'
 import { toAnthropicError } from './errors'
 import { CountTokensRequest, CountTokensResponse, MessageResponse, MessagesRequest } from './model'
 import { parseCountTokensRequest, parseMessagesRequest } from './request'
-import { countTokens, serveMessages } from './service'
+import { countTokens, passedHeaders, serveMessages } from './service'
 
 /** What the Messages routes need from the chat feature: how completions are served, and how its routes log and check. */
 export type MessagesDeps = {
@@ -45,7 +45,6 @@ const ERRORS: Record<number, string> = {
   502: '`api_error`: the upstream failed or answered something that is not a message.',
   503: '`overloaded_error`: every provider of the model is unavailable, the database is unavailable, or this replica is shutting down; Retry-After says when to try again.',
   504: '`timeout_error`: the upstream did not answer in time.',
-  529: "`overloaded_error`: an Anthropic upstream is overloaded (its own 529, passed on).",
 }
 
 const anthropicErrors = (statuses: number[]) => Object.fromEntries(statuses.map((status) => [status, { description: ERRORS[status], content: jsonContent(AnthropicErrorSchema) }]))
@@ -82,7 +81,7 @@ export function messagesPlugin(deps: MessagesDeps) {
 
   const count = async (context: HandlerContext) => {
     const request = (await read(context, parseCountTokensRequest)) as CountTokensRequest
-    const { input_tokens, method } = await countTokens(deps.completion.registry, request, context.request.signal)
+    const { input_tokens, method } = await countTokens(deps.completion.registry, request, context.request.signal, passedHeaders(context.request))
     context.set.headers['x-trellis-token-count'] = method
     return { input_tokens }
   }
@@ -122,7 +121,7 @@ export function messagesPlugin(deps: MessagesDeps) {
               'text/event-stream': { schema: { type: 'string', description: '`event: <type>` and `data: <json>` lines: message_start, content_block_start/delta/stop, message_delta, message_stop; ping while waiting' } },
             },
           },
-          ...anthropicErrors([400, 401, 403, 404, 413, 415, 429, 500, 502, 503, 504, 529]),
+          ...anthropicErrors([400, 401, 403, 404, 413, 415, 429, 500, 502, 503, 504]),
         },
       } as DocumentDecoration,
     })
@@ -142,7 +141,7 @@ export function messagesPlugin(deps: MessagesDeps) {
             headers: { 'x-trellis-token-count': { description: 'How the count was made: `exact`, `upstream` or `estimate`.', schema: { type: 'string', enum: ['exact', 'upstream', 'estimate'] } } },
             content: jsonContent(CountTokensResponse),
           },
-          ...anthropicErrors([400, 401, 403, 404, 413, 415, 429, 500, 502, 503, 504, 529]),
+          ...anthropicErrors([400, 401, 403, 404, 413, 415, 429, 500, 502, 503, 504]),
         },
       } as DocumentDecoration,
     })

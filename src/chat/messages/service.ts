@@ -1,7 +1,7 @@
 import { DEFAULT_MAX_RESPONSE_BYTES, ECHO_PROVIDER } from '../../config/chat'
 import { JSON_MEDIA_TYPE } from '../../http/media-type'
 import { type CompletionContext, type CompletionDeps, CompletionRun, estimatedTokens, type Reservable } from '../completion'
-import { type ChatRequest, type JsonObject, type MessagesRequest as NativeRequest, type StreamReport, isObject } from '../providers/provider'
+import { type ChatRequest, type JsonObject, type MessagesRequest as NativeRequest, type PassedHeaders, type StreamReport, isObject } from '../providers/provider'
 import { promptOf as echoPrompt, utf8Length } from '../providers/echo/tokenizer'
 import type { ModelRegistry, RouteEntry } from '../service'
 import { ANTHROPIC_FRAMING } from './errors'
@@ -33,7 +33,7 @@ function promptBytes(request: CountTokensRequest): number {
 export async function serveMessages(deps: CompletionDeps, context: CompletionContext, request: MessagesRequest): Promise<Response> {
   const streamed = request.stream === true
   const run = await CompletionRun.admit(deps, context, MESSAGES_REQUEST, request, request.model, streamed)
-  const routes = new EntryRequests(request, run.abort.signal, run.report, deps.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES)
+  const routes = new EntryRequests(request, run.abort.signal, run.report, deps.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, passedHeaders(context.request))
   if (!streamed) {
     try {
       const message = await deps.registry.completeWith(request.model, run.abort.signal, (entry) => routes.complete(entry), run.report)
@@ -54,18 +54,20 @@ class EntryRequests {
   readonly #signal: AbortSignal
   readonly #report: StreamReport
   readonly #maxBytes: number
+  readonly #passed: PassedHeaders
   #chat: ChatRequest | undefined
 
-  constructor(request: MessagesRequest, signal: AbortSignal, report: StreamReport, maxBytes: number) {
+  constructor(request: MessagesRequest, signal: AbortSignal, report: StreamReport, maxBytes: number, passed: PassedHeaders) {
     this.#request = request
     this.#signal = signal
     this.#report = report
     this.#maxBytes = maxBytes
+    this.#passed = passed
   }
 
   async complete(entry: RouteEntry): Promise<JsonObject> {
     const native = entry.provider.messages
-    if (native) return native.complete(this.#native(entry), this.#signal, this.#report)
+    if (native) return native.complete(this.#native(entry), this.#signal, this.#report, this.#passed)
     const completion = await entry.provider.complete({ ...this.#translated(), model: entry.model }, this.#signal)
     if (isObject(completion.usage)) this.#report.usage = completion.usage
     const finish = (completion.choices[0] as { finish_reason?: unknown } | undefined)?.finish_reason
@@ -75,7 +77,7 @@ class EntryRequests {
 
   stream(entry: RouteEntry): AsyncIterable<Uint8Array> {
     const native = entry.provider.messages
-    if (native) return native.streamEvents(this.#native(entry), this.#signal, this.#report)
+    if (native) return native.streamEvents(this.#native(entry), this.#signal, this.#report, this.#passed)
     const chunks = entry.provider.stream({ ...this.#translated(), model: entry.model }, this.#signal)
     return anthropicEvents(chunks, this.#request.model, showsThinking(this.#request.thinking), this.#report, this.#maxBytes)
   }
@@ -87,6 +89,12 @@ class EntryRequests {
   #translated(): ChatRequest {
     return (this.#chat ??= toChatRequest(this.#request))
   }
+}
+
+/** The client's headers a native provider passes on (see `PassedHeaders`). */
+export function passedHeaders(request: Request): PassedHeaders {
+  const beta = request.headers.get('anthropic-beta')
+  return beta ? { anthropicBeta: beta } : {}
 }
 
 /**
@@ -103,14 +111,15 @@ export type TokenCountMethod = 'exact' | 'upstream' | 'estimate'
  * For a model served through OpenAI's form, whose tokenizer Trellis does not know, the answer is
  * the estimate Trellis reserves against token limits (a token per three bytes of UTF-8), which
  * errs high for most text. Clients call count_tokens to decide whether a prompt fits or must be
- * trimmed, so an estimate that errs high serves them, where an error would stop them. The prompt
- * is translated all the same, so a request `/v1/messages` would refuse is refused here too.
+ * trimmed, so an estimate that errs high serves them, where an error would stop them. Only the
+ * prompt is read (`promptOf`): top-level fields that `/v1/messages` would refuse for such a model
+ * do not change a count, so they are not refused here.
  */
-export async function countTokens(registry: ModelRegistry, request: CountTokensRequest, signal: AbortSignal): Promise<{ input_tokens: number; method: TokenCountMethod }> {
+export async function countTokens(registry: ModelRegistry, request: CountTokensRequest, signal: AbortSignal, passed: PassedHeaders = {}): Promise<{ input_tokens: number; method: TokenCountMethod }> {
   return registry.completeWith(request.model, signal, async (entry) => {
     const native = entry.provider.messages
     // A count_tokens body is a Messages request without `max_tokens`; the provider sends it on as it is.
-    if (native) return { input_tokens: (await native.countTokens({ ...request, model: entry.model } as unknown as NativeRequest, signal)).input_tokens, method: 'upstream' as const }
+    if (native) return { input_tokens: (await native.countTokens({ ...request, model: entry.model } as unknown as NativeRequest, signal, passed)).input_tokens, method: 'upstream' as const }
     const prompt = promptOf(request)
     // The count echo's usage reports as prompt tokens (input plus cache reads) for the same request.
     if (entry.provider.name === ECHO_PROVIDER) return { input_tokens: echoPrompt(prompt.messages, prompt.tools).ends.length, method: 'exact' as const }

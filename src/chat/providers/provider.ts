@@ -71,18 +71,25 @@ export type MessagesRequest = JsonObject & { model: string; messages: JsonObject
  * cache-written input too, `prompt_tokens_details.cached_tokens` the cache reads), `finishReason`
  * as OpenAI names it, and one `events` per content delta.
  */
+/**
+ * Headers of the client's own request that a native provider passes on: `anthropic-beta`, which
+ * turns on the API features a client was written for (Claude Code and the SDK's beta helpers
+ * send it); without it such a request fails upstream or silently loses the feature.
+ */
+export type PassedHeaders = { anthropicBeta?: string }
+
 export interface NativeMessages {
   /** The whole `message` object (`stream` false or absent). */
-  complete(request: MessagesRequest, signal: AbortSignal, report?: StreamReport): Promise<JsonObject>
+  complete(request: MessagesRequest, signal: AbortSignal, report?: StreamReport, passed?: PassedHeaders): Promise<JsonObject>
   /**
    * The upstream's event stream as the bytes to send: whole `event: <type>\ndata: <json>\n\n`
    * events in order, as soon as each read completes them, ending after `message_stop`. An in-stream
    * `error` event is thrown as a {@link ProviderError} instead of forwarded, so that the route can
    * retry before the first byte and write its own error event after it.
    */
-  streamEvents(request: MessagesRequest, signal: AbortSignal, report?: StreamReport): AsyncIterable<Uint8Array>
+  streamEvents(request: MessagesRequest, signal: AbortSignal, report?: StreamReport, passed?: PassedHeaders): AsyncIterable<Uint8Array>
   /** `POST /v1/messages/count_tokens` upstream, for the same request: its `{ input_tokens }`. */
-  countTokens(request: MessagesRequest, signal: AbortSignal): Promise<{ input_tokens: number }>
+  countTokens(request: MessagesRequest, signal: AbortSignal, passed?: PassedHeaders): Promise<{ input_tokens: number }>
 }
 
 /**

@@ -1,5 +1,5 @@
 import { NOT_PROVEN, parseJsonObject, scanJsonObject } from '../../../json/scan'
-import { isObject, ProviderError, type JsonObject, type MessagesRequest, type NativeMessages, type StreamReport } from '../provider'
+import { isObject, ProviderError, type JsonObject, type MessagesRequest, type NativeMessages, type PassedHeaders, type StreamReport } from '../provider'
 import { streamError } from '../upstream-error'
 import { anthropicEventError } from './errors'
 import { EventFraming, type EventSink } from './framing'
@@ -18,9 +18,9 @@ const GENERATION_ONLY = ['max_tokens', 'stream', 'stop_sequences', 'temperature'
  */
 export function nativeMessages(transport: AnthropicTransport): NativeMessages {
   return {
-    async complete(request, signal, report) {
+    async complete(request, signal, report, passed) {
       const body = request.stream === true ? { ...request, stream: false } : request
-      const message = await transport.json('/messages', body, signal)
+      const message = await transport.json('/messages', body, signal, passed)
       if (report) {
         if (isObject(message.usage)) report.usage = usageOf(message.usage)
         const finish = finishReasonOf(message.stop_reason)
@@ -29,16 +29,16 @@ export function nativeMessages(transport: AnthropicTransport): NativeMessages {
       return message
     },
 
-    streamEvents(request, signal, report) {
+    streamEvents(request, signal, report, passed) {
       const { name, maxEventBytes } = transport.options
       const errorOf = (data: string) => anthropicEventError(name, request.model, data, transport.clock())
-      return transport.events({ ...request, stream: true }, signal, new EventFraming(name, new NativeEvents(name, report ?? { events: 0 }, errorOf), maxEventBytes))
+      return transport.events({ ...request, stream: true }, signal, new EventFraming(name, new NativeEvents(name, report ?? { events: 0 }, errorOf), maxEventBytes), passed)
     },
 
-    async countTokens(request: MessagesRequest, signal: AbortSignal) {
+    async countTokens(request: MessagesRequest, signal: AbortSignal, passed?: PassedHeaders) {
       const body: JsonObject = { ...request }
       for (const field of GENERATION_ONLY) delete body[field]
-      const answer = await transport.json('/messages/count_tokens', body, signal)
+      const answer = await transport.json('/messages/count_tokens', body, signal, passed)
       if (typeof answer.input_tokens !== 'number') throw streamError(transport.options.name, 'answered a token count without input_tokens.', JSON.stringify(answer).slice(0, 500))
       return answer as { input_tokens: number }
     },

@@ -1,6 +1,6 @@
 import { DEFAULT_ANTHROPIC_VERSION, DEFAULT_MAX_RESPONSE_BYTES, type ProviderConfig } from '../../../config/chat'
 import { parseJsonObject } from '../../../json/scan'
-import type { JsonObject, ProviderError } from '../provider'
+import type { JsonObject, PassedHeaders, ProviderError } from '../provider'
 import { ERROR_BODY_LIMIT, postJson, readText, UpstreamCall } from '../upstream-call'
 import { streamError } from '../upstream-error'
 import type { UpstreamFetch } from '../upstream-fetch'
@@ -55,12 +55,12 @@ export class AnthropicTransport {
   }
 
   /** POSTs to `${baseUrl}${path}` and returns the JSON object answered, under the request timeout and the response cap. */
-  async json(path: string, body: JsonObject, signal: AbortSignal): Promise<JsonObject> {
+  async json(path: string, body: JsonObject, signal: AbortSignal, passed?: PassedHeaders): Promise<JsonObject> {
     const { name, requestTimeoutMs } = this.options
     const call = new UpstreamCall(name, signal)
     try {
       call.watch('request', requestTimeoutMs)
-      const response = await postJson(this.#fetch, this.options.baseUrl + path, call, body, this.#jsonHeaders)
+      const response = await postJson(this.#fetch, this.options.baseUrl + path, call, body, this.#with(this.#jsonHeaders, passed))
       if (!response.ok) throw this.#httpError(String(body.model), response, (await readText(call, response, ERROR_BODY_LIMIT)) ?? '')
       const limit = this.options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
       const text = await readText(call, response, limit)
@@ -82,12 +82,12 @@ export class AnthropicTransport {
    * to hand over (pings do not count), the idle limit between reads after that; neither runs while
    * the consumer holds a batch.
    */
-  async *events(body: JsonObject, signal: AbortSignal, reader: EventReader): AsyncGenerator<Uint8Array> {
+  async *events(body: JsonObject, signal: AbortSignal, reader: EventReader, passed?: PassedHeaders): AsyncGenerator<Uint8Array> {
     const { name, connectTimeoutMs, firstTokenTimeoutMs, idleTimeoutMs } = this.options
     const call = new UpstreamCall(name, signal)
     try {
       call.watch('connect', connectTimeoutMs)
-      const response = await postJson(this.#fetch, `${this.options.baseUrl}/messages`, call, body, this.#streamHeaders)
+      const response = await postJson(this.#fetch, `${this.options.baseUrl}/messages`, call, body, this.#with(this.#streamHeaders, passed))
       if (!response.ok) {
         call.watch('first_token', firstTokenTimeoutMs)
         throw this.#httpError(String(body.model), response, (await readText(call, response, ERROR_BODY_LIMIT)) ?? '')
@@ -121,6 +121,17 @@ export class AnthropicTransport {
     } finally {
       call.end()
     }
+  }
+
+  /** `headers` with the client's `anthropic-beta` added to any the provider's configuration sends (Anthropic takes a comma-separated list). */
+  #with(headers: Record<string, string>, passed: PassedHeaders | undefined): Record<string, string> {
+    const beta = passed?.anthropicBeta
+    if (!beta) return headers
+    const configured = Object.entries(headers).find(([name]) => name.toLowerCase() === 'anthropic-beta')
+    if (!configured) return { ...headers, 'anthropic-beta': beta }
+    const merged: Record<string, string> = { ...headers }
+    delete merged[configured[0]]
+    return { ...merged, 'anthropic-beta': `${configured[1]},${beta}` }
   }
 
   #httpError(model: string, response: Response, text: string): ProviderError {
