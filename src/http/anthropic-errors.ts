@@ -43,14 +43,14 @@ const TYPES: Record<number, string> = {
 }
 
 /** Every `error.type` Anthropic's API answers with. */
-export const ANTHROPIC_ERROR_TYPES: ReadonlySet<string> = new Set([...Object.values(TYPES), 'conflict_error'])
+const ANTHROPIC_ERROR_TYPES: ReadonlySet<string> = new Set([...Object.values(TYPES), 'conflict_error'])
 
 /**
  * The `error.type` of a status. The status decides where Anthropic documents one (a 404 is
  * `not_found_error` whatever OpenAI-minded code called it); for any other status the thrower's
  * type stands when it is one of Anthropic's (an upstream's `conflict_error` on a 409).
  */
-export function anthropicErrorType(status: number, given?: string): string {
+function anthropicErrorType(status: number, given?: string): string {
   const documented = TYPES[status]
   if (documented !== undefined) return documented
   if (given !== undefined && ANTHROPIC_ERROR_TYPES.has(given)) return given

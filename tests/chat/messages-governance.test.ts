@@ -23,6 +23,9 @@ async function token(body: Record<string, unknown> = {}): Promise<{ token: strin
   return { token: (await response.json()).token, owner }
 }
 
+/** Writes the rows the app's ledger has queued now, rather than sleeping past its one-second batch. */
+const settled = async () => expect(await t.deps.ledger!.flush()).toBe(true)
+
 const sdk = (apiKey: string) => new Anthropic({ apiKey, baseURL: t.origin!, maxRetries: 0 })
 const ask = (content = 'hello there', max_tokens = 16) => ({ model: 'echo', max_tokens, messages: [{ role: 'user' as const, content }] })
 
@@ -72,7 +75,7 @@ describe('the ledger', () => {
     const whole = await client.messages.create(ask('the quick brown fox'))
     const streamed = await client.messages.stream({ ...ask('the quick brown fox jumps'), model: 'echo-reasoner', thinking: { type: 'enabled', budget_tokens: 1024 }, max_tokens: 2048 }).finalMessage()
     await client.messages.countTokens({ model: 'echo', messages: ask().messages })
-    await Bun.sleep(1_300)
+    await settled()
     const body = await (await t.request('/usage?group_by=owner', { token: own })).json()
     const input = (usage: Anthropic.Usage) => usage.input_tokens + (usage.cache_read_input_tokens ?? 0)
     expect(body.data).toEqual([
@@ -94,7 +97,7 @@ describe('the ledger', () => {
     const response = await t.request('/v1/messages', { method: 'POST', token: own, json: { ...ask(), top_k: 3 } })
     expect(response.status).toBe(400)
     await readAll(response)
-    await Bun.sleep(1_300)
+    await settled()
     const [row] = (await (await t.request('/usage?group_by=owner', { token: own })).json()).data
     expect(row).toMatchObject({ requests: 1, errors: 1 })
   })

@@ -136,7 +136,7 @@ describe('a native Anthropic provider', () => {
       new Request('http://localhost/v1/messages', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ model: 'claude', ...ANTHROPIC_ONLY, stream: true }) }),
     )
     await readAll(response)
-    await Bun.sleep(1_300)
+    expect(await t.deps.ledger!.flush()).toBe(true)
     const [row] = (await (await t.request('/usage?group_by=owner,model', { token })).json()).data
     expect(row).toMatchObject({ owner, model: 'claude', requests: 1, prompt_tokens: 11, completion_tokens: 3, cached_tokens: 4, errors: 0 })
   })

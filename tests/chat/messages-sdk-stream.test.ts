@@ -51,6 +51,32 @@ const SEQUENCES: { name: string; chunks: ChatCompletionChunk[]; content?: unknow
   { name: 'a tool call continued after text followed it', chunks: [call(0, { id: 'x', name: 'f', arguments: '{}' }), chunk({ content: 'hm' }), call(0, { arguments: ' ' })], error: 'The upstream continued a tool call after other content had followed it.' },
 ]
 
+/**
+ * Upstream finish reasons and the stop reason each becomes, whole and streamed. A plain lookup
+ * found `toString` and `constructor` on the table's prototype: the stop reason was a function,
+ * which JSON left out of the message and of `message_delta`.
+ */
+const FINISHES: [finish: string, stop: Anthropic.StopReason][] = [
+  ['stop', 'end_turn'],
+  ['length', 'max_tokens'],
+  ['tool_calls', 'tool_use'],
+  ['content_filter', 'refusal'],
+  ['toString', 'end_turn'],
+  ['constructor', 'end_turn'],
+  ['__proto__', 'end_turn'],
+  ['hasOwnProperty', 'end_turn'],
+  ['an_unknown_reason', 'end_turn'],
+]
+
+/** A provider answering `x` and then `finish`, whole or streamed. */
+const finishing = (finish: string): ChatProvider => ({
+  name: `finish-${finish}`,
+  complete: async () => ({ id: 'c', object: 'chat.completion', created: 1, model: 'up', choices: [{ index: 0, message: { role: 'assistant', content: 'x' }, finish_reason: finish }] }),
+  stream: async function* () {
+    yield* [chunk({ content: 'x' }), chunk({}, finish), usageOnly]
+  },
+})
+
 let t: Awaited<ReturnType<typeof makeChatApp>>
 let server: ReturnType<typeof Bun.serve>
 let client: Anthropic
@@ -67,6 +93,7 @@ beforeAll(async () => {
       },
     }
   }
+  for (const [finish] of FINISHES) providers[`finish-${finish}`] = finishing(finish)
   t = await makeChatApp({ chat: { registry: registryOf(providers), keepAliveMs: 15_000 } })
   server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: t.app.fetch })
   client = new Anthropic({ apiKey: t.token, baseURL: `http://127.0.0.1:${server.port}`, maxRetries: 0 })
@@ -107,4 +134,16 @@ describe("the SDK's MessageStream accepts every translated stream", () => {
       await capped.close()
     }
   })
+})
+
+describe("an upstream's finish reason as the stop reason", () => {
+  for (const [finish, stop] of FINISHES) {
+    const ask = { model: `finish-${finish}`, max_tokens: 16, messages: [{ role: 'user' as const, content: 'x' }] }
+    test(`${finish} → ${stop}, in a whole message`, async () => {
+      expect((await client.messages.create(ask)).stop_reason).toBe(stop)
+    })
+    test(`${finish} → ${stop}, in the streamed message_delta`, async () => {
+      expect((await client.messages.stream(ask).finalMessage()).stop_reason).toBe(stop)
+    })
+  }
 })

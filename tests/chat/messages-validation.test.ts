@@ -2,16 +2,31 @@
  * `POST /v1/messages` and `/v1/messages/count_tokens` refuse what Anthropic refuses, in Anthropic's
  * shape and words (`{"type":"error","error":{"type":"invalid_request_error","message":"<field>: …"}}`),
  * and what a model served through OpenAI's form cannot take, naming the field. Every failure of
- * these routes, before the body too, is in that shape with its `request-id`.
+ * these routes, before the body too, is in that shape with its `request-id`. So is what such a
+ * model is sent in place of what it leaves out (earlier thinking).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createEchoProvider } from '../../src/chat/providers/echo/echo'
+import type { ChatProvider, ChatRequest } from '../../src/chat/providers/provider'
 import { SETUP_TIMEOUT } from '../helpers/app'
 import { makeChatApp, registryOf } from './chat-app'
 
+/** The translated requests an OpenAI-form provider was sent; it answers each with `ok`. */
+const sent: ChatRequest[] = []
+const recorder: ChatProvider = {
+  name: 'recorder',
+  complete: async (request) => {
+    sent.push(request)
+    return { id: 'c', object: 'chat.completion', created: 1, model: 'up', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }] }
+  },
+  stream: async function* () {
+    throw new Error('not used')
+  },
+}
+
 let t: Awaited<ReturnType<typeof makeChatApp>>
 beforeAll(async () => {
-  t = await makeChatApp({ chat: { registry: registryOf({ echo: createEchoProvider() }), keepAliveMs: 15_000 }, env: { BODY_LIMIT: '65536' } })
+  t = await makeChatApp({ chat: { registry: registryOf({ echo: createEchoProvider(), recorder }), keepAliveMs: 15_000 }, env: { BODY_LIMIT: '65536' } })
 }, SETUP_TIMEOUT)
 afterAll(() => t.close(), SETUP_TIMEOUT)
 
@@ -147,6 +162,35 @@ describe("what a model served through OpenAI's form cannot take is a 400 naming 
       expect(error.message).toStartWith(`${field}: not supported by model 'echo', which is not served by an Anthropic provider`)
     })
   }
+})
+
+describe("what a model served through OpenAI's form is sent", () => {
+  // Earlier thinking went upstream as reasoning_content, which DeepSeek refuses with a 400 in input messages.
+  test("earlier thinking and redacted_thinking blocks are left out; a failed tool_result's text starts with 'Error: '", async () => {
+    const response = await messages({
+      ...valid,
+      model: 'recorder',
+      messages: [
+        USER[0],
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'I should look it up', signature: 'sig' },
+            { type: 'redacted_thinking', data: 'opaque' },
+            { type: 'text', text: 'Looking.' },
+            { type: 'tool_use', id: 't', name: 'f', input: { q: 1 } },
+          ],
+        },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'no such thing', is_error: true }] },
+      ],
+    })
+    expect(response.status).toBe(200)
+    expect(sent.at(-1)?.messages).toEqual([
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: 'Looking.', tool_calls: [{ id: 't', type: 'function', function: { name: 'f', arguments: '{"q":1}' } }] },
+      { role: 'tool', tool_call_id: 't', content: 'Error: no such thing' },
+    ])
+  })
 })
 
 describe('every other failure of these routes is in Anthropic\'s shape, with request-id', () => {

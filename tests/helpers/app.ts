@@ -2,6 +2,7 @@ import { createApp, type AppDeps } from '../../src/app'
 import type { Scope } from '../../src/auth/model'
 import { TokenService } from '../../src/auth/service'
 import { loadConfig } from '../../src/config'
+import { UsageLedger } from '../../src/db/usage-ledger'
 import { createLogger } from '../../src/logging/logger'
 import { bunUiAssets } from '../../src/runtimes/bun-assets'
 import { freshDatabase } from './database'
@@ -26,6 +27,8 @@ export async function makeTestApp(options: { env?: Record<string, string>; deps?
   const logger = createLogger(config.logLevel, (line) => logs.push(JSON.parse(line)))
   const tokens = new TokenService(database.db)
   const deps: AppDeps = { config, database, tokens, logger, clock: () => new Date(), uiAssets: bunUiAssets, ...options.deps }
+  // The ledger the app would make itself, made here so a test can flush it (`deps.ledger.flush()`) rather than sleep past its batch delay.
+  deps.ledger ??= deps.config.usageLedger ? new UsageLedger(deps.database, deps.logger) : undefined
   const app = createApp(deps)
   const server = options.transport === 'listening server' ? Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: app.fetch }) : undefined
   return {

@@ -13,7 +13,7 @@ export function eventText(data: { type: string; [field: string]: unknown }): str
   return `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`
 }
 
-/** OpenAI's finish reasons as Anthropic's stop reasons; anything else ended the turn. */
+/** OpenAI's finish reasons as Anthropic's stop reasons. */
 const STOP_REASONS: Record<string, string> = {
   stop: 'end_turn',
   length: 'max_tokens',
@@ -22,7 +22,14 @@ const STOP_REASONS: Record<string, string> = {
   content_filter: 'refusal',
 }
 
-export const stopReasonOf = (finishReason: string | undefined): string => (finishReason !== undefined && STOP_REASONS[finishReason]) || 'end_turn'
+/**
+ * The stop reason for an upstream's finish reason. Only the table's own keys count (`toString` or
+ * `constructor` would otherwise find the prototype's functions). Anything else, or none, is
+ * `end_turn`: the answer did end, and Anthropic's SDKs type `stop_reason` as a closed set, so an
+ * upstream's own word would not be understood by them.
+ */
+export const stopReasonOf = (finishReason: unknown): string =>
+  typeof finishReason === 'string' && Object.hasOwn(STOP_REASONS, finishReason) ? STOP_REASONS[finishReason] : 'end_turn'
 
 /**
  * OpenAI's usage as Anthropic counts it: `input_tokens` are those not read from the cache

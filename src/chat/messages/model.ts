@@ -1,4 +1,5 @@
 import { t, type Static, type TSchema } from 'elysia'
+import { MIN_THINKING_BUDGET } from '../../config/chat'
 import { Integer } from '../../http/integer'
 import { MAX_CONTENT_PARTS, MAX_MESSAGES, MAX_OUTPUT_TOKENS, MAX_STOP_SEQUENCES, MAX_TOOLS } from '../model'
 
@@ -13,9 +14,6 @@ import { MAX_CONTENT_PARTS, MAX_MESSAGES, MAX_OUTPUT_TOKENS, MAX_STOP_SEQUENCES,
  */
 
 const open = { additionalProperties: true } as const
-
-/** Anthropic's smallest thinking budget. */
-export const MIN_THINKING_BUDGET = 1024
 
 /** Any content block: its `type` picks the schema it must then match (see {@link BLOCKS}); unknown types pass as they are. */
 export const ContentBlock = t.Object({ type: t.String({ minLength: 1 }) }, { ...open, description: 'A content block; `type` picks its shape' })

@@ -1,6 +1,6 @@
 import type { ChatCompletionRequest, FunctionTool, RequestMessage } from '../model'
 import { ProviderError, type ChatRequest, type JsonObject } from '../providers/provider'
-import type { ContentBlock, CountTokensRequest, ImageBlock, MessagesRequest, TextBlock, ThinkingBlock, ThinkingConfig, ToolChoice, ToolResultBlock, ToolUseBlock } from './model'
+import type { ContentBlock, CountTokensRequest, ImageBlock, MessagesRequest, TextBlock, ThinkingConfig, ToolChoice, ToolResultBlock, ToolUseBlock } from './model'
 
 /*
  * A Messages request in OpenAI's form, for a provider that does not speak Anthropic's API
@@ -18,8 +18,11 @@ import type { ContentBlock, CountTokensRequest, ImageBlock, MessagesRequest, Tex
  * - Hints that do not change the answer are accepted and not passed on: `cache_control` (on the
  *   request or any block), `service_tier`, `metadata` other than `user_id`, and `redacted_thinking`
  *   blocks, which only Anthropic can read.
+ * - Earlier turns' `thinking` blocks are accepted and not passed on: OpenAI's form has no place for
+ *   them, and DeepSeek refuses `reasoning_content` in the input with a 400.
  * - A `tool_result` with `is_error: true` is sent as a tool message whose text starts with
- *   "Error: ", since OpenAI's tool messages have no such flag.
+ *   "Error: ": OpenAI's tool messages have no such flag, and without it the model would take the
+ *   failure for the tool's answer.
  */
 
 /** Top-level fields of a Messages request that translate (or, for the hints, need not). */
@@ -99,22 +102,22 @@ function userMessages(model: string, blocks: ContentBlock[], at: string): Reques
   return [...tools, { role: 'user', content: parts as RequestMessage['content'] }]
 }
 
-/** An assistant turn: its text, its tool calls, and its thinking as `reasoning_content`. */
+/**
+ * An assistant turn: its text and its tool calls. Its thinking blocks are left out (see above), as
+ * `anthropic/turns.ts` leaves `reasoning_content` out going the other way.
+ */
 function assistantMessage(model: string, blocks: ContentBlock[], at: string): RequestMessage {
   let text = ''
-  let reasoning = ''
   const calls: NonNullable<RequestMessage['tool_calls']> = []
   blocks.forEach((block, i) => {
     if (block.type === 'text') text += (block as TextBlock).text
-    else if (block.type === 'thinking') reasoning += (block as ThinkingBlock).thinking
     else if (block.type === 'tool_use') {
       const use = block as ToolUseBlock
       calls.push({ id: use.id, type: 'function', function: { name: use.name, arguments: JSON.stringify(use.input) } })
-    } else if (block.type !== 'redacted_thinking') throw untranslatable(model, `${at}.${i}.type`, blockReason(block.type, 'an assistant message'))
+    } else if (block.type !== 'thinking' && block.type !== 'redacted_thinking') throw untranslatable(model, `${at}.${i}.type`, blockReason(block.type, 'an assistant message'))
   })
   const message: RequestMessage = { role: 'assistant', content: text }
   if (calls.length > 0) message.tool_calls = calls
-  if (reasoning !== '') message.reasoning_content = reasoning
   return message
 }
 

@@ -101,10 +101,11 @@ export class UpstreamCall {
   }
 
   /**
-   * The stream is complete at `[DONE]`; nothing after it is read. Cancelling the body costs
-   * nothing when it has already ended, which is the usual case: the end arrives with `[DONE]`,
-   * and the connection goes back to the pool. An upstream that keeps sending gets its connection
-   * closed, rather than a drain that would read on for a body nobody wants.
+   * The stream is complete at its format's last event (OpenAI's `[DONE]`, Anthropic's
+   * `message_stop`); nothing after it is read. Cancelling the body costs nothing when it has
+   * already ended, which is the usual case: the end arrives with that event, and the connection
+   * goes back to the pool. An upstream that keeps sending gets its connection closed, rather than
+   * a drain that would read on for a body nobody wants.
    */
   finish(reader: ReadableStreamDefaultReader<Uint8Array>): void {
     this.complete()

@@ -32,7 +32,7 @@ export type StreamFraming = {
 }
 
 /** OpenAI's: `: keep-alive` comments, `data: [DONE]`, and `data: {"error":{…}}`. */
-export const OPENAI_FRAMING: StreamFraming = {
+const OPENAI_FRAMING: StreamFraming = {
   keepAlive: KEEP_ALIVE,
   done: DONE,
   errorEvent: (error, requestId) => encodeEvent(openAIErrorBody(toOpenAIError(error, requestId))),

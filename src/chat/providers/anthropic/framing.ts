@@ -151,7 +151,7 @@ function blankLineAt(buffer: Uint8Array, from: number): number {
 }
 
 /** Whether `buffer` holds the ASCII `prefix` at `at`. */
-export function startsWith(buffer: Uint8Array, at: number, prefix: string): boolean {
+function startsWith(buffer: Uint8Array, at: number, prefix: string): boolean {
   if (at + prefix.length > buffer.length) return false
   for (let k = 0; k < prefix.length; k++) if (buffer[at + k] !== prefix.charCodeAt(k)) return false
   return true

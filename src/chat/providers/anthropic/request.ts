@@ -12,7 +12,7 @@ export type TranslationSettings = {
 }
 
 /** `reasoning_effort` as a thinking budget; `none` turns thinking off. */
-export const THINKING_BUDGETS: Record<string, number> = { minimal: 1024, low: 2048, medium: 8192, high: 16384, xhigh: 32768 }
+const THINKING_BUDGETS: Record<string, number> = { minimal: 1024, low: 2048, medium: 8192, high: 16384, xhigh: 32768 }
 
 /**
  * OpenAI parameters that Anthropic has no equivalent for, refused unless they hold the value that
