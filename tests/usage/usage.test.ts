@@ -39,9 +39,8 @@ const usage = async (token: string, query = '') => {
 }
 
 async function settled() {
-  // The app's ledger writes within a second of a request's end; every request here has ended (its
-  // row is recorded before its answer does), so writing what is queued now is the same, sooner.
-  expect(await t.deps.ledger!.flush()).toBe(true)
+  // The app's ledger writes within a second of a request's end.
+  await Bun.sleep(1_300)
 }
 
 describe('GET /usage', () => {
