@@ -24,7 +24,14 @@ async function token(body: Record<string, unknown> = {}): Promise<{ token: strin
 }
 
 /** Writes the rows the app's ledger has queued now, rather than sleeping past its one-second batch. */
-const settled = async () => expect(await t.deps.ledger!.flush()).toBe(true)
+/**
+ * The ledger's rows written now, rather than after its 1 s batch delay; then a moment, because
+ * `/usage` counts rows strictly before "now" (`to` is exclusive) and a row of this millisecond would not count yet.
+ */
+const settled = async () => {
+  expect(await t.deps.ledger!.flush()).toBe(true)
+  await Bun.sleep(5)
+}
 
 const sdk = (apiKey: string) => new Anthropic({ apiKey, baseURL: t.origin!, maxRetries: 0 })
 const ask = (content = 'hello there', max_tokens = 16) => ({ model: 'echo', max_tokens, messages: [{ role: 'user' as const, content }] })

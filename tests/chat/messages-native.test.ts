@@ -137,6 +137,8 @@ describe('a native Anthropic provider', () => {
     )
     await readAll(response)
     expect(await t.deps.ledger!.flush()).toBe(true)
+    // `/usage` counts rows strictly before "now": a row of this very millisecond would not count yet.
+    await Bun.sleep(5)
     const [row] = (await (await t.request('/usage?group_by=owner,model', { token })).json()).data
     expect(row).toMatchObject({ owner, model: 'claude', requests: 1, prompt_tokens: 11, completion_tokens: 3, cached_tokens: 4, errors: 0 })
   })
