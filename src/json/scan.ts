@@ -84,7 +84,7 @@ export function scanJsonObject(bytes: Uint8Array, start: number, end: number, me
   let memoComma = -1
   let collecting = memo !== undefined
   const prefix = memo?.prefix
-  if (prefix !== undefined && open + prefix.length < end && samePrefix(bytes, open, prefix)) {
+  if (prefix !== undefined && open + prefix.length < end && bytesEqualAt(bytes, open, prefix)) {
     i = open + prefix.length
     lastComma = i - 1
     state = KEY
@@ -184,12 +184,6 @@ export function scanJsonObject(bytes: Uint8Array, start: number, end: number, me
     }
   }
   return NOT_PROVEN
-}
-
-/** Whether `bytes` hold `prefix` at `at` (the caller knows they are long enough). */
-function samePrefix(bytes: Uint8Array, at: number, prefix: Uint8Array): boolean {
-  for (let k = 0; k < prefix.length; k++) if (bytes[at + k] !== prefix[k]) return false
-  return true
 }
 
 function skipSpace(bytes: Uint8Array, i: number, end: number): number {
@@ -355,6 +349,16 @@ function topLevelFlag(bytes: Uint8Array, start: number, end: number): number {
   }
   if (length === CHOICES_KEY.length && bytesAt(bytes, start, CHOICES_KEY)) return HAS_CHOICES
   return 0
+}
+
+/**
+ * {@link bytesAt} for an expected `Uint8Array`. Kept apart, not one function over both kinds of
+ * array: the scan memo's check ran twice as slow when a shared function saw both (bench/json-scan.ts).
+ */
+export function bytesEqualAt(bytes: Uint8Array, at: number, expected: Uint8Array): boolean {
+  if (at + expected.length > bytes.length) return false
+  for (let k = 0; k < expected.length; k++) if (bytes[at + k] !== expected[k]) return false
+  return true
 }
 
 /** Whether `bytes` hold `expected` at `at` (false when they end first). */

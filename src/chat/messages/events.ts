@@ -1,4 +1,5 @@
 import { ProviderError, type ChatCompletion, type ChatCompletionChunk, isObject, type JsonObject, noteChunk, type StreamReport } from '../providers/provider'
+import { namedEventText } from '../sse/encode'
 import { tooLarge } from '../sse/writer'
 
 /*
@@ -10,7 +11,7 @@ const encoder = new TextEncoder()
 
 /** One event's text: its type on the `event:` line, its JSON (which holds the same `type`) on `data:`. */
 export function eventText(data: { type: string; [field: string]: unknown }): string {
-  return `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`
+  return namedEventText(data.type, JSON.stringify(data))
 }
 
 /** OpenAI's finish reasons as Anthropic's stop reasons. */
@@ -48,8 +49,10 @@ export function usageOf(usage: JsonObject | undefined) {
   }
 }
 
-/** A message id as Anthropic shapes them: `msg_` and 24 random hex digits. */
-export const messageId = () => `msg_${crypto.randomUUID().replaceAll('-', '').slice(0, 24)}`
+/** An id as Anthropic shapes them: a prefix (`msg_`, `toolu_`) and 24 random hex digits. */
+const anthropicId = (prefix: string) => `${prefix}${crypto.randomUUID().replaceAll('-', '').slice(0, 24)}`
+
+export const messageId = () => anthropicId('msg_')
 
 /**
  * The choice a message is made of: the first, which is choice 0. An upstream asked for one choice
@@ -88,7 +91,7 @@ export function messageOf(completion: ChatCompletion, model: string, showThinkin
 }
 
 /** The upstream's id for a tool call, or one in Anthropic's shape when it gave none. */
-const toolUseId = (id: unknown): string => (typeof id === 'string' && id !== '' ? id : `toolu_${crypto.randomUUID().replaceAll('-', '').slice(0, 24)}`)
+const toolUseId = (id: unknown): string => (typeof id === 'string' && id !== '' ? id : anthropicId('toolu_'))
 
 /** A tool_use block without a name cannot be answered: the upstream's fault, said as such. */
 function toolName(name: unknown): string {

@@ -1,4 +1,4 @@
-import { scanCanonicalString } from '../../../json/scan'
+import { bytesEqualAt, scanCanonicalString } from '../../../json/scan'
 import type { ChunkTranslator, DeltaType } from './chunks'
 
 /*
@@ -27,7 +27,7 @@ const NINE = 0x39
 
 /** Whether `buffer[start, end)`, an event's type, is `content_block_delta`. */
 export function isDeltaEvent(buffer: Uint8Array, start: number, end: number): boolean {
-  return end - start === EVENT_TYPE.length && matches(buffer, start, EVENT_TYPE)
+  return end - start === EVENT_TYPE.length && bytesEqualAt(buffer, start, EVENT_TYPE)
 }
 
 /**
@@ -35,15 +35,15 @@ export function isDeltaEvent(buffer: Uint8Array, start: number, end: number): bo
  * false when the event is not in the compact form or its block does not take it (nothing added).
  */
 export function spliceDelta(buffer: Uint8Array, start: number, end: number, translator: ChunkTranslator, out: Uint8Array[]): boolean {
-  if (!matches(buffer, start, BEFORE_INDEX)) return false
+  if (!bytesEqualAt(buffer, start, BEFORE_INDEX)) return false
   let at = start + BEFORE_INDEX.length
   let index = 0
   const digits = at
   // At most 9 digits: an index stays a small integer, exactly as Number() of the parsed way reads it.
   while (at < end && at - digits < 9 && buffer[at]! >= ZERO && buffer[at]! <= NINE) index = index * 10 + buffer[at++]! - ZERO
-  if (at === digits || (buffer[digits] === ZERO && at - digits > 1) || !matches(buffer, at, BEFORE_TYPE)) return false
+  if (at === digits || (buffer[digits] === ZERO && at - digits > 1) || !bytesEqualAt(buffer, at, BEFORE_TYPE)) return false
   at += BEFORE_TYPE.length
-  const found = STRING_OF.find(([, bytes]) => matches(buffer, at, bytes))
+  const found = STRING_OF.find(([, bytes]) => bytesEqualAt(buffer, at, bytes))
   if (!found) return false
   const quote = at + found[1].length
   const after = scanCanonicalString(buffer, quote, end)
@@ -54,11 +54,5 @@ export function spliceDelta(buffer: Uint8Array, start: number, end: number, tran
   const frame = translator.spliceFrame(index, found[0])
   if (!frame) return false
   out.push(frame.head, buffer.subarray(quote + 1, after - 1), frame.tail)
-  return true
-}
-
-function matches(buffer: Uint8Array, at: number, expected: Uint8Array): boolean {
-  if (at + expected.length > buffer.length) return false
-  for (let k = 0; k < expected.length; k++) if (buffer[at + k] !== expected[k]) return false
   return true
 }

@@ -1,4 +1,5 @@
 import { DEFAULT_MAX_EVENT_BYTES } from '../../../config/chat'
+import { bytesEqualAt } from '../../../json/scan'
 import { EventTooLarge, SseDataDecoder } from '../../sse/decoder'
 import { eventTooLarge } from './errors'
 import { joinBytes, type EventReader, type EventStep } from './transport'
@@ -21,8 +22,9 @@ export interface EventSink {
 const LF = 0x0a
 const CR = 0x0d
 const COLON = 0x3a
-const EVENT_PREFIX = 'event: '
-const DATA_PREFIX = 'data: '
+const ascii = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0))
+const EVENT_PREFIX = ascii('event: ')
+const DATA_PREFIX = ascii('data: ')
 
 /**
  * An Anthropic event stream cut into whole events, read by read, without decoding it: each read
@@ -90,7 +92,7 @@ export class EventFraming implements EventReader {
     const firstLineEnd = buffer.indexOf(LF, start)
     if (buffer[start] === COLON && firstLineEnd === end - 2) return undefined
     const shaped =
-      startsWith(buffer, start, EVENT_PREFIX) && startsWith(buffer, firstLineEnd + 1, DATA_PREFIX) && buffer.indexOf(LF, firstLineEnd + 1) === end - 2
+      bytesEqualAt(buffer, start, EVENT_PREFIX) && bytesEqualAt(buffer, firstLineEnd + 1, DATA_PREFIX) && buffer.indexOf(LF, firstLineEnd + 1) === end - 2
     if (!shaped) return this.#leave(buffer, start, out)
     return this.sink.event(buffer, start, firstLineEnd, firstLineEnd + 1 + DATA_PREFIX.length, end, out)
   }
@@ -148,11 +150,4 @@ function blankLineAt(buffer: Uint8Array, from: number): number {
     if (buffer[at + 1] === LF) return at + 1
   }
   return -1
-}
-
-/** Whether `buffer` holds the ASCII `prefix` at `at`. */
-function startsWith(buffer: Uint8Array, at: number, prefix: string): boolean {
-  if (at + prefix.length > buffer.length) return false
-  for (let k = 0; k < prefix.length; k++) if (buffer[at + k] !== prefix.charCodeAt(k)) return false
-  return true
 }

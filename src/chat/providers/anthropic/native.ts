@@ -1,6 +1,7 @@
 import { NOT_PROVEN, parseJsonObject, scanJsonObject } from '../../../json/scan'
 import { isObject, ProviderError, type JsonObject, type MessagesRequest, type NativeMessages, type PassedHeaders, type StreamReport } from '../provider'
 import { streamError } from '../upstream-error'
+import { namedEventText } from '../../sse/encode'
 import { anthropicEventError } from './errors'
 import { EventFraming, type EventSink } from './framing'
 import { joinBytes, type AnthropicTransport, type EventStep } from './transport'
@@ -84,7 +85,7 @@ class NativeEvents implements EventSink {
     if (verdict instanceof ProviderError) return { bytes: joinBytes(out), done: false, error: verdict }
     // Data over several lines is JSON with line breaks between tokens: one line again.
     const line = data.includes('\n') ? JSON.stringify(event) : data
-    out.push(encoder.encode(`event: ${event.type}\ndata: ${line}\n\n`))
+    out.push(encoder.encode(namedEventText(event.type, line)))
     return verdict === 'stop' ? { bytes: joinBytes(out), done: true } : undefined
   }
 
