@@ -116,10 +116,9 @@ const Gradient = t.Object(
 const Anchor = t.Object(
   {
     icon: t.Optional(t.String({ description: 'icon name from an icon library' })),
-    name: t.Optional(t.String({ description: 'label' })),
-    url: t.Optional(
-      t.String({ description: 'start of the URL that marks which pages belong to the anchor; usually the folder name' }),
-    ),
+    // Required, as in the vendor's schema: the site cannot place an anchor without a label and a target.
+    name: t.String({ description: 'label' }),
+    url: t.String({ description: 'start of the URL that marks which pages belong to the anchor (usually the folder name), or an absolute URL' }),
     color: t.Optional(
       t.Union([hexColour('icon background color'), Gradient], {
         description: 'icon background color; the object form gives a gradient',
@@ -148,10 +147,9 @@ const TopAnchor = t.Object(
 
 const Tab = t.Object(
   {
-    name: t.Optional(t.String({ description: 'tab label' })),
-    url: t.Optional(
-      t.String({ description: 'start of the URL that marks which pages belong to the tab; usually the folder name' }),
-    ),
+    // Required, as in the vendor's schema: the site cannot place a tab without a label and a prefix.
+    name: t.String({ description: 'tab label' }),
+    url: t.String({ description: 'start of the URL that marks which pages belong to the tab; usually the folder name' }),
   },
   { description: 'a navigational tab' },
 )

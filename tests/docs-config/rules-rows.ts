@@ -105,6 +105,34 @@ export const ROWS: Row[] = [
     path: '/tabs/0/name',
     message: 'tabs[0].name: expected a string, received the number 7',
   },
+  {
+    rule: 'a tab has a name (the site cannot label it otherwise; the vendor requires it)',
+    property: '"tabs": [¦{ "url": "api" }]',
+    respected: '"tabs": [{ "name": "API", "url": "api" }]',
+    path: '/tabs/0/name',
+    message: 'tabs[0].name is required',
+  },
+  {
+    rule: 'a tab has a url (the site cannot place it otherwise)',
+    property: '"tabs": [¦{ "name": "API" }]',
+    respected: '"tabs": [{ "name": "API", "url": "api" }]',
+    path: '/tabs/0/url',
+    message: 'tabs[0].url is required',
+  },
+  {
+    rule: 'an anchor has a name',
+    property: '"anchors": [¦{ "url": "api", "icon": "code" }]',
+    respected: '"anchors": [{ "name": "API", "url": "api", "icon": "code" }]',
+    path: '/anchors/0/name',
+    message: 'anchors[0].name is required',
+  },
+  {
+    rule: 'an anchor has a url',
+    property: '"anchors": [¦{ "name": "API" }]',
+    respected: '"anchors": [{ "name": "API", "url": "api" }]',
+    path: '/anchors/0/url',
+    message: 'anchors[0].url is required',
+  },
   // Logo
   {
     rule: 'a logo is a path or a {light, dark} object',
