@@ -51,7 +51,7 @@ async function main() {
     CHAT_MODELS: JSON.stringify({ bench: [{ provider: 'mock', model: 'mock-model' }], 'bench-anthropic': [{ provider: 'claude', model: 'mock-model' }] }),
   })
   const token = await createChatToken(env)
-  const server = await startProcess(['bun', 'src/runtimes/bun.ts'], env)
+  const server = await startProcess(['bun', 'src/runtimes/bun.ts'], env, 'ignore')
   const trellis = `http://127.0.0.1:${port}/v1`
   const bearer = { ...JSON_TYPE, authorization: `Bearer ${token}` }
   const anthropicHeaders = { ...JSON_TYPE, 'x-api-key': 'sk-ant-bench', 'anthropic-version': '2023-06-01' }

@@ -58,7 +58,7 @@ type Outcome = { ok: boolean; reason?: string; events: number; firstEventAt: num
 async function main() {
   scratch = mkdtempSync(join(tmpdir(), 'trellis-held-'))
   const port = await freePort()
-  const env = trellisEnv(port, join(scratch, 'data'), { ECHO_TOKEN_DELAY_MS: String(1000 / RATE) })
+  const env = trellisEnv(port, join(scratch, 'data'), { ECHO_TOKEN_DELAY_MS: String(1000 / RATE), LOG_LEVEL: 'warn' })
   const token = await createChatToken(env)
   const child = Bun.spawn(['bun', ...(SMOL ? ['--smol'] : []), 'bench/chat-held-streams.ts', '--serve'], { cwd: ROOT, env: { ...process.env, ...env }, stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' })
   server = child

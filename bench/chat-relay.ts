@@ -65,7 +65,7 @@ async function main() {
   // Without --governance, Trellis as users run it by default: ledger on, a token without limits.
   const baseEnv = GOVERNANCE ? { ...env, USAGE_LEDGER: 'false' } : env
   const token = await createChatToken(baseEnv)
-  const server = await startProcess(['bun', 'src/runtimes/bun.ts'], baseEnv)
+  const server = await startProcess(['bun', 'src/runtimes/bun.ts'], baseEnv, 'ignore')
   const trellisUrl = `http://127.0.0.1:${trellisPort}/v1/chat/completions`
   targets.push(target('trellis', trellisUrl, { authorization: `Bearer ${token}` }, 'bench', server.pid))
   if (GOVERNANCE) {
@@ -73,14 +73,14 @@ async function main() {
     const governedEnv = { ...env, PORT: String(governedPort), TRELLIS_DATA_DIR: join(scratch, 'data-governed') }
     const limited = await createChatToken(governedEnv, NEVER_REACHED)
     metricsToken = (await createChatToken(governedEnv, [], 'metrics')).trim()
-    const governed = await startProcess(['bun', 'src/runtimes/bun.ts'], governedEnv)
+    const governed = await startProcess(['bun', 'src/runtimes/bun.ts'], governedEnv, 'ignore')
     metricsUrl = `http://127.0.0.1:${governedPort}/metrics`
     targets.push(target('trellis+gov', `http://127.0.0.1:${governedPort}/v1/chat/completions`, { authorization: `Bearer ${limited}` }, 'bench', governed.pid))
   }
 
   if (await Bun.file(PORTKEY).exists()) {
     const portkeyPort = await freePort()
-    const portkey = await startProcess(['bun', PORTKEY, `--port=${portkeyPort}`], {})
+    const portkey = await startProcess(['bun', PORTKEY, `--port=${portkeyPort}`], {}, 'ignore')
     targets.push(
       target(
         'portkey',

@@ -24,7 +24,7 @@ export async function freePort(): Promise<number> {
   return port
 }
 
-/** A benchmarked Trellis's environment: loopback on `port`, production mode, logs at `warn`, a scratch data directory; `extra` adds or overrides. */
+/** A benchmarked Trellis's environment: loopback on `port`, production mode, a log line per request (`info`, as #17 asks; start it with stdout `ignore`), a scratch data directory; `extra` adds or overrides. */
 export function trellisEnv(port: number, dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { HOST: '127.0.0.1', PORT: String(port), TRELLIS_DATA_DIR: dataDir, LOG_LEVEL: 'warn', NODE_ENV: 'production', ...extra }
+  return { HOST: '127.0.0.1', PORT: String(port), TRELLIS_DATA_DIR: dataDir, LOG_LEVEL: 'info', NODE_ENV: 'production', ...extra }
 }

@@ -33,7 +33,7 @@ try {
     CHAT_MODELS: JSON.stringify({ bench: [{ provider: 'mock', model: 'mock-model' }] }),
   })
   const token = await createChatToken(env, NEVER_REACHED)
-  const server = await startProcess(['bun', '--cpu-prof', `--cpu-prof-dir=${OUT}`, 'src/runtimes/bun.ts'], env)
+  const server = await startProcess(['bun', '--cpu-prof', `--cpu-prof-dir=${OUT}`, 'src/runtimes/bun.ts'], env, 'ignore')
   const body = JSON.stringify({ model: 'bench', messages: [{ role: 'user', content: 'Say something.' }], stream: true })
   const target: Target = { name: 'trellis', url: `http://127.0.0.1:${port}/v1/chat/completions`, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body, pid: server.pid, check: openAIEvents(67) }
   await waitUntilServing(target)

@@ -121,8 +121,9 @@ export function percentile(values: number[], p: number): number {
 /** Processes started here; {@link stopAll} ends them. */
 const children: Subprocess[] = []
 
-export async function startProcess(command: string[], env: Record<string, string>): Promise<Subprocess<'ignore', 'pipe', 'inherit'>> {
-  const child = Bun.spawn(command, { cwd: ROOT, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'inherit' })
+/** `stdout: 'ignore'` for a server that logs a line per request: a pipe nobody reads would fill and stall it. */
+export async function startProcess(command: string[], env: Record<string, string>, stdout: 'pipe' | 'ignore' = 'pipe'): Promise<Subprocess<'ignore', 'pipe', 'inherit'>> {
+  const child = Bun.spawn(command, { cwd: ROOT, env: { ...process.env, ...env }, stdout, stderr: 'inherit' }) as Subprocess<'ignore', 'pipe', 'inherit'>
   children.push(child)
   return child
 }
