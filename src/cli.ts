@@ -7,6 +7,7 @@ import type { DatabaseHandle } from './db/connect'
 import { DataDirInUse } from './db/data-dir-lock'
 import { migrate } from './db/migrate'
 import { runDocsValidate } from './docs-config/cli'
+import { runDocsPush } from './docs-config/pages/cli'
 import { bunPgliteFiles } from './runtimes/bun-pglite'
 import { configOrExit } from './runtimes/lifecycle'
 import { serve } from './runtimes/bun'
@@ -29,6 +30,8 @@ export async function main(argv: string[]): Promise<number> {
       return print(pkg.version)
     case 'docs validate':
       return runDocsValidate(command.args)
+    case 'docs push':
+      return runDocsPush(command.args)
     case 'serve': {
       const env = command.workers === undefined ? process.env : { ...process.env, WORKERS: command.workers }
       const config = configOrExit(env)

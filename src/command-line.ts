@@ -23,6 +23,8 @@ export type Command =
   | { name: 'token revoke'; id: string }
   /** `docs validate` keeps its own parser (src/docs-config/cli.ts), which reads `-` as stdin. */
   | { name: 'docs validate'; args: string[] }
+  /** `docs push` keeps its own parser too (src/docs-config/pages/cli.ts), which reads TRELLIS_URL and TRELLIS_TOKEN. */
+  | { name: 'docs push'; args: string[] }
   | { name: 'healthcheck' }
 
 /** A bad invocation; the message is one line naming what is wrong. */
@@ -53,6 +55,9 @@ const USAGE: Record<string, string> = {
   'token revoke': 'trellis token revoke ID              revoke a token',
   'docs validate': `trellis docs validate FILE|- [--strict] [--json]
                                        check a docs.json like a compiler: file:line:column`,
+  'docs push': `trellis docs push DIR [--url URL] [--token TOKEN]
+                                       upload docs.json and every .md/.mdx page under DIR to a running
+                                       server (default TRELLIS_URL or http://127.0.0.1:3000, token TRELLIS_TOKEN)`,
   usage: `trellis usage [--from DATE] [--to DATE] [--by model|owner|token|day|hour]
                                        chat usage as a table (default: the last 30 days, by model)`,
   healthcheck: "trellis healthcheck                  exit 0 when the local server's /health answers (container probes)",
@@ -161,8 +166,9 @@ export function parseCommandLine(argv: string[], version: string): Command {
   }
   if (first === 'token') throw new UsageError('token: expected create, update, list or revoke')
   if (first === 'docs') {
-    if (rest[0] !== 'validate') throw new UsageError('docs: expected "docs validate FILE"', USAGE['docs validate'])
-    return { name: 'docs validate', args: rest.slice(1) }
+    if (rest[0] === 'validate') return { name: 'docs validate', args: rest.slice(1) }
+    if (rest[0] === 'push') return { name: 'docs push', args: rest.slice(1) }
+    throw new UsageError('docs: expected "docs validate FILE" or "docs push DIR"', `${USAGE['docs validate']}\n       ${USAGE['docs push']}`)
   }
   throw new UsageError(`unknown command "${first}"`)
 }

@@ -1,4 +1,4 @@
-import { bigint, bigserial, boolean, doublePrecision, index, integer, jsonb, pgSequence, pgTable, primaryKey, real, text, timestamp, unique } from 'drizzle-orm/pg-core'
+import { bigint, bigserial, boolean, customType, doublePrecision, index, integer, jsonb, pgSequence, pgTable, primaryKey, real, text, timestamp, unique, uniqueIndex } from 'drizzle-orm/pg-core'
 
 /** A token's own limits; absent fields fall back to TRELLIS_DEFAULT_LIMITS (see src/config/limits.ts and src/governance/). */
 export type TokenLimits = { rpm?: number; tpm?: number; streams?: number; budget_tokens?: number }
@@ -102,3 +102,41 @@ export const docsRevisions = pgTable('docs_revisions', {
   size: integer('size').notNull(),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 })
+
+/**
+ * Text compared byte by byte (`COLLATE "C"`), whatever the database's locale: its order, and a
+ * pagination cursor's meaning, are then the same on every server, PGlite included.
+ */
+const byteOrderedText = customType<{ data: string }>({ dataType: () => 'text COLLATE "C"' })
+
+/**
+ * Every revision of every Markdown page of the documentation site. Rows are only inserted: a page's
+ * new text is its revision n+1, and older revisions stay readable.
+ */
+export const docsPages = pgTable(
+  'docs_pages',
+  {
+    /**
+     * Increasing across all pages, in commit order (writers take turns to insert; see
+     * DocsPagesStore.appendNext), so max(id) is a cheap "something changed" stamp for the site.
+     */
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    /** As docs.json navigation names the page: `plants/overview`. Listed in byte order. */
+    path: byteOrderedText('path').notNull(),
+    /** 1, 2, 3… per path. */
+    revision: integer('revision').notNull(),
+    /** The text exactly as submitted, front matter included. */
+    source: text('source').notNull(),
+    /** From the front matter, so that listing pages never parses their text. */
+    title: text('title'),
+    description: text('description'),
+    openapi: text('openapi'),
+    etag: text('etag').notNull(),
+    author: text('author').notNull(),
+    /** Of the source, in bytes (UTF-8). */
+    size: integer('size').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  // Newest first within a path: the newest revision of one page, or of every page (DISTINCT ON), is an index scan.
+  (table) => [uniqueIndex('docs_pages_path_revision_idx').on(table.path, table.revision.desc())],
+)

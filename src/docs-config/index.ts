@@ -1,12 +1,12 @@
 import { Elysia, t } from 'elysia'
 import { type AuthDeps, authenticatedBody, authPlugin, BEARER_SECURITY } from '../auth'
 import type { Database } from '../db/connect'
-import { readBodyText, requireJsonContentType } from '../http/body'
+import { DOCS_BODY_LIMIT, readBodyText, requireJsonContentType } from '../http/body'
 import { errorStatuses, plantStoreErrors } from '../http/plant-store-errors'
 import { HttpError } from '../http/errors'
 import { bodiless, JSON_MEDIA_TYPE } from '../http/media-type'
 import type { Logger } from '../logging/logger'
-import { ifNoneMatchHits } from './etag'
+import { ifNoneMatchHits } from '../http/entity-tags'
 import { DOCS_JSON_SCHEMA_TEXT } from './json-schema'
 import {
   DocsConfigBody,
@@ -28,9 +28,6 @@ import { validateDocsConfig } from './validation/validate'
 import { NEXT_PAGE_LINK } from '../http/openapi-document'
 
 export type DocsConfigDeps = { db: Database; auth: AuthDeps; logger: Logger; clock: () => Date }
-
-/** The docs.json contract caps request bodies at 1 MiB, whatever the server-wide limit. */
-export const DOCS_BODY_LIMIT = 1024 * 1024
 
 const errors = (...statuses: number[]) => errorStatuses(DocsErrorBody, ...statuses)
 

@@ -1,9 +1,11 @@
 import DEFAULT_DOCS from './default-docs.json'
-import { etagFor, ifMatchAccepts } from './etag'
+import { WRITER_LOCK_TIMEOUT_MS, isLockTimeout } from '../db/writer-turns'
+import { ifMatchAccepts } from '../http/entity-tags'
+import { etagFor } from './etag'
 import type { Issue, ValidateOptions, ValidationResult } from './model'
 import type { DocsConfig } from './schema'
 import type { RevisionSummary } from './model'
-import { type DocsRevisionStore, isLockTimeout, type StoredRevision, WRITER_LOCK_TIMEOUT_MS } from './store'
+import type { DocsRevisionStore, StoredRevision } from './store'
 import { validateDocsConfig } from './validation/validate'
 
 /**

@@ -1,7 +1,7 @@
-import { asc, desc, eq, gt, sql } from 'drizzle-orm'
+import { asc, desc, eq, gt } from 'drizzle-orm'
 import type { Database } from '../db/connect'
 import { docsRevisions } from '../db/schema'
-import { causes } from '../db/failures'
+import { awaitWriterTurn } from '../db/writer-turns'
 import type { RevisionSummary } from './model'
 import type { DocsConfig } from './schema'
 
@@ -62,8 +62,7 @@ export class DocsRevisionStore {
    */
   async appendNext(build: (latest: RevisionSummary | undefined) => Promise<NewRevision>): Promise<StoredRevision> {
     return this.db.transaction(async (tx) => {
-      await tx.execute(sql.raw(`SET LOCAL lock_timeout = '${WRITER_LOCK_TIMEOUT_MS}ms'`))
-      await tx.execute(sql`SELECT pg_advisory_xact_lock(${WRITER_LOCK_KEY})`)
+      await awaitWriterTurn(tx, WRITER_LOCK_KEY)
       const [latest] = await tx.select(SUMMARY_COLUMNS).from(docsRevisions).orderBy(desc(docsRevisions.revision)).limit(1)
       const values = await build(latest === undefined ? undefined : toSummary(latest))
       const [row] = await tx
@@ -77,15 +76,6 @@ export class DocsRevisionStore {
 
 /** The advisory-lock key that docs.json writers queue on (any constant 64-bit number that nothing else uses). */
 const WRITER_LOCK_KEY = 0x7472_6c64_6f63 // "trldoc"
-/** How long a writer waits for the writers ahead of it before the request is answered 503. */
-export const WRITER_LOCK_TIMEOUT_MS = 5_000
-
-/** PostgreSQL's lock_not_available: `lock_timeout` passed while waiting for the writers' lock. */
-export function isLockTimeout(error: unknown): boolean {
-  for (const { code } of causes(error)) if (code === '55P03') return true
-  return false
-}
-
 function toSummary(row: { revision: number; etag: string; author: string; size: number; createdAt: Date }): RevisionSummary {
   return { revision: row.revision, createdAt: row.createdAt.toISOString(), author: row.author, size: row.size, etag: row.etag }
 }

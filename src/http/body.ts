@@ -1,5 +1,8 @@
 import { HttpError } from './errors'
 
+/** The docs routes (docs.json and the documentation pages) cap request bodies at 1 MiB, whatever the server-wide limit. */
+export const DOCS_BODY_LIMIT = 1024 * 1024
+
 /**
  * Reads a request body as UTF-8 text, refusing more than `limit` bytes. Checks the
  * declared Content-Length first, then counts while reading, so a chunked upload without
@@ -93,8 +96,14 @@ function tooLarge(limit: number) {
 
 /** 415 unless the request declares a JSON body (`application/json`, any parameters). */
 export function requireJsonContentType(request: Request): void {
+  requireContentType(request, ['application/json'])
+}
+
+/** 415 unless the request's Content-Type is one of `accepted` (lower case; any parameters). */
+export function requireContentType(request: Request, accepted: readonly string[]): void {
   const type = request.headers.get('content-type')
-  const mime = type?.split(';')[0].trim().toLowerCase()
-  if (mime !== 'application/json')
-    throw new HttpError(415, type ? `Content-Type must be application/json, got "${type}"` : 'Content-Type must be application/json; the header is missing')
+  const mime = (type ?? '').split(';')[0]!.trim().toLowerCase()
+  if (accepted.includes(mime)) return
+  const expected = accepted.length === 1 ? accepted[0] : `one of ${accepted.slice(0, -1).join(', ')} or ${accepted.at(-1)}`
+  throw new HttpError(415, type ? `Content-Type must be ${expected}, got "${type}"` : `Content-Type must be ${expected}; the header is missing`)
 }

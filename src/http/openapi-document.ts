@@ -63,7 +63,7 @@ export function openApiDocument(routes: readonly DocumentedRoute[], head: Docume
     const hooks = (route.hooks ?? {}) as Hooks
     const method = route.method.toLowerCase()
     if (hooks.detail?.hide || !HTTP_METHODS.has(method)) continue
-    const path = route.path.replace(/:([^/]+)/g, '{$1}')
+    const path = route.path.replace(/:([^/]+)/g, '{$1}').replace(/\/\*$/, `/{${WILDCARD}}`)
     paths[path] ??= {}
     paths[path][method] = operation(route, hooks, path)
   }
@@ -123,9 +123,19 @@ function parametersOf(schema: TSchema | undefined, where: 'path' | 'query') {
   })
 }
 
-/** A path's `{name}`s, for a route that leaves them untyped (their value is any segment). */
+/** A route's trailing `*` (the rest of the URL, slashes included) is documented as this path parameter. */
+const WILDCARD = 'path'
+const WILDCARD_DESCRIPTION = 'The rest of the URL path, which may hold slashes; a client may also send them escaped as %2F'
+
+/** A path's `{name}`s, for a route that leaves them untyped (their value is any segment, or the rest of the path for a wildcard). */
 const untypedPathParameters = (path: string) =>
-  [...path.matchAll(/\{([^}]+)\}/g)].map((match) => ({ name: match[1]!, in: 'path', required: true, schema: { type: 'string' as const } }))
+  [...path.matchAll(/\{([^}]+)\}/g)].map((match) => ({
+    name: match[1]!,
+    in: 'path',
+    required: true,
+    ...(match[1] === WILDCARD && path.endsWith(`/{${WILDCARD}}`) ? { description: WILDCARD_DESCRIPTION } : {}),
+    schema: { type: 'string' as const },
+  }))
 
 /** `DELETE /plants/{id}` → `deletePlantsById`; `GET /docs.json/schema` → `getDocsJsonSchema`. */
 function operationId(method: string, path: string): string {

@@ -3,14 +3,14 @@ import type { DocumentHead } from '../http/openapi-document'
 
 const AUTH_MODEL = `
 ## Authentication
-Every route except the public ones (\`/health\`, \`/ready\`, \`/openapi.json\`, \`GET /docs.json\`, \`GET /docs.json/schema\`) takes a bearer token: \`Authorization: Bearer trl_…\`; Anthropic's Messages API (\`/v1/messages\`) also takes it as \`x-api-key: trl_…\`, as Anthropic SDKs send it. A token belongs to one **owner** and carries **scopes**:
+Every route except the public ones (\`/health\`, \`/ready\`, \`/openapi.json\`, \`GET /docs.json\`, \`GET /docs.json/schema\`, \`GET /docs/pages\`, \`GET /docs/pages/{path}\`) takes a bearer token: \`Authorization: Bearer trl_…\`; Anthropic's Messages API (\`/v1/messages\`) also takes it as \`x-api-key: trl_…\`, as Anthropic SDKs send it. A token belongs to one **owner** and carries **scopes**:
 
 | scope | allows |
 |---|---|
 | \`plants:read\` | \`GET /plants\` |
 | \`plants:write\` | \`POST /plants\`, \`DELETE /plants/{id}\` |
 | \`chat\` | \`/chat/completions\`, \`/models\` (also under \`/v1\`), \`/v1/messages\` |
-| \`docs:write\` | \`PUT /docs.json\` |
+| \`docs:write\` | \`PUT /docs.json\`, \`PUT /docs/pages/{path}\` |
 | \`metrics\` | \`GET /metrics\` |
 | \`admin\` | every scope, \`/admin/tokens\`, and every owner's plants and usage |
 
@@ -21,7 +21,7 @@ Owners never see each other's plants. A missing, unknown, expired or revoked tok
 Tokens are made by \`trellis token create\` (while the server is stopped, on the embedded database) or \`POST /admin/tokens\` with an admin token. On first start with an empty database the server prints an admin token once.
 
 ## Errors
-Plant store, docs.json, admin and usage errors are \`{"error": <status>, "message": "<one sentence>"}\`. The chat routes answer in OpenAI's shape, \`{"error": {"message", "type", "param", "code"}}\`, so OpenAI SDKs understand them; \`/v1/messages\` in Anthropic's, \`{"type": "error", "error": {"type", "message"}, "request_id"}\`, so Anthropic SDKs do.
+Plant store, docs.json, docs pages, admin and usage errors are \`{"error": <status>, "message": "<one sentence>"}\`. The chat routes answer in OpenAI's shape, \`{"error": {"message", "type", "param", "code"}}\`, so OpenAI SDKs understand them; \`/v1/messages\` in Anthropic's, \`{"type": "error", "error": {"type", "message"}, "request_id"}\`, so Anthropic SDKs do.
 
 ## Ids
 Plant ids are 64-bit integers. A JSON body carries them as numbers and the server reads them exactly; in a path they are decimal strings, because a JavaScript number rounds above 2^53.
@@ -40,6 +40,7 @@ export const DOCUMENT_HEAD: DocumentHead = {
     { name: 'plants', description: "Each owner's plants" },
     { name: 'chat', description: "OpenAI-compatible chat completions and models, and Anthropic's Messages API over the same models" },
     { name: 'docs.json', description: 'The documentation site configuration and its revisions' },
+    { name: 'docs pages', description: 'The Markdown pages of the documentation site and their revisions' },
     { name: 'admin', description: 'Tokens, their scopes and limits' },
     { name: 'usage', description: 'Requests and tokens per owner and model' },
     { name: 'operations', description: 'Health, readiness and metrics' },

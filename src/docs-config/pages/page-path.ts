@@ -1,0 +1,44 @@
+/**
+ * Page paths, as docs.json navigation names pages: `plants/overview` for the file
+ * `plants/overview.mdx`. The site serves a page at `/docs/{path}`.
+ */
+
+export const PAGE_PATH_MAX_LENGTH = 200
+
+/** `/docs/pages/…` is the API itself: a page under it would be shadowed on the site. */
+const RESERVED_FIRST_SEGMENT = 'pages'
+
+const SEGMENT = /^[A-Za-z0-9._-]+$/
+const MARKDOWN_EXTENSION = /\.mdx?$/i
+
+/**
+ * Why `path` is not a page path, in one sentence naming the rule it breaks; undefined when it is one.
+ *
+ * @example
+ * pagePathProblem('plants/overview') // undefined
+ * pagePathProblem('plants/overview.mdx') // 'page path "plants/overview.mdx" ends in .mdx; …'
+ */
+export function pagePathProblem(path: string): string | undefined {
+  const quoted = JSON.stringify(path)
+  if (path === '') return 'page path is empty; name a page as docs.json navigation does, e.g. plants/overview'
+  if (path.length > PAGE_PATH_MAX_LENGTH) return `page path is ${path.length} characters long; at most ${PAGE_PATH_MAX_LENGTH} are allowed`
+  if (path.startsWith('/')) return `page path ${quoted} starts with "/"; name it relative to the docs root, e.g. plants/overview`
+  if (path.endsWith('/')) return `page path ${quoted} ends with "/"; a page is a file, not a folder`
+  const extension = MARKDOWN_EXTENSION.exec(path)?.[0]
+  if (extension !== undefined) {
+    return `page path ${quoted} ends in ${extension}; name the page without its extension, as docs.json navigation does (${path.slice(0, -extension.length)})`
+  }
+  const segments = path.split('/')
+  for (const segment of segments) {
+    if (segment === '') return `page path ${quoted} has an empty segment ("//")`
+    if (segment === '.' || segment === '..') return `page path ${quoted} has a "${segment}" segment; relative segments are not allowed`
+    if (!SEGMENT.test(segment)) {
+      const character = [...segment].find((c) => !SEGMENT.test(c))!
+      return `page path ${quoted} contains ${JSON.stringify(character)}; segments may hold only letters A-Z and a-z, digits, ".", "_" and "-"`
+    }
+  }
+  if (segments[0] === RESERVED_FIRST_SEGMENT) {
+    return `page path ${quoted} begins with the segment "${RESERVED_FIRST_SEGMENT}", which is reserved: /docs/${RESERVED_FIRST_SEGMENT} is the pages API, so the site could not show it`
+  }
+  return undefined
+}
