@@ -19,6 +19,8 @@ import { openAIErrorResponse } from './http/openai-errors'
 import { anthropicErrorResponse } from './http/anthropic-errors'
 import { adminPlugin } from './admin'
 import { docsConfigPlugin } from './docs-config'
+import { docsPagesPlugin } from './docs-config/pages'
+import { docsSitePlugin } from './docs-config/site'
 import { docsJsonComponents } from './docs-config/json-schema'
 import { FailedAuthThrottle } from './governance/failed-auth'
 import { Governance } from './governance/service'
@@ -71,6 +73,7 @@ export function createApp(deps: AppDeps) {
   }
   // Read when the document is first asked for, by which time every plugin has added its routes.
   let routes: readonly DocumentedRoute[] = []
+  const document = once(() => openApiDocument(routes, { ...DOCUMENT_HEAD, schemas: docsJsonComponents() }))
   const app = new Elysia({
     name: 'trellis',
     normalize: false,
@@ -83,10 +86,12 @@ export function createApp(deps: AppDeps) {
     .use(observability(deps.logger, metrics))
     .use(jsonMediaType())
     .use(drainGuard(deps.gate, deps.logger))
-    .use(operationsPlugin({ database: deps.database, logger: deps.logger, uiAssets: deps.uiAssets, title: 'Trellis', document: once(() => openApiDocument(routes, { ...DOCUMENT_HEAD, schemas: docsJsonComponents() })) }))
+    .use(operationsPlugin({ database: deps.database, logger: deps.logger, uiAssets: deps.uiAssets, title: 'Trellis', document }))
     .use(plantsPlugin({ db, auth, logger: deps.logger, config: deps.config }))
     .use(chatPlugin({ ...deps, auth, governance, ledger, metrics }))
     .use(docsConfigPlugin({ db, auth, logger: deps.logger, clock: deps.clock }))
+    .use(docsPagesPlugin({ db, auth, logger: deps.logger, clock: deps.clock }))
+    .use(docsSitePlugin({ db, clock: deps.clock, ownDocument: document }))
     .use(adminPlugin({ auth, tokens: deps.tokens, logger: deps.logger, config: deps.config }))
     .use(usagePlugin({ db, auth, logger: deps.logger, clock: deps.clock }))
     .use(metricsPlugin({ auth, logger: deps.logger, metrics }))

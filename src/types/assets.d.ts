@@ -7,3 +7,21 @@ declare module 'swagger-ui-dist/swagger-ui-bundle.js' {
   const path: string
   export default path
 }
+
+// `import text from '…' with { type: 'text' }`: the docs site's embedded stylesheet, script, images and pages.
+declare module '*.css' {
+  const text: string
+  export default text
+}
+declare module '*.svg' {
+  const text: string
+  export default text
+}
+declare module '*.md' {
+  const text: string
+  export default text
+}
+declare module '*/client.js' {
+  const text: string
+  export default text
+}

@@ -1,0 +1,49 @@
+import { createHash } from 'node:crypto'
+import clientScript from './assets/client.js' with { type: 'text' }
+import faviconSvg from './assets/favicon.svg' with { type: 'text' }
+import logoDarkSvg from './assets/logo-dark.svg' with { type: 'text' }
+import logoLightSvg from './assets/logo-light.svg' with { type: 'text' }
+import stylesheet from './assets/site.css' with { type: 'text' }
+import { ASSET_BASE } from './links'
+
+/**
+ * The site's stylesheet, script and built-in images, embedded as text at build time (`with { type: 'text' }`
+ * is inlined by `bun build`, for the binary and for the Node and Deno bundles alike), so the site needs no
+ * file beside the server and no CDN.
+ */
+export type Asset = { body: string; type: string; etag: string }
+
+function asset(body: string, type: string): Asset {
+  return { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` }
+}
+
+const css = asset(stylesheet, 'text/css; charset=utf-8')
+const js = asset(clientScript, 'text/javascript; charset=utf-8')
+
+/** Versioned names: a new build changes the name, so the files can be cached for a year. */
+const versioned = new Map<string, Asset>([
+  [`site.${css.etag.slice(1, 11)}.css`, css],
+  [`client.${js.etag.slice(1, 11)}.js`, js],
+])
+const [cssName, jsName] = [...versioned.keys()]
+
+export const SITE_ASSETS = { css: ASSET_BASE + cssName, js: ASSET_BASE + jsName }
+
+/** A versioned stylesheet or script by file name. */
+export function siteAsset(name: string): Asset | undefined {
+  return versioned.get(name)
+}
+
+/**
+ * The built-in files that the default docs.json names (`/logo/light.svg`, `/logo/dark.svg`, `/favicon.svg`),
+ * served under /docs/_files/. Trellis stores pages and docs.json, not images.
+ */
+const FILES = new Map<string, Asset>([
+  ['logo/light.svg', asset(logoLightSvg, 'image/svg+xml')],
+  ['logo/dark.svg', asset(logoDarkSvg, 'image/svg+xml')],
+  ['favicon.svg', asset(faviconSvg, 'image/svg+xml')],
+])
+
+export function builtInFile(path: string): Asset | undefined {
+  return FILES.get(path)
+}

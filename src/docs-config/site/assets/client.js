@@ -1,0 +1,149 @@
+// The docs site's only script: the mode toggle, the version picker, the API playground and copy buttons.
+// Everything else on the page is server-rendered HTML and works without it.
+;(function () {
+  'use strict'
+  var root = document.documentElement
+  var store = {
+    get: function (key) { try { return localStorage.getItem(key) } catch (e) { return null } },
+    set: function (key, value) { try { localStorage.setItem(key, value) } catch (e) {} },
+  }
+
+  function showMode() {
+    var toggle = document.getElementById('mode-toggle')
+    if (!toggle) return
+    var dark = root.dataset.mode === 'dark'
+    toggle.setAttribute('aria-pressed', dark ? 'true' : 'false')
+  }
+  var toggle = document.getElementById('mode-toggle')
+  if (toggle) {
+    toggle.addEventListener('click', function () {
+      root.dataset.mode = root.dataset.mode === 'dark' ? 'light' : 'dark'
+      store.set('trellis-docs-mode', root.dataset.mode)
+      showMode()
+    })
+  }
+  showMode()
+
+  // Anchors with a version are shown only while that version is picked; isDefaultHidden anchors stay hidden
+  // until a page inside them is open (the server marks those with data-default-hidden).
+  var picker = document.getElementById('version-select')
+  function showVersion(version) {
+    var items = document.querySelectorAll('[data-version]')
+    for (var i = 0; i < items.length; i++) {
+      var item = items[i]
+      item.hidden = item.dataset.version !== version || item.dataset.defaultHidden === 'true'
+    }
+  }
+  if (picker) {
+    var saved = store.get('trellis-docs-version')
+    var known = Array.prototype.some.call(picker.options, function (option) { return option.value === saved })
+    if (saved && known) picker.value = saved
+    showVersion(picker.value)
+    picker.addEventListener('change', function () {
+      store.set('trellis-docs-version', picker.value)
+      showVersion(picker.value)
+    })
+  }
+
+  var relative = document.querySelectorAll('[data-relative-base]')
+  for (var r = 0; r < relative.length; r++) {
+    var node = relative[r]
+    node.textContent = node.classList.contains('curl')
+      ? node.textContent.replace("'/", "'" + location.origin + '/')
+      : location.origin + node.textContent
+  }
+
+  var copies = document.querySelectorAll('.copy-button')
+  for (var c = 0; c < copies.length; c++) {
+    copies[c].addEventListener('click', function (event) {
+      var button = event.currentTarget
+      var code = button.parentNode.querySelector('code')
+      if (!code || !navigator.clipboard) return
+      navigator.clipboard.writeText(code.textContent).then(function () {
+        button.textContent = 'Copied'
+        setTimeout(function () { button.textContent = 'Copy' }, 1500)
+      })
+    })
+  }
+
+  var playgrounds = document.querySelectorAll('.playground')
+  for (var p = 0; p < playgrounds.length; p++) setUpPlayground(playgrounds[p])
+
+  function setUpPlayground(section) {
+    var data = JSON.parse(section.querySelector('.playground-data').textContent)
+    var form = section.querySelector('form')
+    var output = section.querySelector('.playground-response')
+    form.addEventListener('submit', function (event) {
+      event.preventDefault()
+      var request
+      try {
+        request = buildRequest(data, form)
+      } catch (error) {
+        return show(output, 'Not sent: ' + error.message, '', '')
+      }
+      show(output, 'Sending ' + data.method + ' ' + request.url + ' …', '', '')
+      fetch(request.url, request.init).then(function (response) {
+        return response.text().then(function (text) {
+          var headers = ''
+          response.headers.forEach(function (value, name) { headers += name + ': ' + value + '\n' })
+          show(output, response.status + ' ' + response.statusText, headers, pretty(text))
+        })
+      }, function (error) {
+        show(output, 'The request failed: ' + error.message + ' (is the API reachable from this page, and does it allow this origin?)', '', '')
+      })
+    })
+  }
+
+  function buildRequest(data, form) {
+    var select = form.querySelector('select[name="baseUrl"]')
+    var base = select ? select.value : data.baseUrls.length > 0 ? data.baseUrls[0] : location.origin
+    var path = data.path
+    var query = []
+    var headers = {}
+    var inputs = form.querySelectorAll('input[data-in]')
+    for (var i = 0; i < inputs.length; i++) {
+      var input = inputs[i]
+      var name = input.dataset.name
+      var value = input.value
+      if (input.dataset.in === 'path') {
+        if (value === '') throw new Error('the path parameter ' + name + ' is required')
+        path = path.split('{' + name + '}').join(encodeURIComponent(value))
+      } else if (value !== '') {
+        if (input.dataset.in === 'query') query.push(encodeURIComponent(name) + '=' + encodeURIComponent(value))
+        else headers[name] = value
+      }
+    }
+    if (data.auth) {
+      if (data.auth.method === 'basic') {
+        var user = form.querySelector('input[name="authUser"]').value
+        var password = form.querySelector('input[name="authPassword"]').value
+        if (user !== '' || password !== '') headers.Authorization = 'Basic ' + btoa(user + ':' + password)
+      } else {
+        var credential = form.querySelector('input[name="auth"]').value.trim()
+        if (credential !== '' && credential !== (data.auth.inputPrefix || '').trim()) {
+          if (data.auth.method === 'key') headers[data.auth.name || 'X-API-Key'] = credential
+          else headers.Authorization = /^bearer\s/i.test(credential) ? credential : 'Bearer ' + credential
+        }
+      }
+    }
+    var init = { method: data.method, headers: headers }
+    var body = form.querySelector('textarea[name="body"]')
+    if (data.jsonBody && body && body.value.trim() !== '') {
+      headers['Content-Type'] = 'application/json'
+      init.body = body.value
+    }
+    var url = base.replace(/\/+$/, '') + path + (query.length > 0 ? '?' + query.join('&') : '')
+    return { url: url, init: init }
+  }
+
+  function pretty(text) {
+    try { return JSON.stringify(JSON.parse(text), null, 2) } catch (e) { return text }
+  }
+
+  function show(output, status, headers, body) {
+    output.hidden = false
+    output.querySelector('.playground-status').textContent = status
+    output.querySelector('.playground-headers').textContent = headers
+    output.querySelector('.playground-body').textContent = body
+  }
+})()

@@ -1,0 +1,63 @@
+import { safeUrl } from './html'
+
+/** Where the site lives on this server. */
+export const SITE_BASE = '/docs/'
+/** The site's own stylesheet and script, and the built-in images (logo, favicon), all embedded. */
+export const ASSET_BASE = '/docs/_assets/'
+export const FILE_BASE = '/docs/_files/'
+
+/** The site URL of a page path (`plants/overview` → `/docs/plants/overview`). */
+export function pageUrl(path: string): string {
+  return SITE_BASE + path.split('/').map(encodeURIComponent).join('/')
+}
+
+/**
+ * An image path from docs.json (`logo`, `favicon`, `backgroundImage`). Absolute http(s) URLs and
+ * `data:image/…` URLs are used as written (an `<img>` never runs script, whatever the image holds);
+ * a path inside the docs repository (`/logo/light.svg`) is served from the site's files, which are the
+ * built-in ones: Trellis stores pages and docs.json, not images (see the README). Anything else: none.
+ */
+export function imageUrl(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined
+  const trimmed = value.trim()
+  if (/^data:image\/(png|gif|jpeg|webp|svg\+xml|x-icon|vnd\.microsoft\.icon)[;,]/i.test(trimmed)) return trimmed
+  const safe = safeUrl(trimmed)
+  if (safe === undefined) return undefined
+  if (/^https?:/i.test(safe)) return safe
+  const path = safe.replace(/^\.?\/+/, '')
+  return FILE_BASE + path.split('/').map(encodeURIComponent).join('/')
+}
+
+/**
+ * A link target from docs.json (`logo.href`, `topbarLinks`, `topbarCtaButton.url`): absolute URLs as written;
+ * a root-relative path that names a page of the site, or `/` itself, goes to the site; any other
+ * root-relative path is a path of this server (`/openapi.json`). Unsafe schemes: undefined.
+ */
+export function linkUrl(value: string | undefined, isPage: (path: string) => boolean): string | undefined {
+  const safe = safeUrl(value)
+  if (safe === undefined) return undefined
+  if (/^[a-z][a-z0-9+.-]*:/i.test(safe)) return safe
+  const [path = '', rest = ''] = splitSuffix(safe)
+  const page = path.replace(/^\/+/, '').replace(/\/+$/, '').replace(/\.mdx?$/, '')
+  if (page === '') return path.startsWith('/') ? SITE_BASE + rest : safe
+  if (isPage(page)) return pageUrl(page) + rest
+  return safe.startsWith('/') ? safe : `/${safe}`
+}
+
+function splitSuffix(url: string): [string, string] {
+  const at = url.search(/[?#]/)
+  return at === -1 ? [url, ''] : [url.slice(0, at), url.slice(at)]
+}
+
+/** A repository URL the feedback buttons can send readers to: a github CTA, else footerSocials.github. */
+export function repositoryOf(cta: { type?: string; url?: string } | undefined, socials: Record<string, string | undefined> | undefined): string | undefined {
+  const candidate = cta?.type === 'github' ? cta.url : socials?.github
+  const safe = safeUrl(candidate)
+  return safe !== undefined && /^https?:\/\//i.test(safe) ? safe.replace(/\/+$/, '') : undefined
+}
+
+/** `owner/repo` from a repository URL, for the github CTA's label. */
+export function repositoryName(url: string): string {
+  const path = url.replace(/^https?:\/\/[^/]+\/?/i, '').split('/').filter(Boolean)
+  return path.slice(0, 2).join('/') || url
+}

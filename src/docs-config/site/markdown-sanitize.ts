@@ -1,0 +1,180 @@
+import type sanitizeHtml from 'sanitize-html'
+
+/**
+ * The allowlist a rendered page passes before a reader sees it. Pages are written by `docs:write`
+ * tokens and read by everyone, so a hostile author must not be able to run script in a reader's
+ * browser (stored XSS), submit forms, load frames, restyle the site or clobber DOM globals. The
+ * sanitiser re-serialises what it parsed, so anything it did not allow leaves no markup behind.
+ *
+ * Policy, beyond the tags and attributes listed below:
+ * - href: http, https, mailto and relative URLs; src (images only): http, https, relative, and
+ *   `data:image/png|jpeg|gif|webp` (an `<img>` never runs script, and markdown-it accepts exactly these);
+ *   not SVG data URLs, which could run script if a reader opened the image on its own.
+ * - A scheme is read the way a browser reads it: after decoding entities, ignoring tabs, newlines and
+ *   leading control characters, and also after percent-decoding, so `jav&#x09;ascript:` and
+ *   `jav%09ascript:` are refused alike.
+ * - `id` only on the h2–h4 the renderer itself marked (with the per-render nonce); `name` nowhere.
+ * - `class` only from the renderer's vocabulary; no `style`, no event handlers.
+ */
+
+/** What one render vouches for: its link resolver and the nonce that marks the heading ids it set. */
+export interface SanitizeContext {
+  pageHref: (target: string) => string | undefined
+  idNonce: string
+}
+
+const ALLOWED_TAGS = [
+  'p', 'br', 'hr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'ul', 'ol', 'li', 'dl', 'dt', 'dd',
+  'strong', 'em', 'b', 'i', 's', 'del', 'ins', 'sub', 'sup', 'kbd', 'mark', 'code', 'pre', 'span', 'a', 'img',
+  'table', 'caption', 'thead', 'tbody', 'tfoot', 'tr', 'th', 'td', 'figure', 'figcaption',
+  'aside', 'div', 'details', 'summary',
+]
+
+/** Elements whose content is dropped with them: raw text, foreign content, and what a browser parses differently. */
+const NON_TEXT_TAGS = [
+  'script', 'style', 'textarea', 'option', 'select', 'xmp', 'title', 'noscript', 'noembed', 'noframes',
+  'iframe', 'template', 'svg', 'math',
+]
+
+const ALLOWED_ATTRIBUTES: sanitizeHtml.IOptions['allowedAttributes'] = {
+  a: ['href', 'title', 'rel'],
+  img: ['src', 'alt', 'title', 'width', 'height'],
+  h2: ['id'],
+  h3: ['id'],
+  h4: ['id'],
+  th: ['colspan', 'rowspan', 'align'],
+  td: ['colspan', 'rowspan', 'align'],
+  ol: ['start'],
+  pre: ['title'],
+  aside: ['role', 'aria-label'],
+  details: ['open'],
+}
+
+/** hljs-* for highlighting, plus the sub-scope classes highlight.js 11 writes on spans ("title class_"). */
+const ALLOWED_CLASSES: sanitizeHtml.IOptions['allowedClasses'] = {
+  '*': ['hljs*', 'language-*', 'callout*', 'card*', 'steps*', 'code-group'],
+  span: ['hljs*', /^[a-z]+_{1,2}$/],
+}
+
+const HREF_SCHEMES = new Set(['http', 'https', 'mailto'])
+const SRC_SCHEMES = new Set(['http', 'https'])
+const IMAGE_DATA_URL = /^data:image\/(png|jpeg|gif|webp)[;,]/i
+const DIGITS = /^\d{1,4}$/
+
+/** The scheme a browser would see, lower-cased, or undefined for a relative URL. */
+function schemeOf(url: string): string | undefined {
+  const compact = url.replace(/[\t\n\r]/g, '').replace(/^[\u0000-\u0020]+/, '')
+  return /^([a-z][a-z0-9+.-]*):/i.exec(compact)?.[1]?.toLowerCase()
+}
+
+function percentDecoded(url: string): string {
+  try {
+    return decodeURIComponent(url)
+  } catch {
+    return url
+  }
+}
+
+/** Whether a URL may stand in an href (or, with `image`, in an img src), read raw and percent-decoded. */
+function allowedUrl(url: string, image = false): boolean {
+  if (image && schemeOf(url) === 'data') return IMAGE_DATA_URL.test(url.trim())
+  const schemes = image ? SRC_SCHEMES : HREF_SCHEMES
+  return [url, percentDecoded(url)].every((form) => {
+    const scheme = schemeOf(form)
+    return scheme === undefined || schemes.has(scheme)
+  })
+}
+
+function isProtocolRelative(url: string): boolean {
+  return /^[\u0000-\u0020]*[/\\][\t\n\r]*[/\\]/.test(url)
+}
+
+function splitSuffix(url: string): [string, string] {
+  const at = url.search(/[?#]/)
+  return at === -1 ? [url, ''] : [url.slice(0, at), url.slice(at)]
+}
+
+/**
+ * An anchor's href after the policy: a page link (root-relative or relative) resolved through
+ * `pageHref` with its fragment and query kept, external links marked, unsafe URLs removed.
+ */
+function anchorTag(tagName: string, attributes: sanitizeHtml.Attributes, context: SanitizeContext): sanitizeHtml.Tag {
+  const attribs: sanitizeHtml.Attributes = {}
+  for (const name of ['class', 'title']) if (attributes[name] !== undefined) attribs[name] = attributes[name]
+  const written = attributes.href
+  if (written === undefined || !allowedUrl(written)) return { tagName, attribs }
+  const scheme = schemeOf(written)
+  if (scheme !== undefined || isProtocolRelative(written)) {
+    attribs.href = written
+    if (scheme === undefined || scheme === 'http' || scheme === 'https') attribs.rel = 'noopener noreferrer'
+    return { tagName, attribs }
+  }
+  const [path, suffix] = splitSuffix(written.trim())
+  const resolved = path === '' ? undefined : context.pageHref(percentDecoded(path))
+  const href = resolved === undefined ? written : resolved + suffix
+  if (allowedUrl(href)) attribs.href = href
+  return { tagName, attribs }
+}
+
+const imageTag: sanitizeHtml.Transformer = (tagName, attributes) => {
+  const attribs: sanitizeHtml.Attributes = {}
+  for (const name of ['alt', 'title']) if (attributes[name] !== undefined) attribs[name] = attributes[name]
+  for (const name of ['width', 'height']) if (DIGITS.test(attributes[name] ?? '')) attribs[name] = attributes[name]!
+  if (attributes.src !== undefined && allowedUrl(attributes.src, true)) attribs.src = attributes.src
+  return { tagName, attribs }
+}
+
+/** Drops each named attribute whose value does not match its pattern (sanitize-html's own value lists leave it empty instead). */
+function valuesMatching(patterns: Record<string, RegExp>): sanitizeHtml.Transformer {
+  return (tagName, attributes) => {
+    const attribs = { ...attributes }
+    for (const [name, pattern] of Object.entries(patterns)) if (attribs[name] !== undefined && !pattern.test(attribs[name])) delete attribs[name]
+    return { tagName, attribs }
+  }
+}
+
+const cellTag = valuesMatching({ colspan: DIGITS, rowspan: DIGITS, align: /^(left|center|right)$/ })
+const listTag = valuesMatching({ start: DIGITS })
+const asideTag = valuesMatching({ role: /^note$/ })
+
+let sanitizer: typeof sanitizeHtml | undefined
+
+/**
+ * sanitize-html (with the postcss it loads) takes about 30 ms to evaluate, so it is required on the first
+ * render rather than imported at server start; the literal keeps it embedded by `bun build --compile`.
+ */
+function loadSanitizer(): typeof sanitizeHtml {
+  sanitizer ??= require('sanitize-html') as typeof sanitizeHtml
+  return sanitizer
+}
+
+/** Sanitised HTML of a rendered page (see the policy above). */
+export function sanitizePage(html: string, context: SanitizeContext): string {
+  // Only the ids the renderer set carry the nonce an author cannot know; any other id is the author's.
+  const headingTag: sanitizeHtml.Transformer = (tagName, attributes) => {
+    const id = attributes.id
+    const attribs: sanitizeHtml.Attributes = id?.startsWith(context.idNonce) ? { id: id.slice(context.idNonce.length) } : {}
+    return { tagName, attribs }
+  }
+  return loadSanitizer()(html, {
+    allowedTags: ALLOWED_TAGS,
+    allowedAttributes: ALLOWED_ATTRIBUTES,
+    allowedClasses: ALLOWED_CLASSES,
+    nonTextTags: NON_TEXT_TAGS,
+    allowedSchemes: [...HREF_SCHEMES],
+    allowedSchemesByTag: { img: [...SRC_SCHEMES, 'data'] },
+    allowProtocolRelative: true,
+    disallowedTagsMode: 'discard',
+    transformTags: {
+      a: (tagName, attributes) => anchorTag(tagName, attributes, context),
+      img: imageTag,
+      h2: headingTag,
+      h3: headingTag,
+      h4: headingTag,
+      th: cellTag,
+      td: cellTag,
+      ol: listTag,
+      aside: asideTag,
+    },
+  })
+}

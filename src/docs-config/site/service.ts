@@ -1,0 +1,167 @@
+import { createHash } from 'node:crypto'
+import type { DocsConfig } from '../schema'
+import { FrontMatterError, parseFrontMatter, parseOperationRef, type FrontMatter } from '../pages/front-matter'
+import { renderOperation } from './api-page'
+import { SITE_ASSETS } from './assets'
+import { defaultPages } from './default-site'
+import { escapeHtml } from './html'
+import { renderLayout } from './layout'
+import { pageUrl } from './links'
+import { renderMarkdown } from './markdown'
+import { findOperation, type OpenApiDocument } from './openapi-schema'
+import { pagePathOf, SiteMap } from './site-map'
+
+/** What the site reads: the current docs.json, and the stored pages. */
+export type SiteSources = {
+  /** The current docs.json as DocsConfigService.current() gives it: revision 0 is the built-in default. */
+  config: () => Promise<{ revision: number; etag: string; body: string }>
+  /** A number that changes whenever any page is stored (the newest page row's id). */
+  pagesGeneration: () => Promise<number>
+  /** Every page's newest title, description and operation, without texts. */
+  pageSummaries: () => Promise<Map<string, { title?: string | null; description?: string | null; openapi?: string | null }>>
+  /** A page's newest text, or undefined when it has none. */
+  pageText: (path: string) => Promise<string | undefined>
+  /** This server's own OpenAPI document (docs.json's `openapi: "/openapi.json"`). */
+  ownDocument: () => OpenApiDocument
+}
+
+export type SitePage = { status: 200 | 404; html: string; etag: string; csp: string }
+
+/** Bumped when the rendering changes, so ETags from an older build never match. */
+const RENDERER_VERSION = '1'
+/** Rendered pages kept; each is tens of KB, so a few hundred bound the memory to a few MB. */
+const PAGE_CACHE_SIZE = 300
+
+/** Everything that depends only on the docs.json revision and the set of pages, built once for both. */
+type Snapshot = {
+  key: string
+  config: DocsConfig
+  map: SiteMap
+  summaries: Awaited<ReturnType<SiteSources['pageSummaries']>>
+  /** Trellis's own pages, while docs.json is the built-in default; empty otherwise. */
+  builtIn: Map<string, string>
+}
+
+/**
+ * The documentation site without HTTP: which page a path is, and its HTML. Each request costs two small
+ * queries (the docs.json ETag and the pages' generation); when neither changed since a page was last
+ * rendered, the rendered page is served from memory, so replicas see each other's writes on the next request.
+ */
+export class DocsSiteService {
+  private snapshot: Snapshot | undefined
+  private readonly pages = new Map<string, SitePage>()
+
+  constructor(private readonly sources: SiteSources) {}
+
+  /** The page at `path` (`''` is the home page). Unknown pages are a 404 page in the site's own layout. */
+  async render(path: string): Promise<SitePage> {
+    const [current, generation] = await Promise.all([this.sources.config(), this.sources.pagesGeneration()])
+    const snapshotKey = `${current.etag}\n${generation}`
+    const cacheKey = `${snapshotKey}\n${path}`
+    const cached = this.pages.get(cacheKey)
+    if (cached !== undefined) {
+      // Refreshing its place keeps the most used pages in a bounded cache.
+      this.pages.delete(cacheKey)
+      this.pages.set(cacheKey, cached)
+      return cached
+    }
+    const snapshot = await this.snapshotFor(snapshotKey, current)
+    const page = await this.build(snapshot, path)
+    const rendered: SitePage = { ...page, etag: `"${createHash('sha256').update(`${RENDERER_VERSION}\n${cacheKey}`).digest('base64url').slice(0, 27)}"` }
+    this.pages.set(cacheKey, rendered)
+    if (this.pages.size > PAGE_CACHE_SIZE) this.pages.delete(this.pages.keys().next().value!)
+    return rendered
+  }
+
+  private async snapshotFor(key: string, current: { revision: number; body: string }): Promise<Snapshot> {
+    if (this.snapshot?.key === key) return this.snapshot
+    const config = JSON.parse(current.body) as DocsConfig
+    const builtIn = current.revision === 0 ? defaultPages(this.sources.ownDocument()) : new Map<string, string>()
+    this.snapshot = { key, config, map: new SiteMap(config), summaries: await this.sources.pageSummaries(), builtIn }
+    // Pages rendered from an older snapshot can never be asked for again (their key names the old one).
+    for (const cacheKey of this.pages.keys()) if (!cacheKey.startsWith(`${key}\n`)) this.pages.delete(cacheKey)
+    return this.snapshot
+  }
+
+  private async build(snapshot: Snapshot, requested: string): Promise<Omit<SitePage, 'etag'>> {
+    const { map, summaries, builtIn } = snapshot
+    const path = requested === '' ? map.home : pagePathOf(requested)
+    const isPage = (candidate: string) => map.names(candidate) || summaries.has(candidate) || builtIn.has(candidate)
+    const labelOf = (candidate: string) => {
+      const stored = summaries.get(candidate)?.title
+      if (stored) return stored
+      const fallback = builtIn.get(candidate)
+      if (fallback !== undefined) return frontMatterOf(fallback).data.title ?? humanize(candidate)
+      return humanize(candidate)
+    }
+    const view = { config: snapshot.config, map, isPage, labelOf, assets: SITE_ASSETS }
+    if (path === undefined || !isPage(path)) {
+      const content = `<p>There is no page at this address.</p><p><a href="${pageUrl(map.home ?? '')}">Go to the first page</a>.</p>`
+      return { status: 404, ...renderLayout({ ...view, path: undefined, title: 'Page not found', content, headings: [] }) }
+    }
+    const text = (await this.sources.pageText(path)) ?? builtIn.get(path)
+    if (text === undefined) {
+      const content = `<div class="not-written" role="note"><p><strong>This page is not written yet.</strong></p><p>docs.json names <code>${escapeHtml(path)}</code> in its navigation, but no text has been stored for it. Store it with <code>PUT /docs/pages/${escapeHtml(path)}</code> (scope docs:write) or <code>trellis docs push</code>.</p></div>`
+      return { status: 200, ...renderLayout({ ...view, path, title: labelOf(path), content, headings: [] }) }
+    }
+    const { data, body, problem } = frontMatterOf(text)
+    const markdown = renderMarkdown(body, { pageHref: (target) => pageHrefFor(target, path, isPage) })
+    let content = problem === undefined ? '' : `<div class="callout callout-warning" role="note"><p>${escapeHtml(problem)}</p></div>`
+    if (data.openapi !== undefined) content += this.operationHtml(snapshot, data.openapi)
+    content += markdown.html
+    const title = data.title ?? labelOf(path)
+    return { status: 200, ...renderLayout({ ...view, path, title, description: data.description, content, headings: markdown.headings }) }
+  }
+
+  /** An API page's operation, from the OpenAPI document docs.json names (this server's own, for now). */
+  private operationHtml(snapshot: Snapshot, reference: string): string {
+    const ref = parseOperationRef(reference)
+    const notice = (message: string) => `<div class="callout callout-warning" role="note"><p>${escapeHtml(message)}</p></div>`
+    if (ref === undefined) return notice(`The front matter's openapi value "${reference}" is not "METHOD /path".`)
+    const sources = snapshot.config.openapi === undefined ? ['/openapi.json'] : [snapshot.config.openapi].flat()
+    const own = sources.find((source) => isOwnDocument(source) && (ref.document === undefined || isOwnDocument(ref.document)))
+    if (own === undefined) {
+      return notice(`${ref.method} ${ref.path} is not shown: Trellis renders operations of its own /openapi.json, and docs.json's openapi names ${sources.join(', ')}. Documents at other addresses are not fetched (the site works offline).`)
+    }
+    const document = this.sources.ownDocument()
+    const operation = findOperation(document, ref.method, ref.path)
+    if (operation === undefined) return notice(`${ref.method} ${ref.path} is not an operation of /openapi.json.`)
+    return renderOperation(document, operation, snapshot.config, { sameOrigin: snapshot.builtIn.size > 0 })
+  }
+}
+
+/** This server's document, however docs.json spells it: `/openapi.json`, `openapi.json`, or the server's own URL path. */
+function isOwnDocument(source: string): boolean {
+  return /^(?:\.?\/)?openapi\.json$/.test(source.trim())
+}
+
+/** Front matter with its problem, if any, reported on the page instead of failing it. */
+function frontMatterOf(text: string): { data: FrontMatter; body: string; problem?: string } {
+  try {
+    return parseFrontMatter(text)
+  } catch (error) {
+    if (!(error instanceof FrontMatterError)) throw error
+    return { data: {}, body: text, problem: error.message }
+  }
+}
+
+/** A link in a page's Markdown, as a site URL when it names a page (relative links resolve against the page's folder). */
+function pageHrefFor(target: string, from: string, isPage: (path: string) => boolean): string | undefined {
+  if (target === '') return undefined
+  const folder = from.includes('/') ? from.slice(0, from.lastIndexOf('/') + 1) : ''
+  const joined = target.startsWith('/') ? target : folder + target
+  const parts: string[] = []
+  for (const part of joined.split('/')) {
+    if (part === '..') parts.pop()
+    else if (part !== '.' && part !== '') parts.push(part)
+  }
+  const candidate = pagePathOf(parts.join('/'))
+  return isPage(candidate) ? pageUrl(candidate) : undefined
+}
+
+/** `chat/tool-calls` → `Tool calls`. */
+function humanize(path: string): string {
+  const last = path.split('/').at(-1) ?? path
+  const words = last.replace(/[-_]+/g, ' ').trim()
+  return words === '' ? path : words[0]!.toUpperCase() + words.slice(1)
+}

@@ -1,0 +1,132 @@
+import type { DocsConfig } from '../schema'
+
+/** One entry of the sidebar: a page path, or a group of entries (groups nest to any depth). */
+export type NavEntry = { kind: 'page'; path: string } | { kind: 'group'; name: string; entries: NavEntry[] }
+
+/**
+ * A part of the site that the sidebar shows on its own: the top anchor (every page no tab or anchor claims),
+ * or a tab or an anchor whose `url` is a page-path prefix. An anchor whose url is absolute is a plain link
+ * and claims no pages (`external`).
+ */
+export type Section = {
+  kind: 'top' | 'tab' | 'anchor'
+  name: string
+  /** The page-path prefix, without slashes at either end; undefined for the top anchor. */
+  prefix?: string
+  external?: string
+  icon?: string
+  iconType?: string
+  color?: string | { from: string; to: string }
+  version?: string
+  isDefaultHidden?: boolean
+}
+
+type GroupConfig = DocsConfig['navigation'][number]
+
+/**
+ * What docs.json's `navigation`, `tabs`, `anchors` and `topAnchor` say about where each page lives. Built
+ * once per docs.json revision; every question after that is a lookup.
+ */
+export class SiteMap {
+  /** Every page `navigation` names, in order, each once. */
+  readonly pages: string[] = []
+  readonly top: Section
+  readonly tabs: Section[]
+  readonly anchors: Section[]
+  private readonly named = new Set<string>()
+  private readonly tree: NavEntry[]
+  /** Tabs and anchors that claim pages, longest prefix first, so the most specific one wins. */
+  private readonly claimants: Section[]
+
+  constructor(config: DocsConfig) {
+    this.tree = config.navigation.map((group) => this.entryOf(group))
+    const topAnchor = config.topAnchor
+    this.top = { kind: 'top', name: topAnchor?.name ?? 'Documentation', icon: topAnchor?.icon ?? 'book-open', iconType: topAnchor?.iconType }
+    this.tabs = (config.tabs ?? []).map((tab) => ({ kind: 'tab' as const, name: tab.name, ...placement(tab.url) }))
+    this.anchors = (config.anchors ?? []).map((anchor) => ({
+      kind: 'anchor' as const,
+      name: anchor.name,
+      ...placement(anchor.url),
+      icon: anchor.icon,
+      iconType: anchor.iconType,
+      color: anchor.color,
+      version: anchor.version,
+      isDefaultHidden: anchor.isDefaultHidden,
+    }))
+    this.claimants = [...this.tabs, ...this.anchors]
+      .filter((section) => section.prefix !== undefined && section.prefix !== '')
+      .sort((a, b) => b.prefix!.length - a.prefix!.length)
+  }
+
+  /** Whether `navigation` names the page. */
+  names(path: string): boolean {
+    return this.named.has(path)
+  }
+
+  /** The tab or anchor whose prefix holds `path`, else the top anchor. */
+  sectionOf(path: string): Section {
+    for (const section of this.claimants) if (within(path, section.prefix!)) return section
+    return this.top
+  }
+
+  /** The sidebar for a section: `navigation` with only the pages of that section, empty groups left out. */
+  sidebar(section: Section): NavEntry[] {
+    const keep = (path: string) => this.sectionOf(path) === section
+    return prune(this.tree, keep)
+  }
+
+  /** Where a link to a section goes: its first page in `navigation`, else its prefix as a page path. */
+  landing(section: Section): string | undefined {
+    if (section.external !== undefined) return undefined
+    const first = this.pages.find((path) => this.sectionOf(path) === section)
+    return first ?? section.prefix
+  }
+
+  /** The site's home page: the first page of the top anchor, else the first page of all. */
+  get home(): string | undefined {
+    return this.landing(this.top) ?? this.pages[0]
+  }
+
+  private entryOf(group: GroupConfig): NavEntry {
+    return {
+      kind: 'group',
+      name: group.group,
+      entries: group.pages.map((page) => {
+        if (typeof page !== 'string') return this.entryOf(page as GroupConfig)
+        const path = pagePathOf(page)
+        if (!this.named.has(path)) {
+          this.named.add(path)
+          this.pages.push(path)
+        }
+        return { kind: 'page', path }
+      }),
+    }
+  }
+}
+
+/** A navigation entry as a page path: vendors write `intro`, `/intro` or `intro.mdx` for the same page. */
+export function pagePathOf(entry: string): string {
+  return entry.trim().replace(/^\/+/, '').replace(/\/+$/, '').replace(/\.mdx?$/, '')
+}
+
+function placement(url: string): { prefix?: string; external?: string } {
+  if (/^[a-zA-Z][a-zA-Z0-9+.-]*:|^\/\//.test(url.trim())) return { external: url.trim() }
+  return { prefix: pagePathOf(url) }
+}
+
+function within(path: string, prefix: string): boolean {
+  return path === prefix || path.startsWith(`${prefix}/`)
+}
+
+function prune(entries: NavEntry[], keep: (path: string) => boolean): NavEntry[] {
+  const kept: NavEntry[] = []
+  for (const entry of entries) {
+    if (entry.kind === 'page') {
+      if (keep(entry.path)) kept.push(entry)
+    } else {
+      const inner = prune(entry.entries, keep)
+      if (inner.length > 0) kept.push({ ...entry, entries: inner })
+    }
+  }
+  return kept
+}
