@@ -117,6 +117,18 @@ describe('the compiled binary, alone in an empty directory', () => {
       const docs = await fetch(`${server.url}/docs.json`)
       expect(docs.status).toBe(200)
       expect(((await docs.json()) as { name: string }).name).toBe('Trellis')
+      // The docs site: its pages (Markdown, icons, highlighting), stylesheet, script and images are all in the binary.
+      const site = await fetch(`${server.url}/docs/api-reference/plants/post-plants`)
+      expect(site.status).toBe(200)
+      const html = await site.text()
+      expect(html).toContain('<span class="method method-post">POST</span> <code>/plants</code>')
+      expect(html).toMatch(/<span class="anchor-icon" data-anchor="top"><svg/)
+      const guide = await (await fetch(`${server.url}/docs/introduction`)).text()
+      expect(guide).toContain('<code class="hljs language-bash">')
+      for (const asset of [/<link rel="stylesheet" href="([^"]+)">/.exec(html)![1]!, /<script defer src="([^"]+)">/.exec(html)![1]!, '/docs/_files/logo/light.svg']) {
+        const response = await fetch(`${server.url}${asset}`)
+        expect({ asset, status: response.status }).toEqual({ asset, status: 200 })
+      }
 
       const stream = await fetch(`${server.url}/v1/chat/completions`, {
         method: 'POST',

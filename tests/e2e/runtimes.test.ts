@@ -136,6 +136,17 @@ describe.each(RUNTIMES)('on $name', (runtime) => {
     expect(result.errors.map(({ path, line }) => ({ path, line }))).toEqual([{ path: '/colors/primary', line: 4 }])
   })
 
+  test.skipIf(!runtime.bin)('the docs site renders: Markdown, highlighting, icons, an API page, its own stylesheet', async () => {
+    const page = await fetch(`${server.url}/docs/introduction`)
+    expect(page.status).toBe(200)
+    const html = await page.text()
+    expect(html).toContain('<code class="hljs language-bash">')
+    expect(html).toMatch(/<span class="anchor-icon" data-anchor="top"><svg/)
+    const api = await (await fetch(`${server.url}/docs/api-reference/plants/get-plants`)).text()
+    expect(api).toContain('<span class="method method-get">GET</span> <code>/plants</code>')
+    expect((await fetch(`${server.url}${/<link rel="stylesheet" href="([^"]+)">/.exec(html)![1]}`)).status).toBe(200)
+  })
+
   test.skipIf(!runtime.bin)('the reference UI is served from node_modules or the binary, never a CDN', async () => {
     const css = await fetch(`${server.url}/openapi/assets/swagger-ui.css`)
     expect(css.status).toBe(200)

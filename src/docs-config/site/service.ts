@@ -68,6 +68,8 @@ export class DocsSiteService {
     const snapshot = await this.snapshotFor(snapshotKey, current)
     const page = await this.build(snapshot, path)
     const rendered: SitePage = { ...page, etag: `"${createHash('sha256').update(`${RENDERER_VERSION}\n${cacheKey}`).digest('base64url').slice(0, 27)}"` }
+    // Only pages that exist are kept: a crawler asking for random addresses must not push them out.
+    if (rendered.status !== 200) return rendered
     this.pages.set(cacheKey, rendered)
     if (this.pages.size > PAGE_CACHE_SIZE) this.pages.delete(this.pages.keys().next().value!)
     return rendered
