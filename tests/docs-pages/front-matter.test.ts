@@ -125,6 +125,8 @@ describe('pagePathProblem', () => {
     ['a query mark', 'a?b', 'contains "?"'],
     ['the reserved first segment', 'pages/intro', 'begins with the segment "pages", which is reserved'],
     ['the reserved segment alone', 'pages', 'begins with the segment "pages"'],
+    ["the site's stylesheets and scripts", '_assets/site.css', 'begins with the segment "_assets", which is reserved'],
+    ["the site's built-in images", '_files/logo/light.svg', 'begins with the segment "_files", which is reserved'],
   ]
   test.each(ROWS)('%s: %p is refused', (_case, path, message) => {
     expect(pagePathProblem(path)).toContain(message)

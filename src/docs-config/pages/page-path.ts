@@ -5,8 +5,8 @@
 
 export const PAGE_PATH_MAX_LENGTH = 200
 
-/** `/docs/pages/…` is the API itself: a page under it would be shadowed on the site. */
-const RESERVED_FIRST_SEGMENT = 'pages'
+/** Where the site has other things: `/docs/pages/…` is this API, `/docs/_assets/…` and `/docs/_files/…` the site's own files; a page there would be shadowed. */
+const RESERVED_FIRST_SEGMENTS: Record<string, string> = { pages: 'the pages API', _assets: "the site's stylesheet and script", _files: "the site's built-in images" }
 
 const SEGMENT = /^[A-Za-z0-9._-]+$/
 const MARKDOWN_EXTENSION = /\.mdx?$/i
@@ -37,8 +37,9 @@ export function pagePathProblem(path: string): string | undefined {
       return `page path ${quoted} contains ${JSON.stringify(character)}; segments may hold only letters A-Z and a-z, digits, ".", "_" and "-"`
     }
   }
-  if (segments[0] === RESERVED_FIRST_SEGMENT) {
-    return `page path ${quoted} begins with the segment "${RESERVED_FIRST_SEGMENT}", which is reserved: /docs/${RESERVED_FIRST_SEGMENT} is the pages API, so the site could not show it`
+  const reserved = Object.hasOwn(RESERVED_FIRST_SEGMENTS, segments[0]!) ? RESERVED_FIRST_SEGMENTS[segments[0]!] : undefined
+  if (reserved !== undefined) {
+    return `page path ${quoted} begins with the segment "${segments[0]}", which is reserved: /docs/${segments[0]} is ${reserved}, so the site could not show it`
   }
   return undefined
 }
