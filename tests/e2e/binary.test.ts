@@ -74,7 +74,7 @@ describe('the compiled binary, alone in an empty directory', () => {
     expect(await run(['--version'])).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: '' })
     const help = await run(['--help'])
     expect(help.code).toBe(0)
-    for (const command of ['serve', '--workers', 'migrate', 'token create', 'token list', 'token revoke', 'docs validate', 'healthcheck'])
+    for (const command of ['serve', '--workers', 'migrate', 'token create', 'token list', 'token revoke', 'docs validate', 'docs push', 'healthcheck'])
       expect(help.stdout).toContain(command)
   })
 
