@@ -29,7 +29,7 @@ function navigation(next: () => number, groups: number, pagesPerGroup: number, d
   return Array.from({ length: groups }, (_, index) => group(0, index))
 }
 
-function typicalConfig(groups: number, pagesPerGroup: number, depth: number, extras: boolean, repeatedExtra = false): string {
+export function typicalConfig(groups: number, pagesPerGroup: number, depth: number, extras: boolean, repeatedExtra = false): string {
   const next = random(42)
   const config: Record<string, unknown> = {
     $schema: 'https://trellis.example.com/docs.json/schema',
@@ -115,18 +115,21 @@ function compare(label: string, text: string, calls: number, rounds: number, exp
   }
 }
 
-const typical = typicalConfig(6, 5, 1, false)
-const typicalWithExtras = typicalConfig(6, 5, 1, true)
-const typicalWithRepeatedExtra = typicalConfig(6, 5, 1, false, true)
-const large = typicalConfig(250, 12, 3, false)
-// An editor mid-keystroke: the primary colour half typed.
-const typicalMidEdit = typical.replace('"primary": "#16A34A"', '"primary": "#16A3"')
+// Also imported by bench/docs-validate-steps.ts for the same texts.
+if (import.meta.main) {
+  const typical = typicalConfig(6, 5, 1, false)
+  const typicalWithExtras = typicalConfig(6, 5, 1, true)
+  const typicalWithRepeatedExtra = typicalConfig(6, 5, 1, false, true)
+  const large = typicalConfig(250, 12, 3, false)
+  // An editor mid-keystroke: the primary colour half typed.
+  const typicalMidEdit = typical.replace('"primary": "#16A34A"', '"primary": "#16A3"')
 
-console.log(`bun ${Bun.version}, ${navigator.hardwareConcurrency} cores`)
-console.table([
-  compare('typical (~5 KB)', typical, 2000, 15),
-  compare('typical + vendor extras (warnings)', typicalWithExtras, 2000, 15),
-  compare('typical + one extra key in 5 objects', typicalWithRepeatedExtra, 2000, 15),
-  compare('typical, one error (mid-edit)', typicalMidEdit, 2000, 15, false),
-  compare('large (~500 KB)', large, 20, 15),
-])
+  console.log(`bun ${Bun.version}, ${navigator.hardwareConcurrency} cores`)
+  console.table([
+    compare('typical (~5 KB)', typical, 2000, 15),
+    compare('typical + vendor extras (warnings)', typicalWithExtras, 2000, 15),
+    compare('typical + one extra key in 5 objects', typicalWithRepeatedExtra, 2000, 15),
+    compare('typical, one error (mid-edit)', typicalMidEdit, 2000, 15, false),
+    compare('large (~500 KB)', large, 20, 15),
+  ])
+}

@@ -28,8 +28,10 @@ export function checkCrossFieldRules(config: unknown, findings: Finding[]): void
   const api = config.api
   if (isPlainObject(api)) eachString(api.baseUrl, '/api/baseUrl', findings, baseUrlIsAbsolute)
   eachString(config.openapi, '/openapi', findings, openapiIsUrlOrPath)
-  if (isPlainObject(config.footerSocials)) {
-    for (const [key, url] of Object.entries(config.footerSocials)) {
+  const socials = config.footerSocials
+  if (isPlainObject(socials)) {
+    for (const key of Object.keys(socials)) {
+      const url = socials[key]
       if (typeof url === 'string' && !isAbsoluteHttpUrl(url)) {
         const path = `/footerSocials/${escapePointerToken(key)}`
         findings.push(error(path, `${fieldName(path, 'docs.json')}: ${quote(url)} is not an absolute http(s) URL; use a full URL such as "https://example.com/acme"`, 'an absolute http(s) URL', quote(url)))
@@ -55,8 +57,9 @@ function callToActionNeedsName(button: unknown, findings: Finding[]): void {
 function anchorVersionsAreDeclared(anchors: unknown, versions: unknown, findings: Finding[]): void {
   if (!Array.isArray(anchors)) return
   const declared = Array.isArray(versions) ? versions.filter((version) => typeof version === 'string') : []
-  anchors.forEach((anchor, index) => {
-    if (!isPlainObject(anchor) || typeof anchor.version !== 'string' || declared.includes(anchor.version)) return
+  for (let index = 0; index < anchors.length; index++) {
+    const anchor: unknown = anchors[index]
+    if (!isPlainObject(anchor) || typeof anchor.version !== 'string' || declared.includes(anchor.version)) continue
     const path = `/anchors/${index}/version`
     const rule =
       declared.length === 0
@@ -67,7 +70,7 @@ function anchorVersionsAreDeclared(anchors: unknown, versions: unknown, findings
       ...error(path, `${fieldName(path, 'docs.json')}: ${quote(anchor.version)} ${rule}`, 'a version listed in versions', quote(anchor.version)),
       ...(suggestion !== undefined ? { suggestion } : {}),
     })
-  })
+  }
 }
 
 function baseUrlIsAbsolute(value: string, path: string): Finding | undefined {
@@ -88,10 +91,16 @@ function eachString(
   findings: Finding[],
   check: (value: string, path: string) => Finding | undefined,
 ): void {
-  const found: (Finding | undefined)[] = []
-  if (typeof value === 'string') found.push(check(value, pointer))
-  else if (Array.isArray(value)) value.forEach((item, index) => typeof item === 'string' && found.push(check(item, `${pointer}/${index}`)))
-  for (const finding of found) if (finding !== undefined) findings.push(finding)
+  if (typeof value === 'string') {
+    const finding = check(value, pointer)
+    if (finding !== undefined) findings.push(finding)
+  } else if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) {
+      const item = value[index]
+      const finding = typeof item === 'string' ? check(item, `${pointer}/${index}`) : undefined
+      if (finding !== undefined) findings.push(finding)
+    }
+  }
 }
 
 function error(path: string, message: string, expected: string, received: string): Finding {

@@ -23,6 +23,9 @@ export interface Plan {
   minItems: number | undefined
   /** Unions: one plan per branch. Enums: the allowed values. */
   branches: Plan[]
+  /** Unions: the branches {@link hasJsonType} chooses for an object and for an array, found once. */
+  objectBranch: Plan | undefined
+  arrayBranch: Plan | undefined
   literals: unknown[]
   /** Strings. */
   pattern: RegExp | undefined
@@ -30,8 +33,12 @@ export interface Plan {
   holdsObjects: boolean
   /** True when some property below this schema has a default to fill in. */
   holdsDefaults: boolean
-  /** Objects: the indices in `keys` of the properties that have a default or hold one; set on first use. */
-  defaultIndices: number[] | undefined
+  /**
+   * Objects: the keys of the last object of this plan the key count met, as far as they are known, and
+   * their plans (see key-count.ts).
+   */
+  recentKeys: string[]
+  recentPlans: Plan[]
   /** This schema compiled on its own, on first use by {@link accepts}. */
   compiled: TypeCheck<TSchema> | undefined
   /** This schema with every object closed, compiled on first use by {@link hasOnlyKnownKeys}. */
@@ -43,8 +50,11 @@ const PLANS = new Map<TSchema, Plan>()
 /** The plan of `schema`, built on first use. */
 export function planOf(schema: TSchema): Plan {
   const resolved = resolveSchema(schema)
-  const known = PLANS.get(resolved)
-  if (known !== undefined) return known
+  // Asked on every validation: kept apart from the building, so the optimising compiler has little to compile.
+  return PLANS.get(resolved) ?? buildPlan(resolved)
+}
+
+function buildPlan(resolved: TSchema): Plan {
   const plan: Plan = {
     kind: 'leaf',
     schema: resolved,
@@ -56,11 +66,14 @@ export function planOf(schema: TSchema): Plan {
     items: undefined,
     minItems: resolved.minItems,
     branches: [],
+    objectBranch: undefined,
+    arrayBranch: undefined,
     literals: [],
     pattern: typeof resolved.pattern === 'string' ? new RegExp(resolved.pattern) : undefined,
     holdsObjects: false,
     holdsDefaults: false,
-    defaultIndices: undefined,
+    recentKeys: [],
+    recentPlans: [],
     compiled: undefined,
     closedCompiled: undefined,
   }
@@ -73,6 +86,8 @@ export function planOf(schema: TSchema): Plan {
   } else if (anyOf !== undefined) {
     plan.kind = 'union'
     plan.branches = anyOf.map(planOf)
+    plan.objectBranch = plan.branches.find((branch) => hasJsonType(branch.schema, {}))
+    plan.arrayBranch = plan.branches.find((branch) => hasJsonType(branch.schema, []))
   } else if (resolved.type === 'object') {
     plan.kind = 'object'
     for (const [key, property] of Object.entries((resolved.properties ?? {}) as Record<string, TSchema>)) {

@@ -2,11 +2,13 @@ import { describeValue, isPlainObject } from '../../json/pointer'
 import type { Finding } from './finding'
 import { FINDING_LIMIT, findUnknownProperties, inspect } from './inspect'
 import { MAX_DEPTH } from '../../json/grammar'
+import { keysInText, keysInValue, TOO_DEEP, type Walked } from './key-count'
+import { planOf, type Plan } from './plan'
 import { scanJson, type NodePosition } from '../../json/source'
 import type { Issue, ValidateOptions, ValidationResult } from '../model'
 import { checkCrossFieldRules } from '../rules'
 import { applyDefaults } from '../defaults'
-import { CLOSED_DOCS_CONFIG_CHECK, DOCS_CONFIG_CHECK, DocsConfigSchema, type DocsConfig } from '../schema'
+import { DOCS_CONFIG_CHECK, DocsConfigSchema, type DocsConfig } from '../schema'
 import { NodeSearch } from '../../json/node-search'
 import { findUnstorableText } from '../storable'
 import { TextPositions, type LineColumn } from './text-position'
@@ -56,6 +58,9 @@ function tooDeep(text: string): ValidationResult {
   return { valid: false, errors: [issue], warnings: [] }
 }
 
+/** Built on first use rather than at start-up; looking it up on every validation cost more than keeping it. */
+let docsConfigPlan: Plan | undefined
+
 function validate(text: string, options: ValidateOptions): ValidationResult {
   // Editors on Windows may save a byte-order mark; JSON.parse rejects it, the scanner skips it.
   const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
@@ -65,17 +70,18 @@ function validate(text: string, options: ValidateOptions): ValidationResult {
   } catch {
     return syntaxFailure(text)
   }
-  const walked = { unsafeInteger: false }
-  const parsedKeys = keysInValue(value, 0, walked)
+  const walked: Walked = { unsafeInteger: false, unknownKey: false }
+  docsConfigPlan ??= planOf(DocsConfigSchema)
+  const parsedKeys = keysInValue(value, docsConfigPlan, 0, walked)
   if (parsedKeys === TOO_DEEP) return tooDeep(text)
   const mayHaveDuplicates = keysInText(source) !== parsedKeys
   const findings: Finding[] = []
   if (!isPlainObject(value)) {
     findings.push(rootNotAnObject(value))
   } else {
-    // The closed schema is the stricter one: passing it settles both types and unknown keys in one check.
-    const closedAccepted = CLOSED_DOCS_CONFIG_CHECK.Check(value)
-    const typesAccepted = closedAccepted || DOCS_CONFIG_CHECK.Check(value)
+    // What the schema with every object closed would answer, for less: the key count saw the unknown keys.
+    const typesAccepted = DOCS_CONFIG_CHECK.Check(value)
+    const closedAccepted = typesAccepted && !walked.unknownKey
     if (!typesAccepted) inspect(DocsConfigSchema, value, findings)
     else if (!closedAccepted) findUnknownProperties(DocsConfigSchema, value, findings)
     if (!typesAccepted && !findings.some((finding) => finding.severity === 'error')) findings.push(schemaFallback(value))
@@ -266,56 +272,4 @@ function schemaFallback(value: unknown): Finding {
     part: 'value',
     message: `${path || 'docs.json'}: ${first?.message ?? 'does not match the docs.json schema'}`,
   }
-}
-
-/**
- * Native JSON.parse silently keeps the last of two equal keys, so the keys written in the text are counted
- * and compared with the keys parsed. In valid JSON a ":" outside strings follows, across whitespace, the
- * unescaped closing quote of a key; a ":" inside a string can only follow a quote that is escaped (an odd
- * run of backslashes). A mismatch sends the text to the scanner, which finds the duplicates precisely.
- */
-function keysInText(text: string): number {
-  let keys = 0
-  for (let colon = text.indexOf(':'); colon !== -1; colon = text.indexOf(':', colon + 1)) {
-    let quote = colon - 1
-    for (let code = text.charCodeAt(quote); code === 32 || code === 10 || code === 13 || code === 9; code = text.charCodeAt(--quote));
-    if (text.charCodeAt(quote) !== 34) continue
-    let backslash = quote - 1
-    while (text.charCodeAt(backslash) === 92) backslash--
-    if ((quote - 1 - backslash) % 2 === 0) keys++
-  }
-  return keys
-}
-
-const TOO_DEEP = -1
-
-/**
- * The number of keys in the parsed value, or TOO_DEEP past {@link MAX_DEPTH} levels. JSON.parse accepts
- * any depth, but every later walk recurses, so this first walk is the gate. It also notes, in
- * `walked`, a number that is an integer beyond 2^53 (which findUnstorableText then reports): seeing
- * it here, where every value is visited anyway, cost less than a regular expression over the text
- * (11% of a typical validation).
- */
-function keysInValue(value: unknown, depth: number, walked: { unsafeInteger: boolean }): number {
-  if (typeof value !== 'object' || value === null) {
-    if (typeof value === 'number' && !Number.isSafeInteger(value) && Number.isInteger(value)) walked.unsafeInteger = true
-    return 0
-  }
-  if (depth >= MAX_DEPTH) return TOO_DEEP
-  let count = 0
-  if (Array.isArray(value)) {
-    for (const item of value) {
-      if (typeof item === 'string') continue
-      const inner = keysInValue(item, depth + 1, walked)
-      if (inner === TOO_DEEP) return TOO_DEEP
-      count += inner
-    }
-    return count
-  }
-  for (const key in value) {
-    const inner = keysInValue((value as Record<string, unknown>)[key], depth + 1, walked)
-    if (inner === TOO_DEEP) return TOO_DEEP
-    count += 1 + inner
-  }
-  return count
 }
