@@ -1,5 +1,6 @@
 import type { DocsConfig } from '../schema'
 import { attributes, escapeHtml, scriptJson } from './html'
+import { trimSlashes } from './links'
 import { renderMarkdown } from './markdown'
 import { exampleOf, isObject, MAX_SCHEMA_DEPTH, type MediaType, type OpenApiDocument, type Operation, resolve, typeName } from './openapi-schema'
 
@@ -161,7 +162,7 @@ function playgroundForm(operation: Operation, data: PlaygroundData, bodyExample:
 }
 
 function simpleRequest(operation: Operation, data: PlaygroundData, bodyExample: unknown): string {
-  const base = (data.baseUrls[0] ?? '').replace(/\/+$/, '')
+  const base = trimSlashes(data.baseUrls[0] ?? '', 'end')
   const lines = [`curl -X ${operation.method} '${shellQuoted(`${base}${operation.path}`)}'`]
   if (data.auth?.method === 'bearer') lines.push(`-H 'Authorization: Bearer <token>'`)
   if (data.auth?.method === 'key') lines.push(`-H '${shellQuoted(data.auth.name ?? 'X-API-Key')}: <key>'`)

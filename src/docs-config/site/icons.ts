@@ -85,7 +85,9 @@ function lookup(name: string, packs: readonly PackName[]): IconDefinition | unde
 }
 
 function packsFor(iconType: string | undefined): readonly PackName[] {
-  const preferred = iconType === undefined ? undefined : STYLE_PACK[iconType.trim().toLowerCase()]
+  const key = iconType?.trim().toLowerCase()
+  // Own keys only: an MDX author's iconType="constructor" must not find Object's and fail the page.
+  const preferred = key === undefined || !Object.hasOwn(STYLE_PACK, key) ? undefined : STYLE_PACK[key]
   if (preferred === undefined) return FALLBACK_ORDER
   return [preferred, ...FALLBACK_ORDER.filter((pack) => pack !== preferred)]
 }

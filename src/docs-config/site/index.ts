@@ -7,6 +7,7 @@ import { DocsPagesStore } from '../pages/store'
 import type { Database } from '../../db/connect'
 import type { OpenApiDocument } from './openapi-schema'
 import { builtInFile, siteAsset, type Asset } from './assets'
+import { trimSlashes } from './links'
 import { DocsSiteService, type SitePage } from './service'
 
 export type DocsSiteDeps = { db: Database; clock: () => Date; ownDocument: () => unknown }
@@ -70,7 +71,7 @@ function assetResponse(asset: Asset | undefined, request: Request, cacheControl:
 function decodePath(raw: string | undefined): string | undefined {
   if (raw === undefined) return ''
   try {
-    return raw.split('/').map(decodeURIComponent).join('/').replace(/\/+$/, '')
+    return trimSlashes(raw.split('/').map(decodeURIComponent).join('/'), 'end')
   } catch {
     return undefined
   }

@@ -221,6 +221,8 @@ function pageUrlOf(path: string | undefined): string | undefined {
   return path === undefined ? undefined : pageUrl(path)
 }
 
+const CSP_ORIGIN = /^https?:\/\/(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/
+
 function connectSources(config: DocsConfig): string {
   const base = config.api?.baseUrl
   const urls = base === undefined ? [] : Array.isArray(base) ? base : [base]
@@ -228,7 +230,8 @@ function connectSources(config: DocsConfig): string {
   for (const url of urls) {
     try {
       const parsed = new URL(url)
-      if (parsed.protocol === 'http:' || parsed.protocol === 'https:') origins.add(parsed.origin)
+      // A host may hold ";" or "," (`https://a;sandbox`), which would end the directive or the policy: only plain hosts.
+      if (CSP_ORIGIN.test(parsed.origin)) origins.add(parsed.origin)
     } catch {
       // docs.json validation already requires absolute URLs; an unparsable one simply adds nothing.
     }

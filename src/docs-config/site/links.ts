@@ -6,6 +6,18 @@ export const SITE_BASE = '/docs/'
 export const ASSET_BASE = '/docs/_assets/'
 export const FILE_BASE = '/docs/_files/'
 
+/**
+ * `text` without leading and trailing slashes, in linear time: `replace(/\/+$/, '')` backtracks over every
+ * run of slashes, so a URL or a docs.json value with tens of thousands of them would cost seconds.
+ */
+export function trimSlashes(text: string, ends: 'both' | 'end' = 'both'): string {
+  let start = 0
+  let end = text.length
+  if (ends === 'both') while (start < end && text.charCodeAt(start) === 47) start += 1
+  while (end > start && text.charCodeAt(end - 1) === 47) end -= 1
+  return text.slice(start, end)
+}
+
 /** The site URL of a page path (`plants/overview` → `/docs/plants/overview`). */
 export function pageUrl(path: string): string {
   return SITE_BASE + path.split('/').map(encodeURIComponent).join('/')
@@ -38,7 +50,7 @@ export function linkUrl(value: string | undefined, isPage: (path: string) => boo
   if (safe === undefined) return undefined
   if (/^[a-z][a-z0-9+.-]*:/i.test(safe)) return safe
   const [path = '', rest = ''] = splitSuffix(safe)
-  const page = path.replace(/^\/+/, '').replace(/\/+$/, '').replace(/\.mdx?$/, '')
+  const page = trimSlashes(path).replace(/\.mdx?$/, '')
   if (page === '') return path.startsWith('/') ? SITE_BASE + rest : safe
   if (isPage(page)) return pageUrl(page) + rest
   return safe.startsWith('/') ? safe : `/${safe}`
@@ -53,7 +65,7 @@ function splitSuffix(url: string): [string, string] {
 export function repositoryOf(cta: { type?: string; url?: string } | undefined, socials: Record<string, string | undefined> | undefined): string | undefined {
   const candidate = cta?.type === 'github' ? cta.url : socials?.github
   const safe = safeUrl(candidate)
-  return safe !== undefined && /^https?:\/\//i.test(safe) ? safe.replace(/\/+$/, '') : undefined
+  return safe !== undefined && /^https?:\/\//i.test(safe) ? trimSlashes(safe, 'end') : undefined
 }
 
 /** `owner/repo` from a repository URL, for the github CTA's label. */

@@ -72,7 +72,8 @@ function highlightFence(code: string, language: string, attributes: string): str
   const name = language.toLowerCase()
   const className = LANGUAGE_NAME.test(name) ? `hljs language-${name}` : 'hljs'
   // Mintlify's info string puts a title after the language ("```js index.js {2}"): kept as the block's title.
-  const title = attributes.replace(/\{[^}]*\}/g, '').trim()
+  // `[^{}]`, not `[^}]`: a line of unclosed braces would otherwise be scanned to its end from each one.
+  const title = attributes.replace(/\{[^{}]*\}/g, '').trim()
   let body = escapeHtml(code)
   if (name !== '' && hljs.getLanguage(name) !== undefined) {
     try {

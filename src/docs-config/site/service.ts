@@ -31,6 +31,13 @@ export type SitePage = { status: 200 | 404; html: string; etag: string; csp: str
 const RENDERER_VERSION = '1'
 /** Rendered pages kept; each is tens of KB, so a few hundred bound the memory to a few MB. */
 const PAGE_CACHE_SIZE = 300
+/**
+ * And at most this many characters of them in all: a docs.json near the 1 MiB body limit can make every
+ * page's sidebar megabytes long, and 300 of those would be gigabytes. A page larger than this is not kept.
+ */
+const PAGE_CACHE_CHARS = 32 * 1024 * 1024
+/** What an ETag also names: a new build with other assets (or another renderer) must not be answered 304 with old HTML. */
+const BUILD_TAG = `${RENDERER_VERSION}\n${SITE_ASSETS.css}\n${SITE_ASSETS.js}`
 
 /** Everything that depends only on the docs.json revision and the set of pages, built once for both. */
 type Snapshot = {
@@ -40,6 +47,8 @@ type Snapshot = {
   summaries: Awaited<ReturnType<SiteSources['pageSummaries']>>
   /** Trellis's own pages, while docs.json is the built-in default; empty otherwise. */
   builtIn: Map<string, string>
+  /** The 404 page, the same for every unknown address, rendered once: a crawler's random URLs cost no render each. */
+  notFound?: SitePage
 }
 
 /**
@@ -50,11 +59,16 @@ type Snapshot = {
 export class DocsSiteService {
   private snapshot: Snapshot | undefined
   private readonly pages = new Map<string, SitePage>()
+  private cachedChars = 0
 
   constructor(private readonly sources: SiteSources) {}
 
-  /** The page at `path` (`''` is the home page). Unknown pages are a 404 page in the site's own layout. */
-  async render(path: string): Promise<SitePage> {
+  /** The page at `requested` (`''` is the home page). Unknown pages are a 404 page in the site's own layout. */
+  async render(requested: string): Promise<SitePage> {
+    // Keyed by the page it names: `intro`, `/intro/`, `intro.mdx` and `intro%20` are one page, one entry,
+    // so a crawler cannot churn the cache (and force a render per request) by spelling a page many ways.
+    // A non-empty address that names nothing (`/docs/%20`) stays an unknown page, not the home page.
+    const path = requested === '' ? '' : pagePathOf(requested) || '\u0000'
     const [current, generation] = await Promise.all([this.sources.config(), this.sources.pagesGeneration()])
     const snapshotKey = `${current.etag}\n${generation}`
     const cacheKey = `${snapshotKey}\n${path}`
@@ -66,13 +80,32 @@ export class DocsSiteService {
       return cached
     }
     const snapshot = await this.snapshotFor(snapshotKey, current)
+    if (snapshot.notFound !== undefined && !this.isPageOf(snapshot, path)) return snapshot.notFound
     const page = await this.build(snapshot, path)
-    const rendered: SitePage = { ...page, etag: `"${createHash('sha256').update(`${RENDERER_VERSION}\n${cacheKey}`).digest('base64url').slice(0, 27)}"` }
-    // Only pages that exist are kept: a crawler asking for random addresses must not push them out.
-    if (rendered.status !== 200) return rendered
+    const rendered: SitePage = { ...page, etag: `"${createHash('sha256').update(`${BUILD_TAG}\n${cacheKey}`).digest('base64url').slice(0, 27)}"` }
+    // Only pages that exist are kept here: a crawler asking for random addresses must not push them out.
+    if (rendered.status !== 200) {
+      if (this.snapshot === snapshot) snapshot.notFound = rendered
+      return rendered
+    }
+    if (rendered.html.length > PAGE_CACHE_CHARS) return rendered
     this.pages.set(cacheKey, rendered)
-    if (this.pages.size > PAGE_CACHE_SIZE) this.pages.delete(this.pages.keys().next().value!)
+    this.cachedChars += rendered.html.length
+    while (this.pages.size > PAGE_CACHE_SIZE || this.cachedChars > PAGE_CACHE_CHARS) this.evict(this.pages.keys().next().value!)
     return rendered
+  }
+
+  private evict(cacheKey: string): void {
+    const page = this.pages.get(cacheKey)
+    if (page === undefined) return
+    this.pages.delete(cacheKey)
+    this.cachedChars -= page.html.length
+  }
+
+  /** Whether `path` (normalised) names a page of the snapshot (the home page always does). */
+  private isPageOf(snapshot: Snapshot, path: string): boolean {
+    if (path === '') return true
+    return snapshot.map.names(path) || snapshot.summaries.has(path) || snapshot.builtIn.has(path)
   }
 
   private async snapshotFor(key: string, current: { revision: number; body: string }): Promise<Snapshot> {
@@ -81,13 +114,14 @@ export class DocsSiteService {
     const builtIn = current.revision === 0 ? defaultPages(this.sources.ownDocument()) : new Map<string, string>()
     this.snapshot = { key, config, map: new SiteMap(config), summaries: await this.sources.pageSummaries(), builtIn }
     // Pages rendered from an older snapshot can never be asked for again (their key names the old one).
-    for (const cacheKey of this.pages.keys()) if (!cacheKey.startsWith(`${key}\n`)) this.pages.delete(cacheKey)
+    for (const cacheKey of [...this.pages.keys()]) if (!cacheKey.startsWith(`${key}\n`)) this.evict(cacheKey)
     return this.snapshot
   }
 
-  private async build(snapshot: Snapshot, requested: string): Promise<Omit<SitePage, 'etag'>> {
+  /** The page at `normalised`, a path already through pagePathOf (`''` for the home page). */
+  private async build(snapshot: Snapshot, normalised: string): Promise<Omit<SitePage, 'etag'>> {
     const { map, summaries, builtIn } = snapshot
-    const path = requested === '' ? map.home : pagePathOf(requested)
+    const path = normalised === '' ? map.home : normalised
     const isPage = (candidate: string) => map.names(candidate) || summaries.has(candidate) || builtIn.has(candidate)
     const labelOf = (candidate: string) => {
       const stored = summaries.get(candidate)?.title

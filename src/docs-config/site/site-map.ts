@@ -1,4 +1,5 @@
 import type { DocsConfig } from '../schema'
+import { trimSlashes } from './links'
 
 /** One entry of the sidebar: a page path, or a group of entries (groups nest to any depth). */
 export type NavEntry = { kind: 'page'; path: string } | { kind: 'group'; name: string; entries: NavEntry[] }
@@ -35,8 +36,14 @@ export class SiteMap {
   readonly anchors: Section[]
   private readonly named = new Set<string>()
   private readonly tree: NavEntry[]
-  /** Tabs and anchors that claim pages, longest prefix first, so the most specific one wins. */
-  private readonly claimants: Section[]
+  /**
+   * Tabs and anchors that claim pages, by prefix segment: a path's section is the deepest claimant on its
+   * way down, so finding it costs the path's length, not the number of tabs (a docs.json of thousands of
+   * tabs and pages must not make every page cost their product).
+   */
+  private readonly claimants: PrefixNode = { children: new Map() }
+  /** Each section's first page in `navigation`, found once. */
+  private readonly firstPages = new Map<Section, string>()
 
   constructor(config: DocsConfig) {
     this.tree = config.navigation.map((group) => this.entryOf(group))
@@ -53,9 +60,21 @@ export class SiteMap {
       version: anchor.version,
       isDefaultHidden: anchor.isDefaultHidden,
     }))
-    this.claimants = [...this.tabs, ...this.anchors]
-      .filter((section) => section.prefix !== undefined && section.prefix !== '')
-      .sort((a, b) => b.prefix!.length - a.prefix!.length)
+    // The first claimant of a prefix wins, tabs before anchors, as the order of docs.json has it.
+    for (const section of [...this.tabs, ...this.anchors]) {
+      if (section.prefix === undefined || section.prefix === '') continue
+      let node = this.claimants
+      for (const segment of section.prefix.split('/')) {
+        let child = node.children.get(segment)
+        if (child === undefined) node.children.set(segment, (child = { children: new Map() }))
+        node = child
+      }
+      node.section ??= section
+    }
+    for (const path of this.pages) {
+      const section = this.sectionOf(path)
+      if (!this.firstPages.has(section)) this.firstPages.set(section, path)
+    }
   }
 
   /** Whether `navigation` names the page. */
@@ -65,8 +84,16 @@ export class SiteMap {
 
   /** The tab or anchor whose prefix holds `path`, else the top anchor. */
   sectionOf(path: string): Section {
-    for (const section of this.claimants) if (within(path, section.prefix!)) return section
-    return this.top
+    let found = this.top
+    let node: PrefixNode | undefined = this.claimants
+    for (let start = 0; node !== undefined; ) {
+      const end = path.indexOf('/', start)
+      node = node.children.get(end === -1 ? path.slice(start) : path.slice(start, end))
+      if (node?.section !== undefined) found = node.section
+      if (end === -1) break
+      start = end + 1
+    }
+    return found
   }
 
   /** The sidebar for a section: `navigation` with only the pages of that section, empty groups left out. */
@@ -78,8 +105,7 @@ export class SiteMap {
   /** Where a link to a section goes: its first page in `navigation`, else its prefix as a page path. */
   landing(section: Section): string | undefined {
     if (section.external !== undefined) return undefined
-    const first = this.pages.find((path) => this.sectionOf(path) === section)
-    return first ?? section.prefix
+    return this.firstPages.get(section) ?? section.prefix
   }
 
   /** The site's home page: the first page of the top anchor, else the first page of all. */
@@ -106,7 +132,7 @@ export class SiteMap {
 
 /** A navigation entry as a page path: vendors write `intro`, `/intro` or `intro.mdx` for the same page. */
 export function pagePathOf(entry: string): string {
-  return entry.trim().replace(/^\/+/, '').replace(/\/+$/, '').replace(/\.mdx?$/, '')
+  return trimSlashes(entry.trim()).replace(/\.mdx?$/, '')
 }
 
 function placement(url: string): { prefix?: string; external?: string } {
@@ -114,9 +140,8 @@ function placement(url: string): { prefix?: string; external?: string } {
   return { prefix: pagePathOf(url) }
 }
 
-function within(path: string, prefix: string): boolean {
-  return path === prefix || path.startsWith(`${prefix}/`)
-}
+/** A node of the claimants' prefix tree: one segment deeper per level. */
+type PrefixNode = { children: Map<string, PrefixNode>; section?: Section }
 
 function prune(entries: NavEntry[], keep: (path: string) => boolean): NavEntry[] {
   const kept: NavEntry[] = []
