@@ -5,6 +5,7 @@ CREATE TABLE "docs_pages" (
 	"source" text NOT NULL,
 	"title" text,
 	"description" text,
+	"sidebar_title" text,
 	"openapi" text,
 	"etag" text NOT NULL,
 	"author" text NOT NULL,

@@ -130,6 +130,8 @@ export const docsPages = pgTable(
     /** From the front matter, so that listing pages never parses their text. */
     title: text('title'),
     description: text('description'),
+    /** The front matter's `sidebarTitle`: the page's label in the sidebar when it has one. */
+    sidebarTitle: text('sidebar_title'),
     openapi: text('openapi'),
     etag: text('etag').notNull(),
     author: text('author').notNull(),

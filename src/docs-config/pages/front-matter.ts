@@ -56,7 +56,38 @@ export function parseFrontMatter(text: string): { data: FrontMatter; body: strin
   CLOSING.lastIndex = start
   const closing = CLOSING.exec(text)
   if (closing === null) throw new FrontMatterError(1, undefined, 'the block opened by "---" on line 1 is never closed by a "---" line')
-  return { data: readBlock(text.slice(start, closing.index)), body: text.slice(closing.index + closing[0].length) }
+  const block = text.slice(start, closing.index)
+  if (block.length > MAX_FRONT_MATTER_CHARACTERS) {
+    throw new FrontMatterError(1, undefined, `the block is ${block.length} characters long; front matter holds at most ${MAX_FRONT_MATTER_CHARACTERS} (put the rest in the page's body)`)
+  }
+  return { data: readBlock(block), body: text.slice(closing.index + closing[0].length) }
+}
+
+/**
+ * Front matter is a few fields; a bound on it bounds the parse, which every read of the page repeats.
+ * (The yaml package's own duplicate-key check compares each key with every earlier one: 80,000 keys
+ * took 29 s a parse. Duplicates are found with one set per mapping instead; see duplicateKey.)
+ */
+export const MAX_FRONT_MATTER_CHARACTERS = 64 * 1024
+
+/** The first key that a mapping of `node` (at any depth) gives twice, with where it is; linear in the keys. */
+function duplicateKey(node: unknown): { key: string; offset: number } | undefined {
+  if (isMap(node)) {
+    const seen = new Set<unknown>()
+    for (const pair of node.items) {
+      const key = isScalar(pair.key) ? pair.key.value : pair.key
+      if (seen.has(key)) return { key: String(key), offset: (pair.key as Node | null)?.range?.[0] ?? 0 }
+      seen.add(key)
+      const inner = duplicateKey(pair.value)
+      if (inner !== undefined) return inner
+    }
+  } else if (isSeq(node)) {
+    for (const item of node.items) {
+      const inner = duplicateKey(item)
+      if (inner !== undefined) return inner
+    }
+  }
+  return undefined
 }
 
 /** The block's YAML, checked. Its first line is line 2 of the file. */
@@ -64,10 +95,12 @@ function readBlock(yaml: string): FrontMatter {
   const lines = new LineCounter()
   const lineOf = (offset: number) => lines.linePos(offset).line + 1
   // The core schema, with no tag beyond it resolved: `!!binary` or `!!set` would build values no page needs.
-  const document = parseDocument(yaml, { lineCounter: lines, schema: 'core', resolveKnownTags: false, uniqueKeys: true, prettyErrors: false })
+  const document = parseDocument(yaml, { lineCounter: lines, schema: 'core', resolveKnownTags: false, uniqueKeys: false, prettyErrors: false })
   // Warnings are unknown tags and the like: refused, so that what is stored is read the same way everywhere.
   const problem: YAMLError | undefined = document.errors[0] ?? document.warnings[0]
   if (problem !== undefined) throw new FrontMatterError(lineOf(problem.pos[0]), undefined, `invalid YAML: ${problem.message}`)
+  const duplicate = duplicateKey(document.contents)
+  if (duplicate !== undefined) throw new FrontMatterError(lineOf(duplicate.offset), undefined, 'invalid YAML: Map keys must be unique')
   const contents = document.contents
   if (contents === null || (isScalar(contents) && contents.value === null)) return {}
   if (!isMap(contents)) throw new FrontMatterError(lineOf(contents.range?.[0] ?? 0), undefined, `expected a mapping of keys to values (title: …), got ${kindOf(contents)}`)

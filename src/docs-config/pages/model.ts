@@ -15,6 +15,7 @@ export const MARKDOWN_MEDIA_TYPE = 'text/markdown; charset=utf-8'
 const fromFrontMatter = {
   title: t.Optional(t.String({ description: 'the front matter `title`, when it has one' })),
   description: t.Optional(t.String({ description: 'the front matter `description`, when it has one' })),
+  sidebarTitle: t.Optional(t.String({ description: 'the front matter `sidebarTitle` (the label in the sidebar), when it has one' })),
   openapi: t.Optional(t.String({ description: 'the front matter `openapi` reference ("GET /plants" or "openapi.json GET /plants"), when it has one' })),
 }
 

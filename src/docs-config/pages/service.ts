@@ -116,6 +116,7 @@ export class DocsPagesService {
           etag,
           ...(data.title === undefined ? {} : { title: data.title }),
           ...(data.description === undefined ? {} : { description: data.description }),
+          ...(data.sidebarTitle === undefined ? {} : { sidebarTitle: data.sidebarTitle }),
           ...(data.openapi === undefined ? {} : { openapi: data.openapi }),
           author: input.author,
           size,

@@ -13,6 +13,7 @@ export type PageSummary = {
   etag: string
   title?: string
   description?: string
+  sidebarTitle?: string
   openapi?: string
   size: number
   createdAt: string
@@ -30,6 +31,7 @@ const SUMMARY_COLUMNS = {
   etag: docsPages.etag,
   title: docsPages.title,
   description: docsPages.description,
+  sidebarTitle: docsPages.sidebarTitle,
   openapi: docsPages.openapi,
   size: docsPages.size,
   createdAt: docsPages.createdAt,
@@ -122,6 +124,7 @@ function toSummary(row: Pick<typeof docsPages.$inferSelect, keyof typeof SUMMARY
     etag: row.etag,
     ...(row.title === null ? {} : { title: row.title }),
     ...(row.description === null ? {} : { description: row.description }),
+    ...(row.sidebarTitle === null ? {} : { sidebarTitle: row.sidebarTitle }),
     ...(row.openapi === null ? {} : { openapi: row.openapi }),
     size: row.size,
     createdAt: row.createdAt.toISOString(),

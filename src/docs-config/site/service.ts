@@ -18,7 +18,7 @@ export type SiteSources = {
   /** A number that changes whenever any page is stored (the newest page row's id). */
   pagesGeneration: () => Promise<number>
   /** Every page's newest title, description and operation, without texts. */
-  pageSummaries: () => Promise<Map<string, { title?: string | null; description?: string | null; openapi?: string | null }>>
+  pageSummaries: () => Promise<Map<string, { title?: string | null; sidebarTitle?: string | null; description?: string | null; openapi?: string | null }>>
   /** A page's newest text, or undefined when it has none. */
   pageText: (path: string) => Promise<string | undefined>
   /** This server's own OpenAPI document (docs.json's `openapi: "/openapi.json"`). */
@@ -124,7 +124,8 @@ export class DocsSiteService {
     const path = normalised === '' ? map.home : normalised
     const isPage = (candidate: string) => map.names(candidate) || summaries.has(candidate) || builtIn.has(candidate)
     const labelOf = (candidate: string) => {
-      const stored = summaries.get(candidate)?.title
+      const summary = summaries.get(candidate)
+      const stored = summary?.sidebarTitle || summary?.title
       if (stored) return stored
       const fallback = builtIn.get(candidate)
       if (fallback !== undefined) return frontMatterOf(fallback).data.title ?? humanize(candidate)
