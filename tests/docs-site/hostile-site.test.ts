@@ -372,5 +372,10 @@ describe('HTTP oddities are a clear 4xx or the 404 page, never a 500', () => {
     expect(json.status).toBe(404)
   })
 
-  test.todo('navigation pages under pages/ or _assets/ are refused or warned about by docs.json validation: the site links them to the pages API and the asset route', () => {})
+  test('navigation pages under pages/, _assets/ or _files/ are named without a link (their addresses are the API and the site\'s files)', async () => {
+    await putDocs({ name: 'Mine', navigation: [{ group: 'G', pages: ['intro', 'pages/intro', '_assets/x', '_files/y'] }] })
+    const { html } = await get('/docs/intro')
+    for (const path of ['pages/intro', '_assets/x', '_files/y']) expect(html).not.toContain(`href="/docs/${path}"`)
+    expect(html.match(/<span class="nav-unreachable"/g)?.length).toBe(3)
+  })
 })

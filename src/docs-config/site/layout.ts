@@ -33,6 +33,9 @@ const MODE_SCRIPT_HASH = sha256(MODE_SCRIPT)
 
 export type RenderedPage = { html: string; csp: string }
 
+/** Navigation entries the site cannot link to: their addresses belong to the pages API and the site's files. */
+const RESERVED_PREFIX = /^(?:pages|_assets|_files)(?:\/|$)/
+
 /** The whole HTML document for `view`, and the Content-Security-Policy that lets exactly its own code run. */
 export function renderLayout(view: PageView): RenderedPage {
   const { config, map } = view
@@ -163,6 +166,11 @@ function navList(view: PageView, entries: NavEntry[], depth: number): string {
   const items = entries.map((entry) => {
     if (entry.kind === 'page') {
       const current = entry.path === view.path
+      // /docs/pages/…, /docs/_assets/… and /docs/_files/… are the pages API and the site's files: a link there
+      // would not show the page, so it is named without a link, saying why.
+      if (RESERVED_PREFIX.test(entry.path)) {
+        return `<li><span class="nav-unreachable" title="/docs/${escapeHtml(entry.path.split('/')[0]!)}/ is not a page address; store and name this page under another folder">${escapeHtml(view.labelOf(entry.path))}</span></li>`
+      }
       return `<li><a${attributes({ href: pageUrl(entry.path), 'aria-current': current ? 'page' : undefined })}>${escapeHtml(view.labelOf(entry.path))}</a></li>`
     }
     const heading = depth === 0 ? `<h2 class="nav-group">${escapeHtml(entry.name)}</h2>` : `<span class="nav-subgroup">${escapeHtml(entry.name)}</span>`
