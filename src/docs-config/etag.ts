@@ -7,6 +7,3 @@ import { shortDigest } from '../http/entity-tags'
 export async function etagFor(revision: number, config: unknown): Promise<string> {
   return `"r${revision}-${await shortDigest(JSON.stringify(config))}"`
 }
-
-// The comparisons moved to src/http/entity-tags.ts, which the documentation pages share; kept here for existing importers.
-export { ifMatchAccepts, ifNoneMatchHits } from '../http/entity-tags'

@@ -190,7 +190,9 @@ describe('GET /docs/pages', () => {
     ['?limit=0', 'limit must be an integer from 1 to 1000'],
     ['?limit=1001', 'limit must be an integer from 1 to 1000'],
     ['?limit=x', 'limit must be an integer from 1 to 1000'],
-    [`?after=${'x'.repeat(201)}`, 'after must be a page path of at most 200 characters'],
+    [`?after=${'x'.repeat(201)}`, 'after must be a page path (letters, digits, ".", "_", "-" and "/") of at most 200 characters'],
+    ['?after=%00', 'after must not contain the NUL character (U+0000), which cannot be stored'],
+    ['?after=a%20b', 'after must be a page path (letters, digits, ".", "_", "-" and "/") of at most 200 characters'],
   ])('GET /docs/pages%s is a 400: %s', async (query, message) => {
     const response = await t.request(`/docs/pages${query}`)
     expect(response.status).toBe(400)

@@ -195,6 +195,17 @@ describe('hostile pages and front matter', () => {
     expect(await twice.text()).toContain('front matter line 5: invalid YAML: Map keys must be unique')
   })
 
+  test('author headings never repeat an id the layout or an API page uses', async () => {
+    await putDocs({ name: 'Mine', navigation: [{ group: 'G', pages: ['intro', 'api'] }], openapi: '/openapi.json' })
+    const headings = ['Parameters', 'Request body', 'Responses', 'Version select', 'Mode toggle', 'Content', 'Playground title', 'Request title']
+    await putPage('api', `---\nopenapi: "GET /plants"\n---\n${headings.map((heading) => `## ${heading}\n`).join('')}`)
+    const { html } = await get('/docs/api')
+    const ids = [...html.matchAll(/\sid="([^"]+)"/g)].map((match) => match[1])
+    expect(ids.length).toBeGreaterThan(headings.length)
+    expect(ids.filter((id, index) => ids.indexOf(id) !== index)).toEqual([])
+    expect(ids).toContain('parameters-1')
+  })
+
   test('the site never shows who wrote a page or docs.json (token owners)', async () => {
     const { html } = await get('/docs/intro')
     expect(html).not.toContain('hostile-author')

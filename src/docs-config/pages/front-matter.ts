@@ -68,7 +68,7 @@ export function parseFrontMatter(text: string): { data: FrontMatter; body: strin
  * (The yaml package's own duplicate-key check compares each key with every earlier one: 80,000 keys
  * took 29 s a parse. Duplicates are found with one set per mapping instead; see duplicateKey.)
  */
-export const MAX_FRONT_MATTER_CHARACTERS = 64 * 1024
+const MAX_FRONT_MATTER_CHARACTERS = 64 * 1024
 
 /** The first key that a mapping of `node` (at any depth) gives twice, with where it is; linear in the keys. */
 function duplicateKey(node: unknown): { key: string; offset: number } | undefined {

@@ -69,7 +69,7 @@ export const docsPagesPlugin = (deps: DocsPagesDeps) => {
     .get(
       '/docs/pages/*',
       async ({ params, query, request, set }) => {
-        const path = pagePathOf(params['*'])
+        const path = requestedPagePath(params['*'])
         const page = query.revision === undefined ? await service.current(path) : await service.revision(path, Number(query.revision))
         if (page === undefined) throw await notFound(service, path, query.revision)
         const headers = { etag: page.etag, 'cache-control': 'no-cache' }
@@ -99,7 +99,7 @@ export const docsPagesPlugin = (deps: DocsPagesDeps) => {
       async ({ body, principal, params, request, set }) => {
         try {
           const { page, created, unchanged } = await service.put({
-            path: pagePathOf(params['*']),
+            path: requestedPagePath(params['*']),
             text: body as string,
             author: principal.owner,
             ifMatch: request.headers.get('if-match') ?? undefined,
@@ -118,7 +118,7 @@ export const docsPagesPlugin = (deps: DocsPagesDeps) => {
       {
         // The path is checked before anything is read, then the type, then the body (UTF-8, 1 MiB).
         ...authenticatedBody(deps.auth, 'docs:write', async (request) => {
-          pagePathOf(new URL(request.url).pathname.slice(PREFIX.length))
+          requestedPagePath(new URL(request.url).pathname.slice(PREFIX.length))
           requireMarkdownContentType(request)
           return readBodyText(request, DOCS_BODY_LIMIT)
         }),
@@ -149,7 +149,7 @@ export const docsPagesPlugin = (deps: DocsPagesDeps) => {
 }
 
 /** The page path of a request, percent-decoded and checked; 400 naming the rule otherwise. */
-function pagePathOf(raw: string): string {
+function requestedPagePath(raw: string): string {
   let path: string
   try {
     path = decodeURIComponent(raw)

@@ -62,8 +62,11 @@ export const PageListQuery = t.Object({
   after: t.Optional(
     t.String({
       maxLength: PAGE_PATH_MAX_LENGTH,
+      // The page paths' own alphabet: a cursor is a stored path, and a character PostgreSQL cannot hold in
+      // text (NUL) would otherwise reach the query and fail it.
+      pattern: '^[A-Za-z0-9._/-]*$',
       description: 'Pages whose path sorts after this one; the `Link: rel="next"` header of the previous page carries it',
-      error: `after must be a page path of at most ${PAGE_PATH_MAX_LENGTH} characters`,
+      error: `after must be a page path (letters, digits, ".", "_", "-" and "/") of at most ${PAGE_PATH_MAX_LENGTH} characters`,
     }),
   ),
 })

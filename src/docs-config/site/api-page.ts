@@ -50,7 +50,7 @@ export function renderOperation(document: OpenApiDocument, operation: Operation,
 }
 
 /** docs.json's `api.baseUrl`, as a list. */
-export function baseUrlsOf(config: DocsConfig): string[] {
+function baseUrlsOf(config: DocsConfig): string[] {
   const base = config.api?.baseUrl
   return base === undefined ? [] : Array.isArray(base) ? base : [base]
 }

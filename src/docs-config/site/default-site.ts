@@ -31,7 +31,7 @@ const GUIDES = new Map<string, string>([
 ])
 
 /** The API reference page path of an operation: `api-reference/<tag>/<method>-<path words>`. */
-export function apiPagePath(operation: { method: string; path: string; tags: string[] }): string {
+function apiPagePath(operation: { method: string; path: string; tags: string[] }): string {
   const tag = slug(operation.tags[0] ?? 'other')
   const words = slug(operation.path.replace(/[{}]/g, ''))
   return `api-reference/${tag}/${operation.method.toLowerCase()}${words === '' ? '' : `-${words}`}`

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { ifNoneMatchHits } from '../etag'
+import { ifNoneMatchHits } from '../../http/entity-tags'
 import { DocsConfigService } from '../service'
 import { DocsRevisionStore } from '../store'
 import { DocsPagesService } from '../pages/service'

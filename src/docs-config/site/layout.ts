@@ -158,7 +158,7 @@ function anchorKey(view: PageView, anchor: Section): string {
 }
 
 /** Per-anchor icon colours as CSS rules (docs.json colours passed the hex pattern, so they are safe in CSS). */
-export function anchorStyles(map: SiteMap): string {
+function anchorStyles(map: SiteMap): string {
   return map.anchors.map((anchor, index) => `[data-anchor="${index}"]{background:${anchorBackground(anchor.color)};color:${anchorForeground(anchor.color)}}`).join('')
 }
 

@@ -56,7 +56,8 @@ export function linkUrl(value: string | undefined, isPage: (path: string) => boo
   return safe.startsWith('/') ? safe : `/${safe}`
 }
 
-function splitSuffix(url: string): [string, string] {
+/** A URL as its path and its `?query#fragment` (empty when it has neither). */
+export function splitSuffix(url: string): [string, string] {
   const at = url.search(/[?#]/)
   return at === -1 ? [url, ''] : [url.slice(0, at), url.slice(at)]
 }

@@ -1,4 +1,5 @@
 import type sanitizeHtml from 'sanitize-html'
+import { splitSuffix } from './links'
 
 /**
  * The allowlist a rendered page passes before a reader sees it. Pages are written by `docs:write`
@@ -87,11 +88,6 @@ function allowedUrl(url: string, image = false): boolean {
 
 function isProtocolRelative(url: string): boolean {
   return /^[\u0000-\u0020]*[/\\][\t\n\r]*[/\\]/.test(url)
-}
-
-function splitSuffix(url: string): [string, string] {
-  const at = url.search(/[?#]/)
-  return at === -1 ? [url, ''] : [url.slice(0, at), url.slice(at)]
 }
 
 /**

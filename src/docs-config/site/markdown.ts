@@ -100,6 +100,13 @@ function slug(text: string): string {
   return text.toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-')
 }
 
+/**
+ * Ids the page around the Markdown already uses (the layout's landmarks and controls, an API page's
+ * sections and playground): an author's "## Parameters" becomes `parameters-1`, so no id is given twice
+ * (aria-labelledby would name the wrong element) and no heading can stand in for a control the script finds by id.
+ */
+const LAYOUT_IDS = ['content', 'version-select', 'mode-toggle', 'parameters', 'request-body', 'responses', 'playground-title', 'request-title']
+
 /** The slug, or the slug with the first free -1, -2… suffix; `nextSuffix` remembers where to resume, so repeats stay linear. */
 function uniqueSlug(text: string, env: RenderEnv): string {
   const base = slug(text) || 'section'
@@ -154,7 +161,7 @@ function markdownIt(): MarkdownIt {
 export function renderMarkdown(body: string, options: MarkdownOptions): RenderedMarkdown {
   const nonce = `n${crypto.randomUUID().replaceAll('-', '')}`
   const { markdown, icons } = lowerMdx(body, `${nonce}i`)
-  const env: RenderEnv = { nonce, headings: [], ids: new Set(), nextSuffix: new Map() }
+  const env: RenderEnv = { nonce, headings: [], ids: new Set(LAYOUT_IDS), nextSuffix: new Map() }
   const html = sanitizePage(markdownIt().render(markdown, env), { pageHref: options.pageHref, idNonce: nonce })
   if (icons.length === 0) return { html, headings: env.headings }
   // Icons go in after sanitising (the allowlist has no SVG); their placeholders carry the nonce, so an author cannot place one.

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import packageJson from '../../../package.json' with { type: 'json' }
 import type { DocsConfig } from '../schema'
 import { FrontMatterError, parseFrontMatter, parseOperationRef, type FrontMatter } from '../pages/front-matter'
 import { renderOperation } from './api-page'
@@ -36,8 +37,11 @@ const PAGE_CACHE_SIZE = 300
  * page's sidebar megabytes long, and 300 of those would be gigabytes. A page larger than this is not kept.
  */
 const PAGE_CACHE_CHARS = 32 * 1024 * 1024
-/** What an ETag also names: a new build with other assets (or another renderer) must not be answered 304 with old HTML. */
-const BUILD_TAG = `${RENDERER_VERSION}\n${SITE_ASSETS.css}\n${SITE_ASSETS.js}`
+/**
+ * What an ETag also names: a new build (another release, renderer, stylesheet or script) must not be
+ * answered 304 with old HTML. The server's own OpenAPI document and built-in pages join it on first use.
+ */
+const BUILD_TAG = `${RENDERER_VERSION}\n${packageJson.version}\n${SITE_ASSETS.css}\n${SITE_ASSETS.js}`
 
 /** Everything that depends only on the docs.json revision and the set of pages, built once for both. */
 type Snapshot = {
@@ -59,7 +63,11 @@ type Snapshot = {
 export class DocsSiteService {
   private snapshot: Snapshot | undefined
   private readonly pages = new Map<string, SitePage>()
+  private readonly rendering = new Map<string, Promise<SitePage>>()
   private cachedChars = 0
+  private tag: string | undefined
+  /** The snapshot being built, shared by the requests that need it meanwhile. */
+  private building: { key: string; snapshot: Promise<Snapshot> } | undefined
 
   constructor(private readonly sources: SiteSources) {}
 
@@ -79,20 +87,42 @@ export class DocsSiteService {
       this.pages.set(cacheKey, cached)
       return cached
     }
+    // Readers arriving together after a change share one render: each would otherwise render the page
+    // again (and a page can be megabytes) for the same answer.
+    const inFlight = this.rendering.get(cacheKey)
+    if (inFlight !== undefined) return inFlight
+    const work = this.renderMiss(snapshotKey, cacheKey, current, path).finally(() => this.rendering.delete(cacheKey))
+    this.rendering.set(cacheKey, work)
+    return work
+  }
+
+  private async renderMiss(snapshotKey: string, cacheKey: string, current: { revision: number; body: string }, path: string): Promise<SitePage> {
     const snapshot = await this.snapshotFor(snapshotKey, current)
     if (snapshot.notFound !== undefined && !this.isPageOf(snapshot, path)) return snapshot.notFound
     const page = await this.build(snapshot, path)
-    const rendered: SitePage = { ...page, etag: `"${createHash('sha256').update(`${BUILD_TAG}\n${cacheKey}`).digest('base64url').slice(0, 27)}"` }
+    const rendered: SitePage = { ...page, etag: `"${createHash('sha256').update(`${this.buildTag()}\n${cacheKey}`).digest('base64url').slice(0, 27)}"` }
     // Only pages that exist are kept here: a crawler asking for random addresses must not push them out.
     if (rendered.status !== 200) {
       if (this.snapshot === snapshot) snapshot.notFound = rendered
       return rendered
     }
-    if (rendered.html.length > PAGE_CACHE_CHARS) return rendered
-    this.pages.set(cacheKey, rendered)
-    this.cachedChars += rendered.html.length
-    while (this.pages.size > PAGE_CACHE_SIZE || this.cachedChars > PAGE_CACHE_CHARS) this.evict(this.pages.keys().next().value!)
+    this.remember(cacheKey, rendered)
     return rendered
+  }
+
+  /** The build's tag with this server's own document and built-in pages, hashed once per process. */
+  private buildTag(): string {
+    this.tag ??= `${BUILD_TAG}\n${createHash('sha256').update(JSON.stringify(this.sources.ownDocument())).update([...defaultPages({}).values()].join('\n')).digest('base64url')}`
+    return this.tag
+  }
+
+  /** Keeps a page, counting its size once, and evicts the least recently used past either bound. */
+  private remember(cacheKey: string, page: SitePage): void {
+    if (page.html.length > PAGE_CACHE_CHARS) return
+    this.evict(cacheKey)
+    this.pages.set(cacheKey, page)
+    this.cachedChars += page.html.length
+    while (this.pages.size > 0 && (this.pages.size > PAGE_CACHE_SIZE || this.cachedChars > PAGE_CACHE_CHARS)) this.evict(this.pages.keys().next().value!)
   }
 
   private evict(cacheKey: string): void {
@@ -110,12 +140,24 @@ export class DocsSiteService {
 
   private async snapshotFor(key: string, current: { revision: number; body: string }): Promise<Snapshot> {
     if (this.snapshot?.key === key) return this.snapshot
+    if (this.building?.key === key) return this.building.snapshot
+    const snapshot = this.buildSnapshot(key, current)
+    this.building = { key, snapshot }
+    try {
+      const built = await snapshot
+      this.snapshot = built
+      // Pages rendered from an older snapshot can never be asked for again (their key names the old one).
+      for (const cacheKey of [...this.pages.keys()]) if (!cacheKey.startsWith(`${key}\n`)) this.evict(cacheKey)
+      return built
+    } finally {
+      if (this.building?.key === key) this.building = undefined
+    }
+  }
+
+  private async buildSnapshot(key: string, current: { revision: number; body: string }): Promise<Snapshot> {
     const config = JSON.parse(current.body) as DocsConfig
     const builtIn = current.revision === 0 ? defaultPages(this.sources.ownDocument()) : new Map<string, string>()
-    this.snapshot = { key, config, map: new SiteMap(config), summaries: await this.sources.pageSummaries(), builtIn }
-    // Pages rendered from an older snapshot can never be asked for again (their key names the old one).
-    for (const cacheKey of [...this.pages.keys()]) if (!cacheKey.startsWith(`${key}\n`)) this.evict(cacheKey)
-    return this.snapshot
+    return { key, config, map: new SiteMap(config), summaries: await this.sources.pageSummaries(), builtIn }
   }
 
   /** The page at `normalised`, a path already through pagePathOf (`''` for the home page). */

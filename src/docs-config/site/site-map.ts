@@ -49,8 +49,10 @@ export class SiteMap {
     this.tree = config.navigation.map((group) => this.entryOf(group))
     const topAnchor = config.topAnchor
     this.top = { kind: 'top', name: topAnchor?.name ?? 'Documentation', icon: topAnchor?.icon ?? 'book-open', iconType: topAnchor?.iconType }
-    this.tabs = (config.tabs ?? []).map((tab) => ({ kind: 'tab' as const, name: tab.name, ...placement(tab.url) }))
-    this.anchors = (config.anchors ?? []).map((anchor) => ({
+    // A docs.json stored before tabs and anchors needed name and url (2026-11-25) may still lack them:
+    // such an entry cannot be placed or labelled, so the site leaves it out rather than failing every page.
+    this.tabs = (config.tabs ?? []).filter(placeable).map((tab) => ({ kind: 'tab' as const, name: tab.name, ...placement(tab.url) }))
+    this.anchors = (config.anchors ?? []).filter(placeable).map((anchor) => ({
       kind: 'anchor' as const,
       name: anchor.name,
       ...placement(anchor.url),
@@ -133,6 +135,10 @@ export class SiteMap {
 /** A navigation entry as a page path: vendors write `intro`, `/intro` or `intro.mdx` for the same page. */
 export function pagePathOf(entry: string): string {
   return trimSlashes(entry.trim()).replace(/\.mdx?$/, '')
+}
+
+function placeable(entry: { name?: unknown; url?: unknown }): boolean {
+  return typeof entry.name === 'string' && typeof entry.url === 'string'
 }
 
 function placement(url: string): { prefix?: string; external?: string } {

@@ -64,7 +64,7 @@ export function anchorForeground(color: string | { from: string; to: string } | 
 }
 
 /** `#abc` → `#AABBCC`; docs.json's pattern guarantees #RGB or #RRGGBB. */
-export function normalizeHex(value: string): string {
+function normalizeHex(value: string): string {
   const hex = value.slice(1)
   const full = hex.length === 3 ? [...hex].map((digit) => digit + digit).join('') : hex
   return `#${full.toUpperCase()}`
@@ -80,7 +80,7 @@ function toHex([r, g, b]: [number, number, number]): string {
 }
 
 /** WCAG relative luminance. */
-export function luminance(hex: string): number {
+function luminance(hex: string): number {
   const [r, g, b] = channels(hex).map((channel) => {
     const c = channel / 255
     return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4
@@ -89,7 +89,7 @@ export function luminance(hex: string): number {
 }
 
 /** WCAG contrast ratio of two colours. */
-export function contrast(a: string, b: string): number {
+function contrast(a: string, b: string): number {
   const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number]
   return (light + 0.05) / (dark + 0.05)
 }
@@ -101,7 +101,7 @@ function mix(a: string, b: string, amount: number): string {
 }
 
 /** `colour`, moved toward black or white in small steps until it reads at 4.5:1 on `background`. */
-export function readableOn(colour: string, background: string): string {
+function readableOn(colour: string, background: string): string {
   const target = luminance(background) > 0.4 ? '#000000' : '#FFFFFF'
   for (let step = 0; step <= 20; step++) {
     const candidate = mix(colour, target, step / 20)
@@ -111,6 +111,6 @@ export function readableOn(colour: string, background: string): string {
 }
 
 /** Black or white text on `background`, whichever contrasts more. */
-export function onColour(background: string): string {
+function onColour(background: string): string {
   return contrast('#000000', background) >= contrast('#FFFFFF', background) ? '#000000' : '#FFFFFF'
 }

@@ -9,12 +9,12 @@
   }
 
   function showMode() {
-    var toggle = document.getElementById('mode-toggle')
+    var toggle = document.querySelector('button#mode-toggle')
     if (!toggle) return
     var dark = root.dataset.mode === 'dark'
     toggle.setAttribute('aria-pressed', dark ? 'true' : 'false')
   }
-  var toggle = document.getElementById('mode-toggle')
+  var toggle = document.querySelector('button#mode-toggle')
   if (toggle) {
     toggle.addEventListener('click', function () {
       root.dataset.mode = root.dataset.mode === 'dark' ? 'light' : 'dark'
@@ -26,7 +26,7 @@
 
   // Anchors with a version are shown only while that version is picked; isDefaultHidden anchors stay hidden
   // until a page inside them is open (the server marks those with data-default-hidden).
-  var picker = document.getElementById('version-select')
+  var picker = document.querySelector('select#version-select')
   function showVersion(version) {
     var items = document.querySelectorAll('[data-version]')
     for (var i = 0; i < items.length; i++) {
