@@ -88,6 +88,13 @@ function buildPlan(resolved: TSchema): Plan {
     plan.branches = anyOf.map(planOf)
     plan.objectBranch = plan.branches.find((branch) => hasJsonType(branch.schema, {}))
     plan.arrayBranch = plan.branches.find((branch) => hasJsonType(branch.schema, []))
+    // The key walk (key-count.ts) follows one branch per JSON type to find unknown keys; a union with two
+    // object (or two array) branches would hide the second one's. No docs.json union has; fail loudly if one ever does.
+    for (const sample of [{}, []]) {
+      if (plan.branches.filter((branch) => hasJsonType(branch.schema, sample)).length > 1) {
+        throw new Error(`docs.json schema: a union has two ${Array.isArray(sample) ? 'array' : 'object'} branches; the unknown-key walk cannot tell them apart`)
+      }
+    }
   } else if (resolved.type === 'object') {
     plan.kind = 'object'
     for (const [key, property] of Object.entries((resolved.properties ?? {}) as Record<string, TSchema>)) {
