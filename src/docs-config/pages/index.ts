@@ -70,7 +70,7 @@ export const docsPagesPlugin = (deps: DocsPagesDeps) => {
       '/docs/pages/*',
       async ({ params, query, request, set }) => {
         const path = requestedPagePath(params['*'])
-        const page = query.revision === undefined ? await service.current(path) : await service.revision(path, Number(query.revision))
+        const page = await service.stored(path, query.revision === undefined ? undefined : Number(query.revision))
         if (page === undefined) throw await notFound(service, path, query.revision)
         const headers = { etag: page.etag, 'cache-control': 'no-cache' }
         const ifNoneMatch = request.headers.get('if-none-match')
@@ -171,7 +171,7 @@ function requireMarkdownContentType(request: Request): void {
 }
 
 async function notFound(service: DocsPagesService, path: string, revision: string | number | undefined): Promise<HttpError> {
-  const current = revision === undefined ? undefined : await service.current(path)
+  const current = revision === undefined ? undefined : await service.stored(path)
   if (current !== undefined) return new HttpError(404, `page ${path} has no revision ${revision}; its revisions are 1 to ${current.revision}`)
   return new HttpError(404, `no page ${path}: nothing has been stored under that path, so the site shows it as "not written yet"; PUT /docs/pages/${path} writes it`)
 }

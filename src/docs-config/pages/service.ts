@@ -71,6 +71,14 @@ export class DocsPagesService {
     return withBody(await this.store.get(path, n))
   }
 
+  /**
+   * The newest revision (or revision `n`) as stored, its text not split: what the raw GET and the site read,
+   * so a public read does not parse the front matter it only passes on.
+   */
+  stored(path: string, n?: number): Promise<PageRevision | undefined> {
+    return n === undefined ? this.store.latest(path) : this.store.get(path, n)
+  }
+
   /** The newest revision of every page, by path, without texts; one query. */
   async summaries(): Promise<Map<string, PageSummary>> {
     return new Map((await this.store.newest()).map((summary) => [summary.path, summary]))

@@ -16,13 +16,16 @@ export function escapeHtml(value: string): string {
  * pass; anything else (javascript:, data:, vbscript:, a scheme hidden behind control characters) becomes
  * undefined, and the caller leaves the link out.
  */
+/** A URL's scheme (`https:`, `javascript:`), captured; a URL without one is relative. */
+export const URL_SCHEME = /^([a-zA-Z][a-zA-Z0-9+.-]*):/
+
 export function safeUrl(value: string | undefined): string | undefined {
   if (value === undefined) return undefined
   const trimmed = value.trim()
   if (trimmed === '') return undefined
   // Browsers drop tabs and newlines inside a URL before reading its scheme ("java\tscript:"), so do the same.
   const compact = trimmed.replace(/[\u0000-\u001F\u007F\s]+/g, '')
-  const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(compact)
+  const scheme = URL_SCHEME.exec(compact)
   if (scheme === null) return compact.startsWith('//') ? undefined : trimmed
   const name = scheme[1]!.toLowerCase()
   return name === 'http' || name === 'https' || name === 'mailto' ? trimmed : undefined

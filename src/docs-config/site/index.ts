@@ -27,7 +27,7 @@ export const docsSitePlugin = (deps: DocsSiteDeps) => {
     config: () => config.current(),
     pagesGeneration: () => pages.generation(),
     pageSummaries: () => pages.summaries(),
-    pageText: async (path) => (await pages.current(path))?.source,
+    pageText: async (path) => (await pages.stored(path))?.source,
     ownDocument: deps.ownDocument as () => OpenApiDocument,
   })
   return new Elysia({ name: 'docs-site' })

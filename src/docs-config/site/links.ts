@@ -1,4 +1,4 @@
-import { safeUrl } from './html'
+import { safeUrl, URL_SCHEME } from './html'
 
 /** Where the site lives on this server. */
 export const SITE_BASE = '/docs/'
@@ -18,9 +18,19 @@ export function trimSlashes(text: string, ends: 'both' | 'end' = 'both'): string
   return text.slice(start, end)
 }
 
+/** A navigation entry as a page path: vendors write `intro`, `/intro` or `intro.mdx` for the same page. */
+export function pagePathOf(entry: string): string {
+  return trimSlashes(entry.trim()).replace(/\.mdx?$/, '')
+}
+
+/** A `/`-separated path with each segment percent-encoded. */
+function encodePath(path: string): string {
+  return path.split('/').map(encodeURIComponent).join('/')
+}
+
 /** The site URL of a page path (`plants/overview` → `/docs/plants/overview`). */
 export function pageUrl(path: string): string {
-  return SITE_BASE + path.split('/').map(encodeURIComponent).join('/')
+  return SITE_BASE + encodePath(path)
 }
 
 /**
@@ -37,7 +47,7 @@ export function imageUrl(value: string | undefined): string | undefined {
   if (safe === undefined) return undefined
   if (/^https?:/i.test(safe)) return safe
   const path = safe.replace(/^\.?\/+/, '')
-  return FILE_BASE + path.split('/').map(encodeURIComponent).join('/')
+  return FILE_BASE + encodePath(path)
 }
 
 /**
@@ -48,9 +58,9 @@ export function imageUrl(value: string | undefined): string | undefined {
 export function linkUrl(value: string | undefined, isPage: (path: string) => boolean): string | undefined {
   const safe = safeUrl(value)
   if (safe === undefined) return undefined
-  if (/^[a-z][a-z0-9+.-]*:/i.test(safe)) return safe
+  if (URL_SCHEME.test(safe)) return safe
   const [path = '', rest = ''] = splitSuffix(safe)
-  const page = trimSlashes(path).replace(/\.mdx?$/, '')
+  const page = pagePathOf(path)
   if (page === '') return path.startsWith('/') ? SITE_BASE + rest : safe
   if (isPage(page)) return pageUrl(page) + rest
   return safe.startsWith('/') ? safe : `/${safe}`

@@ -1,4 +1,5 @@
 import type sanitizeHtml from 'sanitize-html'
+import { URL_SCHEME } from './html'
 import { splitSuffix } from './links'
 
 /**
@@ -65,7 +66,7 @@ const DIGITS = /^\d{1,4}$/
 /** The scheme a browser would see, lower-cased, or undefined for a relative URL. */
 function schemeOf(url: string): string | undefined {
   const compact = url.replace(/[\t\n\r]/g, '').replace(/^[\u0000-\u0020]+/, '')
-  return /^([a-z][a-z0-9+.-]*):/i.exec(compact)?.[1]?.toLowerCase()
+  return URL_SCHEME.exec(compact)?.[1]?.toLowerCase()
 }
 
 function percentDecoded(url: string): string {

@@ -7,10 +7,10 @@ import { SITE_ASSETS } from './assets'
 import { defaultPages } from './default-site'
 import { escapeHtml } from './html'
 import { renderLayout } from './layout'
-import { pageUrl } from './links'
+import { pagePathOf, pageUrl } from './links'
 import { renderMarkdown } from './markdown'
 import { findOperation, type OpenApiDocument } from './openapi-schema'
-import { pagePathOf, SiteMap } from './site-map'
+import { SiteMap } from './site-map'
 
 /** What the site reads: the current docs.json, and the stored pages. */
 export type SiteSources = {
@@ -18,8 +18,8 @@ export type SiteSources = {
   config: () => Promise<{ revision: number; etag: string; body: string }>
   /** A number that changes whenever any page is stored (the newest page row's id). */
   pagesGeneration: () => Promise<number>
-  /** Every page's newest title, description and operation, without texts. */
-  pageSummaries: () => Promise<Map<string, { title?: string | null; sidebarTitle?: string | null; description?: string | null; openapi?: string | null }>>
+  /** Every page's newest title and sidebar title, without texts. */
+  pageSummaries: () => Promise<Map<string, { title?: string; sidebarTitle?: string }>>
   /** A page's newest text, or undefined when it has none. */
   pageText: (path: string) => Promise<string | undefined>
   /** This server's own OpenAPI document (docs.json's `openapi: "/openapi.json"`). */
@@ -43,6 +43,9 @@ const PAGE_CACHE_CHARS = 32 * 1024 * 1024
  */
 const BUILD_TAG = `${RENDERER_VERSION}\n${packageJson.version}\n${SITE_ASSETS.css}\n${SITE_ASSETS.js}`
 
+type BuiltInPages = { texts: Map<string, string>; titles: Map<string, string> }
+const NO_BUILT_IN_PAGES: BuiltInPages = { texts: new Map(), titles: new Map() }
+
 /** Everything that depends only on the docs.json revision and the set of pages, built once for both. */
 type Snapshot = {
   key: string
@@ -50,7 +53,7 @@ type Snapshot = {
   map: SiteMap
   summaries: Awaited<ReturnType<SiteSources['pageSummaries']>>
   /** Trellis's own pages, while docs.json is the built-in default; empty otherwise. */
-  builtIn: Map<string, string>
+  builtIn: BuiltInPages
   /** The 404 page, the same for every unknown address, rendered once: a crawler's random URLs cost no render each. */
   notFound?: SitePage
 }
@@ -66,6 +69,7 @@ export class DocsSiteService {
   private readonly rendering = new Map<string, Promise<SitePage>>()
   private cachedChars = 0
   private tag: string | undefined
+  private builtIn: BuiltInPages | undefined
   /** The snapshot being built, shared by the requests that need it meanwhile. */
   private building: { key: string; snapshot: Promise<Snapshot> } | undefined
 
@@ -134,8 +138,7 @@ export class DocsSiteService {
 
   /** Whether `path` (normalised) names a page of the snapshot (the home page always does). */
   private isPageOf(snapshot: Snapshot, path: string): boolean {
-    if (path === '') return true
-    return snapshot.map.names(path) || snapshot.summaries.has(path) || snapshot.builtIn.has(path)
+    return path === '' || namesPage(snapshot, path)
   }
 
   private async snapshotFor(key: string, current: { revision: number; body: string }): Promise<Snapshot> {
@@ -156,29 +159,39 @@ export class DocsSiteService {
 
   private async buildSnapshot(key: string, current: { revision: number; body: string }): Promise<Snapshot> {
     const config = JSON.parse(current.body) as DocsConfig
-    const builtIn = current.revision === 0 ? defaultPages(this.sources.ownDocument()) : new Map<string, string>()
+    const builtIn = current.revision === 0 ? this.builtInPages() : NO_BUILT_IN_PAGES
     return { key, config, map: new SiteMap(config), summaries: await this.sources.pageSummaries(), builtIn }
+  }
+
+  /** Trellis's own pages and their titles: the same for the whole process, so made once. */
+  private builtInPages(): BuiltInPages {
+    if (this.builtIn === undefined) {
+      const texts = defaultPages(this.sources.ownDocument())
+      const titles = new Map<string, string>()
+      for (const [path, text] of texts) {
+        const title = frontMatterOf(text).data.title
+        if (title !== undefined) titles.set(path, title)
+      }
+      this.builtIn = { texts, titles }
+    }
+    return this.builtIn
   }
 
   /** The page at `normalised`, a path already through pagePathOf (`''` for the home page). */
   private async build(snapshot: Snapshot, normalised: string): Promise<Omit<SitePage, 'etag'>> {
     const { map, summaries, builtIn } = snapshot
     const path = normalised === '' ? map.home : normalised
-    const isPage = (candidate: string) => map.names(candidate) || summaries.has(candidate) || builtIn.has(candidate)
+    const isPage = (candidate: string) => namesPage(snapshot, candidate)
     const labelOf = (candidate: string) => {
       const summary = summaries.get(candidate)
-      const stored = summary?.sidebarTitle || summary?.title
-      if (stored) return stored
-      const fallback = builtIn.get(candidate)
-      if (fallback !== undefined) return frontMatterOf(fallback).data.title ?? humanize(candidate)
-      return humanize(candidate)
+      return summary?.sidebarTitle || summary?.title || builtIn.titles.get(candidate) || humanize(candidate)
     }
     const view = { config: snapshot.config, map, isPage, labelOf, assets: SITE_ASSETS }
     if (path === undefined || !isPage(path)) {
       const content = `<p>There is no page at this address.</p><p><a href="${pageUrl(map.home ?? '')}">Go to the first page</a>.</p>`
       return { status: 404, ...renderLayout({ ...view, path: undefined, title: 'Page not found', content, headings: [] }) }
     }
-    const text = (await this.sources.pageText(path)) ?? builtIn.get(path)
+    const text = (await this.sources.pageText(path)) ?? builtIn.texts.get(path)
     if (text === undefined) {
       const content = `<div class="not-written" role="note"><p><strong>This page is not written yet.</strong></p><p>docs.json names <code>${escapeHtml(path)}</code> in its navigation, but no text has been stored for it. Store it with <code>PUT /docs/pages/${escapeHtml(path)}</code> (scope docs:write) or <code>trellis docs push</code>.</p></div>`
       return { status: 200, ...renderLayout({ ...view, path, title: labelOf(path), content, headings: [] }) }
@@ -205,8 +218,12 @@ export class DocsSiteService {
     const document = this.sources.ownDocument()
     const operation = findOperation(document, ref.method, ref.path)
     if (operation === undefined) return notice(`${ref.method} ${ref.path} is not an operation of /openapi.json.`)
-    return renderOperation(document, operation, snapshot.config, { sameOrigin: snapshot.builtIn.size > 0 })
+    return renderOperation(document, operation, snapshot.config, { sameOrigin: snapshot.builtIn.texts.size > 0 })
   }
+}
+
+function namesPage(snapshot: Snapshot, path: string): boolean {
+  return snapshot.map.names(path) || snapshot.summaries.has(path) || snapshot.builtIn.texts.has(path)
 }
 
 /** This server's document, however docs.json spells it: `/openapi.json`, `openapi.json`, or the server's own URL path. */

@@ -1,5 +1,6 @@
 import type { DocsConfig } from '../schema'
-import { trimSlashes } from './links'
+import { URL_SCHEME } from './html'
+import { pagePathOf } from './links'
 
 /** One entry of the sidebar: a page path, or a group of entries (groups nest to any depth). */
 export type NavEntry = { kind: 'page'; path: string } | { kind: 'group'; name: string; entries: NavEntry[] }
@@ -132,17 +133,13 @@ export class SiteMap {
   }
 }
 
-/** A navigation entry as a page path: vendors write `intro`, `/intro` or `intro.mdx` for the same page. */
-export function pagePathOf(entry: string): string {
-  return trimSlashes(entry.trim()).replace(/\.mdx?$/, '')
-}
-
 function placeable(entry: { name?: unknown; url?: unknown }): boolean {
   return typeof entry.name === 'string' && typeof entry.url === 'string'
 }
 
 function placement(url: string): { prefix?: string; external?: string } {
-  if (/^[a-zA-Z][a-zA-Z0-9+.-]*:|^\/\//.test(url.trim())) return { external: url.trim() }
+  const trimmed = url.trim()
+  if (URL_SCHEME.test(trimmed) || trimmed.startsWith('//')) return { external: trimmed }
   return { prefix: pagePathOf(url) }
 }
 
