@@ -23,6 +23,7 @@
  *
  *   bun bench/chat-held-streams.ts [--streams 5000] [--rate 20] [--tokens 200] [--rounds 2] [--batch 250] [--batch-pause 25] [--smol]
  */
+import { PROVIDER_KINDS } from '../src/chat/providers'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { heapStats } from 'bun:jsc'
 import { loadConfig } from '../src/config'
@@ -255,7 +256,7 @@ function gcProbe(child: Subprocess<'pipe', 'pipe', 'inherit'>): GcProbe {
 
 /** The `--serve` child: Trellis exactly as src/runtimes/bun.ts serves it, answering `gc` on stdin with its RSS and heap after a full GC. */
 async function serveForBench() {
-  await serve(loadConfig(process.env))
+  await serve(loadConfig(process.env, PROVIDER_KINDS))
   const decoder = new TextDecoder()
   const reader = Bun.stdin.stream().getReader()
   for (let piece = await reader.read(); !piece.done; piece = await reader.read()) {

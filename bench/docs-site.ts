@@ -17,7 +17,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { DocsPagesStore } from '../src/docs-config/pages/store'
+import { DocsPagesStore } from '../src/docs-pages/store'
 import { DocsRevisionStore } from '../src/docs-config/store'
 import { validateDocsConfig } from '../src/docs-config/validation/validate'
 import { makeTestApp } from '../tests/helpers/app'

@@ -6,7 +6,7 @@
  *
  *   bun bench/json-scan.ts [--streams 20000] [--rounds 5]
  */
-import { ScanMemo, scanJsonObject } from '../src/json/scan'
+import { ScanMemo, scanJsonObject } from '../src/chat/providers/event-scan'
 import { eventsOf } from '../tests/chat/mock-upstream'
 import { argument, median } from './relay-driver'
 

@@ -5,7 +5,7 @@ const ROOT = join(import.meta.dir, '..')
 
 /** A token (scope `chat` unless told) from the real CLI, against the storage `env` points at; `extra` adds options (limits). */
 export async function createChatToken(env: Record<string, string>, extra: string[] = [], scope = 'chat'): Promise<string> {
-  const child = Bun.spawn(['bun', 'src/cli.ts', 'token', 'create', '--owner', 'bench', '--scope', scope, ...extra], {
+  const child = Bun.spawn(['bun', 'src/cli/main.ts', 'token', 'create', '--owner', 'bench', '--scope', scope, ...extra], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdout: 'pipe',

@@ -1,11 +1,11 @@
 import { Elysia } from 'elysia'
-import type { AuthDeps } from './auth'
+import { type AuthDeps, authenticate } from './auth'
 import type { TokenService } from './auth/service'
 import type { Config } from './config'
 import type { DatabaseHandle } from './db/connect'
-import { errorResponse, plantStoreErrors, recordingStatus } from './http/plant-store-errors'
+import { errorResponse, jsonErrors, recordingStatus } from './http/json-errors'
 import type { RequestGate } from './http/drain'
-import type { Logger } from './logging/logger'
+import type { Logger } from './telemetry/logger'
 import { allowedMethods } from './http/method-not-allowed'
 import { logRequest, observability } from './http/observability'
 import { jsonMediaType } from './http/media-type'
@@ -17,16 +17,22 @@ import { plantsPlugin } from './plants'
 import { chatPlugin, type ChatSetup } from './chat'
 import { openAIErrorResponse } from './http/openai-errors'
 import { anthropicErrorResponse } from './http/anthropic-errors'
-import { adminPlugin } from './admin'
+import { adminPlugin } from './auth/admin'
 import { docsConfigPlugin } from './docs-config'
-import { docsPagesPlugin } from './docs-config/pages'
-import { docsSitePlugin } from './docs-config/site'
+import { DocsConfigService } from './docs-config/service'
+import { DocsRevisionStore } from './docs-config/store'
+import { docsPagesPlugin } from './docs-pages'
+import { DocsPagesService } from './docs-pages/service'
+import { DocsPagesStore } from './docs-pages/store'
+import { docsSitePlugin } from './docs-site'
+import type { OpenApiDocument } from './docs-site/openapi-schema'
+import type { SiteSources } from './docs-site/service'
 import { docsJsonComponents } from './docs-config/json-schema'
-import { FailedAuthThrottle } from './governance/failed-auth'
+import { FailedAuthThrottle } from './auth/failed-auth'
 import { Governance } from './governance/service'
 import { usagePlugin } from './usage'
-import { UsageLedger } from './db/usage-ledger'
-import { metricsPlugin } from './metrics'
+import { UsageLedger } from './usage/ledger'
+import { metricsRoutes } from './telemetry/routes'
 import { Metrics } from './telemetry/metrics'
 
 export type AppDeps = {
@@ -71,6 +77,8 @@ export function createApp(deps: AppDeps) {
     peerAddress: deps.peerAddress,
     trustProxy: deps.config.trustProxy,
   }
+  const docsConfig = new DocsConfigService(new DocsRevisionStore(db), deps.clock)
+  const docsPages = new DocsPagesService(new DocsPagesStore(db), deps.clock)
   // Read when the document is first asked for, by which time every plugin has added its routes.
   let routes: readonly DocumentedRoute[] = []
   const document = once(() => openApiDocument(routes, { ...DOCUMENT_HEAD, schemas: docsJsonComponents() }))
@@ -89,16 +97,16 @@ export function createApp(deps: AppDeps) {
     .use(operationsPlugin({ database: deps.database, logger: deps.logger, uiAssets: deps.uiAssets, title: 'Trellis', document }))
     .use(plantsPlugin({ db, auth, logger: deps.logger, config: deps.config }))
     .use(chatPlugin({ ...deps, auth, governance, ledger, metrics }))
-    .use(docsConfigPlugin({ db, auth, logger: deps.logger, clock: deps.clock }))
-    .use(docsPagesPlugin({ db, auth, logger: deps.logger, clock: deps.clock }))
-    .use(docsSitePlugin({ db, clock: deps.clock, ownDocument: document }))
+    .use(docsConfigPlugin({ service: docsConfig, auth, logger: deps.logger }))
+    .use(docsPagesPlugin({ service: docsPages, auth, logger: deps.logger }))
+    .use(docsSitePlugin({ sources: siteSources(docsConfig, docsPages, document) }))
     .use(adminPlugin({ auth, tokens: deps.tokens, logger: deps.logger, config: deps.config }))
     .use(usagePlugin({ db, auth, logger: deps.logger, clock: deps.clock }))
-    .use(metricsPlugin({ auth, logger: deps.logger, metrics }))
+    .use(metricsRoutes({ authorize: (request) => authenticate(auth, request, 'metrics'), logger: deps.logger, metrics }))
 
   routes = app.routes
   const allowed = allowedMethods(app.routes)
-  const fallback = plantStoreErrors(deps.logger)
+  const fallback = jsonErrors(deps.logger)
   // Destructured, not `(context) =>`: Elysia reads hook parameters to decide what every request
   // must parse, and a hook taking the whole context made each request parse its cookies.
   return app.onError(
@@ -129,6 +137,17 @@ export type App = ReturnType<typeof createApp>
 /** The app's metrics, reading the ledger's queue and the database pool when scraped. */
 export function metricsFor(database: DatabaseHandle, ledger: UsageLedger | undefined): Metrics {
   return new Metrics({ ledger: ledger && (() => ({ depth: ledger.depth, dropped: ledger.dropped, ...ledger.written })), pool: () => database.poolStats() })
+}
+
+/** The documentation site renders the current docs.json and the stored pages, and this server's own document. */
+function siteSources(config: DocsConfigService, pages: DocsPagesService, ownDocument: () => unknown): SiteSources {
+  return {
+    config: () => config.current(),
+    pagesGeneration: () => pages.generation(),
+    pageSummaries: () => pages.summaries(),
+    pageText: async (path) => (await pages.stored(path))?.source,
+    ownDocument: ownDocument as () => OpenApiDocument,
+  }
 }
 
 /** The routes are fixed once the app is built: the document is made at its first request, then kept. */

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { parseCommandLine, UsageError } from '../src/command-line'
+import { parseCommandLine, UsageError } from '../src/cli/command-line'
 import { runCli } from './helpers/process'
 
 const parse = (argv: string[]) => parseCommandLine(argv, '9.9.9')

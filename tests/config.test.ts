@@ -1,12 +1,13 @@
+import { PROVIDER_KINDS } from '../src/chat/providers'
 import { describe, expect, test } from 'bun:test'
 import { ConfigError, loadConfig } from '../src/config'
-import { buildRegistry } from '../src/chat/service'
+import { buildRegistry } from '../src/chat/registry'
 import { createEchoProvider } from '../src/chat/providers/echo/echo'
 import { PROVIDER_DEFAULTS } from '../src/config/chat'
 
 describe('configuration from the environment', () => {
   test('defaults', () => {
-    const config = loadConfig({})
+    const config = loadConfig({}, PROVIDER_KINDS)
     expect(config).toMatchObject({
       port: 3000,
       host: '0.0.0.0',
@@ -22,9 +23,9 @@ describe('configuration from the environment', () => {
   })
 
   test('paced garbage collection is on by default only with the embedded PGlite', () => {
-    expect(loadConfig({ DATABASE_URL: 'postgres://u@db:5432/x' }).gcIntervalMs).toBe(0)
-    expect(loadConfig({ DATABASE_URL: 'postgres://u@db:5432/x', GC_INTERVAL_MS: '250' }).gcIntervalMs).toBe(250)
-    expect(loadConfig({ GC_INTERVAL_MS: '0' }).gcIntervalMs).toBe(0)
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@db:5432/x' }, PROVIDER_KINDS).gcIntervalMs).toBe(0)
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@db:5432/x', GC_INTERVAL_MS: '250' }, PROVIDER_KINDS).gcIntervalMs).toBe(250)
+    expect(loadConfig({ GC_INTERVAL_MS: '0' }, PROVIDER_KINDS).gcIntervalMs).toBe(0)
   })
 
   test('every variable is read', () => {
@@ -41,7 +42,7 @@ describe('configuration from the environment', () => {
       WORKERS: '2',
       SHUTDOWN_TIMEOUT_MS: '2500',
       GC_INTERVAL_MS: '1000',
-    })
+    }, PROVIDER_KINDS)
     expect(config).toMatchObject({
       port: 8080,
       host: '127.0.0.1',
@@ -72,19 +73,19 @@ describe('configuration from the environment', () => {
     [{ WORKERS: '2' }, 'WORKERS > 1 needs DATABASE_URL'],
     [{ GC_INTERVAL_MS: '-5' }, 'GC_INTERVAL_MS must be a whole number'],
   ])('%o is refused with one clear line', (env, message) => {
-    expect(() => loadConfig(env)).toThrow(ConfigError)
-    expect(() => loadConfig(env)).toThrow(message)
+    expect(() => loadConfig(env, PROVIDER_KINDS)).toThrow(ConfigError)
+    expect(() => loadConfig(env, PROVIDER_KINDS)).toThrow(message)
   })
 })
 
 describe('chat configuration is validated at start too', () => {
   test('a bad CHAT_MODELS stops the server with one line naming the variable', () => {
-    expect(() => loadConfig({ CHAT_MODELS: '{not json' })).toThrow(ConfigError)
-    expect(() => loadConfig({ CHAT_MODELS: '{not json' })).toThrow('CHAT_MODELS')
+    expect(() => loadConfig({ CHAT_MODELS: '{not json' }, PROVIDER_KINDS)).toThrow(ConfigError)
+    expect(() => loadConfig({ CHAT_MODELS: '{not json' }, PROVIDER_KINDS)).toThrow('CHAT_MODELS')
   })
 
   test('with nothing configured, echo and echo-reasoner are served', () => {
-    expect(Object.keys(loadConfig({}).chat.models).sort()).toEqual(['echo', 'echo-reasoner'])
+    expect(Object.keys(loadConfig({}, PROVIDER_KINDS).chat.models).sort()).toEqual(['echo', 'echo-reasoner'])
   })
 })
 
@@ -92,26 +93,26 @@ describe('an anthropic provider in CHAT_PROVIDERS (issue #15)', () => {
   const providers = (settings: Record<string, unknown>) => JSON.stringify({ claude: { baseUrl: 'https://api.anthropic.com/v1/', ...settings } })
 
   test('kind anthropic: its own defaults filled in (anthropic-version, max_tokens), thinking off', () => {
-    const config = loadConfig({ CHAT_PROVIDERS: providers({ kind: 'anthropic', apiKeyEnv: 'ANTHROPIC_API_KEY' }), ANTHROPIC_API_KEY: 'sk-ant-1' })
-    expect(config.chat.providers.claude).toEqual({
+    const config = loadConfig({ CHAT_PROVIDERS: providers({ kind: 'anthropic', apiKeyEnv: 'ANTHROPIC_API_KEY' }), ANTHROPIC_API_KEY: 'sk-ant-1' }, PROVIDER_KINDS)
+    expect<unknown>(config.chat.providers.claude).toEqual({
       ...PROVIDER_DEFAULTS, kind: 'anthropic', baseUrl: 'https://api.anthropic.com/v1', apiKey: 'sk-ant-1', anthropicVersion: '2023-06-01', defaultMaxTokens: 4096,
     })
   })
 
   test('every anthropic option is read', () => {
-    const config = loadConfig({ CHAT_PROVIDERS: providers({ kind: 'anthropic', apiKey: 'k', anthropicVersion: '2024-10-22', defaultMaxTokens: 8000, thinkingBudgetTokens: 2048 }) })
+    const config = loadConfig({ CHAT_PROVIDERS: providers({ kind: 'anthropic', apiKey: 'k', anthropicVersion: '2024-10-22', defaultMaxTokens: 8000, thinkingBudgetTokens: 2048 }) }, PROVIDER_KINDS)
     expect(config.chat.providers.claude).toMatchObject({ anthropicVersion: '2024-10-22', defaultMaxTokens: 8000, thinkingBudgetTokens: 2048 })
   })
 
   test('an openai provider gets none of them', () => {
-    expect(loadConfig({ CHAT_PROVIDERS: providers({ kind: 'openai' }) }).chat.providers.claude).toEqual({ ...PROVIDER_DEFAULTS, kind: 'openai', baseUrl: 'https://api.anthropic.com/v1' })
+    expect(loadConfig({ CHAT_PROVIDERS: providers({ kind: 'openai' }) }, PROVIDER_KINDS).chat.providers.claude).toEqual({ ...PROVIDER_DEFAULTS, kind: 'openai', baseUrl: 'https://api.anthropic.com/v1' })
   })
 
   test('the registry builds it by kind, named anthropic:<name>', async () => {
     const config = loadConfig({
       CHAT_PROVIDERS: JSON.stringify({ claude: { kind: 'anthropic', baseUrl: 'http://a.example/v1' }, deepseek: { baseUrl: 'http://d.example/v1' } }),
       CHAT_MODELS: JSON.stringify({ c: [{ provider: 'claude', model: 'claude-x' }, { provider: 'deepseek', model: 'd' }] }),
-    })
+    }, PROVIDER_KINDS)
     const served: string[] = []
     const registry = buildRegistry(config.chat, { echo: createEchoProvider })
     await registry.completeWith('c', new AbortController().signal, async (entry) => {
@@ -134,7 +135,7 @@ describe('an anthropic provider in CHAT_PROVIDERS (issue #15)', () => {
     [{ kind: 'anthropic', anthropicVersion: '2023-06-01\n' }, `provider 'claude': anthropicVersion starts or ends with whitespace`],
   ])('%o is refused with one clear line', (settings, message) => {
     const env = { CHAT_PROVIDERS: providers(settings) }
-    expect(() => loadConfig(env)).toThrow(ConfigError)
-    expect(() => loadConfig(env)).toThrow(message)
+    expect(() => loadConfig(env, PROVIDER_KINDS)).toThrow(ConfigError)
+    expect(() => loadConfig(env, PROVIDER_KINDS)).toThrow(message)
   })
 })

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
-import type { FailedAuthThrottle } from '../governance/failed-auth'
-import { clientAddress } from '../governance/failed-auth'
+import type { FailedAuthThrottle } from './failed-auth'
+import { clientAddress } from './failed-auth'
 import type { Governance } from '../governance/service'
 import { extractApiKeyOrBearer, extractBearer, insufficientScope, invalidToken } from './header'
 import { hasScope, type Principal, type Requirement } from './model'

@@ -1,14 +1,14 @@
 import type { Principal } from '../auth/model'
 import type { Governance } from '../governance/service'
 import type { Metrics } from '../telemetry/metrics'
-import type { UsageLedger } from '../db/usage-ledger'
+import type { UsageLedger } from '../usage/ledger'
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../config/chat'
 import type { ChatCompletionRequest } from './model'
 import { OpenAIError } from '../http/openai-errors'
-import { toOpenAIError } from './error-mapping'
+import { OPENAI_FRAMING, toOpenAIError } from './errors'
 import type { ChatRequest, StreamReport } from './providers/provider'
-import type { ModelRegistry, StreamState } from './service'
-import { utf8Length } from './providers/echo/tokenizer'
+import type { ModelRegistry, StreamState } from './registry'
+import { utf8Length } from '../utf8'
 import { openEventStream, type StreamFraming, type StreamOutcome } from './sse/writer'
 import { DEFAULT_KEEP_ALIVE_MS } from '../config/chat'
 import type { ChatTicket } from '../governance/service'
@@ -156,7 +156,7 @@ export class CompletionRun<R> {
   }
 
   /** The event stream of `events` in `framing` (OpenAI's by default), settled when it closes. */
-  async stream(events: AsyncIterable<Uint8Array>, state: StreamState, framing?: StreamFraming): Promise<Response> {
+  async stream(events: AsyncIterable<Uint8Array>, state: StreamState, framing: StreamFraming = OPENAI_FRAMING): Promise<Response> {
     const deps = this.#deps
     const response = await openEventStream(events, {
       state,

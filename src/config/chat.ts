@@ -2,25 +2,47 @@
 // configuration file that says "30000" where a number belongs should be corrected, not guessed.
 import { Integer } from '../http/integer'
 import { integer } from './env'
-import { Type as t, type Static } from '@sinclair/typebox'
+import { Type as t, type Static, type TProperties, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 
 /**
- * Chat configuration, read from the environment.
+ * Chat configuration, read from the environment. An empty variable counts as unset; any other bad
+ * value throws an `Error` whose one-line message names the variable.
  *
- * | Variable | Default | Meaning |
- * |---|---|---|
- * | `CHAT_PROVIDERS` | `{}` | JSON object naming upstreams: `{"<name>": {"baseUrl": "https://api.deepseek.com/v1", "apiKeyEnv": "DEEPSEEK_API_KEY"}}`. Per provider: `kind` (`openai`, the default: an OpenAI-compatible server, relayed as it answers; or `anthropic`: Anthropic's Messages API, translated to and from OpenAI's format and also served natively to `/v1/messages`); `baseUrl` (required, http/https, the prefix before `/chat/completions`, or before `/messages` for `anthropic`, e.g. `https://api.anthropic.com/v1`); `apiKey` or `apiKeyEnv` (the name of another variable holding the key; omit both for keyless servers such as Ollama); `headers` (extra request headers); `connectTimeoutMs` (10000, until response headers of a stream); `firstTokenTimeoutMs` (60000, from headers to the first chunk); `idleTimeoutMs` (30000, silence allowed between chunks); `requestTimeoutMs` (600000, a whole non-streaming request); `maxRetries` (2, extra attempts on 429, 5xx, connect errors and timeouts before the first byte reaches the client); `retryBaseMs` (250, first back-off, doubled per attempt); `retryMaxMs` (10000, cap on any back-off, including an upstream `Retry-After`). Only with `"kind": "anthropic"` (elsewhere they are an error): `anthropicVersion` (`2023-06-01`, sent as `anthropic-version`); `defaultMaxTokens` (4096, the `max_tokens` sent when the client sets neither `max_tokens` nor `max_completion_tokens`, which the Messages API requires); `thinkingBudgetTokens` (unset = no extended thinking; at least 1024: every request thinks with this `budget_tokens` unless it says otherwise). A client asks for thinking with `reasoning_effort`: `minimal` 1024, `low` 2048, `medium` 8192, `high` 16384, `xhigh` 32768 budget tokens, `none` turns the provider's thinking off; the thoughts stream as `reasoning_content`. With thinking and no client limit, `max_tokens` is `defaultMaxTokens` plus the budget; a client limit caps both, the budget shrinking to fit (below 1024 left, `reasoning_effort` is a 400 and the provider's own thinking is skipped). The name `echo` is reserved for the built-in offline provider. |
- * | `CHAT_MODELS` | `{"echo":[{"provider":"echo","model":"echo"}],"echo-reasoner":[{"provider":"echo","model":"echo-reasoner"}]}` | JSON object mapping each public model name (listed by `GET /models`) to an ordered list of `{"provider","model"}` attempts; `model` is the name sent upstream. Later entries are fallbacks, tried only before the first byte reaches the client. `provider` is a `CHAT_PROVIDERS` name or `echo`. |
- * | `CHAT_KEEPALIVE_MS` | `15000` | Interval of `: keep-alive` comments while a stream waits on its upstream; a positive integer. |
- * | `ECHO_TOKEN_DELAY_MS` | `0` | Pause between tokens streamed by the `echo` provider (`0` = as fast as possible). |
- * | `CHAT_MAX_EVENT_BYTES` | `2097152` (2 MiB) | Most bytes one streamed upstream event may hold before it ends; past it the relay stops reading and ends the stream with an error event. At least 4096. |
- * | `CHAT_MAX_RESPONSE_BYTES` | `8388608` (8 MiB) | Most bytes one completion may send, streamed or not, counted while it is made. An `echo` answer that would be larger whole is a 400 naming the parameter to lower, streamed or not; a stream that reaches it (any provider) ends with an error event (`code: "response_too_large"`). At least 65536. |
+ * - `CHAT_PROVIDERS` (`{}`): a JSON object naming upstreams, e.g.
+ *   `{"deepseek": {"baseUrl": "https://api.deepseek.com/v1", "apiKeyEnv": "DEEPSEEK_API_KEY"}}`.
+ *   Every provider takes:
+ *   - `kind`: which plug-in speaks to it (`openai`, the default; the kinds are listed in
+ *     src/chat/providers/index.ts, each documenting its own settings, which are an error on another kind);
+ *   - `baseUrl` (required, http or https): the prefix before the API's paths, e.g. `https://api.openai.com/v1`;
+ *   - `apiKey`, or `apiKeyEnv` naming another variable that holds it (neither for keyless servers such as Ollama);
+ *   - `headers`: extra request headers;
+ *   - `connectTimeoutMs` (10000, until the response headers of a stream), `firstTokenTimeoutMs` (60000,
+ *     from the headers to the first event), `idleTimeoutMs` (30000, silence allowed between events) and
+ *     `requestTimeoutMs` (600000, a whole non-streaming request);
+ *   - `maxRetries` (2: extra attempts on 429, 5xx, connect errors and timeouts before the first byte
+ *     reaches the client), `retryBaseMs` (250, the first back-off, doubled per attempt) and `retryMaxMs`
+ *     (10000, the cap on any back-off, an upstream's `Retry-After` included).
  *
- * An empty variable counts as unset. Any other bad value throws an `Error` whose one-line message names the variable.
+ *   The name `echo` is reserved for the built-in offline provider.
+ * - `CHAT_MODELS` (`echo` and `echo-reasoner` on the echo provider): a JSON object mapping each public
+ *   model name (listed by `GET /models`) to an ordered list of `{"provider", "model"}` attempts, where
+ *   `model` is the name sent upstream and `provider` a `CHAT_PROVIDERS` name or `echo`. Later entries are
+ *   fallbacks, tried only before the first byte reaches the client.
+ * - `CHAT_KEEPALIVE_MS` (15000): the interval of keep-alives while a stream waits on its upstream.
+ * - `ECHO_TOKEN_DELAY_MS` (0): the pause between tokens streamed by `echo` (0: as fast as possible).
+ * - `CHAT_MAX_EVENT_BYTES` (2 MiB, at least 4096): the most bytes one streamed upstream event may hold;
+ *   past it the relay stops reading and ends the stream with an error event.
+ * - `CHAT_MAX_RESPONSE_BYTES` (8 MiB, at least 65536): the most bytes one completion may send, streamed
+ *   or not, counted while it is made. An `echo` answer that would be larger whole is a 400 naming the
+ *   parameter to lower; a stream that reaches it (any provider) ends with an error event
+ *   (`code: "response_too_large"`).
+ *
+ * `kinds` are the provider plug-ins' settings, passed in by the composition (configuration knows no
+ * feature): src/chat/providers/index.ts.
  */
-export function parseChatConfig(env: Record<string, string | undefined>): ChatConfig {
-  const providers = parseProviders(env)
+export function parseChatConfig(env: Record<string, string | undefined>, kinds: ProviderKinds): ChatConfig {
+  const providers = parseProviders(env, kinds)
   const models = parseModels(env.CHAT_MODELS, providers)
   return {
     providers,
@@ -32,10 +54,10 @@ export function parseChatConfig(env: Record<string, string | undefined>): ChatCo
   }
 }
 
-/** Default of `CHAT_MAX_RESPONSE_BYTES`: the most one completion may send. */
 /** How often `: keep-alive` goes out while a stream waits on its upstream (`CHAT_KEEPALIVE_MS`); stated here only. */
 export const DEFAULT_KEEP_ALIVE_MS = 15_000
 
+/** Default of `CHAT_MAX_RESPONSE_BYTES`: the most one completion may send. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024
 
 /** Default of `CHAT_MAX_EVENT_BYTES`: the most one streamed upstream event may hold. */
@@ -46,40 +68,35 @@ export const ECHO_PROVIDER = 'echo'
 
 const Timeout = Integer({ minimum: 1 })
 
-/** `anthropic-version` sent when a provider sets none: the version the Messages API is documented against. */
-export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01'
+/** Settings every provider takes, whatever its kind. */
+const COMMON_SETTINGS = {
+  baseUrl: t.String({ minLength: 1 }),
+  apiKey: t.Optional(t.String({ minLength: 1 })),
+  apiKeyEnv: t.Optional(t.String({ minLength: 1 })),
+  headers: t.Optional(t.Record(t.String(), t.String())),
+  connectTimeoutMs: t.Optional(Timeout),
+  firstTokenTimeoutMs: t.Optional(Timeout),
+  idleTimeoutMs: t.Optional(Timeout),
+  requestTimeoutMs: t.Optional(Timeout),
+  maxRetries: t.Optional(Integer({ minimum: 0, maximum: 10 })),
+  retryBaseMs: t.Optional(Integer({ minimum: 0 })),
+  retryMaxMs: t.Optional(Integer({ minimum: 0 })),
+}
 
-/** `max_tokens` an `anthropic` provider sends when the client sets none (the Messages API requires one). */
-export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096
+/**
+ * What configuration needs of one provider plug-in: the settings its kind adds to the common ones
+ * (optional keys, validated at start), their defaults, and a check of what a schema cannot say.
+ */
+export type ProviderKindSettings = {
+  settings: TProperties
+  defaults?: Readonly<Record<string, unknown>>
+  /** Throws an `Error` naming `at` for a value the schema accepts but the provider cannot use. */
+  check?(settings: Readonly<Record<string, unknown>>, at: string): void
+}
 
-/** The smallest thinking budget the Messages API accepts. */
-export const MIN_THINKING_BUDGET = 1024
+/** The provider plug-ins by `kind`; the first is the default kind. */
+export type ProviderKinds = Readonly<Record<string, ProviderKindSettings>>
 
-const ProviderSettings = t.Object(
-  {
-    baseUrl: t.String({ minLength: 1 }),
-    apiKey: t.Optional(t.String({ minLength: 1 })),
-    apiKeyEnv: t.Optional(t.String({ minLength: 1 })),
-    headers: t.Optional(t.Record(t.String(), t.String())),
-    connectTimeoutMs: t.Optional(Timeout),
-    firstTokenTimeoutMs: t.Optional(Timeout),
-    idleTimeoutMs: t.Optional(Timeout),
-    requestTimeoutMs: t.Optional(Timeout),
-    maxRetries: t.Optional(Integer({ minimum: 0, maximum: 10 })),
-    retryBaseMs: t.Optional(Integer({ minimum: 0 })),
-    retryMaxMs: t.Optional(Integer({ minimum: 0 })),
-    kind: t.Optional(t.Union([t.Literal('openai'), t.Literal('anthropic')])),
-    anthropicVersion: t.Optional(t.String({ minLength: 1 })),
-    defaultMaxTokens: t.Optional(Integer({ minimum: 1 })),
-    thinkingBudgetTokens: t.Optional(Integer({ minimum: MIN_THINKING_BUDGET })),
-  },
-  { additionalProperties: false },
-)
-
-/** Settings that only an `anthropic` provider reads; on an `openai` one they are a mistake worth a clear error. */
-const ANTHROPIC_ONLY = ['anthropicVersion', 'defaultMaxTokens', 'thinkingBudgetTokens'] as const
-
-const ProvidersSetting = t.Record(t.String({ minLength: 1 }), ProviderSettings)
 
 const ModelRoute = t.Object(
   { provider: t.String({ minLength: 1 }), model: t.String({ minLength: 1 }) },
@@ -88,11 +105,15 @@ const ModelRoute = t.Object(
 
 const ModelsSetting = t.Record(t.String({ minLength: 1 }), t.Array(ModelRoute, { minItems: 1 }))
 
-type Settings = Static<typeof ProviderSettings>
+type Settings = Static<ReturnType<typeof t.Object<typeof COMMON_SETTINGS>>>
 type Tuning = 'connectTimeoutMs' | 'firstTokenTimeoutMs' | 'idleTimeoutMs' | 'requestTimeoutMs' | 'maxRetries' | 'retryBaseMs' | 'retryMaxMs'
 
-/** One upstream after defaults are applied and `apiKeyEnv` is resolved to `apiKey`. */
-export type ProviderConfig = Omit<Settings, 'apiKeyEnv' | Tuning> & Required<Pick<Settings, Tuning>>
+/**
+ * One upstream after defaults are applied and `apiKeyEnv` is resolved to `apiKey`: the common
+ * settings and its `kind`. The object also carries the settings of that kind, which only the
+ * kind's plug-in reads (and types).
+ */
+export type ProviderConfig = Omit<Settings, 'apiKeyEnv' | Tuning> & Required<Pick<Settings, Tuning>> & { kind?: string }
 /** One attempt of a public model: which provider, and the model name it is sent as. */
 export type ModelRoute = Static<typeof ModelRoute>
 
@@ -125,9 +146,16 @@ export const DEFAULT_MODELS: Record<string, ModelRoute[]> = {
   'echo-reasoner': [{ provider: ECHO_PROVIDER, model: 'echo-reasoner' }],
 }
 
-function parseProviders(env: Record<string, string | undefined>): Record<string, ProviderConfig> {
+function parseProviders(env: Record<string, string | undefined>, kinds: ProviderKinds): Record<string, ProviderConfig> {
   const name = 'CHAT_PROVIDERS'
-  const settings = parseJson(name, env[name], ProvidersSetting) ?? {}
+  const kindNames = Object.keys(kinds)
+  const extras: TProperties = {}
+  for (const kind of Object.values(kinds)) Object.assign(extras, kind.settings)
+  const schema = t.Record(
+    t.String({ minLength: 1 }),
+    t.Object({ ...COMMON_SETTINGS, ...extras, kind: t.Optional(t.Union(kindNames.map((kind) => t.Literal(kind)))) }, { additionalProperties: false }),
+  )
+  const settings = (parseJson(name, env[name], schema) ?? {}) as Record<string, Settings & { kind?: string; apiKeyEnv?: string } & Record<string, unknown>>
   const providers: Record<string, ProviderConfig> = {}
   for (const [provider, { apiKeyEnv, ...entry }] of Object.entries(settings)) {
     const at = `${name}: provider '${provider}'`
@@ -146,15 +174,17 @@ function parseProviders(env: Record<string, string | undefined>): Record<string,
       if (!HEADER_NAME.test(header)) throw new Error(`${at}: headers: '${header}' is not a valid HTTP header name`)
       checkHeaderValue(`${at}: header '${header}'`, value)
     }
-    if (entry.kind === 'anthropic') {
-      if (entry.anthropicVersion !== undefined) checkHeaderValue(`${at}: anthropicVersion`, entry.anthropicVersion)
-    } else {
-      const misplaced = ANTHROPIC_ONLY.find((option) => entry[option] !== undefined)
-      if (misplaced) throw new Error(`${at}: ${misplaced} applies only to "kind": "anthropic"`)
+    const kindName = entry.kind ?? kindNames[0]!
+    const kind = kinds[kindName]!
+    const misplaced = Object.keys(entry).find((key) => key in extras && !(key in kind.settings))
+    if (misplaced) {
+      const owner = kindNames.find((other) => misplaced in kinds[other]!.settings)
+      throw new Error(`${at}: ${misplaced} applies only to "kind": "${owner}"`)
     }
-    providers[provider] = {
+    kind.check?.(entry, at)
+    providers[provider] = <ProviderConfig>{
       ...PROVIDER_DEFAULTS,
-      ...(entry.kind === 'anthropic' ? { anthropicVersion: DEFAULT_ANTHROPIC_VERSION, defaultMaxTokens: DEFAULT_ANTHROPIC_MAX_TOKENS } : {}),
+      ...kind.defaults,
       ...entry,
       baseUrl: entry.baseUrl.replace(/\/+$/, ''),
       ...(apiKey === undefined ? {} : { apiKey }),
@@ -168,7 +198,8 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 /** Visible ASCII, space and tab: what every HTTP client accepts in a header value. */
 const HEADER_VALUE = /^[\t\x20-\x7e]*$/
 
-function checkHeaderValue(what: string, value: string): void {
+/** Throws when `value` cannot be sent as an HTTP header value, naming `what` (kinds' checks use it too). */
+export function checkHeaderValue(what: string, value: string): void {
   if (value !== value.trim()) throw new Error(`${what} starts or ends with whitespace (a line break from a file?); remove it`)
   const bad = /[^\t\x20-\x7e]/.exec(value)
   if (bad || !HEADER_VALUE.test(value)) {
@@ -191,7 +222,7 @@ function parseModels(raw: string | undefined, providers: Record<string, Provider
   return models
 }
 
-function parseJson<Schema extends typeof ProvidersSetting | typeof ModelsSetting>(
+function parseJson<Schema extends TSchema>(
   name: string,
   raw: string | undefined,
   schema: Schema,

@@ -1,4 +1,4 @@
-import { type ChatConfig, parseChatConfig } from './chat'
+import { type ChatConfig, parseChatConfig, type ProviderKinds } from './chat'
 import { boolean, byteSize, ConfigError, type Env, integer } from './env'
 import { type Limits, parseDefaultLimits } from './limits'
 
@@ -65,7 +65,8 @@ function databaseUrl(env: Env): string | undefined {
   return raw
 }
 
-export function loadConfig(env: Env): Config {
+/** `kinds`: the provider plug-ins, whose settings `CHAT_PROVIDERS` may use (src/chat/providers/index.ts). */
+export function loadConfig(env: Env, kinds: ProviderKinds): Config {
   const logLevel = (env.LOG_LEVEL?.trim() || 'info') as LogLevel
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`)
   const host = env.HOST?.trim() || '0.0.0.0'
@@ -88,7 +89,7 @@ export function loadConfig(env: Env): Config {
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     workers: integer(env, 'WORKERS', 1, 1, 256),
     gcIntervalMs: integer(env, 'GC_INTERVAL_MS', database ? 0 : 500, 0, 60_000),
-    chat: chatConfig(env),
+    chat: chatConfig(env, kinds),
     defaultLimits: defaultLimits(env),
     authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 30, 1, 1_000_000),
     trustProxy: boolean(env, 'TRUST_PROXY', false),
@@ -100,9 +101,9 @@ export function loadConfig(env: Env): Config {
   return config
 }
 
-function chatConfig(env: Env): ChatConfig {
+function chatConfig(env: Env, kinds: ProviderKinds): ChatConfig {
   try {
-    return parseChatConfig(env)
+    return parseChatConfig(env, kinds)
   } catch (error) {
     throw new ConfigError((error as Error).message)
   }

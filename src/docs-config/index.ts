@@ -1,11 +1,10 @@
 import { Elysia, t } from 'elysia'
 import { type AuthDeps, authenticatedBody, authPlugin, BEARER_SECURITY } from '../auth'
-import type { Database } from '../db/connect'
 import { DOCS_BODY_LIMIT, readBodyText, requireJsonContentType } from '../http/body'
-import { errorStatuses, plantStoreErrors } from '../http/plant-store-errors'
+import { errorStatuses, jsonErrors } from '../http/json-errors'
 import { HttpError } from '../http/errors'
 import { bodiless, JSON_MEDIA_TYPE } from '../http/media-type'
-import type { Logger } from '../logging/logger'
+import type { Logger } from '../telemetry/logger'
 import { ifNoneMatchHits } from '../http/entity-tags'
 import { DOCS_JSON_SCHEMA_TEXT } from './json-schema'
 import {
@@ -23,11 +22,10 @@ import {
 } from './model'
 import { DocsConfigService, InvalidDocsConfig, StaleRevision, WritersBusy } from './service'
 import type { RevisionSummary } from './model'
-import { DocsRevisionStore } from './store'
 import { validateDocsConfig } from './validation/validate'
 import { NEXT_PAGE_LINK } from '../http/openapi-document'
 
-export type DocsConfigDeps = { db: Database; auth: AuthDeps; logger: Logger; clock: () => Date }
+export type DocsConfigDeps = { service: DocsConfigService; auth: AuthDeps; logger: Logger }
 
 const errors = (...statuses: number[]) => errorStatuses(DocsErrorBody, ...statuses)
 
@@ -58,12 +56,12 @@ const CHECKED_BODY_DOC = {
  * `{error, message}` contract, plus `errors` for validation failures.
  */
 export const docsConfigPlugin = (deps: DocsConfigDeps) => {
-  const service = new DocsConfigService(new DocsRevisionStore(deps.db), deps.clock)
+  const { service } = deps
   const readBody = (request: Request) => readBodyText(request, DOCS_BODY_LIMIT)
 
   return new Elysia({ name: 'docs-config' })
     .use(authPlugin(deps.auth))
-    .onError(plantStoreErrors(deps.logger))
+    .onError(jsonErrors(deps.logger))
     .get(
       '/docs.json',
       async ({ request, set }) => {

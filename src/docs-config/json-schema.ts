@@ -1,4 +1,4 @@
-import { DocsConfigSchema } from './schema'
+import { DocsConfigSchema } from '../docs-format/docs-json'
 
 type JsonObject = Record<string, unknown>
 

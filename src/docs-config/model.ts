@@ -1,8 +1,8 @@
 import { Integer } from '../http/integer'
 import { t, type Static } from 'elysia'
 import { IntegerString } from '../http/int64'
-import type { DocsConfig } from './schema'
-import { ErrorBody } from '../http/plant-store-errors'
+import type { DocsConfig } from '../docs-format/docs-json'
+import { ErrorBody } from '../http/json-errors'
 
 /** One problem in a submitted docs.json, located in the text as it was sent. */
 export const Issue = t.Object(

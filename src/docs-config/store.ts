@@ -1,9 +1,9 @@
 import { asc, desc, eq, gt } from 'drizzle-orm'
 import type { Database } from '../db/connect'
 import { docsRevisions } from '../db/schema'
-import { awaitWriterTurn } from '../db/writer-turns'
+import { awaitWriterTurn } from '../db/advisory-lock'
 import type { RevisionSummary } from './model'
-import type { DocsConfig } from './schema'
+import type { DocsConfig } from '../docs-format/docs-json'
 
 /**
  * One stored docs.json revision: its summary as the API spells it (one type for storage and the

@@ -1,9 +1,15 @@
-import type { Principal } from '../auth/model'
 import type { Database } from '../db/connect'
+import type { TokenLimits } from '../db/schema'
 import { HttpError } from '../http/errors'
 import { QuotaLeases } from './leases'
 import { effectiveLimits, type Limits } from '../config/limits'
 import { QuotaStore, type QuotaKey, type QuotaShape } from './quota-store'
+
+/**
+ * Whose limits a request counts against: a verified token, as authentication establishes it. Only
+ * what governance reads, so that it sits below authentication instead of importing it.
+ */
+export type LimitHolder = { tokenId: string; limits: TokenLimits }
 
 const PER_MINUTE: QuotaShape = { kind: 'bucket', refillSeconds: 60 }
 const COUNTER: QuotaShape = { kind: 'counter' }
@@ -57,12 +63,12 @@ export class Governance {
     this.#leases.start()
   }
 
-  limitsOf(principal: Principal): Limits {
+  limitsOf(principal: LimitHolder): Limits {
     return effectiveLimits(principal.limits, this.#defaults)
   }
 
   /** One request against `rpm`; throws {@link RateLimited} past it. */
-  async admitRequest(principal: Principal, request: Request): Promise<void> {
+  async admitRequest(principal: LimitHolder, request: Request): Promise<void> {
     const rpm = this.limitsOf(principal).rpm
     if (rpm === undefined) return
     const taken = await this.#leases.take(key(principal, 'rpm'), PER_MINUTE, rpm, 1)
@@ -78,7 +84,7 @@ export class Governance {
    * and `streams`, in that order; throws {@link RateLimited}. What was taken before a refusal is
    * given back.
    */
-  async admitChat(principal: Principal, request: Request, estimate: number): Promise<ChatTicket> {
+  async admitChat(principal: LimitHolder, request: Request, estimate: number): Promise<ChatTicket> {
     const limits = this.limitsOf(principal)
     const undo: (() => void)[] = []
     const headers: Record<string, string> = {}
@@ -140,7 +146,7 @@ export class Governance {
   }
 }
 
-function key(principal: Principal, kind: string, period = ''): QuotaKey {
+function key(principal: LimitHolder, kind: string, period = ''): QuotaKey {
   return { tokenId: principal.tokenId, kind, period }
 }
 

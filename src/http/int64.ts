@@ -1,6 +1,6 @@
 import { Kind, TypeRegistry } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { storable } from './text'
+import { storable } from '../db/storable-text'
 
 export const INT64_MIN = -(2n ** 63n)
 export const INT64_MAX = 2n ** 63n - 1n

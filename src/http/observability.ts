@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import type { Logger } from '../logging/logger'
+import type { Logger } from '../telemetry/logger'
 
 /** Incoming ids are reused only when they are short and plain, so they are safe to log and echo. */
 const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/

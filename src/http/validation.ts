@@ -4,7 +4,7 @@ import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors'
 import type { ValidationError } from 'elysia'
 import { describeValue, fieldName } from '../json/pointer'
 import { HttpError } from './errors'
-import { unstorable } from './text'
+import { unstorable } from '../db/storable-text'
 
 /**
  * Turns Elysia's validation failure (query, params) into one specific sentence naming the field

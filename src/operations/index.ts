@@ -3,9 +3,9 @@ import type { DatabaseHandle } from '../db/connect'
 import { withDeadline } from '../db/deadline'
 import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailable } from '../db/failures'
 import { Type } from '@sinclair/typebox'
-import { ErrorBody, errorResponse, plantStoreErrors } from '../http/plant-store-errors'
+import { ErrorBody, errorResponse, jsonErrors } from '../http/json-errors'
 import { jsonContent } from '../http/openapi-document'
-import type { Logger } from '../logging/logger'
+import type { Logger } from '../telemetry/logger'
 import { UI_ASSETS, type UiAssetLoader, type UiAssetName } from '../http/ui-assets'
 import { referencePage } from './reference-page'
 
@@ -32,7 +32,7 @@ export const operationsPlugin = (deps: OperationsDeps) => {
   const page = referencePage(deps.title)
   const html = () => new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8' } })
   return new Elysia({ name: 'operations' })
-    .onError(plantStoreErrors(deps.logger))
+    .onError(jsonErrors(deps.logger))
     .get('/openapi.json', ({ set }) => {
       set.headers['cache-control'] = 'no-cache'
       return deps.document()

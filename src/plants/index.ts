@@ -1,12 +1,12 @@
 import { Elysia } from 'elysia'
 import { type AuthDeps, authenticatedBody, authPlugin, BEARER_SECURITY } from '../auth'
 import type { Database } from '../db/connect'
-import { ErrorBody, errorStatuses, plantStoreErrors } from '../http/plant-store-errors'
+import { ErrorBody, errorStatuses, jsonErrors } from '../http/json-errors'
 import { HttpError } from '../http/errors'
 import { bodiless } from '../http/media-type'
 import { readBodyText, requireJsonContentType } from '../http/body'
 import { parseJsonLossless } from '../json/lossless'
-import type { Logger } from '../logging/logger'
+import type { Logger } from '../telemetry/logger'
 import { bodyValidator } from '../http/validation'
 import { DeleteQuery, LIST_LIMIT_DEFAULT, ListQuery, NewPlant, Plant, PlantIdParams } from './model'
 import { DuplicatePlantId, NotYourPlants, PlantService } from './service'
@@ -23,7 +23,7 @@ export const plantsPlugin = (deps: PlantsDeps) => {
   const service = new PlantService(deps.db)
   return new Elysia({ name: 'plants' })
     .use(authPlugin(deps.auth))
-    .onError(plantStoreErrors(deps.logger))
+    .onError(jsonErrors(deps.logger))
     .post(
       '/plants',
       async ({ body, principal, set }) => {

@@ -1,5 +1,5 @@
 import type { Config, LogLevel } from '../config'
-import { createLogger, type Logger } from '../logging/logger'
+import { createLogger, type Logger } from '../telemetry/logger'
 
 /** How long a request log line may wait in memory before it is written. */
 const FLUSH_EVERY_MS = 50

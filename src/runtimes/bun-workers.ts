@@ -1,5 +1,5 @@
 import type { Config } from '../config'
-import { createLogger } from '../logging/logger'
+import { createLogger } from '../telemetry/logger'
 
 /**
  * `trellis serve --workers N`: N copies of this process share one port through
@@ -13,7 +13,7 @@ export async function runWorkers(config: Config): Promise<number> {
   const logger = createLogger(config.logLevel)
   // With PORT=0 each worker would get a port of its own; they must share one.
   const port = config.port === 0 ? freePort(config.host) : config.port
-  // From source (`bun src/cli.ts`) the script path comes along; a compiled binary is its own script.
+  // From source (`bun src/cli/main.ts`) the script path comes along; a compiled binary is its own script.
   const script = process.argv[1]
   const command = script && /\.(ts|js)$/.test(script) && !script.startsWith('/$bunfs/') ? [process.execPath, script, 'serve'] : [process.execPath, 'serve']
   let stopping = false

@@ -1,4 +1,4 @@
-import { bootstrap } from '../bootstrap'
+import { bootstrap } from './bootstrap'
 import type { Config } from '../config'
 import { bunUiAssets } from './bun-assets'
 import { workerLogger } from './bun-log-sink'

@@ -1,8 +1,9 @@
 import process from 'node:process'
+import { PROVIDER_KINDS } from '../chat/providers'
 import { type Config, ConfigError, loadConfig } from '../config'
 import { DataDirInUse } from '../db/data-dir-lock'
 import type { RequestGate } from '../http/drain'
-import type { Logger } from '../logging/logger'
+import type { Logger } from '../telemetry/logger'
 
 /*
  * The life of a serving process, the same on Bun, Deno and Node: configuration that
@@ -13,7 +14,7 @@ import type { Logger } from '../logging/logger'
 /** Reads the environment, or stops the process with one readable line. */
 export function configOrExit(env: Record<string, string | undefined> = process.env): Config {
   try {
-    return loadConfig(env)
+    return loadConfig(env, PROVIDER_KINDS)
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(`trellis: configuration error: ${error.message}`)

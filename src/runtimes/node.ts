@@ -1,5 +1,5 @@
 import process from 'node:process'
-import { bootstrap } from '../bootstrap'
+import { bootstrap } from './bootstrap'
 import { singleProcessConfigOrExit, shutdownOnSignals, startedOrExit } from './lifecycle'
 import { listenFetch } from './node-http'
 import { nodeModulesUiAssets } from './node-modules-assets'

@@ -1,9 +1,9 @@
 import { Elysia } from 'elysia'
 import { type AuthDeps, authPlugin, BEARER_SECURITY } from '../auth'
 import type { Database } from '../db/connect'
-import { ErrorBody, errorStatuses, plantStoreErrors } from '../http/plant-store-errors'
+import { ErrorBody, errorStatuses, jsonErrors } from '../http/json-errors'
 import { HttpError } from '../http/errors'
-import type { Logger } from '../logging/logger'
+import type { Logger } from '../telemetry/logger'
 import { UsageQuery, UsageReport } from './model'
 import { type Group, summarizeUsage, TooManyGroups } from './service'
 
@@ -18,7 +18,7 @@ const DAY_MS = 86_400_000
 export const usagePlugin = (deps: UsageDeps) =>
   new Elysia({ name: 'usage' })
     .use(authPlugin(deps.auth))
-    .onError(plantStoreErrors(deps.logger))
+    .onError(jsonErrors(deps.logger))
     .get(
       '/usage',
       async ({ query, principal }) => {

@@ -1,6 +1,7 @@
+import { PROVIDER_KINDS } from '../../src/chat/providers'
 import { afterAll, beforeAll, expect, spyOn, test } from 'bun:test'
 import { TokenService } from '../../src/auth/service'
-import { announceDevelopmentToken } from '../../src/bootstrap'
+import { announceDevelopmentToken } from '../../src/runtimes/bootstrap'
 import { loadConfig } from '../../src/config'
 import type { DatabaseHandle } from '../../src/db/connect'
 import { SETUP_TIMEOUT } from '../helpers/app'
@@ -15,7 +16,7 @@ afterAll(() => database.close(), SETUP_TIMEOUT)
 test('replicas starting together on an empty database mint exactly one development token', async () => {
   const log = spyOn(console, 'log').mockImplementation(() => {})
   try {
-    const config = loadConfig({ NODE_ENV: 'development' })
+    const config = loadConfig({ NODE_ENV: 'development' }, PROVIDER_KINDS)
     // Each "replica" has its own token service, as separate processes would.
     await Promise.all(Array.from({ length: 10 }, () => announceDevelopmentToken(config, new TokenService(database.db))))
     expect(await new TokenService(database.db).count()).toBe(1)

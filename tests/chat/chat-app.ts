@@ -2,7 +2,7 @@ import type { AppDeps } from '../../src/app'
 import type { ChatSetup } from '../../src/chat'
 import type { ChatCompletionChunkObject } from '../../src/chat/model'
 import type { ChatProvider } from '../../src/chat/providers/provider'
-import { ModelRegistry } from '../../src/chat/service'
+import { ModelRegistry } from '../../src/chat/registry'
 import { makeTestApp } from '../helpers/app'
 
 /** A registry serving each given provider under its own public model name, without retries. */

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { HAS_USAGE_NULL, NOT_PROVEN, ScanMemo, scanJsonObject, usageNullMember } from '../../src/json/scan'
+import { HAS_USAGE_NULL, NOT_PROVEN, ScanMemo, scanJsonObject, usageNullMember } from '../../src/chat/providers/event-scan'
 import { random } from '../helpers/random'
 
 /*

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { MAX_DEPTH } from '../../src/json/grammar'
-import { HAS_CHOICES, HAS_ERROR, HAS_FINISH, HAS_USAGE, HAS_USAGE_NULL, NOT_PROVEN, scanJsonObject, usageNullMember } from '../../src/json/scan'
+import { HAS_CHOICES, HAS_ERROR, HAS_FINISH, HAS_USAGE, HAS_USAGE_NULL, NOT_PROVEN, scanJsonObject, usageNullMember } from '../../src/chat/providers/event-scan'
 import { random } from '../helpers/random'
 
 /*

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createEchoProvider } from '../../src/chat/providers/echo/echo'
 import { ProviderError, type ChatProvider, type JsonObject, type NativeMessages } from '../../src/chat/providers/provider'
-import { ModelRegistry, type RouteEntry } from '../../src/chat/service'
+import { ModelRegistry, type RouteEntry } from '../../src/chat/registry'
 import { SETUP_TIMEOUT } from '../helpers/app'
 import { makeChatApp, readAll } from './chat-app'
 

@@ -1,13 +1,14 @@
+import { PROVIDER_KINDS } from '../../src/chat/providers'
 import { describe, expect, test } from 'bun:test'
 import { DEFAULT_MODELS, parseChatConfig, PROVIDER_DEFAULTS } from '../../src/config/chat'
 
 describe('chat configuration from the environment', () => {
   test('with nothing set: echo and echo-reasoner, 15 s keep-alive, echo at full speed', () => {
-    expect(parseChatConfig({})).toEqual({ providers: {}, models: DEFAULT_MODELS, keepAliveMs: 15_000, echoTokenDelayMs: 0, maxResponseBytes: 8 * 1024 * 1024, maxEventBytes: 2 * 1024 * 1024 })
+    expect(parseChatConfig({}, PROVIDER_KINDS)).toEqual({ providers: {}, models: DEFAULT_MODELS, keepAliveMs: 15_000, echoTokenDelayMs: 0, maxResponseBytes: 8 * 1024 * 1024, maxEventBytes: 2 * 1024 * 1024 })
   })
 
   test('empty variables count as unset', () => {
-    expect(parseChatConfig({ CHAT_PROVIDERS: '', CHAT_MODELS: ' ', CHAT_KEEPALIVE_MS: '', ECHO_TOKEN_DELAY_MS: '' })).toEqual(parseChatConfig({}))
+    expect(parseChatConfig({ CHAT_PROVIDERS: '', CHAT_MODELS: ' ', CHAT_KEEPALIVE_MS: '', ECHO_TOKEN_DELAY_MS: '' }, PROVIDER_KINDS)).toEqual(parseChatConfig({}, PROVIDER_KINDS))
   })
 
   test('a full configuration: defaults filled in, apiKeyEnv resolved, trailing slash dropped', () => {
@@ -26,7 +27,7 @@ describe('chat configuration from the environment', () => {
       DEEPSEEK_API_KEY: 'sk-test',
       CHAT_KEEPALIVE_MS: '5000',
       ECHO_TOKEN_DELAY_MS: '50',
-    })
+    }, PROVIDER_KINDS)
     expect(config.providers.deepseek).toEqual({ ...PROVIDER_DEFAULTS, baseUrl: 'https://api.deepseek.com/v1', apiKey: 'sk-test', maxRetries: 1 })
     expect(config.providers.local).toEqual({ ...PROVIDER_DEFAULTS, baseUrl: 'http://127.0.0.1:11434/v1', idleTimeoutMs: 120000, headers: { 'x-tenant': 'plants' } })
     expect(Object.keys(config.models)).toEqual(['deepseek-chat', 'offline'])
@@ -75,7 +76,7 @@ describe('chat configuration from the environment', () => {
     test(`rejects ${JSON.stringify(env)}`, () => {
       let thrown: unknown
       try {
-        parseChatConfig(env)
+        parseChatConfig(env, PROVIDER_KINDS)
       } catch (error) {
         thrown = error
       }
@@ -86,12 +87,12 @@ describe('chat configuration from the environment', () => {
   }
 
   test('an API key never appears in an error message, not even a malformed one', () => {
-    expect(() => parseChatConfig({ CHAT_PROVIDERS: provider({ apiKey: 'sk-secret-value\n' }) })).not.toThrow(/sk-secret-value/)
+    expect(() => parseChatConfig({ CHAT_PROVIDERS: provider({ apiKey: 'sk-secret-value\n' }) }, PROVIDER_KINDS)).not.toThrow(/sk-secret-value/)
   })
 
   test('an API key never appears in an error message', () => {
     const env = { CHAT_PROVIDERS: JSON.stringify({ up: { baseUrl: 'nope', apiKey: 'sk-secret-value' } }) }
-    expect(() => parseChatConfig(env)).toThrow(/baseUrl/)
-    expect(() => parseChatConfig(env)).not.toThrow(/sk-secret-value/)
+    expect(() => parseChatConfig(env, PROVIDER_KINDS)).toThrow(/baseUrl/)
+    expect(() => parseChatConfig(env, PROVIDER_KINDS)).not.toThrow(/sk-secret-value/)
   })
 })

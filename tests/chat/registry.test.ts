@@ -1,8 +1,9 @@
+import { PROVIDER_KINDS } from '../../src/chat/providers'
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { parseChatConfig, PROVIDER_DEFAULTS, type ChatConfig, type ProviderConfig } from '../../src/config/chat'
 import { createEchoProvider } from '../../src/chat/providers/echo/echo'
 import { ProviderError, type ChatCompletionChunk, type ChatProvider, type ChatRequest } from '../../src/chat/providers/provider'
-import { backoffMs, buildRegistry, ModelRegistry, type RegistryDeps, type StreamState } from '../../src/chat/service'
+import { backoffMs, buildRegistry, ModelRegistry, type RegistryDeps, type StreamState } from '../../src/chat/registry'
 import { SseDataDecoder } from '../../src/chat/sse/decoder'
 import { startMockUpstream, type MockUpstream } from './mock-upstream'
 
@@ -63,7 +64,7 @@ async function run(chunks: AsyncIterable<ChatCompletionChunk>) {
 
 describe('model names', () => {
   test('with nothing configured, echo and echo-reasoner are served by the echo provider', async () => {
-    const models = buildRegistry(parseChatConfig({}), { echo: createEchoProvider })
+    const models = buildRegistry(parseChatConfig({}, PROVIDER_KINDS), { echo: createEchoProvider })
     expect(models.list()).toEqual(['echo', 'echo-reasoner'])
     expect(models.has('echo-reasoner')).toBe(true)
     expect(models.has('gpt-4o')).toBe(false)

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { PROVIDER_DEFAULTS } from '../../src/config/chat'
-import { openaiProvider } from '../../src/chat/providers/openai'
+import { openaiProvider } from '../../src/chat/providers/openai/openai'
 import { ProviderError } from '../../src/chat/providers/provider'
 import { parseRetryAfter } from '../../src/chat/providers/upstream-error'
 import { startMockUpstream, type MockReply, type MockUpstream } from './mock-upstream'

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { PROVIDER_DEFAULTS } from '../../src/config/chat'
-import { openaiProvider, type OpenAIProviderOptions } from '../../src/chat/providers/openai'
+import { openaiProvider, type OpenAIProviderOptions } from '../../src/chat/providers/openai/openai'
 import { ProviderError } from '../../src/chat/providers/provider'
 import { drain } from './drain'
 import { startMockUpstream, type MockReply, type MockUpstream } from './mock-upstream'

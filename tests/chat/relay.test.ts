@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { PROVIDER_DEFAULTS } from '../../src/config/chat'
-import { openaiProvider, type OpenAIProviderOptions } from '../../src/chat/providers/openai'
+import { openaiProvider, type OpenAIProviderOptions } from '../../src/chat/providers/openai/openai'
 import { ProviderError, type ChatCompletionChunk, type ChatRequest } from '../../src/chat/providers/provider'
 import { completionOf, eventsOf, piecesOf, startMockUpstream, type MockUpstream } from './mock-upstream'
 

@@ -1,3 +1,4 @@
+import { PROVIDER_KINDS } from '../../src/chat/providers'
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { parseChatConfig } from '../../src/config/chat'
 import { createEchoProvider } from '../../src/chat/providers/echo/echo'
@@ -129,7 +130,7 @@ describe('CHAT_MAX_RESPONSE_BYTES', () => {
   })
 
   test.each(['100', '65535', 'lots', '-1'])('%p is refused at start with one line naming the variable', (value) => {
-    expect(() => parseChatConfig({ CHAT_MAX_RESPONSE_BYTES: value })).toThrow(/^CHAT_MAX_RESPONSE_BYTES must be (at least 65536|a whole number)/)
+    expect(() => parseChatConfig({ CHAT_MAX_RESPONSE_BYTES: value }, PROVIDER_KINDS)).toThrow(/^CHAT_MAX_RESPONSE_BYTES must be (at least 65536|a whole number)/)
   })
 })
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { SseEventRelay, type RelayedEvents } from '../../src/chat/sse/relay'
+import { SseEventRelay, type RelayedEvents } from '../../src/chat/providers/openai/relay'
 
 /*
  * The relay sends an upstream's events as they came whenever they are in OpenAI's own form

@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { gzipSync } from 'node:zlib'
 import { PROVIDER_DEFAULTS } from '../../src/config/chat'
-import { openaiProvider } from '../../src/chat/providers/openai'
+import { openaiProvider } from '../../src/chat/providers/openai/openai'
 import { ProviderError } from '../../src/chat/providers/provider'
 import { startMockUpstream, type MockUpstream } from './mock-upstream'
 

@@ -2,6 +2,7 @@
  * A database that stops answering must not hold requests: each statement has DB_QUERY_TIMEOUT_MS,
  * client-side (a frozen server, a silent network) and server-side (a slow statement).
  */
+import { PROVIDER_KINDS } from '../../src/chat/providers'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
 import postgres from 'postgres'
@@ -11,7 +12,7 @@ import { loadConfig } from '../../src/config'
 import { type DatabaseHandle, openDatabase } from '../../src/db/connect'
 import { boundedClient, withDeadline } from '../../src/db/deadline'
 import { migrate } from '../../src/db/migrate'
-import { createLogger } from '../../src/logging/logger'
+import { createLogger } from '../../src/telemetry/logger'
 import { scratchPostgresDatabase } from '../helpers/database'
 import { freezableProxy } from '../helpers/freezable-proxy'
 
@@ -80,7 +81,7 @@ describe.skipIf(!url)('on PostgreSQL (DATABASE_URL)', () => {
     const tokens = new TokenService(database.db)
     token = (await tokens.create({ owner: 'frozen', scopes: ['plants:read', 'plants:write', 'docs:write'] })).token
     await database.unbounded.execute(sql`create table copy_target (n int)`)
-    const config = loadConfig({ LOG_LEVEL: 'info', USAGE_LEDGER: 'false' })
+    const config = loadConfig({ LOG_LEVEL: 'info', USAGE_LEDGER: 'false' }, PROVIDER_KINDS)
     const logger = createLogger(config.logLevel, (line) => logs.push(JSON.parse(line)))
     app = createApp({ config, database, tokens, logger, clock: () => new Date() })
   }, 30_000)

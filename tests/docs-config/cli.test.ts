@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { runDocsValidate, type CliIo } from '../../src/docs-config/cli'
+import { runDocsValidate, type CliIo } from '../../src/cli/docs-validate'
 import { CORPUS_DIR, corpusFiles } from './corpus'
 
 const REPO = join(import.meta.dir, '../..')
@@ -110,9 +110,9 @@ describe('trellis docs validate (in process)', () => {
   })
 })
 
-/** `bun src/cli.ts docs validate …` as a real child process. */
+/** `bun src/cli/main.ts docs validate …` as a real child process. */
 async function spawnCli(args: string[], stdin?: string) {
-  const child = Bun.spawn(['bun', 'src/cli.ts', 'docs', 'validate', ...args], {
+  const child = Bun.spawn(['bun', 'src/cli/main.ts', 'docs', 'validate', ...args], {
     cwd: REPO,
     stdin: stdin === undefined ? 'ignore' : new TextEncoder().encode(stdin),
     stdout: 'pipe',

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
-import { closeObjects, DocsConfigSchema } from '../../src/docs-config/schema'
+import { closeObjects, DocsConfigSchema } from '../../src/docs-format/docs-json'
 import { validateDocsConfig } from '../../src/docs-config/validation/validate'
 
 // Issue #17: unknown keys used to be detected by a second compiled check with every object closed; the key

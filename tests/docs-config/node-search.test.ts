@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { scanJson } from '../../src/json/source'
+import { scanJson } from '../../src/json/positional'
 import { NodeSearch } from '../../src/json/node-search'
 import { validateDocsConfig } from '../../src/docs-config/validation/validate'
 import { corpusFiles } from './corpus'

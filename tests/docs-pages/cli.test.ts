@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } fr
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { type PushIo, runDocsPush } from '../../src/docs-config/pages/cli'
+import { type PushIo, runDocsPush } from '../../src/cli/docs-push'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
 
 /**
@@ -161,7 +161,7 @@ describe('trellis docs push', () => {
 
   test('a real process: `trellis docs push` reads TRELLIS_URL and TRELLIS_TOKEN, and `trellis docs` names both commands', async () => {
     await layout({ 'process.md': '# From a process\n' })
-    const child = Bun.spawn(['bun', 'src/cli.ts', 'docs', 'push', dir], {
+    const child = Bun.spawn(['bun', 'src/cli/main.ts', 'docs', 'push', dir], {
       cwd: REPO,
       stdout: 'pipe',
       stderr: 'pipe',
@@ -172,7 +172,7 @@ describe('trellis docs push', () => {
     expect(stdout).toContain('process.md: created (/docs/pages/process revision 1)')
     expect(await pageText('process')).toBe('# From a process\n')
 
-    const wrong = Bun.spawnSync(['bun', 'src/cli.ts', 'docs', 'publish'], { cwd: REPO, stdout: 'pipe', stderr: 'pipe' })
+    const wrong = Bun.spawnSync(['bun', 'src/cli/main.ts', 'docs', 'publish'], { cwd: REPO, stdout: 'pipe', stderr: 'pipe' })
     expect(wrong.exitCode).toBe(2)
     expect(wrong.stderr.toString()).toContain('docs: expected "docs validate FILE" or "docs push DIR"')
   })

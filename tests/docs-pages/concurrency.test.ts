@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
-import { DocsPagesService } from '../../src/docs-config/pages/service'
-import { DocsPagesStore } from '../../src/docs-config/pages/store'
+import { DocsPagesService } from '../../src/docs-pages/service'
+import { DocsPagesStore } from '../../src/docs-pages/store'
 import { freshAppPerTest, get, page, put, t } from './routes-app'
 
 const WRITERS = 20

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
-import { FrontMatterError, parseFrontMatter, parseOperationRef } from '../../src/docs-config/pages/front-matter'
-import { pagePathProblem } from '../../src/docs-config/pages/page-path'
+import { FrontMatterError, parseFrontMatter, parseOperationRef } from '../../src/docs-format/front-matter'
+import { pagePathProblem } from '../../src/docs-pages/page-path'
 
 describe('parseFrontMatter: what is front matter and what is body', () => {
   const ROWS: [string, string, Record<string, unknown>, string][] = [

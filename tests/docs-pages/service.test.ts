@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import type { DatabaseHandle } from '../../src/db/connect'
-import { FrontMatterError } from '../../src/docs-config/pages/front-matter'
-import { DocsPagesService, InvalidPagePath, PagePreconditionFailed, UnstorablePage } from '../../src/docs-config/pages/service'
-import { DocsPagesStore } from '../../src/docs-config/pages/store'
+import { FrontMatterError } from '../../src/docs-format/front-matter'
+import { DocsPagesService, InvalidPagePath, PagePreconditionFailed, UnstorablePage } from '../../src/docs-pages/service'
+import { DocsPagesStore } from '../../src/docs-pages/store'
 import { SETUP_TIMEOUT } from '../helpers/app'
 import { freshDatabase } from '../helpers/database'
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createHash } from 'node:crypto'
 import { Parser } from 'htmlparser2'
-import { DocsSiteService, type SiteSources } from '../../src/docs-config/site/service'
+import { DocsSiteService, type SiteSources } from '../../src/docs-site/service'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { iconSvg, socialIcon } from '../../src/docs-config/site/icons'
+import { iconSvg, socialIcon } from '../../src/docs-site/icons'
 
 /** Font Awesome Free by docs.json's names: which icon a name and iconType draw, and the markup around it. */
 

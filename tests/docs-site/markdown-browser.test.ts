@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import type { Page } from 'playwright-core'
-import { renderMarkdown } from '../../src/docs-config/site/markdown'
+import { renderMarkdown } from '../../src/docs-site/markdown'
 import { launchChromium } from './browser'
 import { HOSTILE_PAGES } from './hostile-pages'
 

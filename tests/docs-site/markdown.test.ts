@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { renderMarkdown } from '../../src/docs-config/site/markdown'
+import { renderMarkdown } from '../../src/docs-site/markdown'
 import { HOSTILE_PAGES } from './hostile-pages'
 import { unsafeParts, visibleText } from './html-safety'
 

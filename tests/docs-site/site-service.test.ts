@@ -1,7 +1,7 @@
 import { expect, test } from 'bun:test'
-import { DocsSiteService, type SiteSources } from '../../src/docs-config/site/service'
-import { SiteMap } from '../../src/docs-config/site/site-map'
-import type { DocsConfig } from '../../src/docs-config/schema'
+import { DocsSiteService, type SiteSources } from '../../src/docs-site/service'
+import { SiteMap } from '../../src/docs-site/site-map'
+import type { DocsConfig } from '../../src/docs-format/docs-json'
 
 /**
  * The site's service without HTTP or a database: what it asks its sources for when readers arrive together,

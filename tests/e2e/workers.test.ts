@@ -42,7 +42,7 @@ const alive = (pid: number) => {
 }
 
 describe.each([
-  ['from source', () => ['bun', join(ROOT, 'src/cli.ts')]],
+  ['from source', () => ['bun', join(ROOT, 'src/cli/main.ts')]],
   ['from the binary', () => [binary]],
 ])('serve --workers 2 %s', (_name, command) => {
   test('both processes serve one port; concurrent creates through both are stored exactly once; SIGTERM stops both', async () => {
@@ -100,7 +100,7 @@ test('the embedded PGlite refuses more than one worker with a clear error', asyn
 test('a worker that dies takes the others down, and the parent exits non-zero', async () => {
   const database = await scratchPostgresDatabase(POSTGRES)
   try {
-    const server = await startServer({ DATABASE_URL: database.url }, ['bun', join(ROOT, 'src/cli.ts'), 'serve', '--workers', '2'])
+    const server = await startServer({ DATABASE_URL: database.url }, ['bun', join(ROOT, 'src/cli/main.ts'), 'serve', '--workers', '2'])
     try {
       await until(() => logLines(server.output).filter((line) => line.msg === 'listening').length === 2, 'two listening workers')
       const [victim, survivor] = logLines(server.output).filter((line) => line.msg === 'listening').map((line) => line.pid!)

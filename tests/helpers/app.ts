@@ -1,9 +1,10 @@
+import { PROVIDER_KINDS } from '../../src/chat/providers'
 import { createApp, type AppDeps } from '../../src/app'
 import type { Scope } from '../../src/auth/model'
 import { TokenService } from '../../src/auth/service'
 import { loadConfig } from '../../src/config'
-import { UsageLedger } from '../../src/db/usage-ledger'
-import { createLogger } from '../../src/logging/logger'
+import { UsageLedger } from '../../src/usage/ledger'
+import { createLogger } from '../../src/telemetry/logger'
 import { bunUiAssets } from '../../src/runtimes/bun-assets'
 import { freshDatabase } from './database'
 
@@ -21,7 +22,7 @@ export const TRANSPORTS: Transport[] = ['app.handle', 'listening server']
  * `logs` collects the structured log lines instead of printing them.
  */
 export async function makeTestApp(options: { env?: Record<string, string>; deps?: Partial<AppDeps>; transport?: Transport } = {}) {
-  const config = loadConfig({ LOG_LEVEL: 'info', ...options.env })
+  const config = loadConfig({ LOG_LEVEL: 'info', ...options.env }, PROVIDER_KINDS)
   const database = await freshDatabase()
   const logs: Record<string, unknown>[] = []
   const logger = createLogger(config.logLevel, (line) => logs.push(JSON.parse(line)))

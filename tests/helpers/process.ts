@@ -83,8 +83,8 @@ async function collect(stream: ReadableStream<Uint8Array>, into: string[], onLin
   if (buffered) into.push(buffered)
 }
 
-/** Runs the CLI (`bun src/cli.ts …` by default) to completion. */
-export async function runCli(args: string[], env: Record<string, string> = {}, command = ['bun', join(ROOT, 'src/cli.ts')], stdin?: string) {
+/** Runs the CLI (`bun src/cli/main.ts …` by default) to completion. */
+export async function runCli(args: string[], env: Record<string, string> = {}, command = ['bun', join(ROOT, 'src/cli/main.ts')], stdin?: string) {
   const child = Bun.spawn([...command, ...args], { cwd: ROOT, env: childEnv(env), stdout: 'pipe', stderr: 'pipe', stdin: stdin === undefined ? 'ignore' : new TextEncoder().encode(stdin) })
   const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
   return { stdout, stderr, code }

@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
-import { UsageLedger } from '../../src/db/usage-ledger'
+import { UsageLedger } from '../../src/usage/ledger'
 import { rowsOf } from '../../src/db/migrate'
-import { createLogger } from '../../src/logging/logger'
+import { createLogger } from '../../src/telemetry/logger'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
 
 let t: TestApp

@@ -1,5 +1,5 @@
 import { anthropicErrorBody, type AnthropicErrorInit } from '../../http/anthropic-errors'
-import { toOpenAIError } from '../error-mapping'
+import { toOpenAIError } from '../errors'
 import type { StreamFraming } from '../sse/writer'
 import { eventText } from './events'
 

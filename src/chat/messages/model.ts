@@ -1,5 +1,5 @@
 import { t, type Static, type TSchema } from 'elysia'
-import { MIN_THINKING_BUDGET } from '../../config/chat'
+import { MIN_THINKING_BUDGET } from '../providers/anthropic/settings'
 import { Integer } from '../../http/integer'
 import { MAX_CONTENT_PARTS, MAX_MESSAGES, MAX_OUTPUT_TOKENS, MAX_STOP_SEQUENCES, MAX_TOOLS } from '../model'
 

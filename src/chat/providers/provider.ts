@@ -1,4 +1,4 @@
-import { storable } from '../../http/text'
+import { storable } from '../../db/storable-text'
 
 /**
  * The contract between the chat route and whatever produces completions.

@@ -1,6 +1,4 @@
-import { OpenAIError, openAIErrorBody } from '../../http/openai-errors'
-import { toOpenAIError } from '../error-mapping'
-import { encodeEvent } from './encode'
+import { OpenAIError } from '../../http/openai-errors'
 import { watchSilence } from './keep-alive'
 import { DEFAULT_KEEP_ALIVE_MS } from '../../config/chat'
 
@@ -16,8 +14,9 @@ import { DEFAULT_KEEP_ALIVE_MS } from '../../config/chat'
  */
 
 const encoder = new TextEncoder()
-const KEEP_ALIVE = encoder.encode(': keep-alive\n\n')
-const DONE = encoder.encode('data: [DONE]\n\n')
+/** OpenAI's wait filler and end marker, for its framing (see `OPENAI_FRAMING` in ../errors.ts). */
+export const KEEP_ALIVE = encoder.encode(': keep-alive\n\n')
+export const DONE = encoder.encode('data: [DONE]\n\n')
 
 /**
  * What a wire format writes besides its items: the bytes that fill a wait, the bytes that end a
@@ -29,13 +28,6 @@ export type StreamFraming = {
   keepAlive: Uint8Array
   done: Uint8Array | undefined
   errorEvent(error: unknown, requestId: string | undefined): Uint8Array
-}
-
-/** OpenAI's: `: keep-alive` comments, `data: [DONE]`, and `data: {"error":{…}}`. */
-const OPENAI_FRAMING: StreamFraming = {
-  keepAlive: KEEP_ALIVE,
-  done: DONE,
-  errorEvent: (error, requestId) => encodeEvent(openAIErrorBody(toOpenAIError(error, requestId))),
 }
 
 /** The headers of every event stream. Compression is never applied: it would hold bytes back. */
@@ -72,8 +64,8 @@ export type EventStreamOptions = {
    * the cap), so that no provider, echo or relay, can make one response unbounded.
    */
   maxBytes?: number
-  /** The wire format's keep-alive, end and error event; OpenAI's when absent. */
-  framing?: StreamFraming
+  /** The wire format's keep-alive, end and error event. */
+  framing: StreamFraming
 }
 
 /**
@@ -119,7 +111,7 @@ class EventStream implements UnderlyingDefaultSource<Uint8Array> {
   constructor(iterator: AsyncIterator<Uint8Array>, options: EventStreamOptions) {
     this.#iterator = iterator
     this.#options = options
-    this.#framing = options.framing ?? OPENAI_FRAMING
+    this.#framing = options.framing
     this.#unwatch = watchSilence(options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS, this)
   }
 

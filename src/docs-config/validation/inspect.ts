@@ -2,7 +2,7 @@ import type { TSchema } from 'elysia'
 import { escapePointerToken } from '../../json/pointer'
 import { describeValue, fieldName, isPlainObject, quote } from '../../json/pointer'
 import type { Finding } from './finding'
-import { resolveSchema as resolve } from '../schema'
+import { resolveSchema as resolve } from '../../docs-format/docs-json'
 import { accepts, hasJsonType, hasOnlyKnownKeys, planOf, type Plan } from './plan'
 import { closestMatch } from './suggest'
 

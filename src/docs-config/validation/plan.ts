@@ -1,6 +1,6 @@
 import type { TSchema } from 'elysia'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
-import { closeObjects, copySchema, resolveSchema } from '../schema'
+import { closeObjects, copySchema, resolveSchema } from '../../docs-format/docs-json'
 
 /**
  * The docs.json schema turned into plain objects of one shape, for the walks that run on every validation.

@@ -1,5 +1,5 @@
-import { DEFAULT_ANTHROPIC_MAX_TOKENS } from '../../../config/chat'
-import { parseJsonObject } from '../../../json/scan'
+import { DEFAULT_ANTHROPIC_MAX_TOKENS } from './settings'
+import { parseJsonObject } from '../event-scan'
 import { SseDataDecoder } from '../../sse/decoder'
 import { encodeEvent } from '../../sse/encode'
 import { isObject, type ProviderError, type ChatCompletion, type ChatCompletionChunk, type ChatProvider, type ChatRequest, type NativeMessages, type StreamReport } from '../provider'

@@ -1,4 +1,4 @@
-import { bytesEqualAt, scanCanonicalString } from '../../../json/scan'
+import { bytesEqualAt, scanCanonicalString } from '../event-scan'
 import type { ChunkTranslator, DeltaType } from './chunks'
 
 /*

@@ -1,5 +1,5 @@
 import { DEFAULT_MAX_EVENT_BYTES } from '../../../config/chat'
-import { bytesEqualAt } from '../../../json/scan'
+import { bytesEqualAt } from '../event-scan'
 import { EventTooLarge, SseDataDecoder } from '../../sse/decoder'
 import { eventTooLarge } from './errors'
 import { joinBytes, type EventReader, type EventStep } from './transport'

@@ -1,4 +1,4 @@
-import { NOT_PROVEN, parseJsonObject, scanJsonObject } from '../../../json/scan'
+import { NOT_PROVEN, parseJsonObject, scanJsonObject } from '../event-scan'
 import { isObject, ProviderError, type JsonObject, type MessagesRequest, type NativeMessages, type PassedHeaders, type StreamReport } from '../provider'
 import { streamError } from '../upstream-error'
 import { namedEventText } from '../../sse/encode'

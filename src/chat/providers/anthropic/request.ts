@@ -1,4 +1,4 @@
-import { MIN_THINKING_BUDGET } from '../../../config/chat'
+import { MIN_THINKING_BUDGET } from './settings'
 import { isObject, type ChatRequest, type JsonObject } from '../provider'
 import { unsupported } from './errors'
 import { messagesOf } from './turns'

@@ -1,26 +1,18 @@
-import { DEFAULT_ANTHROPIC_VERSION, DEFAULT_MAX_RESPONSE_BYTES, type ProviderConfig } from '../../../config/chat'
-import { parseJsonObject } from '../../../json/scan'
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../../../config/chat'
+import type { UpstreamFetch } from '../upstream-fetch'
+import { parseJsonObject } from '../event-scan'
 import type { JsonObject, PassedHeaders, ProviderError } from '../provider'
 import { ERROR_BODY_LIMIT, postJson, readText, UpstreamCall } from '../upstream-call'
 import { streamError } from '../upstream-error'
-import type { UpstreamFetch } from '../upstream-fetch'
+import type { ProviderOptions } from '../kind'
 import { anthropicEventError, anthropicHttpError } from './errors'
+import { type AnthropicSettings, DEFAULT_ANTHROPIC_VERSION } from './settings'
 
 /**
  * Settings of one Anthropic upstream. Retries are the registry's business, not the provider's;
  * `retryMaxMs` also caps the `Retry-After` that a 429 passes on to our client.
  */
-export type AnthropicProviderOptions = Omit<ProviderConfig, 'maxRetries' | 'retryBaseMs'> & {
-  /** The provider's name in `CHAT_PROVIDERS`; error messages use it instead of the URL. */
-  name: string
-  /** Defaults to the runtime's `fetch`. */
-  fetch?: UpstreamFetch
-  clock?: () => Date
-  /** Most bytes of a non-streamed answer, after decoding (`CHAT_MAX_RESPONSE_BYTES`); past it, 502. */
-  maxResponseBytes?: number
-  /** Most bytes one streamed event may hold before it ends (`CHAT_MAX_EVENT_BYTES`); past it, the stream ends with an error. */
-  maxEventBytes?: number
-}
+export type AnthropicProviderOptions = ProviderOptions & AnthropicSettings
 
 /** What one read of an event stream gave: bytes ready to hand over, whether the answer is whole, and what to throw after the bytes. */
 export type EventStep = { bytes: Uint8Array; done: boolean; error?: ProviderError }

@@ -1,4 +1,4 @@
-import { storable } from '../../../http/text'
+import { storable } from '../../../db/storable-text'
 import { isObject, type JsonObject } from '../provider'
 
 /**

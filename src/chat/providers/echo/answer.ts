@@ -2,7 +2,8 @@ import type { ChatCompletionRequest, ChunkDelta, FinishReason, FunctionTool, Res
 import { ProviderError, type ChatRequest } from '../provider'
 import { logprobFor } from './logprobs'
 import { ExampleTooLarge, exampleFor } from './schema-example'
-import { contentText, leadingTokens, promptOf, type PromptCache, tokenAt, utf8Length } from './tokenizer'
+import { contentText, leadingTokens, promptOf, type PromptCache, tokenAt } from './tokenizer'
+import { utf8Length } from '../../../utf8'
 
 /**
  * What the echo provider answers (see echo.ts for the rules), decided from the request alone:

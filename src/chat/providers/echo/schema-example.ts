@@ -1,5 +1,5 @@
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../../../config/chat'
-import { utf8Length } from './tokenizer'
+import { utf8Length } from '../../../utf8'
 
 /*
  * Example values for JSON Schemas: how the echo provider fills tool arguments and

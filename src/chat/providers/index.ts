@@ -1,0 +1,13 @@
+import { ANTHROPIC_KIND } from './anthropic'
+import type { ProviderKind } from './kind'
+import { OPENAI_KIND } from './openai'
+
+/**
+ * Every provider plug-in by the `kind` that names it in `CHAT_PROVIDERS`; the first is the default
+ * kind. Adding a provider is a folder of its own and one line here. (`echo` is built in, under its
+ * reserved name, and is not configured.)
+ */
+export const PROVIDER_KINDS: Readonly<Record<string, ProviderKind>> = {
+  openai: OPENAI_KIND,
+  anthropic: ANTHROPIC_KIND,
+}

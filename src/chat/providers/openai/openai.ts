@@ -1,0 +1,157 @@
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../../../config/chat'
+import { parseJsonObject, reportsError } from '../event-scan'
+import { isObject, type ChatCompletion, type ChatCompletionChunk, type ChatProvider, type ChatRequest, type JsonObject, type StreamReport } from '../provider'
+import { SseDataDecoder } from '../../sse/decoder'
+import { type RelayedEvents, SseEventRelay } from './relay'
+import type { UpstreamFetch } from '../upstream-fetch'
+import type { ProviderOptions } from '../kind'
+import { streamError, upstreamHttpError } from '../upstream-error'
+import { ERROR_BODY_LIMIT, postJson, readText, UpstreamCall } from '../upstream-call'
+
+/**
+ * Settings of one OpenAI-compatible upstream. Retries are the registry's business, not the provider's;
+ * `retryMaxMs` also caps the `Retry-After` that an upstream's 429 or 503 passes on to our client.
+ */
+export type OpenAIProviderOptions = ProviderOptions
+
+/**
+ * A relay to any server speaking OpenAI's `POST /chat/completions`: OpenAI, DeepSeek, vLLM,
+ * Ollama, llama.cpp, OpenRouter or another Trellis. Requests go upstream as they came, unknown
+ * fields included, with only `model` rewritten; chunks and completions come back as the upstream
+ * sent them, streamed events byte for byte. Streams are relayed as they are read, never buffered.
+ *
+ * @example
+ * const deepseek = openaiProvider({ ...PROVIDER_DEFAULTS, name: 'deepseek', baseUrl: 'https://api.deepseek.com/v1', apiKey })
+ */
+export function openaiProvider(options: OpenAIProviderOptions): ChatProvider & Required<Pick<ChatProvider, 'streamEvents'>> {
+  return new OpenAICompatibleProvider(options)
+}
+
+class OpenAICompatibleProvider implements ChatProvider {
+  readonly name: string
+  readonly #options: OpenAIProviderOptions
+  readonly #url: string
+  readonly #fetch: UpstreamFetch
+  readonly #clock: () => Date
+  readonly #streamHeaders: Record<string, string>
+  readonly #jsonHeaders: Record<string, string>
+
+  constructor(options: OpenAIProviderOptions) {
+    this.name = `openai:${options.name}`
+    this.#options = options
+    this.#url = `${options.baseUrl}/chat/completions`
+    this.#fetch = options.fetch ?? fetch
+    this.#clock = options.clock ?? (() => new Date())
+    // Identity: a compressed event stream would hold events back until a compression block fills.
+    const common: Record<string, string> = { 'content-type': 'application/json', 'accept-encoding': 'identity' }
+    if (options.apiKey) common.authorization = `Bearer ${options.apiKey}`
+    this.#streamHeaders = { ...common, accept: 'text/event-stream', ...options.headers }
+    this.#jsonHeaders = { ...common, accept: 'application/json', ...options.headers }
+  }
+
+  async complete(request: ChatRequest, signal: AbortSignal): Promise<ChatCompletion> {
+    const body = request.stream ? { ...request, stream: false } : request
+    const call = new UpstreamCall(this.#options.name, signal)
+    try {
+      call.watch('request', this.#options.requestTimeoutMs)
+      const response = await postJson(this.#fetch, this.#url, call, body, this.#jsonHeaders)
+      if (!response.ok) throw this.#httpError(request, response, (await readText(call, response, ERROR_BODY_LIMIT)) ?? '')
+      const limit = this.#options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
+      const text = await readText(call, response, limit)
+      call.complete()
+      if (text === undefined) throw streamError(this.#options.name, `answered with a body larger than this gateway's limit of ${limit} bytes (CHAT_MAX_RESPONSE_BYTES).`)
+      const completion = parseJsonObject(text)
+      if (!completion) throw streamError(this.#options.name, 'answered with a body that is not a JSON object.')
+      if (reportsError(completion)) throw inBandError(this.#options.name, completion.error)
+      return completion as ChatCompletion
+    } finally {
+      call.end()
+    }
+  }
+
+  /** The chunks of {@link streamEvents}, parsed; for callers that want objects rather than bytes. */
+  async *stream(request: ChatRequest, signal: AbortSignal): AsyncGenerator<ChatCompletionChunk> {
+    const decoder = new SseDataDecoder()
+    for await (const events of this.streamEvents(request, signal)) {
+      for (const data of decoder.push(events)) if (data !== '[DONE]') yield JSON.parse(data) as ChatCompletionChunk
+    }
+  }
+
+  /**
+   * The upstream's events as the bytes to send, handed over read by read as soon as each read
+   * is scanned: nothing waits for more data, and a burst of events costs one step. Events in
+   * OpenAI's own form (`data: <compact JSON>\n\n`) go out exactly as they came; see
+   * {@link SseEventRelay}. The last item ends with the upstream's `data: [DONE]`, so the route can
+   * send it and close in the same step.
+   */
+  async *streamEvents(request: ChatRequest, signal: AbortSignal, report?: StreamReport): AsyncGenerator<Uint8Array> {
+    const { name, connectTimeoutMs, firstTokenTimeoutMs, idleTimeoutMs } = this.#options
+    const call = new UpstreamCall(name, signal)
+    // Usage is always asked for (the ledger and the token limits need it); the chunk that carries
+    // it reaches the client only if the client asked too.
+    const options = isObject(request.stream_options) ? request.stream_options : {}
+    const clientWantsUsage = options.include_usage === true
+    try {
+      call.watch('connect', connectTimeoutMs)
+      const upstream = { ...request, stream: true, stream_options: { ...options, include_usage: true } }
+      const response = await postJson(this.#fetch, this.#url, call, upstream, this.#streamHeaders)
+      if (!response.ok) {
+        call.watch('first_token', firstTokenTimeoutMs)
+        throw this.#httpError(request, response, (await readText(call, response, ERROR_BODY_LIMIT)) ?? '')
+      }
+      if (!response.body) throw streamError(name, 'answered a stream request without a body.')
+      if (response.headers.get('content-type')?.includes('application/json')) {
+        const text = (await readText(call, response, ERROR_BODY_LIMIT)) ?? ''
+        throw streamError(name, 'answered a stream request with JSON instead of an event stream.', text.slice(0, 500))
+      }
+      const reader = response.body.getReader()
+      const relay = new SseEventRelay({ maxEventBytes: this.#options.maxEventBytes, report, stripUsage: !clientWantsUsage })
+      const firstTokenDeadline = Date.now() + firstTokenTimeoutMs
+      let started = false
+      for (;;) {
+        // Timers run only while we wait on the upstream, never while the consumer holds a batch.
+        if (started) call.watch('idle', idleTimeoutMs)
+        else call.watch('first_token', Math.max(0, firstTokenDeadline - Date.now()), firstTokenTimeoutMs)
+        const read = await reader.read().catch((error) => {
+          throw call.failure(error, true)
+        })
+        call.unwatch()
+        const relayed = read.done ? relay.end() : relay.push(read.value)
+        if (relayed.done) call.finish(reader)
+        // Events that arrived before a failure still reach the client, in order, before the error.
+        if (relayed.bytes.length > 0) {
+          started = true
+          yield relayed.bytes
+        }
+        if (relayed.refused) throw refusal(name, relayed.refused)
+        if (relayed.done) return
+        if (read.done) throw streamError(name, 'closed the stream before [DONE].')
+      }
+    } finally {
+      call.end()
+    }
+  }
+
+  #httpError(request: ChatRequest, response: Response, text: string) {
+    const { name, retryMaxMs } = this.#options
+    return upstreamHttpError(name, request.model, response.status, text, response.headers.get('retry-after'), this.#clock(), retryMaxMs / 1000)
+  }
+}
+
+/** The error for an event that stopped the relay (see `RelayedEvents.refused`). */
+function refusal(provider: string, refused: NonNullable<RelayedEvents['refused']>) {
+  if ('error' in refused) return inBandError(provider, refused.error)
+  if ('tooLarge' in refused) return streamError(provider, `sent an event larger than this gateway's limit of ${refused.tooLarge} bytes (CHAT_MAX_EVENT_BYTES).`)
+  return streamError(provider, 'sent an event that is not a JSON object.', refused.notAnObject.slice(0, 500))
+}
+
+/** OpenRouter and others report failures inside a 200 stream as `{"error":{...}}`. */
+function inBandError(provider: string, error: unknown) {
+  const message =
+    typeof error === 'string'
+      ? error
+      : typeof error === 'object' && error !== null && typeof (error as JsonObject).message === 'string'
+        ? ((error as JsonObject).message as string)
+        : JSON.stringify(error)
+  return streamError(provider, 'reported an error mid-answer.', message)
+}

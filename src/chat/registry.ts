@@ -1,0 +1,346 @@
+import { ECHO_PROVIDER, type ChatConfig } from '../config/chat'
+import type { ModelList } from './model'
+import { PROVIDER_KINDS } from './providers'
+import { encodeEvent } from './sse/encode'
+import type { UpstreamFetch } from './providers/upstream-fetch'
+import { ProviderError, type ChatCompletion, type ChatCompletionChunk, type ChatProvider, type ChatRequest, isObject, noteChunk, type StreamReport } from './providers/provider'
+
+/** How often, and how patiently, one provider is retried before the registry moves on. */
+export type RetryPolicy = { maxRetries: number; retryBaseMs: number; retryMaxMs: number }
+
+/** One attempt of a public model: a provider and the model name it is sent as. */
+export type RouteEntry = { provider: ChatProvider; model: string; retry: RetryPolicy }
+
+/** Tells the registry whether the client has already received a byte of the response. */
+export type StreamState = { committed: boolean }
+
+/** Told about every failed attempt, for the metrics: `retry` (the same entry again) or `fallback` (the next entry). */
+export type AttemptObserver = (event: { provider: string; error: unknown; next: 'retry' | 'fallback' | 'give up' }) => void
+
+/** Waits `ms`, rejecting with the signal's reason as soon as it aborts. */
+export type Sleep = (ms: number, signal: AbortSignal) => Promise<void>
+
+/** What {@link buildRegistry} needs from outside. */
+export type RegistryDeps = {
+  /** Builds the offline `echo` provider (`createEchoProvider` in src/chat/providers/echo/echo.ts). */
+  echo: (options: { tokenDelayMs: number }) => ChatProvider
+  /** Used for every upstream request; tests and benchmarks may pass their own. */
+  fetch?: UpstreamFetch
+  /** Current time, for `Retry-After` given as an HTTP date. */
+  clock?: () => Date
+  sleep?: Sleep
+  /** A number in [0, 1) for back-off jitter; `Math.random` unless a test fixes it. */
+  random?: () => number
+  /** Told about every failed attempt (metrics). */
+  observe?: AttemptObserver
+}
+
+/** The kind of a provider whose configuration names none: the first plug-in. */
+const DEFAULT_KIND = Object.keys(PROVIDER_KINDS)[0]!
+
+const NO_RETRY: RetryPolicy = { maxRetries: 0, retryBaseMs: 0, retryMaxMs: 0 }
+
+/**
+ * Maps public model names to ordered lists of (provider, upstream model) and runs a request
+ * through them: retrying a provider with back-off on retryable failures, then falling back to
+ * the next entry. Both happen only while nothing has reached the client.
+ *
+ * @example
+ * const registry = buildRegistry(parseChatConfig(process.env, PROVIDER_KINDS), { echo: createEchoProvider })
+ * for await (const events of registry.streamEvents(request, signal, state)) write(events)
+ */
+export class ModelRegistry {
+  readonly #routes: Map<string, RouteEntry[]>
+  readonly #sleep: Sleep
+  readonly #random: () => number
+  readonly #observe: AttemptObserver | undefined
+
+  constructor(routes: Map<string, RouteEntry[]>, sleep: Sleep = abortableSleep, random: () => number = Math.random, observe?: AttemptObserver) {
+    this.#routes = routes
+    this.#sleep = sleep
+    this.#random = random
+    this.#observe = observe
+  }
+
+  /** Public model names, in configuration order, for `GET /models`. */
+  list(): string[] {
+    return [...this.#routes.keys()]
+  }
+
+  has(name: string): boolean {
+    return this.#routes.has(name)
+  }
+
+  /**
+   * A non-streaming completion. Nothing reaches the client before it returns, so it may always retry
+   * and fall back. `report` learns which entry served it, and its usage.
+   */
+  complete(request: ChatRequest, signal: AbortSignal, report?: StreamReport): Promise<ChatCompletion> {
+    return this.completeWith(
+      request.model,
+      signal,
+      async (entry) => {
+        const completion = await entry.provider.complete({ ...request, model: entry.model }, signal)
+        if (report) {
+          if (isObject(completion.usage)) report.usage = completion.usage
+          const finish = (completion.choices[0] as { finish_reason?: unknown } | undefined)?.finish_reason
+          if (typeof finish === 'string') report.finishReason = finish
+        }
+        return completion
+      },
+      report,
+    )
+  }
+
+  /**
+   * Any whole answer under the registry's rules: `call` is made for each entry of `model` in turn,
+   * retried and then falling back on retryable failures. The wire format is the caller's business
+   * (`/v1/messages` answers in Anthropic's); `report` learns which entry served.
+   */
+  async completeWith<T>(model: string, signal: AbortSignal, call: (entry: RouteEntry) => Promise<T>, report?: StreamReport): Promise<T> {
+    let lastError: unknown
+    for (const entry of this.#entries(model)) {
+      for (let attempt = 0; ; attempt++) {
+        if (report) served(report, entry)
+        try {
+          return await call(entry)
+        } catch (error) {
+          lastError = error
+          const next = await this.#afterFailure(error, entry, attempt, signal, false)
+          if (next === 'retry') continue
+          break
+        }
+      }
+    }
+    throw lastError
+  }
+
+  /**
+   * Streams chunks of the first entry that produces one. Failures before that chunk are retried
+   * or fall back while `state.committed` is false; once a chunk has been yielded, or the route has
+   * written anything (keep-alives included), failures are thrown from the iterator as they are.
+   */
+  stream(request: ChatRequest, signal: AbortSignal, state: StreamState): AsyncIterableIterator<ChatCompletionChunk> {
+    return this.streamWith(request.model, signal, state, (entry) => entry.provider.stream({ ...request, model: entry.model }, signal))
+  }
+
+  /**
+   * {@link stream} as the bytes the route sends: each item is one or more whole events, as the
+   * provider produced them (for a relay, what one upstream read completed). Same retry,
+   * fallback and commit rules.
+   */
+  streamEvents(request: ChatRequest, signal: AbortSignal, state: StreamState, report?: StreamReport): AsyncIterableIterator<Uint8Array> {
+    return this.streamWith(request.model, signal, state, (entry) => eventsOf(entry.provider, { ...request, model: entry.model }, signal, report), report)
+  }
+
+  /**
+   * Any stream under the registry's rules: `start` opens one entry's stream, and the first entry
+   * whose first item arrives serves it (see {@link stream}). The items are the caller's business:
+   * `/v1/messages` streams Anthropic's events, natively or translated from OpenAI chunks.
+   */
+  streamWith<T>(model: string, signal: AbortSignal, state: StreamState, start: (entry: RouteEntry) => AsyncIterable<T>, report?: StreamReport): AsyncIterableIterator<T> {
+    return new FallbackStream(() => this.#open(model, signal, state, start, report))
+  }
+
+  /** The iterator of the first entry whose first item arrives, with that item; retries and falls back before it. */
+  async #open<T>(
+    model: string,
+    signal: AbortSignal,
+    state: StreamState,
+    start: (entry: RouteEntry) => AsyncIterable<T>,
+    report?: StreamReport,
+  ): Promise<OpenedStream<T>> {
+    let lastError: unknown
+    for (const entry of this.#entries(model)) {
+      for (let attempt = 0; ; attempt++) {
+        if (report) served(report, entry)
+        const iterator = start(entry)[Symbol.asyncIterator]()
+        try {
+          return { iterator, first: await iterator.next() }
+        } catch (error) {
+          lastError = error
+          const next = await this.#afterFailure(error, entry, attempt, signal, state.committed)
+          if (next === 'retry') continue
+          break
+        }
+      }
+    }
+    throw lastError
+  }
+
+  #entries(model: string): RouteEntry[] {
+    const entries = this.#routes.get(model)
+    if (!entries) throw modelNotFound(model)
+    return entries
+  }
+
+  /** Rethrows what must reach the client; otherwise waits out the back-off and says what to do next. */
+  async #afterFailure(error: unknown, entry: RouteEntry, attempt: number, signal: AbortSignal, committed: boolean): Promise<'retry' | 'next'> {
+    const provider = entry.provider.name
+    if (signal.aborted || committed || !(error instanceof ProviderError)) {
+      if (!signal.aborted) this.#observe?.({ provider, error, next: 'give up' })
+      throw error
+    }
+    if (error.options.retryable && attempt < entry.retry.maxRetries) {
+      this.#observe?.({ provider, error, next: 'retry' })
+      await this.#sleep(backoffMs(entry.retry, attempt, error.options.retryAfter, this.#random), signal)
+      return 'retry'
+    }
+    if (isRequestFault(error)) throw error
+    this.#observe?.({ provider, error, next: 'fallback' })
+    return 'next'
+  }
+}
+
+/**
+ * Builds the registry the chat route serves from: one provider instance per configured name
+ * (the built-in `echo` included when a model uses it), shared by every model that routes to it.
+ */
+export function buildRegistry(config: ChatConfig, deps: RegistryDeps): ModelRegistry {
+  const instances = new Map<string, { provider: ChatProvider; retry: RetryPolicy }>()
+  const instance = (name: string) => {
+    let found = instances.get(name)
+    if (found) return found
+    if (name === ECHO_PROVIDER) {
+      found = { provider: deps.echo({ tokenDelayMs: config.echoTokenDelayMs }), retry: NO_RETRY }
+    } else {
+      const settings = config.providers[name]
+      if (!settings) throw new Error(`chat model registry: provider '${name}' is not configured`)
+      const { maxRetries, retryBaseMs, retryMaxMs } = settings
+      const options = { ...settings, name, fetch: deps.fetch, clock: deps.clock, maxResponseBytes: config.maxResponseBytes, maxEventBytes: config.maxEventBytes }
+      const kind = PROVIDER_KINDS[settings.kind ?? DEFAULT_KIND]!
+      found = {
+        provider: kind.create(options),
+        retry: { maxRetries, retryBaseMs, retryMaxMs },
+      }
+    }
+    instances.set(name, found)
+    return found
+  }
+  const routes = new Map<string, RouteEntry[]>()
+  for (const [publicName, entries] of Object.entries(config.models)) {
+    routes.set(
+      publicName,
+      entries.map(({ provider, model }) => ({ ...instance(provider), model })),
+    )
+  }
+  return new ModelRegistry(routes, deps.sleep, deps.random, deps.observe)
+}
+
+type OpenedStream<T> = { iterator: AsyncIterator<T>; first: IteratorResult<T> }
+
+const FINISHED: IteratorReturnResult<undefined> = { done: true, value: undefined }
+
+/**
+ * What {@link ModelRegistry.streamEvents} returns. Until the first item it opens, retries and
+ * falls back; from then on `next()` is the chosen provider's own, so no generator layer sits
+ * between the provider and the route for the rest of the stream. `return()` reaches the provider
+ * (which releases its upstream) whether the stream is under way or still opening.
+ */
+class FallbackStream<T> implements AsyncIterableIterator<T> {
+  /** Dropped once the stream is open, so a long stream does not keep what only opening needed. */
+  #open: (() => Promise<OpenedStream<T>>) | undefined
+  #source: AsyncIterator<T> | undefined
+  #stopped = false
+
+  constructor(open: () => Promise<OpenedStream<T>>) {
+    this.#open = open
+  }
+
+  next(): Promise<IteratorResult<T>> {
+    if (this.#source) return this.#source.next()
+    if (this.#stopped) return Promise.resolve(FINISHED)
+    return this.#first()
+  }
+
+  async return(): Promise<IteratorResult<T>> {
+    this.#stopped = true
+    await this.#source?.return?.()
+    return FINISHED
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this
+  }
+
+  async #first(): Promise<IteratorResult<T>> {
+    const open = this.#open!
+    this.#open = undefined
+    const { iterator, first } = await open()
+    if (this.#stopped || first.done) {
+      this.#stopped = true
+      await iterator.return?.()
+      return FINISHED
+    }
+    this.#source = iterator
+    return first
+  }
+}
+
+/** The provider's own event bytes if it has them, else its chunks encoded one event per step. */
+function eventsOf(provider: ChatProvider, request: ChatRequest, signal: AbortSignal, report?: StreamReport): AsyncIterable<Uint8Array> {
+  if (provider.streamEvents) return provider.streamEvents(request, signal, report)
+  return encodedChunks(provider.stream(request, signal), report)
+}
+
+async function* encodedChunks(chunks: AsyncIterable<ChatCompletionChunk>, report?: StreamReport): AsyncGenerator<Uint8Array> {
+  for await (const chunk of chunks) {
+    if (report) noteChunk(report, chunk)
+    yield encodeEvent(chunk)
+  }
+}
+
+function served(report: StreamReport, entry: RouteEntry): void {
+  report.provider = entry.provider.name
+  report.upstreamModel = entry.model
+}
+
+
+
+/**
+ * Back-off before retry number `attempt + 1`. Without advice it is exponential with full jitter
+ * (a random wait between 0 and `retryBaseMs × 2^attempt`), so clients that failed together do not
+ * retry together. An upstream's `Retry-After` is waited as asked: retrying sooner would be refused.
+ * Both are capped at `retryMaxMs`.
+ */
+export function backoffMs(policy: RetryPolicy, attempt: number, retryAfterSeconds?: number, random: () => number = Math.random): number {
+  if (retryAfterSeconds !== undefined) return Math.min(retryAfterSeconds * 1000, policy.retryMaxMs)
+  return Math.floor(random() * Math.min(policy.retryBaseMs * 2 ** attempt, policy.retryMaxMs))
+}
+
+/** A failure caused by the request itself would repeat on every provider, so it is not worth a fallback. */
+function isRequestFault(error: ProviderError): boolean {
+  return error.status === 400 || error.status === 413 || error.status === 415
+}
+
+/**
+ * The one 404 for a model name: one the registry does not serve, or one the token may not use
+ * (answered word for word alike, so a token cannot tell them apart). OpenAI's wording.
+ */
+export function modelNotFound(model: string): ProviderError {
+  return new ProviderError(404, `The model \`${model}\` does not exist or you do not have access to it.`, {
+    type: 'invalid_request_error',
+    code: 'model_not_found',
+    param: 'model',
+  })
+}
+
+/** The body of `GET /models`. Model names are Trellis's public names, owned by `trellis`. */
+export function modelList(names: string[], created: Date): ModelList {
+  const seconds = Math.floor(created.getTime() / 1000)
+  return { object: 'list', data: names.map((id) => ({ id, object: 'model', created: seconds, owned_by: 'trellis' })) }
+}
+
+const abortableSleep: Sleep = (ms, signal) =>
+  new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason)
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal.reason)
+    }
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    signal.addEventListener('abort', onAbort, { once: true })
+  })

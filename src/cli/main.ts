@@ -1,0 +1,180 @@
+import pkg from '../../package.json' with { type: 'json' }
+import { TokenService } from '../auth/service'
+import { type Command, parseCommandLine, UsageError } from './command-line'
+import { announceDevelopmentToken, openConfiguredDatabase } from '../runtimes/bootstrap'
+import type { Config } from '../config'
+import type { DatabaseHandle } from '../db/connect'
+import { DataDirInUse } from '../db/data-dir-lock'
+import { migrate } from '../db/migrate'
+import { runDocsValidate } from './docs-validate'
+import { runDocsPush } from './docs-push'
+import { bunPgliteFiles } from '../runtimes/bun-pglite'
+import { configOrExit } from '../runtimes/lifecycle'
+import { serve } from '../runtimes/bun'
+import { summarizeUsage } from '../usage/service'
+import { runWorkers } from '../runtimes/bun-workers'
+
+/** Exit codes: 0 success, 1 failure, 2 bad invocation (checked before anything is opened). */
+export async function main(argv: string[]): Promise<number> {
+  let command: Command
+  try {
+    command = parseCommandLine(argv, pkg.version)
+  } catch (error) {
+    if (error instanceof UsageError) return usage(error.message, error.usage)
+    throw error
+  }
+  switch (command.name) {
+    case 'help':
+      return print(command.text)
+    case 'version':
+      return print(pkg.version)
+    case 'docs validate':
+      return runDocsValidate(command.args)
+    case 'docs push':
+      return runDocsPush(command.args)
+    case 'serve': {
+      const env = command.workers === undefined ? process.env : { ...process.env, WORKERS: command.workers }
+      const config = configOrExit(env)
+      if (config.workers > 1 && !process.env.TRELLIS_WORKER) {
+        await withDatabase(async (cfg, db) => (await announceDevelopmentToken(cfg, new TokenService(db)), 0), { config })
+        return runWorkers(config)
+      }
+      await serve(config)
+      return -1
+    }
+    case 'migrate':
+      return withDatabase(async (_config, _db, handle) => {
+        const applied = await migrate(handle.unbounded)
+        console.log(applied.length ? `applied ${applied.join(', ')}` : 'database is up to date')
+        return 0
+      }, { migrate: false })
+    case 'healthcheck':
+      return healthcheck()
+    case 'token create': {
+      const { owner, scopes, grants } = command
+      return withDatabase(async (_config, db) => {
+        const created = await new TokenService(db).create({ owner, scopes, ...grants })
+        console.log(`created ${created.id} for ${created.owner} with scopes ${created.scopes.join(',')}${describeGrants(created)}`)
+        console.log('token (shown only this once):')
+        console.log(created.token)
+        return 0
+      })
+    }
+    case 'token update': {
+      const { id, change } = command
+      return withDatabase(async (_config, db) => {
+        const updated = await new TokenService(db).update(id, change)
+        if (!updated) {
+          console.error(`trellis: no live token with id ${id}`)
+          return 1
+        }
+        console.log(`updated ${id}${describeGrants(updated) || ': no limits, every model, no expiry'}; servers apply it within 5 seconds`)
+        return 0
+      })
+    }
+    case 'token list':
+      return withDatabase(async (_config, db) => {
+        const rows = await new TokenService(db).list()
+        console.log(['ID', 'OWNER', 'SCOPES', 'LIMITS', 'MODELS', 'EXPIRES', 'CREATED', 'REVOKED'].join('\t'))
+        for (const row of rows) {
+          const limits = row.limits ? Object.entries(row.limits).map(([key, value]) => `${key}=${value}`).join(',') : '-'
+          console.log([row.id, row.owner, row.scopes.join(','), limits, row.models?.join(',') ?? '*', row.expiresAt?.toISOString() ?? '-', row.createdAt.toISOString(), row.revokedAt?.toISOString() ?? '-'].join('\t'))
+        }
+        return 0
+      })
+    case 'usage': {
+      const { from, by } = command
+      const to = command.to ?? new Date()
+      return withDatabase(async (_config, db) => {
+        const rows = await summarizeUsage(db, { from: from ?? new Date(to.getTime() - 30 * 86_400_000), to, groupBy: by })
+        printTable(rows)
+        return 0
+      })
+    }
+    case 'token revoke': {
+      const { id } = command
+      return withDatabase(async (_config, db) => {
+        if (!(await new TokenService(db).revoke(id))) {
+          console.error(`trellis: no live token with id ${id}`)
+          return 1
+        }
+        console.log(`revoked ${id}; servers stop accepting it within 5 seconds`)
+        return 0
+      })
+    }
+  }
+}
+
+/** For container HEALTHCHECKs in images with no curl: 0 when this host's /health answers 200. */
+async function healthcheck(): Promise<number> {
+  const config = configOrExit()
+  try {
+    const response = await fetch(`http://127.0.0.1:${config.port}/health`, { signal: AbortSignal.timeout(2000) })
+    return response.ok ? 0 : 1
+  } catch {
+    return 1
+  }
+}
+
+async function withDatabase(
+  run: (config: Config, db: DatabaseHandle['db'], handle: DatabaseHandle) => Promise<number>,
+  options: { migrate?: boolean; config?: Config } = {},
+): Promise<number> {
+  const config = options.config ?? configOrExit()
+  let database: Awaited<ReturnType<typeof openConfiguredDatabase>>
+  try {
+    database = await openConfiguredDatabase(config, config.databaseUrl ? undefined : await bunPgliteFiles(config.dataDir))
+  } catch (error) {
+    if (!(error instanceof DataDirInUse)) throw error
+    // The server holds the embedded database: its HTTP API does the same work meanwhile.
+    console.error(`trellis: ${error.message}; while it runs, use its HTTP API with an admin token instead (README: "Tokens"), e.g. curl -X POST http://localhost:${config.port}/admin/tokens -H "Authorization: Bearer $ADMIN_TOKEN" -H 'Content-Type: application/json' -d '{"owner":"alice","scopes":["chat"]}'`)
+    return 1
+  }
+  try {
+    if (options.migrate !== false && config.migrateOnStart) await migrate(database.unbounded)
+    return await run(config, database.db, database)
+  } finally {
+    await database.close()
+  }
+}
+
+/** ` with limits rpm=60, models echo, expires 2026-…`, or '' when the token has none of those. */
+function describeGrants(token: { limits: Record<string, number> | null; models: string[] | null; expiresAt: Date | null }): string {
+  const parts: string[] = []
+  if (token.limits) parts.push(`limits ${Object.entries(token.limits).map(([key, value]) => `${key}=${value}`).join(', ')}`)
+  if (token.models) parts.push(`models ${token.models.join(', ')}`)
+  if (token.expiresAt) parts.push(`expires ${token.expiresAt.toISOString()}`)
+  return parts.length ? ` with ${parts.join('; ')}` : ''
+}
+
+/** Rows of objects as an aligned text table, numbers to the right. */
+function printTable(rows: Record<string, string | number>[]) {
+  if (rows.length === 0) return print('no usage in that time')
+  const columns = Object.keys(rows[0]!)
+  const cells = [columns.map((column) => column.toUpperCase()), ...rows.map((row) => columns.map((column) => String(row[column])))]
+  const widths = columns.map((_, i) => Math.max(...cells.map((line) => line[i]!.length)))
+  for (const line of cells) console.log(line.map((cell, i) => (typeof rows[0]![columns[i]!] === 'number' ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd())
+  return 0
+}
+
+function print(text: string) {
+  console.log(text)
+  return 0
+}
+
+function usage(message: string, line?: string) {
+  console.error(`trellis: ${message}
+${line ? `Usage: ${line}
+` : ''}Run "trellis --help" for all commands.`)
+  return 2
+}
+
+if (import.meta.main) {
+  try {
+    const code = await main(process.argv.slice(2))
+    if (code >= 0) process.exit(code)
+  } catch (error) {
+    console.error(`trellis: ${(error as Error).message}`)
+    process.exit(1)
+  }
+}

@@ -1,0 +1,65 @@
+import { Elysia } from 'elysia'
+import { ifNoneMatchHits } from '../http/entity-tags'
+import { builtInFile, siteAsset, type Asset } from './assets'
+import { trimSlashes } from './links'
+import { DocsSiteService, type SitePage, type SiteSources } from './service'
+
+/** Where the site's docs.json, pages and the server's own OpenAPI document come from; app.ts wires them. */
+export type DocsSiteDeps = { sources: SiteSources }
+
+const HTML_TYPE = 'text/html; charset=utf-8'
+
+/**
+ * The documentation site that docs.json describes: `GET /docs/` and `GET /docs/{page path}`, server-rendered
+ * from the current docs.json and stored pages, plus its own stylesheet, script and built-in images under
+ * /docs/_assets/ and /docs/_files/. Public, like GET /docs.json. Not in the OpenAPI document: these are
+ * web pages, not API operations. `/docs/pages/…` is the pages API (a more specific route), not the site.
+ */
+export const docsSitePlugin = (deps: DocsSiteDeps) => {
+  const service = new DocsSiteService(deps.sources)
+  return new Elysia({ name: 'docs-site' })
+    // Elysia routes /docs and /docs/ alike (strictPath is off); the site's links are absolute, so both serve the home page.
+    .get('/docs/', async ({ request }) => pageResponse(await service.render(''), request), { detail: { hide: true } })
+    .get('/docs/_assets/:file', ({ params, request }) => assetResponse(siteAsset(params.file), request, 'public, max-age=31536000, immutable'), { detail: { hide: true } })
+    .get('/docs/_files/*', ({ params, request }) => assetResponse(builtInFile(decodePath(params['*']) ?? ''), request, 'public, max-age=300'), { detail: { hide: true } })
+    .get(
+      '/docs/*',
+      async ({ params, request }) => {
+        const path = decodePath(params['*'])
+        // A malformed escape names no page: the site's 404 page, like any other unknown address.
+        return pageResponse(await service.render(path ?? '\u0000'), request)
+      },
+      { detail: { hide: true } },
+    )
+}
+
+function pageResponse(page: SitePage, request: Request): Response {
+  const headers: Record<string, string> = {
+    etag: page.etag,
+    'cache-control': 'no-cache',
+    'content-security-policy': page.csp,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'strict-origin-when-cross-origin',
+  }
+  const ifNoneMatch = request.headers.get('if-none-match')
+  if (page.status === 200 && ifNoneMatch !== null && ifNoneMatchHits(ifNoneMatch, page.etag)) return new Response(null, { status: 304, headers })
+  return new Response(page.html, { status: page.status, headers: { ...headers, 'content-type': HTML_TYPE } })
+}
+
+function assetResponse(asset: Asset | undefined, request: Request, cacheControl: string): Response {
+  if (asset === undefined) return new Response('no such file', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } })
+  const headers = { etag: asset.etag, 'cache-control': cacheControl, 'x-content-type-options': 'nosniff' }
+  const ifNoneMatch = request.headers.get('if-none-match')
+  if (ifNoneMatch !== null && ifNoneMatchHits(ifNoneMatch, asset.etag)) return new Response(null, { status: 304, headers })
+  return new Response(asset.body, { headers: { ...headers, 'content-type': asset.type } })
+}
+
+/** The wildcard's text as a page path: percent-decoded per segment; undefined when an escape is malformed. */
+function decodePath(raw: string | undefined): string | undefined {
+  if (raw === undefined) return ''
+  try {
+    return trimSlashes(raw.split('/').map(decodeURIComponent).join('/'), 'end')
+  } catch {
+    return undefined
+  }
+}

@@ -1,0 +1,263 @@
+import { createHash } from 'node:crypto'
+import packageJson from '../../package.json' with { type: 'json' }
+import type { DocsConfig } from '../docs-format/docs-json'
+import { FrontMatterError, parseFrontMatter, parseOperationRef, type FrontMatter } from '../docs-format/front-matter'
+import { renderOperation } from './api-page'
+import { SITE_ASSETS } from './assets'
+import { defaultPages } from './default-site'
+import { escapeHtml } from './html'
+import { renderLayout } from './layout'
+import { pagePathOf, pageUrl } from './links'
+import { renderMarkdown } from './markdown'
+import { findOperation, type OpenApiDocument } from './openapi-schema'
+import { SiteMap } from './site-map'
+
+/** What the site reads: the current docs.json, and the stored pages. */
+export type SiteSources = {
+  /** The current docs.json as DocsConfigService.current() gives it: revision 0 is the built-in default. */
+  config: () => Promise<{ revision: number; etag: string; body: string }>
+  /** A number that changes whenever any page is stored (the newest page row's id). */
+  pagesGeneration: () => Promise<number>
+  /** Every page's newest title and sidebar title, without texts. */
+  pageSummaries: () => Promise<Map<string, { title?: string; sidebarTitle?: string }>>
+  /** A page's newest text, or undefined when it has none. */
+  pageText: (path: string) => Promise<string | undefined>
+  /** This server's own OpenAPI document (docs.json's `openapi: "/openapi.json"`). */
+  ownDocument: () => OpenApiDocument
+}
+
+export type SitePage = { status: 200 | 404; html: string; etag: string; csp: string }
+
+/** Bumped when the rendering changes, so ETags from an older build never match. */
+const RENDERER_VERSION = '1'
+/** Rendered pages kept; each is tens of KB, so a few hundred bound the memory to a few MB. */
+const PAGE_CACHE_SIZE = 300
+/**
+ * And at most this many characters of them in all: a docs.json near the 1 MiB body limit can make every
+ * page's sidebar megabytes long, and 300 of those would be gigabytes. A page larger than this is not kept.
+ */
+const PAGE_CACHE_CHARS = 32 * 1024 * 1024
+/**
+ * What an ETag also names: a new build (another release, renderer, stylesheet or script) must not be
+ * answered 304 with old HTML. The server's own OpenAPI document and built-in pages join it on first use.
+ */
+const BUILD_TAG = `${RENDERER_VERSION}\n${packageJson.version}\n${SITE_ASSETS.css}\n${SITE_ASSETS.js}`
+
+type BuiltInPages = { texts: Map<string, string>; titles: Map<string, string> }
+const NO_BUILT_IN_PAGES: BuiltInPages = { texts: new Map(), titles: new Map() }
+
+/** Everything that depends only on the docs.json revision and the set of pages, built once for both. */
+type Snapshot = {
+  key: string
+  config: DocsConfig
+  map: SiteMap
+  summaries: Awaited<ReturnType<SiteSources['pageSummaries']>>
+  /** Trellis's own pages, while docs.json is the built-in default; empty otherwise. */
+  builtIn: BuiltInPages
+  /** The 404 page, the same for every unknown address, rendered once: a crawler's random URLs cost no render each. */
+  notFound?: SitePage
+}
+
+/**
+ * The documentation site without HTTP: which page a path is, and its HTML. Each request costs two small
+ * queries (the docs.json ETag and the pages' generation); when neither changed since a page was last
+ * rendered, the rendered page is served from memory, so replicas see each other's writes on the next request.
+ */
+export class DocsSiteService {
+  private snapshot: Snapshot | undefined
+  private readonly pages = new Map<string, SitePage>()
+  private readonly rendering = new Map<string, Promise<SitePage>>()
+  private cachedChars = 0
+  private tag: string | undefined
+  private builtIn: BuiltInPages | undefined
+  /** The snapshot being built, shared by the requests that need it meanwhile. */
+  private building: { key: string; snapshot: Promise<Snapshot> } | undefined
+
+  constructor(private readonly sources: SiteSources) {}
+
+  /** The page at `requested` (`''` is the home page). Unknown pages are a 404 page in the site's own layout. */
+  async render(requested: string): Promise<SitePage> {
+    // Keyed by the page it names: `intro`, `/intro/`, `intro.mdx` and `intro%20` are one page, one entry,
+    // so a crawler cannot churn the cache (and force a render per request) by spelling a page many ways.
+    // A non-empty address that names nothing (`/docs/%20`) stays an unknown page, not the home page.
+    const path = requested === '' ? '' : pagePathOf(requested) || '\u0000'
+    const [current, generation] = await Promise.all([this.sources.config(), this.sources.pagesGeneration()])
+    const snapshotKey = `${current.etag}\n${generation}`
+    const cacheKey = `${snapshotKey}\n${path}`
+    const cached = this.pages.get(cacheKey)
+    if (cached !== undefined) {
+      // Refreshing its place keeps the most used pages in a bounded cache.
+      this.pages.delete(cacheKey)
+      this.pages.set(cacheKey, cached)
+      return cached
+    }
+    // Readers arriving together after a change share one render: each would otherwise render the page
+    // again (and a page can be megabytes) for the same answer.
+    const inFlight = this.rendering.get(cacheKey)
+    if (inFlight !== undefined) return inFlight
+    const work = this.renderMiss(snapshotKey, cacheKey, current, path).finally(() => this.rendering.delete(cacheKey))
+    this.rendering.set(cacheKey, work)
+    return work
+  }
+
+  private async renderMiss(snapshotKey: string, cacheKey: string, current: { revision: number; body: string }, path: string): Promise<SitePage> {
+    const snapshot = await this.snapshotFor(snapshotKey, current)
+    if (snapshot.notFound !== undefined && !this.isPageOf(snapshot, path)) return snapshot.notFound
+    const page = await this.build(snapshot, path)
+    const rendered: SitePage = { ...page, etag: `"${createHash('sha256').update(`${this.buildTag()}\n${cacheKey}`).digest('base64url').slice(0, 27)}"` }
+    // Only pages that exist are kept here: a crawler asking for random addresses must not push them out.
+    if (rendered.status !== 200) {
+      if (this.snapshot === snapshot) snapshot.notFound = rendered
+      return rendered
+    }
+    this.remember(cacheKey, rendered)
+    return rendered
+  }
+
+  /** The build's tag with this server's own document and built-in pages, hashed once per process. */
+  private buildTag(): string {
+    this.tag ??= `${BUILD_TAG}\n${createHash('sha256').update(JSON.stringify(this.sources.ownDocument())).update([...defaultPages({}).values()].join('\n')).digest('base64url')}`
+    return this.tag
+  }
+
+  /** Keeps a page, counting its size once, and evicts the least recently used past either bound. */
+  private remember(cacheKey: string, page: SitePage): void {
+    if (page.html.length > PAGE_CACHE_CHARS) return
+    this.evict(cacheKey)
+    this.pages.set(cacheKey, page)
+    this.cachedChars += page.html.length
+    while (this.pages.size > 0 && (this.pages.size > PAGE_CACHE_SIZE || this.cachedChars > PAGE_CACHE_CHARS)) this.evict(this.pages.keys().next().value!)
+  }
+
+  private evict(cacheKey: string): void {
+    const page = this.pages.get(cacheKey)
+    if (page === undefined) return
+    this.pages.delete(cacheKey)
+    this.cachedChars -= page.html.length
+  }
+
+  /** Whether `path` (normalised) names a page of the snapshot (the home page always does). */
+  private isPageOf(snapshot: Snapshot, path: string): boolean {
+    return path === '' || namesPage(snapshot, path)
+  }
+
+  private async snapshotFor(key: string, current: { revision: number; body: string }): Promise<Snapshot> {
+    if (this.snapshot?.key === key) return this.snapshot
+    if (this.building?.key === key) return this.building.snapshot
+    const snapshot = this.buildSnapshot(key, current)
+    this.building = { key, snapshot }
+    try {
+      const built = await snapshot
+      this.snapshot = built
+      // Pages rendered from an older snapshot can never be asked for again (their key names the old one).
+      for (const cacheKey of [...this.pages.keys()]) if (!cacheKey.startsWith(`${key}\n`)) this.evict(cacheKey)
+      return built
+    } finally {
+      if (this.building?.key === key) this.building = undefined
+    }
+  }
+
+  private async buildSnapshot(key: string, current: { revision: number; body: string }): Promise<Snapshot> {
+    const config = JSON.parse(current.body) as DocsConfig
+    const builtIn = current.revision === 0 ? this.builtInPages() : NO_BUILT_IN_PAGES
+    return { key, config, map: new SiteMap(config), summaries: await this.sources.pageSummaries(), builtIn }
+  }
+
+  /** Trellis's own pages and their titles: the same for the whole process, so made once. */
+  private builtInPages(): BuiltInPages {
+    if (this.builtIn === undefined) {
+      const texts = defaultPages(this.sources.ownDocument())
+      const titles = new Map<string, string>()
+      for (const [path, text] of texts) {
+        const title = frontMatterOf(text).data.title
+        if (title !== undefined) titles.set(path, title)
+      }
+      this.builtIn = { texts, titles }
+    }
+    return this.builtIn
+  }
+
+  /** The page at `normalised`, a path already through pagePathOf (`''` for the home page). */
+  private async build(snapshot: Snapshot, normalised: string): Promise<Omit<SitePage, 'etag'>> {
+    const { map, summaries, builtIn } = snapshot
+    const path = normalised === '' ? map.home : normalised
+    const isPage = (candidate: string) => namesPage(snapshot, candidate)
+    const labelOf = (candidate: string) => {
+      const summary = summaries.get(candidate)
+      return summary?.sidebarTitle || summary?.title || builtIn.titles.get(candidate) || humanize(candidate)
+    }
+    const view = { config: snapshot.config, map, isPage, labelOf, assets: SITE_ASSETS }
+    if (path === undefined || !isPage(path)) {
+      const content = `<p>There is no page at this address.</p><p><a href="${pageUrl(map.home ?? '')}">Go to the first page</a>.</p>`
+      return { status: 404, ...renderLayout({ ...view, path: undefined, title: 'Page not found', content, headings: [] }) }
+    }
+    const text = (await this.sources.pageText(path)) ?? builtIn.texts.get(path)
+    if (text === undefined) {
+      const content = `<div class="not-written" role="note"><p><strong>This page is not written yet.</strong></p><p>docs.json names <code>${escapeHtml(path)}</code> in its navigation, but no text has been stored for it. Store it with <code>PUT /docs/pages/${escapeHtml(path)}</code> (scope docs:write) or <code>trellis docs push</code>.</p></div>`
+      return { status: 200, ...renderLayout({ ...view, path, title: labelOf(path), content, headings: [] }) }
+    }
+    const { data, body, problem } = frontMatterOf(text)
+    const markdown = renderMarkdown(body, { pageHref: (target) => pageHrefFor(target, path, isPage) })
+    let content = problem === undefined ? '' : `<div class="callout callout-warning" role="note"><p>${escapeHtml(problem)}</p></div>`
+    if (data.openapi !== undefined) content += this.operationHtml(snapshot, data.openapi)
+    content += markdown.html
+    const title = data.title ?? labelOf(path)
+    return { status: 200, ...renderLayout({ ...view, path, title, description: data.description, content, headings: markdown.headings }) }
+  }
+
+  /** An API page's operation, from the OpenAPI document docs.json names (this server's own, for now). */
+  private operationHtml(snapshot: Snapshot, reference: string): string {
+    const ref = parseOperationRef(reference)
+    const notice = (message: string) => `<div class="callout callout-warning" role="note"><p>${escapeHtml(message)}</p></div>`
+    if (ref === undefined) return notice(`The front matter's openapi value "${reference}" is not "METHOD /path".`)
+    const sources = snapshot.config.openapi === undefined ? ['/openapi.json'] : [snapshot.config.openapi].flat()
+    const own = sources.find((source) => isOwnDocument(source) && (ref.document === undefined || isOwnDocument(ref.document)))
+    if (own === undefined) {
+      return notice(`${ref.method} ${ref.path} is not shown: Trellis renders operations of its own /openapi.json, and docs.json's openapi names ${sources.join(', ')}. Documents at other addresses are not fetched (the site works offline).`)
+    }
+    const document = this.sources.ownDocument()
+    const operation = findOperation(document, ref.method, ref.path)
+    if (operation === undefined) return notice(`${ref.method} ${ref.path} is not an operation of /openapi.json.`)
+    return renderOperation(document, operation, snapshot.config, { sameOrigin: snapshot.builtIn.texts.size > 0 })
+  }
+}
+
+function namesPage(snapshot: Snapshot, path: string): boolean {
+  return snapshot.map.names(path) || snapshot.summaries.has(path) || snapshot.builtIn.texts.has(path)
+}
+
+/** This server's document, however docs.json spells it: `/openapi.json`, `openapi.json`, or the server's own URL path. */
+function isOwnDocument(source: string): boolean {
+  return /^(?:\.?\/)?openapi\.json$/.test(source.trim())
+}
+
+/** Front matter with its problem, if any, reported on the page instead of failing it. */
+function frontMatterOf(text: string): { data: FrontMatter; body: string; problem?: string } {
+  try {
+    return parseFrontMatter(text)
+  } catch (error) {
+    if (!(error instanceof FrontMatterError)) throw error
+    return { data: {}, body: text, problem: error.message }
+  }
+}
+
+/** A link in a page's Markdown, as a site URL when it names a page (relative links resolve against the page's folder). */
+function pageHrefFor(target: string, from: string, isPage: (path: string) => boolean): string | undefined {
+  if (target === '') return undefined
+  const folder = from.includes('/') ? from.slice(0, from.lastIndexOf('/') + 1) : ''
+  const joined = target.startsWith('/') ? target : folder + target
+  const parts: string[] = []
+  for (const part of joined.split('/')) {
+    if (part === '..') parts.pop()
+    else if (part !== '.' && part !== '') parts.push(part)
+  }
+  const candidate = pagePathOf(parts.join('/'))
+  return isPage(candidate) ? pageUrl(candidate) : undefined
+}
+
+/** `chat/tool-calls` → `Tool calls`. */
+function humanize(path: string): string {
+  const last = path.split('/').at(-1) ?? path
+  const words = last.replace(/[-_]+/g, ' ').trim()
+  return words === '' ? path : words[0]!.toUpperCase() + words.slice(1)
+}
