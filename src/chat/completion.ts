@@ -220,14 +220,15 @@ function statusOf(outcome: StreamOutcome, request: Request): [number, string | u
  */
 function tokensOf<R>(report: StreamReport, whole: boolean, format: Reservable<R>, request: R): Tokens {
   const usage = report.usage
-  const details = (key: string, field: string) => number((usage?.[key] as Record<string, unknown> | undefined)?.[field])
-  const prompt = usage ? number(usage.prompt_tokens) : format.promptEstimate(request)
-  const cached = details('prompt_tokens_details', 'cached_tokens') || number(usage?.prompt_cache_hit_tokens)
+  const details = (key: string, field: string) => countOrZero((usage?.[key] as Record<string, unknown> | undefined)?.[field])
+  const prompt = usage ? countOrZero(usage.prompt_tokens) : format.promptEstimate(request)
+  const cached = details('prompt_tokens_details', 'cached_tokens') || countOrZero(usage?.prompt_cache_hit_tokens)
   if (!whole || !usage) return { prompt, completion: report.events, cached, reasoning: 0 }
-  return { prompt, completion: number(usage.completion_tokens), cached, reasoning: details('completion_tokens_details', 'reasoning_tokens') }
+  return { prompt, completion: countOrZero(usage.completion_tokens), cached, reasoning: details('completion_tokens_details', 'reasoning_tokens') }
 }
 
-const number = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : 0)
+/** A usage count as reported, or 0 when the upstream left it out or sent something else. */
+const countOrZero = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : 0)
 
 /** A prompt's tokens, estimated from its text (see {@link estimatedTokens}). */
 function promptEstimate(request: ChatCompletionRequest): number {

@@ -101,7 +101,7 @@ export class ModelRegistry {
     let lastError: unknown
     for (const entry of this.#entries(model)) {
       for (let attempt = 0; ; attempt++) {
-        if (report) served(report, entry)
+        if (report) noteServingEntry(report, entry)
         try {
           return await call(entry)
         } catch (error) {
@@ -153,7 +153,7 @@ export class ModelRegistry {
     let lastError: unknown
     for (const entry of this.#entries(model)) {
       for (let attempt = 0; ; attempt++) {
-        if (report) served(report, entry)
+        if (report) noteServingEntry(report, entry)
         const iterator = start(entry)[Symbol.asyncIterator]()
         try {
           return { iterator, first: await iterator.next() }
@@ -290,7 +290,8 @@ async function* encodedChunks(chunks: AsyncIterable<ChatCompletionChunk>, report
   }
 }
 
-function served(report: StreamReport, entry: RouteEntry): void {
+/** Which entry is serving, for the ledger and the metrics (the last one tried, when all failed). */
+function noteServingEntry(report: StreamReport, entry: RouteEntry): void {
   report.provider = entry.provider.name
   report.upstreamModel = entry.model
 }

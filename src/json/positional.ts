@@ -9,7 +9,7 @@
 
 import { BACKSLASH, MAX_DEPTH, QUOTE } from './grammar'
 import { childrenOf, escapePointerToken } from './pointer'
-import { crossed, endOfString, skipValueCountingLines } from './skip'
+import { endOfString, type LinesCrossed, skipValueCountingLines } from './skip'
 
 /**
  * Where one node starts: its value and, for a property, its key. Offsets count UTF-16 code units into the
@@ -88,6 +88,8 @@ class Scanner {
   /** The current line and the offset where it starts; whitespace is the only place a line break can be. */
   private line = 1
   private lineStart = 0
+  /** What the last skip of a value crossed (see skip.ts). */
+  private readonly crossed: LinesCrossed = { lines: 0, lineStart: 0 }
   private depth = 0
   readonly positions = new Map<string, NodePosition>()
   readonly duplicates: DuplicateKey[] = []
@@ -365,7 +367,8 @@ class Scanner {
 
   /** Moves past one value of text known to be valid JSON, without recording anything but the lines it crosses. */
   private skipValue(): void {
-    this.pos = skipValueCountingLines(this.text, this.pos)
+    const crossed = this.crossed
+    this.pos = skipValueCountingLines(this.text, this.pos, crossed)
     if (crossed.lines > 0) {
       this.line += crossed.lines
       this.lineStart = crossed.lineStart

@@ -28,12 +28,12 @@ export function skipValue(text: string, pos: number): number {
   return skipValueCountingLines(text, pos)
 }
 
-/** The newlines the last {@link skipValueCountingLines} crossed, and where the last line it entered starts. */
-export const crossed = { lines: 0, lineStart: 0 }
+/** The newlines a skip crossed, and where the last line it entered starts; the reader that asks owns it. */
+export type LinesCrossed = { lines: number; lineStart: number }
 
-/** {@link skipValue} for a reader that tracks lines: the newlines it crosses are counted in {@link crossed}. */
-export function skipValueCountingLines(text: string, pos: number): number {
-  crossed.lines = 0
+/** {@link skipValue} for a reader that tracks lines: the newlines it crosses are counted in `crossed`. */
+export function skipValueCountingLines(text: string, pos: number, crossed?: LinesCrossed): number {
+  if (crossed) crossed.lines = 0
   const length = text.length
   const first = text.charCodeAt(pos)
   if (first === QUOTE) return endOfString(text, pos)
@@ -48,8 +48,11 @@ export function skipValueCountingLines(text: string, pos: number): number {
     const kind = code < 128 ? CHARACTER_CLASS[code] : OTHER
     if (kind === OTHER || kind === DELIMITER) pos++
     else if (kind === NEWLINE) {
-      crossed.lines++
-      crossed.lineStart = ++pos
+      pos++
+      if (crossed) {
+        crossed.lines++
+        crossed.lineStart = pos
+      }
     } else if (kind === STRING) pos = endOfString(text, pos)
     else if (kind === OPEN) {
       depth++

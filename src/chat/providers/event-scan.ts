@@ -25,13 +25,13 @@ export const HAS_USAGE = 4
 /** Flag: a `finish_reason` key somewhere in the object has a string value (not `null`). */
 export const HAS_FINISH = 8
 /**
- * Flag: a top-level `"usage":null` member follows another member; {@link usageNullMember} says
- * where it is, from the comma before it, so that it can be cut out of the bytes.
+ * Flag: a top-level `"usage":null` member follows another member; the scan's {@link MemberRange}
+ * says where it is, from the comma before it, so that it can be cut out of the bytes.
  */
 export const HAS_USAGE_NULL = 16
 
-/** Where the last scan's `,"usage":null` member starts and ends (valid when it returned {@link HAS_USAGE_NULL}). */
-export const usageNullMember = { start: 0, end: 0 }
+/** Where a scan found the `,"usage":null` member (set when it returns {@link HAS_USAGE_NULL}); the caller owns it. */
+export type MemberRange = { start: number; end: number }
 
 const CLOSE_OBJECT = 0x7d
 
@@ -70,10 +70,12 @@ export class ScanMemo {
 /**
  * Scans `bytes[start, end)`. Returns {@link NOT_PROVEN}, or the {@link HAS_ERROR} and
  * {@link HAS_CHOICES} flags of a valid object (0 when it has neither key). With `memo`, a prefix
- * the last event proved is not checked again (see {@link ScanMemo}).
+ * the last event proved is not checked again (see {@link ScanMemo}); `usageNull` learns where a
+ * `,"usage":null` member is.
  */
-export function scanJsonObject(bytes: Uint8Array, start: number, end: number, memo?: ScanMemo): number {
+export function scanJsonObject(bytes: Uint8Array, start: number, end: number, memo?: ScanMemo, usageNull?: MemberRange): number {
   let i = skipSpace(bytes, start, end)
+  let usageStart = -1
   if (i >= end || bytes[i] !== OPEN_OBJECT) return NOT_PROVEN
   const open = i
   let depth = 1
@@ -137,7 +139,7 @@ export function scanJsonObject(bytes: Uint8Array, start: number, end: number, me
           const flag = topLevelFlag(bytes, i + 1, keyEnd - 1)
           if (flag === HAS_USAGE) {
             pendingFlag = HAS_USAGE
-            usageNullMember.start = state === KEY ? lastComma : -1
+            usageStart = state === KEY ? lastComma : -1
           } else flags |= flag
         } else if (keyEnd - i - 2 === FINISH_REASON_KEY.length && bytesAt(bytes, i + 1, FINISH_REASON_KEY)) {
           // Escaped spellings of it are missed, and only cost the ledger its finish reason.
@@ -154,9 +156,12 @@ export function scanJsonObject(bytes: Uint8Array, start: number, end: number, me
         // VALUE, or ARRAY_START, where `]` may close an empty array.
         if (pendingFlag !== 0) {
           if ((pendingFlag === HAS_USAGE && c === OPEN_OBJECT) || (pendingFlag === HAS_FINISH && c === QUOTE)) flags |= pendingFlag
-          else if (pendingFlag === HAS_USAGE && c === 0x6e /* n */ && usageNullMember.start >= 0 && bytesAt(bytes, i, NULL) && i + NULL.length <= end) {
+          else if (pendingFlag === HAS_USAGE && c === 0x6e /* n */ && usageStart >= 0 && bytesAt(bytes, i, NULL) && i + NULL.length <= end) {
             flags |= HAS_USAGE_NULL
-            usageNullMember.end = i + NULL.length
+            if (usageNull) {
+              usageNull.start = usageStart
+              usageNull.end = i + NULL.length
+            }
           }
           pendingFlag = 0
         }

@@ -1,7 +1,7 @@
 import { readLimited } from '../../http/body'
 import type { JsonObject } from './provider'
 import type { UpstreamFetch } from './upstream-fetch'
-import { connectionError, timeoutError, type TimeoutPhase } from './upstream-error'
+import { connectionError, streamError, timeoutError, type TimeoutPhase } from './upstream-error'
 
 /*
  * What every relay provider does around one upstream request, whatever the wire format: the
@@ -136,4 +136,77 @@ export async function readText(call: UpstreamCall, response: Response, limit: nu
     throw call.failure(error, true)
   })
   return bytes === undefined ? undefined : utf8.decode(bytes)
+}
+
+/** What one read of an event stream gave: bytes ready to hand over, whether the answer is whole, and what to throw after the bytes. */
+export type EventStep = { bytes: Uint8Array; done: boolean; error?: unknown }
+
+/** Turns an upstream's event stream, read by read, into what the provider hands over (its wire format's framing and checks). */
+export interface EventReader {
+  push(read: Uint8Array): EventStep
+  /** The upstream body ended. */
+  end(): EventStep
+}
+
+/** One streamed request: where it goes, and the limits it runs under. */
+export type EventStreamRequest = {
+  fetch: UpstreamFetch
+  url: string
+  body: JsonObject
+  headers: Record<string, string>
+  connectTimeoutMs: number
+  firstTokenTimeoutMs: number
+  idleTimeoutMs: number
+  /** The error for a non-2xx answer, from its status, headers and (capped) text. */
+  httpError(response: Response, text: string): Error
+  /** The format's last event, named when the upstream closes before it (`[DONE]`, `message_stop`). */
+  lastEvent: string
+}
+
+/**
+ * POSTs a stream request on `call` and hands over what `reader` makes of each read, as soon as the
+ * read is made: nothing waits for more data, and a burst of events costs one step. The first-token
+ * limit runs until the reader first has bytes to hand over (a ping or a comment does not count), the
+ * idle limit between reads after that; neither runs while the consumer holds a batch. Events that
+ * arrived before a failure reach the consumer, in order, before the error is thrown.
+ */
+export async function* streamEvents(provider: string, signal: AbortSignal, request: EventStreamRequest, reader: EventReader): AsyncGenerator<Uint8Array> {
+  const { connectTimeoutMs, firstTokenTimeoutMs, idleTimeoutMs } = request
+  const call = new UpstreamCall(provider, signal)
+  try {
+    call.watch('connect', connectTimeoutMs)
+    const response = await postJson(request.fetch, request.url, call, request.body, request.headers)
+    if (!response.ok) {
+      call.watch('first_token', firstTokenTimeoutMs)
+      throw request.httpError(response, (await readText(call, response, ERROR_BODY_LIMIT)) ?? '')
+    }
+    if (!response.body) throw streamError(provider, 'answered a stream request without a body.')
+    if (response.headers.get('content-type')?.includes('application/json')) {
+      const text = (await readText(call, response, ERROR_BODY_LIMIT)) ?? ''
+      throw streamError(provider, 'answered a stream request with JSON instead of an event stream.', text.slice(0, 500))
+    }
+    const upstream = response.body.getReader()
+    const firstTokenDeadline = Date.now() + firstTokenTimeoutMs
+    let started = false
+    for (;;) {
+      // Timers run only while we wait on the upstream, never while the consumer holds a batch.
+      if (started) call.watch('idle', idleTimeoutMs)
+      else call.watch('first_token', Math.max(0, firstTokenDeadline - Date.now()), firstTokenTimeoutMs)
+      const read = await upstream.read().catch((error) => {
+        throw call.failure(error, true)
+      })
+      call.unwatch()
+      const step = read.done ? reader.end() : reader.push(read.value)
+      if (step.done) call.finish(upstream)
+      if (step.bytes.length > 0) {
+        started = true
+        yield step.bytes
+      }
+      if (step.error) throw step.error
+      if (step.done) return
+      if (read.done) throw streamError(provider, `closed the stream before ${request.lastEvent}.`)
+    }
+  } finally {
+    call.end()
+  }
 }

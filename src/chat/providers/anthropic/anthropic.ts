@@ -10,7 +10,8 @@ import { isDeltaEvent, spliceDelta } from './delta-splice'
 import { EventFraming, type EventSink } from './framing'
 import { nativeMessages } from './native'
 import { toMessagesRequest, type TranslationSettings } from './request'
-import { AnthropicTransport, joinBytes, type AnthropicProviderOptions, type EventStep } from './transport'
+import type { EventStep } from '../upstream-call'
+import { AnthropicTransport, joinBytes, type AnthropicProviderOptions } from './transport'
 
 export type { AnthropicProviderOptions } from './transport'
 

@@ -2,7 +2,8 @@ import { DEFAULT_MAX_EVENT_BYTES } from '../../../config/chat'
 import { bytesEqualAt } from '../event-scan'
 import { EventTooLarge, SseDataDecoder } from '../../sse/decoder'
 import { eventTooLarge } from './errors'
-import { joinBytes, type EventReader, type EventStep } from './transport'
+import type { EventReader, EventStep } from '../upstream-call'
+import { joinBytes } from './transport'
 
 /**
  * What is done with each whole event of an Anthropic stream (see {@link EventFraming}). Both add

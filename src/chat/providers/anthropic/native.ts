@@ -4,7 +4,8 @@ import { streamError } from '../upstream-error'
 import { namedEventText } from '../../sse/encode'
 import { anthropicEventError } from './errors'
 import { EventFraming, type EventSink } from './framing'
-import { joinBytes, type AnthropicTransport, type EventStep } from './transport'
+import type { EventStep } from '../upstream-call'
+import { joinBytes, type AnthropicTransport } from './transport'
 import { finishReasonOf, mergeUsage, usageOf } from './usage'
 
 /**

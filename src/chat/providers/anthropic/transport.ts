@@ -2,7 +2,7 @@ import { DEFAULT_MAX_RESPONSE_BYTES } from '../../../config/chat'
 import type { UpstreamFetch } from '../upstream-fetch'
 import { parseJsonObject } from '../event-scan'
 import type { JsonObject, PassedHeaders, ProviderError } from '../provider'
-import { ERROR_BODY_LIMIT, postJson, readText, UpstreamCall } from '../upstream-call'
+import { ERROR_BODY_LIMIT, type EventReader, postJson, readText, streamEvents, UpstreamCall } from '../upstream-call'
 import { streamError } from '../upstream-error'
 import type { ProviderOptions } from '../kind'
 import { anthropicEventError, anthropicHttpError } from './errors'
@@ -13,16 +13,6 @@ import { type AnthropicSettings, DEFAULT_ANTHROPIC_VERSION } from './settings'
  * `retryMaxMs` also caps the `Retry-After` that a 429 passes on to our client.
  */
 export type AnthropicProviderOptions = ProviderOptions & AnthropicSettings
-
-/** What one read of an event stream gave: bytes ready to hand over, whether the answer is whole, and what to throw after the bytes. */
-export type EventStep = { bytes: Uint8Array; done: boolean; error?: ProviderError }
-
-/** Turns an upstream's event stream, read by read, into what the provider hands over. */
-export interface EventReader {
-  push(read: Uint8Array): EventStep
-  /** The upstream body ended. */
-  end(): EventStep
-}
 
 /**
  * The HTTP side of an Anthropic provider, shared by its OpenAI face and its native one: headers,
@@ -69,50 +59,22 @@ export class AnthropicTransport {
   }
 
   /**
-   * POSTs a stream request to `${baseUrl}/messages` and hands over what `reader` makes of each
-   * read, as soon as the read is made. The first-token limit runs until the reader first has bytes
-   * to hand over (pings do not count), the idle limit between reads after that; neither runs while
-   * the consumer holds a batch.
+   * POSTs a stream request to `${baseUrl}/messages` and hands over what `reader` makes of each read,
+   * as soon as the read is made, under the provider's timeouts (see {@link streamEvents}).
    */
-  async *events(body: JsonObject, signal: AbortSignal, reader: EventReader, passed?: PassedHeaders): AsyncGenerator<Uint8Array> {
+  events(body: JsonObject, signal: AbortSignal, reader: EventReader, passed?: PassedHeaders): AsyncGenerator<Uint8Array> {
     const { name, connectTimeoutMs, firstTokenTimeoutMs, idleTimeoutMs } = this.options
-    const call = new UpstreamCall(name, signal)
-    try {
-      call.watch('connect', connectTimeoutMs)
-      const response = await postJson(this.#fetch, `${this.options.baseUrl}/messages`, call, body, this.#with(this.#streamHeaders, passed))
-      if (!response.ok) {
-        call.watch('first_token', firstTokenTimeoutMs)
-        throw this.#httpError(String(body.model), response, (await readText(call, response, ERROR_BODY_LIMIT)) ?? '')
-      }
-      if (!response.body) throw streamError(name, 'answered a stream request without a body.')
-      if (response.headers.get('content-type')?.includes('application/json')) {
-        const text = (await readText(call, response, ERROR_BODY_LIMIT)) ?? ''
-        throw streamError(name, 'answered a stream request with JSON instead of an event stream.', text.slice(0, 500))
-      }
-      const upstream = response.body.getReader()
-      const firstTokenDeadline = Date.now() + firstTokenTimeoutMs
-      let started = false
-      for (;;) {
-        if (started) call.watch('idle', idleTimeoutMs)
-        else call.watch('first_token', Math.max(0, firstTokenDeadline - Date.now()), firstTokenTimeoutMs)
-        const read = await upstream.read().catch((error) => {
-          throw call.failure(error, true)
-        })
-        call.unwatch()
-        const step = read.done ? reader.end() : reader.push(read.value)
-        if (step.done) call.finish(upstream)
-        // Events that arrived before a failure still reach the client, in order, before the error.
-        if (step.bytes.length > 0) {
-          started = true
-          yield step.bytes
-        }
-        if (step.error) throw step.error
-        if (step.done) return
-        if (read.done) throw streamError(name, 'closed the stream before message_stop.')
-      }
-    } finally {
-      call.end()
-    }
+    return streamEvents(name, signal, {
+        fetch: this.#fetch,
+        url: `${this.options.baseUrl}/messages`,
+        body,
+        headers: this.#with(this.#streamHeaders, passed),
+        connectTimeoutMs,
+        firstTokenTimeoutMs,
+        idleTimeoutMs,
+        httpError: (response, text) => this.#httpError(String(body.model), response, text),
+      lastEvent: 'message_stop',
+    }, reader)
   }
 
   /** `headers` with the client's `anthropic-beta` added to any the provider's configuration sends (Anthropic takes a comma-separated list). */

@@ -6,7 +6,7 @@ import { type RelayedEvents, SseEventRelay } from './relay'
 import type { UpstreamFetch } from '../upstream-fetch'
 import type { ProviderOptions } from '../kind'
 import { streamError, upstreamHttpError } from '../upstream-error'
-import { ERROR_BODY_LIMIT, postJson, readText, UpstreamCall } from '../upstream-call'
+import { ERROR_BODY_LIMIT, type EventStep, postJson, readText, streamEvents, UpstreamCall } from '../upstream-call'
 
 /**
  * Settings of one OpenAI-compatible upstream. Retries are the registry's business, not the provider's;
@@ -84,52 +84,24 @@ class OpenAICompatibleProvider implements ChatProvider {
    * {@link SseEventRelay}. The last item ends with the upstream's `data: [DONE]`, so the route can
    * send it and close in the same step.
    */
-  async *streamEvents(request: ChatRequest, signal: AbortSignal, report?: StreamReport): AsyncGenerator<Uint8Array> {
+  streamEvents(request: ChatRequest, signal: AbortSignal, report?: StreamReport): AsyncGenerator<Uint8Array> {
     const { name, connectTimeoutMs, firstTokenTimeoutMs, idleTimeoutMs } = this.#options
-    const call = new UpstreamCall(name, signal)
     // Usage is always asked for (the ledger and the token limits need it); the chunk that carries
     // it reaches the client only if the client asked too.
     const options = isObject(request.stream_options) ? request.stream_options : {}
-    const clientWantsUsage = options.include_usage === true
-    try {
-      call.watch('connect', connectTimeoutMs)
-      const upstream = { ...request, stream: true, stream_options: { ...options, include_usage: true } }
-      const response = await postJson(this.#fetch, this.#url, call, upstream, this.#streamHeaders)
-      if (!response.ok) {
-        call.watch('first_token', firstTokenTimeoutMs)
-        throw this.#httpError(request, response, (await readText(call, response, ERROR_BODY_LIMIT)) ?? '')
-      }
-      if (!response.body) throw streamError(name, 'answered a stream request without a body.')
-      if (response.headers.get('content-type')?.includes('application/json')) {
-        const text = (await readText(call, response, ERROR_BODY_LIMIT)) ?? ''
-        throw streamError(name, 'answered a stream request with JSON instead of an event stream.', text.slice(0, 500))
-      }
-      const reader = response.body.getReader()
-      const relay = new SseEventRelay({ maxEventBytes: this.#options.maxEventBytes, report, stripUsage: !clientWantsUsage })
-      const firstTokenDeadline = Date.now() + firstTokenTimeoutMs
-      let started = false
-      for (;;) {
-        // Timers run only while we wait on the upstream, never while the consumer holds a batch.
-        if (started) call.watch('idle', idleTimeoutMs)
-        else call.watch('first_token', Math.max(0, firstTokenDeadline - Date.now()), firstTokenTimeoutMs)
-        const read = await reader.read().catch((error) => {
-          throw call.failure(error, true)
-        })
-        call.unwatch()
-        const relayed = read.done ? relay.end() : relay.push(read.value)
-        if (relayed.done) call.finish(reader)
-        // Events that arrived before a failure still reach the client, in order, before the error.
-        if (relayed.bytes.length > 0) {
-          started = true
-          yield relayed.bytes
-        }
-        if (relayed.refused) throw refusal(name, relayed.refused)
-        if (relayed.done) return
-        if (read.done) throw streamError(name, 'closed the stream before [DONE].')
-      }
-    } finally {
-      call.end()
-    }
+    const relay = new SseEventRelay({ maxEventBytes: this.#options.maxEventBytes, report, stripUsage: options.include_usage !== true })
+    const step = (relayed: RelayedEvents): EventStep => (relayed.refused ? { ...relayed, error: refusal(name, relayed.refused) } : relayed)
+    return streamEvents(name, signal, {
+        fetch: this.#fetch,
+        url: this.#url,
+        body: { ...request, stream: true, stream_options: { ...options, include_usage: true } },
+        headers: this.#streamHeaders,
+        connectTimeoutMs,
+        firstTokenTimeoutMs,
+        idleTimeoutMs,
+        httpError: (response, text) => this.#httpError(request, response, text),
+      lastEvent: '[DONE]',
+    }, { push: (read) => step(relay.push(read)), end: () => step(relay.end()) })
   }
 
   #httpError(request: ChatRequest, response: Response, text: string) {

@@ -1,4 +1,4 @@
-import { bytesAt, ScanMemo, HAS_CHOICES, HAS_ERROR, HAS_FINISH, HAS_USAGE, HAS_USAGE_NULL, NOT_PROVEN, parseJsonObject, reportsError, scanJsonObject, usageNullMember } from '../event-scan'
+import { bytesAt, ScanMemo, HAS_CHOICES, HAS_ERROR, HAS_FINISH, HAS_USAGE, HAS_USAGE_NULL, NOT_PROVEN, parseJsonObject, reportsError, scanJsonObject, type MemberRange } from '../event-scan'
 import { noteChunk, type JsonObject, type StreamReport } from '../provider'
 import { concat } from '../../sse/bytes'
 import { DEFAULT_MAX_EVENT_BYTES } from '../../../config/chat'
@@ -57,6 +57,8 @@ export class SseEventRelay {
   readonly #maxEventBytes: number
   /** The envelope this stream's events share, proven once (see ScanMemo). */
   readonly #memo = new ScanMemo()
+  /** Where the last scanned event's `,"usage":null` member is, for cutting it out. */
+  readonly #usageNull: MemberRange = { start: 0, end: 0 }
   readonly #report: StreamReport
   readonly #stripUsage: boolean
 
@@ -149,7 +151,7 @@ export class SseEventRelay {
         cut()
         return { bytes: gather(buffer, ranges), done: true }
       }
-      const flags = scanJsonObject(buffer, dataStart, lineEnd, this.#memo)
+      const flags = scanJsonObject(buffer, dataStart, lineEnd, this.#memo, this.#usageNull)
       if (flags === NOT_PROVEN) return this.#leaveVerbatim(buffer, ranges, runStart, at)
       if (flags & HAS_ERROR && !(flags & HAS_CHOICES)) {
         cut()
@@ -168,8 +170,8 @@ export class SseEventRelay {
       } else if (flags & HAS_CHOICES) this.#report.events++
       if (flags & HAS_USAGE_NULL && this.#stripUsage) {
         // `"usage":null` in every chunk is what asking for usage adds; a client that did not ask never saw it.
-        ranges.push(runStart, usageNullMember.start)
-        runStart = usageNullMember.end
+        ranges.push(runStart, this.#usageNull.start)
+        runStart = this.#usageNull.end
       }
       at = lineEnd + 2
     }

@@ -1,0 +1,112 @@
+import { afterAll, describe, expect, test } from 'bun:test'
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseCommandLine, UsageError } from '../../src/cli/command-line'
+import { runCli } from '../helpers/process'
+
+const parse = (argv: string[]) => parseCommandLine(argv, '9.9.9')
+
+describe('parseCommandLine: what each command line means', () => {
+  test.each([
+    [[], { name: 'serve', workers: undefined }],
+    [['serve'], { name: 'serve', workers: undefined }],
+    [['serve', '--workers', '4'], { name: 'serve', workers: '4' }],
+    [['--workers=2'], { name: 'serve', workers: '2' }],
+    [['migrate'], { name: 'migrate' }],
+    [['healthcheck'], { name: 'healthcheck' }],
+    [['token', 'list'], { name: 'token list' }],
+    [['token', 'create', '--owner', 'alice'], { name: 'token create', owner: 'alice', scopes: ['plants:read', 'plants:write'], grants: { limits: undefined, models: undefined, expiresAt: undefined } }],
+    [['token', 'create', '--owner=alice', '--scope', 'chat,admin'], { name: 'token create', owner: 'alice', scopes: ['chat', 'admin'], grants: { limits: undefined, models: undefined, expiresAt: undefined } }],
+    [['token', 'create', '--scope', 'chat', '--owner', 'bob'], { name: 'token create', owner: 'bob', scopes: ['chat'], grants: { limits: undefined, models: undefined, expiresAt: undefined } }],
+    [
+      ['token', 'create', '--owner', 'alice', '--scope', 'chat', '--rpm', '60', '--tpm', '100000', '--streams', '4', '--budget-tokens', '5000000', '--models', 'echo,gpt-4o', '--expires', '2027-01-31'],
+      { name: 'token create', owner: 'alice', scopes: ['chat'], grants: { limits: { rpm: 60, tpm: 100_000, streams: 4, budget_tokens: 5_000_000 }, models: ['echo', 'gpt-4o'], expiresAt: new Date('2027-01-31T00:00:00Z') } },
+    ],
+    [['token', 'update', 'tok_1', '--rpm', '120'], { name: 'token update', id: 'tok_1', change: { limits: { rpm: 120 } } }],
+    [['token', 'update', 'tok_1', '--rpm', 'none', '--models', 'none', '--expires', 'never'], { name: 'token update', id: 'tok_1', change: { limits: { rpm: null }, models: null, expiresAt: null } }],
+    [['usage'], { name: 'usage', from: undefined, to: undefined, by: ['model'] }],
+    [['usage', '--from', '2026-11-01', '--by', 'owner,day'], { name: 'usage', from: new Date('2026-11-01T00:00:00Z'), to: undefined, by: ['owner', 'day'] }],
+    [['token', 'revoke', 'tok_1'], { name: 'token revoke', id: 'tok_1' }],
+    [['docs', 'validate', '-', '--strict'], { name: 'docs validate', args: ['-', '--strict'] }],
+    [['--version'], { name: 'version' }],
+  ] as const)('%p → %o', (argv, command) => {
+    expect(parse([...argv]) as unknown).toEqual(command)
+  })
+
+  test.each([
+    [['--help']],
+    [['help']],
+    [['token', 'revoke', '--help']],
+    [['token', 'create', '-h']],
+    [['token', 'create', '-h', '--help']],
+    [['serve', '--help']],
+    [['migrate', '--help']],
+  ])('%p asks for help (and never touches a token named "--help")', (argv) => {
+    expect(parse(argv).name).toBe('help')
+  })
+
+  test.each([
+    [['token', 'create', '--owner', 'alice', '--scopes', 'admin'], "Unknown option '--scopes'"],
+    [['token', 'create', '--owner', '--scope', 'chat'], "'--owner' argument is ambiguous"],
+    [['token', 'create', '--owner'], "'--owner <value>' argument missing"],
+    [['token', 'create', '--owner='], 'token create needs --owner NAME'],
+    [['token', 'create'], 'token create needs --owner NAME'],
+    [['token', 'create', '--owner', 'alice', '--owner', 'bob'], '--owner is given more than once'],
+    [['token', 'update', 'tok_1', '--rpm', '5', '--rpm', '6'], '--rpm is given more than once'],
+    [['token', 'create', '--owner', 'x'.repeat(201)], '--owner must be 1 to 200 characters, got 201'],
+    [['token', 'create', '--owner', 'a\ud800'], '--owner must not contain a lone surrogate'],
+    [['token', 'create', '--owner', 'x', '--scope', 'plants:eat'], 'unknown scope "plants:eat"'],
+    [['token', 'create', '--owner', 'x', 'extra'], 'Unexpected argument'],
+    [['token', 'list', '--all'], "Unknown option '--all'"],
+    [['token', 'revoke'], 'token revoke needs a token id'],
+    [['token', 'revoke', 'a', 'b'], 'unexpected argument "b"'],
+    [['token', 'revoke', '--force', 'a'], "Unknown option '--force'"],
+    [['token', 'frobnicate'], 'expected create, update, list or revoke'],
+    [['token', 'create', '--owner', 'x', '--rpm', '0'], '--rpm must be a whole number from 1 to 10^12'],
+    [['token', 'create', '--owner', 'x', '--rpm', 'none'], '--rpm none is for token update'],
+    [['token', 'create', '--owner', 'x', '--models', 'a,,b'], '--models must be model names'],
+    [['token', 'create', '--owner', 'x', '--expires', 'soon'], '--expires must be 30d, 12h, 45m, a date'],
+    [['token', 'update', 'tok_1'], 'nothing to change'],
+    [['token', 'update', '--rpm', '5'], 'token update needs a token id'],
+    [['usage', '--by', 'color'], '--by must be one or more of'],
+    [['usage', '--from', 'yesterday'], '--from must be a date'],
+    [['migrate', '--dry-run'], "Unknown option '--dry-run'"],
+    [['serve', '--workers'], "'--workers <value>' argument missing"],
+    [['serve', '--workers', 'many'], '--workers must be a positive whole number'],
+    [['serve', '--port', '80'], "Unknown option '--port'"],
+    [['dance'], 'unknown command "dance"'],
+  ])('%p is a usage error: %s', (argv, message) => {
+    expect(() => parse(argv)).toThrow(UsageError)
+    expect(() => parse(argv)).toThrow(message)
+  })
+})
+
+describe('the trellis process: a bad invocation is exit 2 with a usage line, before any database is opened', () => {
+  const root = mkdtempSync(join(tmpdir(), 'trellis-cli-'))
+  const dataDir = join(root, 'data')
+  afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+  test.each([
+    [['token', 'create', '--owner', 'alice', '--scopes', 'admin'], 'Usage: trellis token create'],
+    [['token', 'create', '--owner', '--scope', 'chat'], 'Usage: trellis token create'],
+    [['token', 'revoke', 'tok_1', '--yes'], 'Usage: trellis token revoke'],
+    [['migrate', '--now'], 'Usage: trellis migrate'],
+    [['serve', '--wrkers', '2'], 'Usage: trellis [serve]'],
+  ])('%p', async (argv, usageLine) => {
+    // A database opened by mistake would create files in dataDir; it must stay empty.
+    const result = await runCli(argv, { TRELLIS_DATA_DIR: dataDir })
+    expect(result.code).toBe(2)
+    expect(result.stdout).toBe('')
+    expect(result.stderr).toContain(usageLine)
+    expect(result.stderr).not.toContain('    at ')
+    expect(existsSync(dataDir) ? readdirSync(dataDir) : []).toEqual([])
+  })
+
+  test('token revoke --help prints that command\'s usage and exits 0 without opening the database', async () => {
+    const result = await runCli(['token', 'revoke', '--help'], { TRELLIS_DATA_DIR: dataDir })
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('trellis token revoke ID')
+    expect(existsSync(dataDir)).toBe(false)
+  })
+})
