@@ -21,7 +21,8 @@
  * With `--smol`, the server runs as `bun --smol` (Bun's smaller-heap mode: the GC runs more often,
  * so less garbage is resident at the peak, for some CPU).
  *
- *   bun bench/chat-held-streams.ts [--streams 5000] [--rate 20] [--tokens 200] [--rounds 2] [--batch 250] [--batch-pause 25] [--smol]
+ *   bun bench/chat-held-streams.ts [--streams 5000] [--rate 20] [--tokens 200] [--rounds 2] [--batch 250]
+ *   [--batch-pause 25] [--smol]
  */
 import { PROVIDER_KINDS } from '../src/chat/providers'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -41,7 +42,10 @@ const argument = (name: string, fallback: string) => {
 const STREAMS = argument('streams', '5000')
 const RATE = argument('rate', '20')
 const TOKENS = argument('tokens', '200')
-/** Rounds of STREAMS streams against the same server: a second round that peaks no higher shows a high-water mark, not a leak. */
+/**
+ * Rounds of STREAMS streams against the same server: a second round that peaks no higher shows a high-water mark, not a
+ * leak.
+ */
 const ROUNDS = argument('rounds', '2')
 /** Connections opened per batch, and the pause between batches, so the accept queue never overflows. */
 const BATCH = argument('batch', '250')
@@ -54,14 +58,27 @@ let server: Subprocess | undefined
 type AfterGc = { rss: number; heap: number }
 type GcProbe = { afterGc: () => Promise<AfterGc> }
 
-type Outcome = { ok: boolean; reason?: string; events: number; firstEventAt: number; endedAt: number; startedAt: number }
+type Outcome = {
+  ok: boolean
+  reason?: string
+  events: number
+  firstEventAt: number
+  endedAt: number
+  startedAt: number
+}
 
 async function main() {
   scratch = mkdtempSync(join(tmpdir(), 'trellis-held-'))
   const port = await freePort()
   const env = trellisEnv(port, join(scratch, 'data'), { ECHO_TOKEN_DELAY_MS: String(1000 / RATE), LOG_LEVEL: 'warn' })
   const token = await createChatToken(env)
-  const child = Bun.spawn(['bun', ...(SMOL ? ['--smol'] : []), 'bench/chat-held-streams.ts', '--serve'], { cwd: ROOT, env: { ...process.env, ...env }, stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' })
+  const child = Bun.spawn(['bun', ...(SMOL ? ['--smol'] : []), 'bench/chat-held-streams.ts', '--serve'], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdin: 'pipe',
+    stdout: 'pipe',
+    stderr: 'inherit',
+  })
   server = child
   const probe = gcProbe(child)
   await waitUntilServing(port)
@@ -75,11 +92,14 @@ async function main() {
 
   // Warm-up: JIT, first allocations, the token cache; then let the heap settle.
   const warm = await Promise.all(Array.from({ length: 100 }, () => oneStream(port, request, TOKENS)))
-  if (warm.some((outcome) => !outcome.ok)) throw new Error(`warm-up failed: ${warm.find((outcome) => !outcome.ok)!.reason}`)
+  if (warm.some((outcome) => !outcome.ok))
+    throw new Error(`warm-up failed: ${warm.find((outcome) => !outcome.ok)!.reason}`)
   await Bun.sleep(2000)
   const idle = await probe.afterGc()
   const idleRss = idle.rss
-  console.log(`streams: ${STREAMS} per round, ${TOKENS} tokens each at ${RATE} tokens/s (ECHO_TOKEN_DELAY_MS=${1000 / RATE})${SMOL ? '; server run with bun --smol' : ''}`)
+  console.log(
+    `streams: ${STREAMS} per round, ${TOKENS} tokens each at ${RATE} tokens/s (ECHO_TOKEN_DELAY_MS=${1000 / RATE})${SMOL ? '; server run with bun --smol' : ''}`,
+  )
   console.log(`server idle after warm-up and a full GC: RSS ${mb(idle.rss)} MB, JS heap ${mb(idle.heap)} MB`)
 
   let dropped = 0
@@ -111,7 +131,10 @@ async function holdRound(port: number, request: Uint8Array, probe: GcProbe) {
   const sampler = setInterval(() => {
     if (open === STREAMS) peakRss = Math.max(peakRss, rssOf(server!.pid))
   }, 100)
-  const progress = setInterval(() => console.error(`… ${open} open, ${ended} ended, server RSS ${mb(rssOf(server!.pid))} MB`), 2000)
+  const progress = setInterval(
+    () => console.error(`… ${open} open, ${ended} ended, server RSS ${mb(rssOf(server!.pid))} MB`),
+    2000,
+  )
 
   const started = performance.now()
   const pending: Promise<Outcome>[] = []
@@ -139,7 +162,9 @@ async function holdRound(port: number, request: Uint8Array, probe: GcProbe) {
   const failed = outcomes.filter((outcome) => !outcome.ok)
   const reasons = new Map<string, number>()
   for (const outcome of failed) reasons.set(outcome.reason!, (reasons.get(outcome.reason!) ?? 0) + 1)
-  const paces = outcomes.filter((outcome) => outcome.ok).map((outcome) => TOKENS / ((outcome.endedAt - outcome.firstEventAt) / 1000))
+  const paces = outcomes
+    .filter((outcome) => outcome.ok)
+    .map((outcome) => TOKENS / ((outcome.endedAt - outcome.firstEventAt) / 1000))
   const ttfts = outcomes.map((outcome) => outcome.firstEventAt - outcome.startedAt)
   const firstEnd = Math.min(...outcomes.map((outcome) => outcome.endedAt))
   const report = [
@@ -172,7 +197,14 @@ function oneStream(port: number, request: Uint8Array, tokens: number, onOpen?: (
       if (settled) return
       settled = true
       const ok = !reason && done && !error && events === tokens + 2
-      resolve({ ok, reason: ok ? undefined : (reason ?? (error ? 'error event' : !done ? 'no [DONE]' : `${events} events`)), events, firstEventAt, endedAt: performance.now(), startedAt })
+      resolve({
+        ok,
+        reason: ok ? undefined : (reason ?? (error ? 'error event' : !done ? 'no [DONE]' : `${events} events`)),
+        events,
+        firstEventAt,
+        endedAt: performance.now(),
+        startedAt,
+      })
     }
     const consume = () => {
       if (!headersDone) {
@@ -254,7 +286,10 @@ function gcProbe(child: Subprocess<'pipe', 'pipe', 'inherit'>): GcProbe {
   }
 }
 
-/** The `--serve` child: Trellis exactly as src/runtimes/bun.ts serves it, answering `gc` on stdin with its RSS and heap after a full GC. */
+/**
+ * The `--serve` child: Trellis exactly as src/runtimes/bun.ts serves it, answering `gc` on stdin with its RSS and heap
+ * after a full GC.
+ */
 async function serveForBench() {
   await serve(loadConfig(process.env, PROVIDER_KINDS))
   const decoder = new TextDecoder()

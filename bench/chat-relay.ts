@@ -16,7 +16,8 @@
  *   npm install --prefix /tmp/portkey @portkey-ai/gateway@1.15.2
  * Then:
  *   bun bench/chat-relay.ts [--portkey /tmp/portkey/node_modules/@portkey-ai/gateway/build/start-server.js]
- *                           [--sequential 300] [--seconds 10] [--concurrency 64] [--gap-ms 0 | --one-pull] [--rounds 1] [--governance]
+ *                           [--sequential 300] [--seconds 10] [--concurrency 64] [--gap-ms 0 | --one-pull] [--rounds 1]
+ *                           [--governance]
  * `--gap-ms N` makes the mock pause N ms before each event after the first, so that every event
  * reaches the relay in its own read, as a model's tokens do; streams/s is then bounded by the
  * pauses (64 × 66 gaps), and CPU per stream is the figure to compare. `--one-pull` makes the mock
@@ -26,7 +27,23 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createChatToken, freePort, trellisEnv } from './processes'
-import { argument, median, openAIEvents, peakRssMb, percentile, printLatency, runConcurrent, type Run, type Sample, startMock, startProcess, stopAll, type Target, waitUntilServing, oneStream } from './relay-driver'
+import {
+  argument,
+  median,
+  openAIEvents,
+  peakRssMb,
+  percentile,
+  printLatency,
+  runConcurrent,
+  type Run,
+  type Sample,
+  startMock,
+  startProcess,
+  stopAll,
+  type Target,
+  waitUntilServing,
+  oneStream,
+} from './relay-driver'
 
 const PORTKEY = argument('portkey', '/tmp/portkey/node_modules/@portkey-ai/gateway/build/start-server.js')
 const SEQUENTIAL = Number(argument('sequential', '300'))
@@ -38,7 +55,16 @@ const ROUNDS = Number(argument('rounds', '1'))
 /** With `--governance`: Trellis twice, without limits or ledger, and with both (limits that never trigger). */
 const GOVERNANCE = Bun.argv.includes('--governance')
 /** Limits far above what a run can reach: checked on every request, never refusing. */
-const NEVER_REACHED = ['--rpm', '1000000000', '--tpm', '1000000000000', '--streams', '1000000', '--budget-tokens', '1000000000000']
+const NEVER_REACHED = [
+  '--rpm',
+  '1000000000',
+  '--tpm',
+  '1000000000000',
+  '--streams',
+  '1000000',
+  '--budget-tokens',
+  '1000000000000',
+]
 const EXPECTED_EVENTS = 67
 
 let metricsToken = ''
@@ -75,7 +101,15 @@ async function main() {
     metricsToken = (await createChatToken(governedEnv, [], 'metrics')).trim()
     const governed = await startProcess(['bun', 'src/runtimes/bun.ts'], governedEnv, 'ignore')
     metricsUrl = `http://127.0.0.1:${governedPort}/metrics`
-    targets.push(target('trellis+gov', `http://127.0.0.1:${governedPort}/v1/chat/completions`, { authorization: `Bearer ${limited}` }, 'bench', governed.pid))
+    targets.push(
+      target(
+        'trellis+gov',
+        `http://127.0.0.1:${governedPort}/v1/chat/completions`,
+        { authorization: `Bearer ${limited}` },
+        'bench',
+        governed.pid,
+      ),
+    )
   }
 
   if (await Bun.file(PORTKEY).exists()) {
@@ -91,15 +125,23 @@ async function main() {
       ),
     )
   } else {
-    console.log(`Portkey not found at ${PORTKEY}; install it with: npm install --prefix /tmp/portkey @portkey-ai/gateway@1.15.2`)
+    console.log(
+      `Portkey not found at ${PORTKEY}; install it with: npm install --prefix /tmp/portkey @portkey-ai/gateway@1.15.2`,
+    )
   }
   for (const each of targets) await waitUntilServing(each)
 
   console.log(`# Chat relay benchmark\n`)
-  console.log(`${new Date().toISOString()} · Bun ${Bun.version} · ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}`)
-  console.log(`mock upstream: 64 content chunks per stream (${EXPECTED_EVENTS} events with role, finish and [DONE])${GAP_MS !== '0' ? `, ${GAP_MS} ms before each event after the first` : ''}${ONE_PULL ? ', all written in one pull' : ''}`)
+  console.log(
+    `${new Date().toISOString()} · Bun ${Bun.version} · ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}`,
+  )
+  console.log(
+    `mock upstream: 64 content chunks per stream (${EXPECTED_EVENTS} events with role, finish and [DONE])${GAP_MS !== '0' ? `, ${GAP_MS} ms before each event after the first` : ''}${ONE_PULL ? ', all written in one pull' : ''}`,
+  )
   // Storage matters to the relay's CPU (see GC_INTERVAL_MS in the README), so every report says which.
-  console.log(`Trellis storage: ${process.env.DATABASE_URL ? 'PostgreSQL (DATABASE_URL)' : 'embedded PGlite'}${process.env.GC_INTERVAL_MS ? `, GC_INTERVAL_MS=${process.env.GC_INTERVAL_MS}` : ''}\n`)
+  console.log(
+    `Trellis storage: ${process.env.DATABASE_URL ? 'PostgreSQL (DATABASE_URL)' : 'embedded PGlite'}${process.env.GC_INTERVAL_MS ? `, GC_INTERVAL_MS=${process.env.GC_INTERVAL_MS}` : ''}\n`,
+  )
 
   for (const each of targets) await runConcurrent(each, 8, 2) // warm-up: JIT, connection pools, token cache
 
@@ -123,7 +165,11 @@ async function main() {
         // The rows of the run's last second are written a second later.
         await Bun.sleep(1_500)
         const after = await ledgerWrites()
-        ledger = { inserts: ledger.inserts + after.inserts - before.inserts, rows: ledger.rows + after.rows - before.rows, seconds: ledger.seconds + (performance.now() - started) / 1000 - 1.5 }
+        ledger = {
+          inserts: ledger.inserts + after.inserts - before.inserts,
+          rows: ledger.rows + after.rows - before.rows,
+          seconds: ledger.seconds + (performance.now() - started) / 1000 - 1.5,
+        }
       }
     }
   }
@@ -138,12 +184,16 @@ async function main() {
       },
     ]),
   )
-  console.log(`\n## Concurrency ${CONCURRENCY} (${SECONDS} s per target${ROUNDS > 1 ? ` and round, ${ROUNDS} rounds interleaved; streams/s and CPU are medians of the rounds` : ''})\n`)
+  console.log(
+    `\n## Concurrency ${CONCURRENCY} (${SECONDS} s per target${ROUNDS > 1 ? ` and round, ${ROUNDS} rounds interleaved; streams/s and CPU are medians of the rounds` : ''})\n`,
+  )
   printLatency(targets, new Map([...concurrent].map(([name, run]) => [name, run.samples])))
   console.log(`\n| target | streams/s | errors | server CPU per stream |\n|---|---:|---:|---:|`)
   for (const [name, run] of concurrent) {
     const whose = name === 'direct' ? ' (the mock itself)' : ''
-    console.log(`| ${name} | ${run.perSecond.toFixed(0)} | ${run.errors} | ${run.cpuPerStreamUs.toFixed(0)} µs${whose} |`)
+    console.log(
+      `| ${name} | ${run.perSecond.toFixed(0)} | ${run.errors} | ${run.cpuPerStreamUs.toFixed(0)} µs${whose} |`,
+    )
   }
   // The peak resident memory of each server over the whole run (VmHWM), where garbage shows.
   console.log(`\npeak RSS: ${targets.map((each) => `${each.name} ${peakRssMb(each.pid)} MB`).join(', ')}`)
@@ -152,35 +202,77 @@ async function main() {
   if (governed) {
     const base = concurrent.get('trellis')!
     console.log(`\n## Governance\n`)
-    console.log(`- trellis+gov (limits that never trigger, ledger on) ÷ trellis (no limits, no ledger), streams/s at c=${CONCURRENCY}: ${(governed.perSecond / base.perSecond).toFixed(2)} (target ≥ 0.9)`)
-    console.log(`- CPU per stream, trellis ÷ trellis+gov: ${(base.cpuPerStreamUs / governed.cpuPerStreamUs).toFixed(2)}`)
+    console.log(
+      `- trellis+gov (limits that never trigger, ledger on) ÷ trellis (no limits, no ledger), streams/s at c=${CONCURRENCY}: ${(governed.perSecond / base.perSecond).toFixed(2)} (target ≥ 0.9)`,
+    )
+    console.log(
+      `- CPU per stream, trellis ÷ trellis+gov: ${(base.cpuPerStreamUs / governed.cpuPerStreamUs).toFixed(2)}`,
+    )
     if (ROUNDS > 1) {
       const each = (key: 'perSecond' | 'cpuPerStreamUs', flip: boolean) =>
-        rounds.get('trellis+gov')!.map((run, i) => (flip ? rounds.get('trellis')![i]![key] / run[key] : run[key] / rounds.get('trellis')![i]![key]).toFixed(2)).join(', ')
-      console.log(`- per round, streams/s ratio: ${each('perSecond', false)}; CPU ratio: ${each('cpuPerStreamUs', true)}`)
+        rounds
+          .get('trellis+gov')!
+          .map((run, i) =>
+            (flip ? rounds.get('trellis')![i]![key] / run[key] : run[key] / rounds.get('trellis')![i]![key]).toFixed(2),
+          )
+          .join(', ')
+      console.log(
+        `- per round, streams/s ratio: ${each('perSecond', false)}; CPU ratio: ${each('cpuPerStreamUs', true)}`,
+      )
     }
-    const p50 = (name: string) => percentile(sequential.get(name)!.map((sample) => sample.ttft), 50)
-    console.log(`- added p50 TTFT at c=1, trellis+gov − trellis: ${(p50('trellis+gov') - p50('trellis')).toFixed(3)} ms (target ≤ 0.1 ms)`)
-    console.log(`- the ledger at full load: ${(ledger.inserts / ledger.seconds).toFixed(1)} writes/s (one COPY each) carrying ${(ledger.rows / ledger.seconds).toFixed(0)} rows/s (${(ledger.rows / Math.max(1, ledger.inserts)).toFixed(0)} rows each)`)
+    const p50 = (name: string) =>
+      percentile(
+        sequential.get(name)!.map((sample) => sample.ttft),
+        50,
+      )
+    console.log(
+      `- added p50 TTFT at c=1, trellis+gov − trellis: ${(p50('trellis+gov') - p50('trellis')).toFixed(3)} ms (target ≤ 0.1 ms)`,
+    )
+    console.log(
+      `- the ledger at full load: ${(ledger.inserts / ledger.seconds).toFixed(1)} writes/s (one COPY each) carrying ${(ledger.rows / ledger.seconds).toFixed(0)} rows/s (${(ledger.rows / Math.max(1, ledger.inserts)).toFixed(0)} rows each)`,
+    )
   }
   const trellis = concurrent.get('trellis')!
   const portkey = concurrent.get('portkey')
   const direct = concurrent.get('direct')!
-  const p50 = (name: string, key: keyof Sample) => percentile(sequential.get(name)!.map((sample) => sample[key]), 50)
+  const p50 = (name: string, key: keyof Sample) =>
+    percentile(
+      sequential.get(name)!.map((sample) => sample[key]),
+      50,
+    )
   console.log(`\n## Ratios\n`)
-  console.log(`- added p50 TTFT at c=1, Trellis − direct: ${(p50('trellis', 'ttft') - p50('direct', 'ttft')).toFixed(3)} ms (target ≤ 1 ms)`)
-  console.log(`- added p50 whole-stream at c=1, Trellis − direct: ${(p50('trellis', 'total') - p50('direct', 'total')).toFixed(3)} ms`)
-  console.log(`- Trellis streams/s ÷ direct streams/s at c=${CONCURRENCY}: ${(trellis.perSecond / direct.perSecond).toFixed(2)}`)
+  console.log(
+    `- added p50 TTFT at c=1, Trellis − direct: ${(p50('trellis', 'ttft') - p50('direct', 'ttft')).toFixed(3)} ms (target ≤ 1 ms)`,
+  )
+  console.log(
+    `- added p50 whole-stream at c=1, Trellis − direct: ${(p50('trellis', 'total') - p50('direct', 'total')).toFixed(3)} ms`,
+  )
+  console.log(
+    `- Trellis streams/s ÷ direct streams/s at c=${CONCURRENCY}: ${(trellis.perSecond / direct.perSecond).toFixed(2)}`,
+  )
   if (portkey) {
-    console.log(`- added p50 TTFT at c=1, Portkey − direct: ${(p50('portkey', 'ttft') - p50('direct', 'ttft')).toFixed(3)} ms`)
-    console.log(`- Trellis streams/s ÷ Portkey streams/s at c=${CONCURRENCY}: ${(trellis.perSecond / portkey.perSecond).toFixed(2)} (target ≥ 3)`)
-    console.log(`- Portkey CPU per stream ÷ Trellis CPU per stream: ${(portkey.cpuPerStreamUs / trellis.cpuPerStreamUs).toFixed(2)} (streams one core could relay, Trellis over Portkey)`)
+    console.log(
+      `- added p50 TTFT at c=1, Portkey − direct: ${(p50('portkey', 'ttft') - p50('direct', 'ttft')).toFixed(3)} ms`,
+    )
+    console.log(
+      `- Trellis streams/s ÷ Portkey streams/s at c=${CONCURRENCY}: ${(trellis.perSecond / portkey.perSecond).toFixed(2)} (target ≥ 3)`,
+    )
+    console.log(
+      `- Portkey CPU per stream ÷ Trellis CPU per stream: ${(portkey.cpuPerStreamUs / trellis.cpuPerStreamUs).toFixed(2)} (streams one core could relay, Trellis over Portkey)`,
+    )
   }
 }
 
 function target(name: string, url: string, headers: Record<string, string>, model: string, pid: number): Target {
   const body = JSON.stringify({ model, messages: [{ role: 'user', content: 'Say something.' }], stream: true })
-  return { name, url, headers: { 'content-type': 'application/json', ...headers }, body, pid, check: openAIEvents(EXPECTED_EVENTS) }
+  return {
+    name,
+    url,
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+    pid,
+    check: openAIEvents(EXPECTED_EVENTS),
+  }
 }
 
 try {

@@ -72,7 +72,12 @@ async function floor(html: string): Promise<number> {
 
 /** A page PUT: the change that re-renders the built-in default site (its docs.json never changes). */
 async function touchPage(i: number): Promise<void> {
-  const response = await t.request('/docs/pages/bench/touch', { method: 'PUT', token: writer, body: `change ${i}\n`, headers: { 'content-type': 'text/markdown' } })
+  const response = await t.request('/docs/pages/bench/touch', {
+    method: 'PUT',
+    token: writer,
+    body: `change ${i}\n`,
+    headers: { 'content-type': 'text/markdown' },
+  })
   if (response.status !== 200 && response.status !== 201) throw new Error(`PUT page answered ${response.status}`)
 }
 
@@ -99,12 +104,16 @@ async function measure(label: string, path: string, configs: [unknown, unknown] 
   const u = summary(unchanged)
   const r = summary(reference)
   const c = changed.length === 0 ? undefined : summary(changed)
-  console.log(`| ${label} | ${(html.length / 1024).toFixed(0)} KB | ${ms(u.p50)} | ${ms(u.p99)} | ${ms(r.p50)} | ${(u.p50 / r.p50).toFixed(1)}× | ${c ? ms(c.p50) : '—'} | ${c ? ms(c.p99) : '—'} |`)
+  console.log(
+    `| ${label} | ${(html.length / 1024).toFixed(0)} KB | ${ms(u.p50)} | ${ms(u.p99)} | ${ms(r.p50)} | ${(u.p50 / r.p50).toFixed(1)}× | ${c ? ms(c.p50) : '—'} | ${c ? ms(c.p99) : '—'} |`,
+  )
 }
 
 /** The largest docs.json of the corpus that validates (a real site's config), by size. */
 function largestCorpusConfig(): { name: string; config: Record<string, unknown> } {
-  const files = readdirSync(CORPUS).map((name) => ({ name, size: statSync(join(CORPUS, name)).size })).sort((a, b) => b.size - a.size)
+  const files = readdirSync(CORPUS)
+    .map((name) => ({ name, size: statSync(join(CORPUS, name)).size }))
+    .sort((a, b) => b.size - a.size)
   for (const file of files) {
     const text = readFileSync(join(CORPUS, file.name), 'utf8')
     if (validateDocsConfig(text).valid) return { name: file.name, config: JSON.parse(text) }
@@ -112,9 +121,13 @@ function largestCorpusConfig(): { name: string; config: Record<string, unknown> 
   throw new Error('empty corpus')
 }
 
-console.log(`# docs site: server time per page (${new Date().toISOString()}, Bun ${Bun.version}, embedded PGlite, in process)\n`)
+console.log(
+  `# docs site: server time per page (${new Date().toISOString()}, Bun ${Bun.version}, embedded PGlite, in process)\n`,
+)
 console.log(`${REQUESTS} requests per row unchanged, ${CHANGES} after a change\n`)
-console.log('| site, page | page size | unchanged p50 | unchanged p99 | raw handler p50 | Trellis ÷ raw | after a change p50 | after a change p99 |')
+console.log(
+  '| site, page | page size | unchanged p50 | unchanged p99 | raw handler p50 | Trellis ÷ raw | after a change p50 | after a change p99 |',
+)
 console.log('|---|---:|---:|---:|---:|---:|---:|---:|')
 await measure('default site, home', '/docs/', undefined)
 await measure('default site, API page (POST /plants)', '/docs/api-reference/plants/post-plants', undefined)

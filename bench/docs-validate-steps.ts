@@ -76,7 +76,7 @@ console.log(`bun ${Bun.version}, ${text.length} characters, median of ${ROUNDS} 
 console.table(
   rows.map(([step], index) => ({
     step,
-    'µs': +(median(samples[index]) / 1000).toFixed(2),
+    µs: +(median(samples[index]) / 1000).toFixed(2),
     '÷ JSON.parse': +(median(samples[index]) / parse).toFixed(2),
   })),
 )

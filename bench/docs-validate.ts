@@ -15,7 +15,20 @@ import { validateDocsConfig } from '../src/docs-config/validation/validate'
 // Deterministic, so every run measures the same texts.
 import { random } from '../tests/helpers/random'
 
-const WORDS = ['plants', 'chat', 'quickstart', 'tokens', 'errors', 'webhooks', 'streaming', 'models', 'billing', 'limits', 'search', 'auth']
+const WORDS = [
+  'plants',
+  'chat',
+  'quickstart',
+  'tokens',
+  'errors',
+  'webhooks',
+  'streaming',
+  'models',
+  'billing',
+  'limits',
+  'search',
+  'auth',
+]
 
 function navigation(next: () => number, groups: number, pagesPerGroup: number, depth: number): unknown[] {
   const group = (level: number, index: number): unknown => ({
@@ -29,14 +42,25 @@ function navigation(next: () => number, groups: number, pagesPerGroup: number, d
   return Array.from({ length: groups }, (_, index) => group(0, index))
 }
 
-export function typicalConfig(groups: number, pagesPerGroup: number, depth: number, extras: boolean, repeatedExtra = false): string {
+export function typicalConfig(
+  groups: number,
+  pagesPerGroup: number,
+  depth: number,
+  extras: boolean,
+  repeatedExtra = false,
+): string {
   const next = random(42)
   const config: Record<string, unknown> = {
     $schema: 'https://trellis.example.com/docs.json/schema',
     name: 'Trellis',
     logo: { light: '/logo/light.svg', dark: '/logo/dark.svg', href: 'https://trellis.example.com' },
     favicon: '/favicon.svg',
-    colors: { primary: '#16A34A', light: '#4ADE80', dark: '#15803D', background: { light: '#FFFFFF', dark: '#0B0F0C' } },
+    colors: {
+      primary: '#16A34A',
+      light: '#4ADE80',
+      dark: '#15803D',
+      background: { light: '#FFFFFF', dark: '#0B0F0C' },
+    },
     topbarLinks: [
       { name: 'Status', url: 'https://status.trellis.example.com' },
       { name: 'Blog', url: 'https://trellis.example.com/blog' },
@@ -46,7 +70,13 @@ export function typicalConfig(groups: number, pagesPerGroup: number, depth: numb
     anchors: [
       { name: 'API Reference', icon: 'code', url: 'api-reference', color: '#2563EB' },
       { name: 'Community', icon: 'discord', url: 'https://discord.gg/trellis', iconType: 'brands' },
-      { name: 'v1 docs', icon: 'clock-rotate-left', url: 'v1', version: 'v1', color: { from: '#117866', to: '#2AB673' } },
+      {
+        name: 'v1 docs',
+        icon: 'clock-rotate-left',
+        url: 'v1',
+        version: 'v1',
+        color: { from: '#117866', to: '#2AB673' },
+      },
     ],
     topAnchor: { name: 'Guides', icon: 'book-open' },
     tabs: [
@@ -59,7 +89,11 @@ export function typicalConfig(groups: number, pagesPerGroup: number, depth: numb
       playground: { mode: 'simple' },
     },
     openapi: ['/openapi.json', 'https://api.trellis.example.com/v1/openapi.json'],
-    footerSocials: { x: 'https://x.com/trellis', github: 'https://github.com/trellis', discord: 'https://discord.gg/trellis' },
+    footerSocials: {
+      x: 'https://x.com/trellis',
+      github: 'https://github.com/trellis',
+      discord: 'https://discord.gg/trellis',
+    },
     feedback: { suggestEdit: true, raiseIssue: true },
     modeToggle: { default: 'dark' },
     navigation: navigation(next, groups, pagesPerGroup, depth),
@@ -71,8 +105,14 @@ export function typicalConfig(groups: number, pagesPerGroup: number, depth: numb
     config.redirects = [{ source: '/old', destination: '/new' }]
   }
   if (repeatedExtra) {
-    const sections = config as { colors: Record<string, unknown>; anchors: Record<string, unknown>[]; api: Record<string, unknown>; navigation: Record<string, unknown>[] }
-    for (const object of [sections.colors, sections.anchors[2], sections.api, sections.navigation[groups - 1], config]) object.note = 'kept by the vendor'
+    const sections = config as {
+      colors: Record<string, unknown>
+      anchors: Record<string, unknown>[]
+      api: Record<string, unknown>
+      navigation: Record<string, unknown>[]
+    }
+    for (const object of [sections.colors, sections.anchors[2], sections.api, sections.navigation[groups - 1], config])
+      object.note = 'kept by the vendor'
   }
   return JSON.stringify(config, null, 2)
 }
@@ -91,7 +131,8 @@ function median(values: number[]): number {
 
 function compare(label: string, text: string, calls: number, rounds: number, expectValid = true) {
   const result = validateDocsConfig(text)
-  if (result.valid !== expectValid) throw new Error(`${label}: expected valid=${expectValid}: ${JSON.stringify(result.errors[0])}`)
+  if (result.valid !== expectValid)
+    throw new Error(`${label}: expected valid=${expectValid}: ${JSON.stringify(result.errors[0])}`)
   for (let warm = 0; warm < 3; warm++) {
     measure(() => JSON.parse(text), calls)
     measure(() => validateDocsConfig(text), calls)

@@ -14,7 +14,9 @@ const STREAMS = Number(argument('streams', '20000'))
 const ROUNDS = Number(argument('rounds', '5'))
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
-const events = eventsOf({ chunks: 64 }, { model: 'mock-model', stream_options: { include_usage: true } }).map((event) => encoder.encode(JSON.stringify(event)))
+const events = eventsOf({ chunks: 64 }, { model: 'mock-model', stream_options: { include_usage: true } }).map((event) =>
+  encoder.encode(JSON.stringify(event)),
+)
 
 /** µs per stream of `check` over every event. */
 function time(check: (memo: ScanMemo | undefined, bytes: Uint8Array) => number, withMemo: boolean): number {
@@ -37,8 +39,16 @@ for (let round = 0; round < ROUNDS; round++) {
   results.parse.push(time(parse, false))
 }
 const bytes = events.reduce((sum, each) => sum + each.length, 0)
-console.log(`# The relay's event check, ${events.length} events (${bytes} bytes) per stream, ${STREAMS} streams × ${ROUNDS} rounds, Bun ${Bun.version}\n`)
+console.log(
+  `# The relay's event check, ${events.length} events (${bytes} bytes) per stream, ${STREAMS} streams × ${ROUNDS} rounds, Bun ${Bun.version}\n`,
+)
 console.log('| check | µs per stream (median) | ÷ decode + JSON.parse |\n|---|---:|---:|')
-for (const [name, label] of [['scan', 'scanJsonObject, no memo'], ['memo', 'scanJsonObject, one ScanMemo per stream'], ['parse', 'TextDecoder + JSON.parse']] as const) {
-  console.log(`| ${label} | ${median(results[name]).toFixed(1)} | ${(median(results[name]) / median(results.parse)).toFixed(2)} |`)
+for (const [name, label] of [
+  ['scan', 'scanJsonObject, no memo'],
+  ['memo', 'scanJsonObject, one ScanMemo per stream'],
+  ['parse', 'TextDecoder + JSON.parse'],
+] as const) {
+  console.log(
+    `| ${label} | ${median(results[name]).toFixed(1)} | ${(median(results[name]) / median(results.parse)).toFixed(2)} |`,
+  )
 }

@@ -12,7 +12,8 @@
  * performance issue's referee mock does: the relay then reads a whole stream in as few reads as
  * the sockets allow.
  *
- *   bun bench/mock-upstream.ts --port 0 --chunks 64 [--gap-ms 0 | --one-pull]    # prints its base URL, runs until killed
+ *   bun bench/mock-upstream.ts --port 0 --chunks 64 [--gap-ms 0 | --one-pull]    # prints its base URL, runs until
+ *   killed
  */
 import { eventsOf, piece } from '../tests/chat/mock-upstream'
 
@@ -30,7 +31,10 @@ export function serveBenchUpstream(options: BenchUpstreamOptions = {}) {
     const key = `${body.model}|${JSON.stringify(body.stream_options ?? null)}`
     let events = encoded.get(key)
     if (!events) {
-      events = [...eventsOf({ chunks }, body).map((event) => encoder.encode(`data: ${JSON.stringify(event)}\n\n`)), DONE]
+      events = [
+        ...eventsOf({ chunks }, body).map((event) => encoder.encode(`data: ${JSON.stringify(event)}\n\n`)),
+        DONE,
+      ]
       encoded.set(key, events)
     }
     return events
@@ -45,7 +49,10 @@ export function serveBenchUpstream(options: BenchUpstreamOptions = {}) {
       const path = new URL(request.url).pathname
       const anthropic = path.endsWith('/messages')
       if (request.method !== 'POST' || !(anthropic || path.endsWith('/chat/completions'))) {
-        return Response.json({ error: { message: 'not found', type: 'invalid_request_error', param: null, code: null } }, { status: 404 })
+        return Response.json(
+          { error: { message: 'not found', type: 'invalid_request_error', param: null, code: null } },
+          { status: 404 },
+        )
       }
       const body = (await request.json()) as Record<string, unknown>
       const events = anthropic ? messagesFor(body) : eventsFor(body)
@@ -74,14 +81,33 @@ export function serveBenchUpstream(options: BenchUpstreamOptions = {}) {
 
 /** A Messages stream of `chunks` text deltas, each event `event: <type>\ndata: <json>\n\n` as Anthropic writes it. */
 function messagesEvents(chunks: number, model: string): Uint8Array[] {
-  const event = (data: { type: string; [key: string]: unknown }) => encoder.encode(`event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`)
+  const event = (data: { type: string; [key: string]: unknown }) =>
+    encoder.encode(`event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`)
   const usage = { input_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 }
   return [
-    event({ type: 'message_start', message: { id: 'msg_mock', type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage } }),
+    event({
+      type: 'message_start',
+      message: {
+        id: 'msg_mock',
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage,
+      },
+    }),
     event({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
-    ...Array.from({ length: chunks }, (_, i) => event({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: piece(i) } })),
+    ...Array.from({ length: chunks }, (_, i) =>
+      event({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: piece(i) } }),
+    ),
     event({ type: 'content_block_stop', index: 0 }),
-    event({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: chunks } }),
+    event({
+      type: 'message_delta',
+      delta: { stop_reason: 'end_turn', stop_sequence: null },
+      usage: { output_tokens: chunks },
+    }),
     event({ type: 'message_stop' }),
   ]
 }
@@ -91,6 +117,11 @@ if (import.meta.main) {
     const at = Bun.argv.indexOf(`--${name}`)
     return at === -1 ? fallback : Number(Bun.argv[at + 1])
   }
-  const upstream = serveBenchUpstream({ port: arg('port', 0), chunks: arg('chunks', 64), gapMs: arg('gap-ms', 0), onePull: Bun.argv.includes('--one-pull') })
+  const upstream = serveBenchUpstream({
+    port: arg('port', 0),
+    chunks: arg('chunks', 64),
+    gapMs: arg('gap-ms', 0),
+    onePull: Bun.argv.includes('--one-pull'),
+  })
   console.log(upstream.baseUrl)
 }

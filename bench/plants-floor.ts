@@ -8,7 +8,8 @@ import postgres from 'postgres'
 
 const sql = postgres(process.env.DATABASE_URL!, { max: Number(process.env.DB_POOL_SIZE ?? 10), onnotice: () => {} })
 const tokens = new Map<string, { owner: string }>()
-for (const row of await sql<{ hash: string; owner: string }[]>`select hash, owner from tokens where revoked_at is null`) tokens.set(row.hash, { owner: row.owner })
+for (const row of await sql<{ hash: string; owner: string }[]>`select hash, owner from tokens where revoked_at is null`)
+  tokens.set(row.hash, { owner: row.owner })
 
 async function owner(request: Request) {
   const header = request.headers.get('authorization') ?? ''
@@ -25,12 +26,17 @@ const server = Bun.serve({
     if (request.method === 'GET') {
       const limit = Number(url.searchParams.get('limit') ?? 100)
       const rows = await sql`select seq, name, tag from plants where owner = ${who} order by seq limit ${limit + 1}`
-      return Response.json(rows.slice(0, limit).map((r) => (r.tag === null ? { name: r.name } : { name: r.name, tag: r.tag })))
+      return Response.json(
+        rows.slice(0, limit).map((r) => (r.tag === null ? { name: r.name } : { name: r.name, tag: r.tag })),
+      )
     }
     const body = (await request.json()) as { name: string; tag?: string; id: number }
-    const inserted = await sql`insert into plants (id, owner, name, tag) values (${body.id}, ${who}, ${body.name.trim()}, ${body.tag ?? null}) on conflict (owner, id) do nothing returning id`
+    const inserted =
+      await sql`insert into plants (id, owner, name, tag) values (${body.id}, ${who}, ${body.name.trim()}, ${body.tag ?? null}) on conflict (owner, id) do nothing returning id`
     if (inserted.length === 0) return new Response('{"error":409,"message":"duplicate"}', { status: 409 })
-    return Response.json(body.tag === undefined ? { name: body.name } : { name: body.name, tag: body.tag }, { headers: { location: `/plants/${inserted[0]!.id}` } })
+    return Response.json(body.tag === undefined ? { name: body.name } : { name: body.name, tag: body.tag }, {
+      headers: { location: `/plants/${inserted[0]!.id}` },
+    })
   },
 })
 console.log(JSON.stringify({ msg: 'listening', url: server.url.toString() }))

@@ -17,17 +17,32 @@ const DURATION = process.env.BENCH_DURATION ?? '10s'
 const CONNECTIONS = process.env.BENCH_CONNECTIONS ?? '32'
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2)
 
-const scratch = await scratchPostgresDatabase(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test')
+const scratch = await scratchPostgresDatabase(
+  process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+)
 const children: ReturnType<typeof Bun.spawn>[] = []
 const pids: Record<string, number> = {}
 try {
   const database = await openDatabase({ url: scratch.url })
   await migrate(database.db)
-  const { token } = await new TokenService(database.db).create({ owner: 'bench', scopes: ['plants:read', 'plants:write'] })
-  await database.db.insert(plants).values(Array.from({ length: 1000 }, (_, i) => ({ id: BigInt(i + 1), owner: 'bench', name: `seed ${i}`, tag: 'seed' })))
+  const { token } = await new TokenService(database.db).create({
+    owner: 'bench',
+    scopes: ['plants:read', 'plants:write'],
+  })
+  await database.db
+    .insert(plants)
+    .values(
+      Array.from({ length: 1000 }, (_, i) => ({ id: BigInt(i + 1), owner: 'bench', name: `seed ${i}`, tag: 'seed' })),
+    )
   await database.close()
 
-  const env = { ...process.env, DATABASE_URL: scratch.url, NODE_ENV: 'production', HOST: '127.0.0.1', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' }
+  const env = {
+    ...process.env,
+    DATABASE_URL: scratch.url,
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+  }
   const targets = {
     floor: await start(['bun', join(ROOT, 'bench/plants-floor.ts')], { ...env, PORT: '3101' }, 'http://127.0.0.1:3101'),
     trellis: await start(['bun', join(ROOT, 'src/runtimes/bun.ts')], { ...env, PORT: '3102' }, 'http://127.0.0.1:3102'),
@@ -35,9 +50,26 @@ try {
   const results: Record<string, { rps: number[]; p99: number[]; cpu: number[] }> = {}
   let offset = 10_000_000_000
   const load = (url: string, route: string, duration: string) =>
-    wrk(['-t1', `-c${CONNECTIONS}`, `-d${duration}`, '--latency', '-H', `Authorization: Bearer ${token}`, ...(route.startsWith('GET') ? [`${url}/plants?limit=10`] : ['-s', join(ROOT, 'bench/wrk-post-plants.lua'), `${url}/plants`, '--', String((offset += 1_000_000_000_000))])])
+    wrk([
+      '-t1',
+      `-c${CONNECTIONS}`,
+      `-d${duration}`,
+      '--latency',
+      '-H',
+      `Authorization: Bearer ${token}`,
+      ...(route.startsWith('GET')
+        ? [`${url}/plants?limit=10`]
+        : [
+            '-s',
+            join(ROOT, 'bench/wrk-post-plants.lua'),
+            `${url}/plants`,
+            '--',
+            String((offset += 1_000_000_000_000)),
+          ]),
+    ])
   // Warm-up, unmeasured: both servers JIT-compile their hot paths before anything counts.
-  for (const route of ['GET /plants?limit=10', 'POST /plants']) for (const url of Object.values(targets)) load(url, route, '3s')
+  for (const route of ['GET /plants?limit=10', 'POST /plants'])
+    for (const url of Object.values(targets)) load(url, route, '3s')
   for (let round = 0; round < ROUNDS; round++)
     for (const route of ['GET /plants?limit=10', 'POST /plants'] as const)
       for (const [name, url] of Object.entries(targets)) {
@@ -53,7 +85,9 @@ try {
 
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
   console.log(`\nwrk -t1 -c${CONNECTIONS} -d${DURATION}, ${ROUNDS} rounds (mean), Trellis LOG_LEVEL=${env.LOG_LEVEL}\n`)
-  console.log('| route | floor req/s | floor p99 | floor CPU/req | Trellis req/s | Trellis p99 | Trellis CPU/req | Trellis / floor (req/s) | floor / Trellis (CPU per request) |')
+  console.log(
+    '| route | floor req/s | floor p99 | floor CPU/req | Trellis req/s | Trellis p99 | Trellis CPU/req | Trellis / floor (req/s) | floor / Trellis (CPU per request) |',
+  )
   console.log('|---|---|---|---|---|---|---|---|---|')
   for (const route of ['GET /plants?limit=10', 'POST /plants']) {
     const floor = results[`${route} | floor`]

@@ -3,14 +3,24 @@ import { join } from 'node:path'
 
 const ROOT = join(import.meta.dir, '..')
 
-/** A token (scope `chat` unless told) from the real CLI, against the storage `env` points at; `extra` adds options (limits). */
-export async function createChatToken(env: Record<string, string>, extra: string[] = [], scope = 'chat'): Promise<string> {
-  const child = Bun.spawn(['bun', 'src/cli/main.ts', 'token', 'create', '--owner', 'bench', '--scope', scope, ...extra], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdout: 'pipe',
-    stderr: 'inherit',
-  })
+/**
+ * A token (scope `chat` unless told) from the real CLI, against the storage `env` points at; `extra` adds options
+ * (limits).
+ */
+export async function createChatToken(
+  env: Record<string, string>,
+  extra: string[] = [],
+  scope = 'chat',
+): Promise<string> {
+  const child = Bun.spawn(
+    ['bun', 'src/cli/main.ts', 'token', 'create', '--owner', 'bench', '--scope', scope, ...extra],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdout: 'pipe',
+      stderr: 'inherit',
+    },
+  )
   const output = await new Response(child.stdout).text()
   if ((await child.exited) !== 0) throw new Error(`token create failed: ${output}`)
   return output.trim().split('\n').at(-1)!.trim()
@@ -24,7 +34,17 @@ export async function freePort(): Promise<number> {
   return port
 }
 
-/** A benchmarked Trellis's environment: loopback on `port`, production mode, a log line per request (`info`, as #17 asks; start it with stdout `ignore`), a scratch data directory; `extra` adds or overrides. */
+/**
+ * A benchmarked Trellis's environment: loopback on `port`, production mode, a log line per request (`info`, as #17
+ * asks; start it with stdout `ignore`), a scratch data directory; `extra` adds or overrides.
+ */
 export function trellisEnv(port: number, dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { HOST: '127.0.0.1', PORT: String(port), TRELLIS_DATA_DIR: dataDir, LOG_LEVEL: 'info', NODE_ENV: 'production', ...extra }
+  return {
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    TRELLIS_DATA_DIR: dataDir,
+    LOG_LEVEL: 'info',
+    NODE_ENV: 'production',
+    ...extra,
+  }
 }

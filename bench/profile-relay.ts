@@ -13,13 +13,31 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createChatToken, freePort, trellisEnv } from './processes'
-import { argument, openAIEvents, runConcurrent, startMock, startProcess, stopAll, type Target, waitUntilServing } from './relay-driver'
+import {
+  argument,
+  openAIEvents,
+  runConcurrent,
+  startMock,
+  startProcess,
+  stopAll,
+  type Target,
+  waitUntilServing,
+} from './relay-driver'
 
 const SECONDS = Number(argument('seconds', '15'))
 const CONCURRENCY = Number(argument('concurrency', '64'))
 const GAP_MS = argument('gap-ms', '0')
 const OUT = argument('out', '/tmp/trellis-prof')
-const NEVER_REACHED = ['--rpm', '1000000000', '--tpm', '1000000000000', '--streams', '1000000', '--budget-tokens', '1000000000000']
+const NEVER_REACHED = [
+  '--rpm',
+  '1000000000',
+  '--tpm',
+  '1000000000000',
+  '--streams',
+  '1000000',
+  '--budget-tokens',
+  '1000000000000',
+]
 const scratch = mkdtempSync(join(tmpdir(), 'trellis-prof-'))
 
 try {
@@ -33,14 +51,27 @@ try {
     CHAT_MODELS: JSON.stringify({ bench: [{ provider: 'mock', model: 'mock-model' }] }),
   })
   const token = await createChatToken(env, NEVER_REACHED)
-  const server = await startProcess(['bun', '--cpu-prof', `--cpu-prof-dir=${OUT}`, 'src/runtimes/bun.ts'], env, 'ignore')
+  const server = await startProcess(
+    ['bun', '--cpu-prof', `--cpu-prof-dir=${OUT}`, 'src/runtimes/bun.ts'],
+    env,
+    'ignore',
+  )
   const body = JSON.stringify({ model: 'bench', messages: [{ role: 'user', content: 'Say something.' }], stream: true })
-  const target: Target = { name: 'trellis', url: `http://127.0.0.1:${port}/v1/chat/completions`, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body, pid: server.pid, check: openAIEvents(67) }
+  const target: Target = {
+    name: 'trellis',
+    url: `http://127.0.0.1:${port}/v1/chat/completions`,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body,
+    pid: server.pid,
+    check: openAIEvents(67),
+  }
   await waitUntilServing(target)
   const run = await runConcurrent(target, CONCURRENCY, SECONDS)
   server.kill('SIGTERM')
   await server.exited
-  console.log(`${run.samples.length} streams in ${SECONDS} s (${run.perSecond.toFixed(0)}/s, ${run.errors} errors), ${run.cpuPerStreamUs.toFixed(0)} µs CPU per stream; profile in ${OUT}`)
+  console.log(
+    `${run.samples.length} streams in ${SECONDS} s (${run.perSecond.toFixed(0)}/s, ${run.errors} errors), ${run.cpuPerStreamUs.toFixed(0)} µs CPU per stream; profile in ${OUT}`,
+  )
 } finally {
   await stopAll()
   rmSync(scratch, { recursive: true, force: true })

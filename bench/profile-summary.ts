@@ -66,9 +66,12 @@ for (let i = 0; i < profile.samples.length; i++) {
 const share = (n: number) => `${((100 * n) / counted).toFixed(1)}%`
 const table = (title: string, rows: Map<string, number>) => {
   console.log(`\n## ${title}\n\n| share | samples | where |\n|---:|---:|---|`)
-  for (const [key, n] of [...rows].sort((a, b) => b[1] - a[1]).slice(0, TOP)) console.log(`| ${share(n)} | ${n} | ${key} |`)
+  for (const [key, n] of [...rows].sort((a, b) => b[1] - a[1]).slice(0, TOP))
+    console.log(`| ${share(n)} | ${n} | ${key} |`)
 }
-console.log(`# ${relative(process.cwd(), file)}\n\n${counted} busy samples after the first ${SKIP_US / 1000} ms (${idle} idle or program samples left out)`)
+console.log(
+  `# ${relative(process.cwd(), file)}\n\n${counted} busy samples after the first ${SKIP_US / 1000} ms (${idle} idle or program samples left out)`,
+)
 table('Self time by file', selfByFile)
 table('Self time by function', self)
 table('Total time by function', total)

@@ -14,14 +14,23 @@ const ROOT = join(import.meta.dir, '..')
  * `pid` is the process whose CPU time a stream through this target costs (the mock's for a
  * direct target); `check` returns why a whole response body is wrong, or undefined.
  */
-export type Target = { name: string; url: string; headers: Record<string, string>; body: string; pid: number; check: (body: string) => string | undefined }
+export type Target = {
+  name: string
+  url: string
+  headers: Record<string, string>
+  body: string
+  pid: number
+  check: (body: string) => string | undefined
+}
 export type Sample = { ttft: number; total: number }
 export type Run = { samples: Sample[]; errors: number; perSecond: number; cpuPerStreamUs: number }
 
 /** An OpenAI stream's check: exactly `events` `data:` events, `[DONE]` last. */
 export const openAIEvents = (events: number) => (text: string) => {
   const found = text.split('\n\n').filter((event) => event.startsWith('data: '))
-  return found.length === events && found.at(-1) === 'data: [DONE]' ? undefined : `expected ${events} events ending in [DONE], got ${found.length}`
+  return found.length === events && found.at(-1) === 'data: [DONE]'
+    ? undefined
+    : `expected ${events} events ending in [DONE], got ${found.length}`
 }
 
 /** The command line's `--name value`, or `fallback`. */
@@ -32,7 +41,9 @@ export const argument = (name: string, fallback: string) => {
 
 /** The peak resident memory of a process in MB (VmHWM), where garbage shows. */
 export function peakRssMb(pid: number): string {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((entry) => entry.startsWith('VmHWM:'))
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((entry) => entry.startsWith('VmHWM:'))
   return line ? (Number(line.split(/\s+/)[1]) / 1024).toFixed(0) : '?'
 }
 
@@ -102,7 +113,9 @@ export function printLatency(targets: Target[], samples: Map<string, Sample[]>) 
     const ttft = list.map((sample) => sample.ttft)
     const total = list.map((sample) => sample.total)
     const ms = (values: number[], p: number) => `${percentile(values, p).toFixed(2)} ms`
-    console.log(`| ${name} | ${list.length} | ${ms(ttft, 50)} | ${ms(ttft, 90)} | ${ms(ttft, 99)} | ${ms(total, 50)} | ${ms(total, 90)} | ${ms(total, 99)} |`)
+    console.log(
+      `| ${name} | ${list.length} | ${ms(ttft, 50)} | ${ms(ttft, 90)} | ${ms(ttft, 99)} | ${ms(total, 50)} | ${ms(total, 90)} | ${ms(total, 99)} |`,
+    )
   }
 }
 
@@ -122,8 +135,17 @@ export function percentile(values: number[], p: number): number {
 const children: Subprocess[] = []
 
 /** `stdout: 'ignore'` for a server that logs a line per request: a pipe nobody reads would fill and stall it. */
-export async function startProcess(command: string[], env: Record<string, string>, stdout: 'pipe' | 'ignore' = 'pipe'): Promise<Subprocess<'ignore', 'pipe', 'inherit'>> {
-  const child = Bun.spawn(command, { cwd: ROOT, env: { ...process.env, ...env }, stdout, stderr: 'inherit' }) as Subprocess<'ignore', 'pipe', 'inherit'>
+export async function startProcess(
+  command: string[],
+  env: Record<string, string>,
+  stdout: 'pipe' | 'ignore' = 'pipe',
+): Promise<Subprocess<'ignore', 'pipe', 'inherit'>> {
+  const child = Bun.spawn(command, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdout,
+    stderr: 'inherit',
+  }) as Subprocess<'ignore', 'pipe', 'inherit'>
   children.push(child)
   return child
 }
@@ -157,8 +179,24 @@ export async function waitUntilServing(each: Target) {
   throw new Error(`${each.name} did not start serving at ${each.url}`)
 }
 
-/** The bench mock (bench/mock-upstream.ts, 64 chunks per stream) in its own process, in the shape asked: one event per pull, `gapMs` between events, or all in one pull. */
+/**
+ * The bench mock (bench/mock-upstream.ts, 64 chunks per stream) in its own process, in the shape asked: one event per
+ * pull, `gapMs` between events, or all in one pull.
+ */
 export async function startMock(shape: { gapMs: string; onePull: boolean }): Promise<{ pid: number; url: string }> {
-  const mock = await startProcess(['bun', 'bench/mock-upstream.ts', '--port', '0', '--chunks', '64', '--gap-ms', shape.gapMs, ...(shape.onePull ? ['--one-pull'] : [])], {})
+  const mock = await startProcess(
+    [
+      'bun',
+      'bench/mock-upstream.ts',
+      '--port',
+      '0',
+      '--chunks',
+      '64',
+      '--gap-ms',
+      shape.gapMs,
+      ...(shape.onePull ? ['--one-pull'] : []),
+    ],
+    {},
+  )
   return { pid: mock.pid, url: (await firstLine(mock)).trim() }
 }

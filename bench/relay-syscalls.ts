@@ -12,14 +12,32 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createChatToken, freePort, trellisEnv } from './processes'
-import { argument, openAIEvents, runConcurrent, startMock, startProcess, stopAll, type Target, waitUntilServing } from './relay-driver'
+import {
+  argument,
+  openAIEvents,
+  runConcurrent,
+  startMock,
+  startProcess,
+  stopAll,
+  type Target,
+  waitUntilServing,
+} from './relay-driver'
 
 const SECONDS = Number(argument('seconds', '6'))
 const CONCURRENCY = Number(argument('concurrency', '16'))
 const ONE_PULL = Bun.argv.includes('--one-pull')
 const GAP_MS = ONE_PULL ? '0' : argument('gap-ms', '1')
 const PORTKEY = argument('portkey', '/tmp/portkey/node_modules/@portkey-ai/gateway/build/start-server.js')
-const NEVER_REACHED = ['--rpm', '1000000000', '--tpm', '1000000000000', '--streams', '1000000', '--budget-tokens', '1000000000000']
+const NEVER_REACHED = [
+  '--rpm',
+  '1000000000',
+  '--tpm',
+  '1000000000000',
+  '--streams',
+  '1000000',
+  '--budget-tokens',
+  '1000000000000',
+]
 const scratch = mkdtempSync(join(tmpdir(), 'trellis-strace-'))
 const body = JSON.stringify({ model: 'bench', messages: [{ role: 'user', content: 'Say something.' }], stream: true })
 
@@ -39,7 +57,10 @@ function parseSummary(text: string): Map<string, number> {
 
 async function traced(target: Target): Promise<{ streams: number; calls: Map<string, number> }> {
   const out = join(scratch, `${target.name}.strace`)
-  const strace = Bun.spawn(['strace', '-c', '-f', '-o', out, '-p', String(target.pid)], { stdout: 'ignore', stderr: 'ignore' })
+  const strace = Bun.spawn(['strace', '-c', '-f', '-o', out, '-p', String(target.pid)], {
+    stdout: 'ignore',
+    stderr: 'ignore',
+  })
   await Bun.sleep(500)
   const run = await runConcurrent(target, CONCURRENCY, SECONDS)
   strace.kill('SIGINT')
@@ -59,8 +80,22 @@ try {
   const trellis = await startProcess(['bun', 'src/runtimes/bun.ts'], env, 'ignore')
   const headers = { 'content-type': 'application/json' }
   const targets: Target[] = [
-    { name: 'direct (the mock)', url: `${mock.url}/chat/completions`, headers, body: body.replace('"bench"', '"mock-model"'), pid: mock.pid, check: openAIEvents(67) },
-    { name: 'trellis (limits on, ledger on, log at info)', url: `http://127.0.0.1:${port}/v1/chat/completions`, headers: { ...headers, authorization: `Bearer ${token}` }, body, pid: trellis.pid, check: openAIEvents(67) },
+    {
+      name: 'direct (the mock)',
+      url: `${mock.url}/chat/completions`,
+      headers,
+      body: body.replace('"bench"', '"mock-model"'),
+      pid: mock.pid,
+      check: openAIEvents(67),
+    },
+    {
+      name: 'trellis (limits on, ledger on, log at info)',
+      url: `http://127.0.0.1:${port}/v1/chat/completions`,
+      headers: { ...headers, authorization: `Bearer ${token}` },
+      body,
+      pid: trellis.pid,
+      check: openAIEvents(67),
+    },
   ]
   if (await Bun.file(PORTKEY).exists()) {
     const portkeyPort = await freePort()
@@ -68,7 +103,12 @@ try {
     targets.push({
       name: 'portkey',
       url: `http://127.0.0.1:${portkeyPort}/v1/chat/completions`,
-      headers: { ...headers, authorization: 'Bearer sk-bench', 'x-portkey-provider': 'openai', 'x-portkey-custom-host': mock.url },
+      headers: {
+        ...headers,
+        authorization: 'Bearer sk-bench',
+        'x-portkey-provider': 'openai',
+        'x-portkey-custom-host': mock.url,
+      },
       body: body.replace('"bench"', '"mock-model"'),
       pid: portkey.pid,
       check: openAIEvents(67),
@@ -77,14 +117,24 @@ try {
   for (const target of targets) await waitUntilServing(target)
   for (const target of targets) await runConcurrent(target, 8, 2)
 
-  console.log(`# System calls per stream (${new Date().toISOString()}, Bun ${Bun.version}; mock: 67 events per stream, ${ONE_PULL ? 'all in one pull' : `${GAP_MS} ms apart`}; c=${CONCURRENCY}, ${SECONDS} s under strace -c -f each)\n`)
+  console.log(
+    `# System calls per stream (${new Date().toISOString()}, Bun ${Bun.version}; mock: 67 events per stream, ${ONE_PULL ? 'all in one pull' : `${GAP_MS} ms apart`}; c=${CONCURRENCY}, ${SECONDS} s under strace -c -f each)\n`,
+  )
   const rows: { name: string; streams: number; calls: Map<string, number> }[] = []
   for (const target of targets) rows.push({ name: target.name, ...(await traced(target)) })
-  const names = [...new Set(rows.flatMap((row) => [...row.calls.entries()].filter(([, count]) => count / row.streams >= 0.5).map(([name]) => name)))].sort()
+  const names = [
+    ...new Set(
+      rows.flatMap((row) =>
+        [...row.calls.entries()].filter(([, count]) => count / row.streams >= 0.5).map(([name]) => name),
+      ),
+    ),
+  ].sort()
   console.log(`| syscall | ${rows.map((row) => `${row.name} (${row.streams} streams)`).join(' | ')} |`)
   console.log(`|---|${rows.map(() => '---:').join('|')}|`)
-  for (const name of names) console.log(`| ${name} | ${rows.map((row) => ((row.calls.get(name) ?? 0) / row.streams).toFixed(1)).join(' | ')} |`)
-  const total = (row: (typeof rows)[number]) => [...row.calls.values()].reduce((sum, count) => sum + count, 0) / row.streams
+  for (const name of names)
+    console.log(`| ${name} | ${rows.map((row) => ((row.calls.get(name) ?? 0) / row.streams).toFixed(1)).join(' | ')} |`)
+  const total = (row: (typeof rows)[number]) =>
+    [...row.calls.values()].reduce((sum, count) => sum + count, 0) / row.streams
   console.log(`| **all** | ${rows.map((row) => total(row).toFixed(1)).join(' | ')} |`)
 } finally {
   await stopAll()

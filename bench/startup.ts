@@ -42,7 +42,15 @@ async function coldStart(target: Target, env: Record<string, string>): Promise<n
   const started = performance.now()
   const child = Bun.spawn([...COMMANDS[target]], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'production', ...env },
+    env: {
+      PATH: process.env.PATH!,
+      HOME: process.env.HOME ?? '/tmp',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'production',
+      ...env,
+    },
     stdout: 'ignore',
     stderr: 'inherit',
   })
@@ -102,15 +110,24 @@ pgUrl.pathname = `/${scratch}`
 const persistentDir = mkdtempSync(join(tmpdir(), 'trellis-startup-pglite-'))
 
 const scenarios: Scenario[] = [
-  { name: 'PostgreSQL (migrated database)', env: async () => ({ env: { DATABASE_URL: pgUrl.toString() }, cleanup: () => {} }) },
+  {
+    name: 'PostgreSQL (migrated database)',
+    env: async () => ({ env: { DATABASE_URL: pgUrl.toString() }, cleanup: () => {} }),
+  },
   {
     name: 'PGlite, fresh data directory',
     env: async () => {
       const dir = mkdtempSync(join(tmpdir(), 'trellis-startup-'))
-      return { env: { TRELLIS_DATA_DIR: join(dir, 'data') }, cleanup: () => rmSync(dir, { recursive: true, force: true }) }
+      return {
+        env: { TRELLIS_DATA_DIR: join(dir, 'data') },
+        cleanup: () => rmSync(dir, { recursive: true, force: true }),
+      }
     },
   },
-  { name: 'PGlite, existing data directory', env: async () => ({ env: { TRELLIS_DATA_DIR: persistentDir }, cleanup: () => {} }) },
+  {
+    name: 'PGlite, existing data directory',
+    env: async () => ({ env: { TRELLIS_DATA_DIR: persistentDir }, cleanup: () => {} }),
+  },
 ]
 
 const loadAtStart = loadavg()[0]
@@ -130,8 +147,12 @@ try {
 const fmt = (ms: number) => `${ms.toFixed(0)} ms`
 const spread = (values: number[]) => `${fmt(Math.min(...values))}–${fmt(Math.max(...values))}`
 console.log(`Cold start to the first 200 on /health, median of ${RUNS} runs (min–max in brackets)`)
-console.log(`${cpus().length} CPUs, Bun ${Bun.version}; 1-minute load average ${loadAtStart.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end\n`)
+console.log(
+  `${cpus().length} CPUs, Bun ${Bun.version}; 1-minute load average ${loadAtStart.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end\n`,
+)
 console.log('| storage | `dist/trellis` | `bun src/runtimes/bun.ts` | source ÷ binary |')
 console.log('|---|---|---|---|')
 for (const r of results)
-  console.log(`| ${r.scenario} | ${fmt(r.binary)} (${spread(r.times.binary)}) | ${fmt(r.source)} (${spread(r.times.source)}) | ${r.ratio.toFixed(2)}× |`)
+  console.log(
+    `| ${r.scenario} | ${fmt(r.binary)} (${spread(r.times.binary)}) | ${fmt(r.source)} (${spread(r.times.source)}) | ${r.ratio.toFixed(2)}× |`,
+  )

@@ -51,7 +51,10 @@ export type AppDeps = {
   chat?: ChatSetup
   /** Set by the runtime entry, which drains through it on SIGTERM; without it the app never drains. */
   gate?: RequestGate
-  /** Per-token limits; default: one built on `database` and `config.defaultLimits` (bootstrap passes its own, to stop it). */
+  /**
+   * Per-token limits; default: one built on `database` and `config.defaultLimits` (bootstrap passes its own, to stop
+   * it).
+   */
   governance?: Governance
   /** The usage ledger; default: one on `database` (bootstrap passes its own, to flush it on stop). */
   ledger?: UsageLedger
@@ -69,11 +72,20 @@ export function createApp(deps: AppDeps) {
   const db = deps.database.db
   const ledger = deps.ledger ?? (deps.config.usageLedger ? new UsageLedger(deps.database, deps.logger) : undefined)
   const metrics = deps.metrics ?? metricsFor(deps.database, ledger)
-  const governance = deps.governance ?? new Governance(db, { defaults: deps.config.defaultLimits, clock: deps.clock, onRefused: (kind) => metrics.rateLimited(kind) })
+  const governance =
+    deps.governance ??
+    new Governance(db, {
+      defaults: deps.config.defaultLimits,
+      clock: deps.clock,
+      onRefused: (kind) => metrics.rateLimited(kind),
+    })
   const auth: AuthDeps = {
     tokens: deps.tokens,
     governance,
-    throttle: new FailedAuthThrottle({ perMinute: deps.config.authFailuresPerMinute, onRefused: () => metrics.rateLimited('failed_auth') }),
+    throttle: new FailedAuthThrottle({
+      perMinute: deps.config.authFailuresPerMinute,
+      onRefused: () => metrics.rateLimited('failed_auth'),
+    }),
     peerAddress: deps.peerAddress,
     trustProxy: deps.config.trustProxy,
   }
@@ -94,7 +106,15 @@ export function createApp(deps: AppDeps) {
     .use(observability(deps.logger, metrics))
     .use(jsonMediaType())
     .use(drainGuard(deps.gate, deps.logger))
-    .use(operationsPlugin({ database: deps.database, logger: deps.logger, uiAssets: deps.uiAssets, title: 'Trellis', document }))
+    .use(
+      operationsPlugin({
+        database: deps.database,
+        logger: deps.logger,
+        uiAssets: deps.uiAssets,
+        title: 'Trellis',
+        document,
+      }),
+    )
     .use(plantsPlugin({ db, auth, logger: deps.logger, config: deps.config }))
     .use(chatPlugin({ ...deps, auth, governance, ledger, metrics }))
     .use(docsConfigPlugin({ service: docsConfig, auth, logger: deps.logger }))
@@ -102,7 +122,9 @@ export function createApp(deps: AppDeps) {
     .use(docsSitePlugin({ sources: siteSources(docsConfig, docsPages, document) }))
     .use(adminPlugin({ auth, tokens: deps.tokens, logger: deps.logger, config: deps.config }))
     .use(usagePlugin({ db, auth, logger: deps.logger, clock: deps.clock }))
-    .use(metricsRoutes({ authorize: (request) => authenticate(auth, request, 'metrics'), logger: deps.logger, metrics }))
+    .use(
+      metricsRoutes({ authorize: (request) => authenticate(auth, request, 'metrics'), logger: deps.logger, metrics }),
+    )
 
   routes = app.routes
   const allowed = allowedMethods(app.routes)
@@ -110,33 +132,53 @@ export function createApp(deps: AppDeps) {
   // Destructured, not `(context) =>`: Elysia reads hook parameters to decide what every request
   // must parse, and a hook taking the whole context made each request parse its cookies.
   return app.onError(
-    recordingStatus(({ code, error, request, set }: { code: unknown; error: unknown; request: Request; set: { headers: Record<string, unknown>; status?: unknown } }) => {
-    if (code === 'NOT_FOUND') {
-      const pathname = new URL(request.url).pathname
-      const methods = allowed(pathname)
-      // Under /v1 the callers are OpenAI SDKs, which understand only OpenAI's error shape, and
-      // under /v1/messages Anthropic SDKs, which understand only Anthropic's.
-      const contract = contractOf(pathname)
-      const requestId = set.headers['x-request-id'] as string | undefined
-      if (methods.length > 0) {
-        const message = `${request.method} is not allowed on ${pathname}; allowed: ${methods.join(', ')}`
-        const headers = { allow: methods.join(', ') }
-        if (contract === 'anthropic') return anthropicErrorResponse({ status: 405, message, headers }, requestId)
-        return contract === 'openai' ? openAIErrorResponse({ status: 405, message, headers }) : errorResponse(405, message, headers)
-      }
-      if (contract === 'anthropic') return anthropicErrorResponse({ status: 404, message: `Invalid URL (${request.method} ${pathname})` }, requestId)
-      if (contract === 'openai') return openAIErrorResponse({ status: 404, message: `Invalid URL (${request.method} ${pathname})` })
-    }
-      return fallback({ code, error, request, set })
-    }),
+    recordingStatus(
+      ({
+        code,
+        error,
+        request,
+        set,
+      }: {
+        code: unknown
+        error: unknown
+        request: Request
+        set: { headers: Record<string, unknown>; status?: unknown }
+      }) => {
+        if (code === 'NOT_FOUND') {
+          const pathname = new URL(request.url).pathname
+          const methods = allowed(pathname)
+          // Under /v1 the callers are OpenAI SDKs, which understand only OpenAI's error shape, and
+          // under /v1/messages Anthropic SDKs, which understand only Anthropic's.
+          const contract = contractOf(pathname)
+          const requestId = set.headers['x-request-id'] as string | undefined
+          if (methods.length > 0) {
+            const message = `${request.method} is not allowed on ${pathname}; allowed: ${methods.join(', ')}`
+            const headers = { allow: methods.join(', ') }
+            if (contract === 'anthropic') return anthropicErrorResponse({ status: 405, message, headers }, requestId)
+            return contract === 'openai'
+              ? openAIErrorResponse({ status: 405, message, headers })
+              : errorResponse(405, message, headers)
+          }
+          if (contract === 'anthropic')
+            return anthropicErrorResponse(
+              { status: 404, message: `Invalid URL (${request.method} ${pathname})` },
+              requestId,
+            )
+          if (contract === 'openai')
+            return openAIErrorResponse({ status: 404, message: `Invalid URL (${request.method} ${pathname})` })
+        }
+        return fallback({ code, error, request, set })
+      },
+    ),
   )
 }
 
-export type App = ReturnType<typeof createApp>
-
 /** The app's metrics, reading the ledger's queue and the database pool when scraped. */
 export function metricsFor(database: DatabaseHandle, ledger: UsageLedger | undefined): Metrics {
-  return new Metrics({ ledger: ledger && (() => ({ depth: ledger.depth, dropped: ledger.dropped, ...ledger.written })), pool: () => database.poolStats() })
+  return new Metrics({
+    ledger: ledger && (() => ({ depth: ledger.depth, dropped: ledger.dropped, ...ledger.written })),
+    pool: () => database.poolStats(),
+  })
 }
 
 /** The documentation site renders the current docs.json and the stored pages, and this server's own document. */
@@ -182,13 +224,19 @@ function drainGuard(gate: RequestGate | undefined, logger: Logger) {
       if (!gate.draining) return
       const message = 'this server is shutting down; retry the request'
       const requestId = set.headers['x-request-id']
-      const headers = { 'retry-after': String(DRAINING_RETRY_AFTER_SECONDS), connection: 'close', 'x-request-id': String(requestId) }
+      const headers = {
+        'retry-after': String(DRAINING_RETRY_AFTER_SECONDS),
+        connection: 'close',
+        'x-request-id': String(requestId),
+      }
       const pathname = new URL(request.url).pathname
       // Answered before routing: the after-response hook never sees it, so it is logged here.
       logRequest(logger, request, pathname, requestId, 503)
       const contract = contractOf(pathname)
       if (contract === 'anthropic') return anthropicErrorResponse({ status: 503, message, headers }, String(requestId))
-      return contract === 'openai' ? openAIErrorResponse({ status: 503, message, headers }) : errorResponse(503, message, headers)
+      return contract === 'openai'
+        ? openAIErrorResponse({ status: 503, message, headers })
+        : errorResponse(503, message, headers)
     })
     .onAfterHandle({ as: 'global' }, closing)
     .onError({ as: 'global' }, closing)

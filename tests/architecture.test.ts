@@ -29,7 +29,8 @@ function importsOf(file: string): string[] {
 
 test('every file of src/ is in a known room', () => {
   const rooms = new Set([...SHARED, ...ACCESS, ...FEATURES, ...COMPOSITION])
-  for (const file of new Glob('**/*').scanSync(SRC)) expect({ file, known: rooms.has(file.split('/')[0]!) }).toEqual({ file, known: true })
+  for (const file of new Glob('**/*').scanSync(SRC))
+    expect({ file, known: rooms.has(file.split('/')[0]!) }).toEqual({ file, known: true })
 })
 
 /** Why `from` may not import `to`, or undefined when it may. */
@@ -62,7 +63,8 @@ test('inside chat, the event-stream code knows no provider', () => {
   const violations: string[] = []
   for (const path of new Glob('chat/sse/**/*.ts').scanSync(SRC)) {
     for (const target of importsOf(join(SRC, path))) {
-      if (relative(SRC, target).startsWith('chat/providers/')) violations.push(`src/${path} → src/${relative(SRC, target)}`)
+      if (relative(SRC, target).startsWith('chat/providers/'))
+        violations.push(`src/${path} → src/${relative(SRC, target)}`)
     }
   }
   expect(violations).toEqual([])

@@ -1,6 +1,6 @@
 import { HttpError } from '../http/errors'
 
-export const REALM = 'trellis'
+const REALM = 'trellis'
 
 /** RFC 7235 token68: the only shape a bearer credential may take. */
 const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*$/
@@ -24,7 +24,9 @@ export function extractBearer(request: Request): string {
   const match = /^([A-Za-z]+) +(\S+)$/.exec(header.trim())
   if (!match) {
     if (header.includes(','))
-      throw invalidRequest('Authorization header must hold exactly one credential; it was sent more than once or holds a list')
+      throw invalidRequest(
+        'Authorization header must hold exactly one credential; it was sent more than once or holds a list',
+      )
     throw invalidRequest('Authorization header must be "Bearer <token>"')
   }
   if (match[1].toLowerCase() !== 'bearer')
@@ -48,7 +50,8 @@ export function extractApiKeyOrBearer(request: Request): string {
       code: 'missing_token',
     })
   }
-  if (request.headers.has('authorization')) throw invalidRequest('send one credential, x-api-key or Authorization, not both')
+  if (request.headers.has('authorization'))
+    throw invalidRequest('send one credential, x-api-key or Authorization, not both')
   const trimmed = key.trim()
   if (!TOKEN68.test(trimmed)) throw invalidToken('the x-api-key is not a token')
   return trimmed
@@ -56,7 +59,9 @@ export function extractApiKeyOrBearer(request: Request): string {
 
 function invalidRequest(message: string) {
   return new HttpError(400, message, {
-    headers: { 'www-authenticate': `Bearer realm="${REALM}", error="invalid_request", error_description="${message.replace(/"/g, "'")}"` },
+    headers: {
+      'www-authenticate': `Bearer realm="${REALM}", error="invalid_request", error_description="${message.replace(/"/g, "'")}"`,
+    },
     code: 'invalid_request',
   })
 }

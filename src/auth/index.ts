@@ -6,7 +6,7 @@ import { extractApiKeyOrBearer, extractBearer, insufficientScope, invalidToken }
 import { hasScope, type Principal, type Requirement } from './model'
 import type { TokenService } from './service'
 
-export type { Principal, Requirement, Scope } from './model'
+export type { Principal, Requirement } from './model'
 
 const verified = new WeakMap<Request, Principal>()
 
@@ -26,12 +26,20 @@ export type AuthDeps = {
  * same request reuse the principal and check only the scope. A client address that keeps failing
  * is throttled before its tokens are looked up.
  */
-export async function authenticate(auth: AuthDeps, request: Request, required: Requirement, credential: (request: Request) => string = extractBearer): Promise<Principal> {
+export async function authenticate(
+  auth: AuthDeps,
+  request: Request,
+  required: Requirement,
+  credential: (request: Request) => string = extractBearer,
+): Promise<Principal> {
   let principal = verified.get(request)
   if (!principal) {
     const secret = credential(request)
     const known = auth.tokens.cached(secret)
-    const address = known || !auth.throttle ? undefined : clientAddress(request, auth.peerAddress?.(request), auth.trustProxy ?? false)
+    const address =
+      known || !auth.throttle
+        ? undefined
+        : clientAddress(request, auth.peerAddress?.(request), auth.trustProxy ?? false)
     if (address !== undefined) auth.throttle!.check(address)
     const found = known ?? (await auth.tokens.verify(secret))
     if (!found) {
@@ -50,7 +58,7 @@ export async function authenticate(auth: AuthDeps, request: Request, required: R
  * parse hook before anything else, so without this an anonymous client would be told
  * about its malformed JSON, and could make us read a whole body, before hearing 401.
  */
-export const authenticatedParse =
+const authenticatedParse =
   (auth: AuthDeps, required: Requirement, read: (request: Request) => Promise<unknown>) =>
   async ({ request }: { request: Request }) => {
     await authenticate(auth, request, required)
@@ -70,7 +78,11 @@ export const API_KEY_SECURITY: Record<string, string[]>[] = [{ bearerAuth: [] },
  * @example
  * app.post('/plants', handler, { ...authenticatedBody(auth, 'plants:write', readJson), body: NewPlant })
  */
-export function authenticatedBody<R extends Requirement>(auth: AuthDeps, required: R, read: (request: Request) => Promise<unknown>) {
+export function authenticatedBody<R extends Requirement>(
+  auth: AuthDeps,
+  required: R,
+  read: (request: Request) => Promise<unknown>,
+) {
   return { auth: required, parse: authenticatedParse(auth, required, read) }
 }
 

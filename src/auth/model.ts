@@ -25,9 +25,13 @@ export const hasScope = (principal: Principal, required: Requirement) =>
   required === 'any' || principal.isAdmin || principal.scopes.includes(required)
 
 export function parseScopes(list: string): Scope[] {
-  const scopes = list.split(',').map((s) => s.trim()).filter(Boolean)
+  const scopes = list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
   for (const scope of scopes)
-    if (!SCOPES.includes(scope as Scope)) throw new Error(`unknown scope "${scope}"; known scopes: ${SCOPES.join(', ')}`)
+    if (!SCOPES.includes(scope as Scope))
+      throw new Error(`unknown scope "${scope}"; known scopes: ${SCOPES.join(', ')}`)
   if (scopes.length === 0) throw new Error(`at least one scope is needed; known scopes: ${SCOPES.join(', ')}`)
   return [...new Set(scopes)] as Scope[]
 }

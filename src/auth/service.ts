@@ -40,8 +40,14 @@ export type TokenRecord = {
   revokedAt: Date | null
 }
 
-/** A change to a token: each field present replaces it (null clears it); `limits` merges per field, null clearing one. */
-export type TokenChange = { limits?: { [K in keyof TokenLimits]?: number | null } | null; models?: string[] | null; expiresAt?: Date | null }
+/**
+ * A change to a token: each field present replaces it (null clears it); `limits` merges per field, null clearing one.
+ */
+export type TokenChange = {
+  limits?: { [K in keyof TokenLimits]?: number | null } | null
+  models?: string[] | null
+  expiresAt?: Date | null
+}
 
 /** Any constant that no other advisory lock uses; the same in every replica. */
 const FIRST_TOKEN_LOCK_KEY = 7_262_311_002
@@ -76,7 +82,14 @@ export class TokenService {
     options: TokenServiceOptions = {},
   ) {
     this.byHash = db
-      .select({ id: tokens.id, owner: tokens.owner, scopes: tokens.scopes, limits: tokens.limits, models: tokens.models, expiresAt: tokens.expiresAt })
+      .select({
+        id: tokens.id,
+        owner: tokens.owner,
+        scopes: tokens.scopes,
+        limits: tokens.limits,
+        models: tokens.models,
+        expiresAt: tokens.expiresAt,
+      })
       .from(tokens)
       .where(and(eq(tokens.hash, sql.placeholder('hash')), isNull(tokens.revokedAt)))
       .limit(1)
@@ -96,7 +109,15 @@ export class TokenService {
     const id = 'tok_' + randomBytes(9).toString('base64url')
     const [row] = await db
       .insert(tokens)
-      .values({ id, owner, scopes: input.scopes, hash: hashToken(secret), limits: emptyToNull(input.limits), models: input.models ?? null, expiresAt: input.expiresAt ?? null })
+      .values({
+        id,
+        owner,
+        scopes: input.scopes,
+        hash: hashToken(secret),
+        limits: emptyToNull(input.limits),
+        models: input.models ?? null,
+        expiresAt: input.expiresAt ?? null,
+      })
       .returning(RECORD_COLUMNS)
     return { ...(row as TokenRecord), token: secret }
   }
@@ -116,7 +137,10 @@ export class TokenService {
 
   /** Every token, oldest first; never their secrets. */
   async list(): Promise<TokenRecord[]> {
-    return (await this.db.select(RECORD_COLUMNS).from(tokens).orderBy(asc(tokens.createdAt), asc(tokens.id))) as TokenRecord[]
+    return (await this.db
+      .select(RECORD_COLUMNS)
+      .from(tokens)
+      .orderBy(asc(tokens.createdAt), asc(tokens.id))) as TokenRecord[]
   }
 
   async get(id: string): Promise<TokenRecord | undefined> {
@@ -127,13 +151,22 @@ export class TokenService {
   /** Changes a live token's limits, models or expiry; undefined when no live token has that id. */
   async update(id: string, change: TokenChange): Promise<TokenRecord | undefined> {
     return this.db.transaction(async (tx) => {
-      const [current] = await tx.select({ limits: tokens.limits }).from(tokens).where(and(eq(tokens.id, id), isNull(tokens.revokedAt))).for('update')
+      const [current] = await tx
+        .select({ limits: tokens.limits })
+        .from(tokens)
+        .where(and(eq(tokens.id, id), isNull(tokens.revokedAt)))
+        .for('update')
       if (!current) return undefined
       const set: Partial<typeof tokens.$inferInsert> = {}
-      if (change.limits !== undefined) set.limits = change.limits === null ? null : emptyToNull(mergeLimits(current.limits ?? {}, change.limits))
+      if (change.limits !== undefined)
+        set.limits = change.limits === null ? null : emptyToNull(mergeLimits(current.limits ?? {}, change.limits))
       if (change.models !== undefined) set.models = change.models
       if (change.expiresAt !== undefined) set.expiresAt = change.expiresAt
-      const [row] = await tx.update(tokens).set(set).where(eq(tokens.id, id)).returning({ ...RECORD_COLUMNS, hash: tokens.hash })
+      const [row] = await tx
+        .update(tokens)
+        .set(set)
+        .where(eq(tokens.id, id))
+        .returning({ ...RECORD_COLUMNS, hash: tokens.hash })
       const { hash, ...record } = row!
       this.cache.delete(hash)
       return record as TokenRecord
@@ -213,7 +246,8 @@ function mergeLimits(current: TokenLimits, change: NonNullable<TokenChange['limi
   return merged
 }
 
-const emptyToNull = (limits: TokenLimits | null | undefined) => (limits && Object.keys(limits).length > 0 ? limits : null)
+const emptyToNull = (limits: TokenLimits | null | undefined) =>
+  limits && Object.keys(limits).length > 0 ? limits : null
 
 /**
  * The stored form of a token: SHA-256, base64url. Synchronous on purpose: it runs on every

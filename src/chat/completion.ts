@@ -28,7 +28,7 @@ export type CompletionDeps = {
 }
 
 /** A completion as it ended, for the ledger and the metrics. */
-export type FinishedCompletion = {
+type FinishedCompletion = {
   model: string
   provider: string | undefined
   streamed: boolean
@@ -41,8 +41,10 @@ export type FinishedCompletion = {
 
 type Tokens = { prompt: number; completion: number; cached: number; reasoning: number }
 
-/** Reserved for the answer of a request that sets no `max_tokens`: see the README on how far a limit may be overshot. */
-export const DEFAULT_COMPLETION_RESERVATION = 4_096
+/**
+ * Reserved for the answer of a request that sets no `max_tokens`: see the README on how far a limit may be overshot.
+ */
+const DEFAULT_COMPLETION_RESERVATION = 4_096
 
 /** The context of one request, as the route knows it. */
 export type CompletionContext = {
@@ -88,14 +90,32 @@ export class CompletionRun<R> {
    * Admits the request, reserving its tokens, or rejects with the 429 that refuses it. A `then`
    * rather than an async frame: this is on the path of every chat request.
    */
-  static admit<R>(deps: CompletionDeps, context: CompletionContext, format: Reservable<R>, request: R, model: string, streamed: boolean): Promise<CompletionRun<R>> {
+  static admit<R>(
+    deps: CompletionDeps,
+    context: CompletionContext,
+    format: Reservable<R>,
+    request: R,
+    model: string,
+    streamed: boolean,
+  ): Promise<CompletionRun<R>> {
     const governance = deps.governance
-    if (!governance) return Promise.resolve(new CompletionRun(deps, context, format, request, model, streamed, undefined))
+    if (!governance)
+      return Promise.resolve(new CompletionRun(deps, context, format, request, model, streamed, undefined))
     const reservation = format.promptEstimate(request) + format.answerTokens(request)
-    return governance.admitChat(context.principal, context.request, reservation).then((ticket) => new CompletionRun(deps, context, format, request, model, streamed, ticket))
+    return governance
+      .admitChat(context.principal, context.request, reservation)
+      .then((ticket) => new CompletionRun(deps, context, format, request, model, streamed, ticket))
   }
 
-  private constructor(deps: CompletionDeps, context: CompletionContext, format: Reservable<R>, request: R, model: string, streamed: boolean, ticket: ChatTicket | undefined) {
+  private constructor(
+    deps: CompletionDeps,
+    context: CompletionContext,
+    format: Reservable<R>,
+    request: R,
+    model: string,
+    streamed: boolean,
+    ticket: ChatTicket | undefined,
+  ) {
     if (ticket) context.setHeaders(ticket.headers)
     deps.metrics?.chatStarted()
     this.#deps = deps
@@ -156,7 +176,11 @@ export class CompletionRun<R> {
   }
 
   /** The event stream of `events` in `framing` (OpenAI's by default), settled when it closes. */
-  async stream(events: AsyncIterable<Uint8Array>, state: StreamState, framing: StreamFraming = OPENAI_FRAMING): Promise<Response> {
+  async stream(
+    events: AsyncIterable<Uint8Array>,
+    state: StreamState,
+    framing: StreamFraming = OPENAI_FRAMING,
+  ): Promise<Response> {
     const deps = this.#deps
     const response = await openEventStream(events, {
       state,
@@ -180,14 +204,19 @@ export class CompletionRun<R> {
  */
 const OPENAI_REQUEST: Reservable<ChatCompletionRequest> = {
   promptEstimate,
-  answerTokens: (request) => (request.max_completion_tokens ?? request.max_tokens ?? DEFAULT_COMPLETION_RESERVATION) * (request.n ?? 1),
+  answerTokens: (request) =>
+    (request.max_completion_tokens ?? request.max_tokens ?? DEFAULT_COMPLETION_RESERVATION) * (request.n ?? 1),
 }
 
 /**
  * One OpenAI chat completion from admission to settlement (see {@link CompletionRun}): the
  * registry in between (retries, fallback, streaming).
  */
-export async function serveCompletion(deps: CompletionDeps, context: CompletionContext, parsed: ChatCompletionRequest): Promise<Response> {
+export async function serveCompletion(
+  deps: CompletionDeps,
+  context: CompletionContext,
+  parsed: ChatCompletionRequest,
+): Promise<Response> {
   const run = await CompletionRun.admit(deps, context, OPENAI_REQUEST, parsed, parsed.model, parsed.stream === true)
   const body: ChatRequest = { ...parsed, stream: parsed.stream === true }
   if (!body.stream) {
@@ -204,12 +233,16 @@ export async function serveCompletion(deps: CompletionDeps, context: CompletionC
   return run.stream(deps.registry.streamEvents(body, run.abort.signal, state, run.report), state)
 }
 
-/** The status and error code a stream's end is recorded with: 200 for any stream that began, the error's status for one refused before it did. */
+/**
+ * The status and error code a stream's end is recorded with: 200 for any stream that began, the error's status for one
+ * refused before it did.
+ */
 function statusOf(outcome: StreamOutcome, request: Request): [number, string | undefined] {
   if (outcome.ended === 'done') return [200, undefined]
   if (outcome.ended === 'cancelled') return [200, 'client_aborted']
   const failure = toOpenAIError(outcome.error)
-  if (outcome.beforeFirstByte) return request.signal.aborted ? [499, 'client_aborted'] : [failure.status, failure.code ?? undefined]
+  if (outcome.beforeFirstByte)
+    return request.signal.aborted ? [499, 'client_aborted'] : [failure.status, failure.code ?? undefined]
   return [200, failure.code ?? 'stream_failed']
 }
 
@@ -220,11 +253,17 @@ function statusOf(outcome: StreamOutcome, request: Request): [number, string | u
  */
 function tokensOf<R>(report: StreamReport, whole: boolean, format: Reservable<R>, request: R): Tokens {
   const usage = report.usage
-  const details = (key: string, field: string) => countOrZero((usage?.[key] as Record<string, unknown> | undefined)?.[field])
+  const details = (key: string, field: string) =>
+    countOrZero((usage?.[key] as Record<string, unknown> | undefined)?.[field])
   const prompt = usage ? countOrZero(usage.prompt_tokens) : format.promptEstimate(request)
   const cached = details('prompt_tokens_details', 'cached_tokens') || countOrZero(usage?.prompt_cache_hit_tokens)
   if (!whole || !usage) return { prompt, completion: report.events, cached, reasoning: 0 }
-  return { prompt, completion: countOrZero(usage.completion_tokens), cached, reasoning: details('completion_tokens_details', 'reasoning_tokens') }
+  return {
+    prompt,
+    completion: countOrZero(usage.completion_tokens),
+    cached,
+    reasoning: details('completion_tokens_details', 'reasoning_tokens'),
+  }
 }
 
 /** A usage count as reported, or 0 when the upstream left it out or sent something else. */
@@ -233,14 +272,16 @@ const countOrZero = (value: unknown) => (typeof value === 'number' && Number.isF
 /** A prompt's tokens, estimated from its text (see {@link estimatedTokens}). */
 function promptEstimate(request: ChatCompletionRequest): number {
   let bytes = 0
-  for (const message of request.messages) bytes += utf8Length(typeof message.content === 'string' ? message.content : JSON.stringify(message.content ?? ''))
+  for (const message of request.messages)
+    bytes += utf8Length(typeof message.content === 'string' ? message.content : JSON.stringify(message.content ?? ''))
   if (request.tools) bytes += utf8Length(JSON.stringify(request.tools))
   return estimatedTokens(bytes)
 }
 
-/** Tokens of a text of `bytes` UTF-8 bytes, estimated: a token is about three bytes or more in the languages models see. */
+/**
+ * Tokens of a text of `bytes` UTF-8 bytes, estimated: a token is about three bytes or more in the languages models see.
+ */
 export const estimatedTokens = (bytes: number): number => Math.max(1, Math.ceil(bytes / 3))
-
 
 /**
  * Aborts `abort` when the client disconnects or the server shuts down. A shutdown aborts
@@ -265,7 +306,10 @@ class AbortLinks {
 
   handleEvent(event: { target: EventTarget | null }): void {
     if (event.target === this.#client) this.#abort.abort(this.#client.reason)
-    else this.#abort.abort(new OpenAIError({ status: 503, message: 'The server is shutting down; retry the request.', retryAfter: 1 }))
+    else
+      this.#abort.abort(
+        new OpenAIError({ status: 503, message: 'The server is shutting down; retry the request.', retryAfter: 1 }),
+      )
   }
 
   release(): void {

@@ -19,7 +19,10 @@ import { type AttemptObserver, buildRegistry, modelList, modelNotFound, type Mod
 import { describeIssue, parseChatRequest } from './request'
 import { messagesPlugin } from './messages'
 
-/** What the chat routes serve from: the model registry, the keep-alive interval and the cap on one response (default 8 MiB). */
+/**
+ * What the chat routes serve from: the model registry, the keep-alive interval and the cap on one response (default 8
+ * MiB).
+ */
 export type ChatSetup = { registry: ModelRegistry; keepAliveMs: number; maxResponseBytes?: number }
 
 export type ChatDeps = {
@@ -39,26 +42,30 @@ export type ChatDeps = {
 }
 
 /** The registry `CHAT_PROVIDERS`/`CHAT_MODELS` describe (see src/config/chat.ts); `echo` alone when unset. */
-export function chatSetupFrom(config: ChatConfig, metrics?: Metrics): ChatSetup {
+function chatSetupFrom(config: ChatConfig, metrics?: Metrics): ChatSetup {
   const maxResponseBytes = config.maxResponseBytes
   const echo = (options: { tokenDelayMs: number }) => createEchoProvider({ ...options, maxResponseBytes })
-  const observe: AttemptObserver | undefined = metrics && ((event) => metrics.upstreamFailed(event.provider, event.next))
+  const observe: AttemptObserver | undefined =
+    metrics && ((event) => metrics.upstreamFailed(event.provider, event.next))
   return { registry: buildRegistry(config, { echo, observe }), keepAliveMs: config.keepAliveMs, maxResponseBytes }
 }
-
 
 /**
  * The error statuses of a chat route, in OpenAI's shape. Documented here rather than as the
  * route's `response`, which Elysia would check every answer against on the hot path.
  */
 function openAIErrors(statuses: number[], descriptions: Record<number, string> = {}) {
-  return Object.fromEntries(statuses.map((status) => [status, { description: descriptions[status], content: jsonContent(OpenAIErrorSchema) }]))
+  return Object.fromEntries(
+    statuses.map((status) => [status, { description: descriptions[status], content: jsonContent(OpenAIErrorSchema) }]),
+  )
 }
 
 const UPSTREAM_ERRORS = {
-  400: 'The request is invalid (`error.param` names the field), or the Authorization header is malformed. An upstream\'s own 400 is passed on as it is.',
+  400: "The request is invalid (`error.param` names the field), or the Authorization header is malformed. An upstream's own 400 is passed on as it is.",
   413: 'The body is larger than BODY_LIMIT, or the upstream refused it as too large.',
-  429: "A limit of the token, or the peer's failed-authentication limit, was reached (Retry-After says when to try again); or every provider of the model answered 429 (with the upstream's Retry-After when it sent one).",
+  429:
+    "A limit of the token, or the peer's failed-authentication limit, was reached (Retry-After says when to try " +
+    "again); or every provider of the model answered 429 (with the upstream's Retry-After when it sent one).",
   403: 'The token lacks the chat scope.',
   404: 'No such model, or the token may not use it (`code: model_not_found`).',
   500: 'An unexpected fault; the server log has the details under the X-Request-Id of the response.',
@@ -103,11 +110,24 @@ export function chatPlugin(deps: ChatDeps) {
   const streamErrorLogger = (where: { method: string; url: string; requestId?: string }) => (error: unknown) => {
     // A stream cut at the response cap is the request's doing, not a fault: a warning without a stack.
     if (error instanceof OpenAIError && error.init.code === 'response_too_large') {
-      deps.logger.warn('chat stream cut at the response cap', { request_id: where.requestId, method: where.method, path: new URL(where.url).pathname, limit: chat.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES })
+      deps.logger.warn('chat stream cut at the response cap', {
+        request_id: where.requestId,
+        method: where.method,
+        path: new URL(where.url).pathname,
+        limit: chat.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+      })
     } else logFailure(deps.logger, error, where, 'chat stream failed after the first byte')
   }
 
-  const complete = async ({ request, set, principal }: { request: Request; set: { headers: Record<string, unknown> }; principal: Principal }) => {
+  const complete = async ({
+    request,
+    set,
+    principal,
+  }: {
+    request: Request
+    set: { headers: Record<string, unknown> }
+    principal: Principal
+  }) => {
     requireJsonContentType(request)
     const parsed = parseChatRequest(await readBodyText(request, deps.config.bodyLimit))
     // A model outside the token's allow-list is answered exactly like one that does not exist.
@@ -126,16 +146,20 @@ export function chatPlugin(deps: ChatDeps) {
     detail: {
       summary: 'Create a chat completion',
       description:
-        'OpenAI Chat Completions, with DeepSeek\'s `reasoning_content` and cache counters. With `stream: true` the answer is `text/event-stream`: `data: <chunk>` events, then `data: [DONE]`.',
+        "OpenAI Chat Completions, with DeepSeek's `reasoning_content` and cache counters. With `stream: true` " +
+        'the answer is `text/event-stream`: `data: <chunk>` events, then `data: [DONE]`.',
       tags: ['chat'],
       security: BEARER_SECURITY,
       requestBody: { required: true, content: jsonContent(ChatCompletionRequest) },
       responses: {
         200: {
-          description: 'The completion, or with `stream: true` its event stream. Errors after the first byte come as an `error` event in the stream.',
+          description:
+            'The completion, or with `stream: true` its event stream. Errors after the first byte come as an `error` event in the stream.',
           content: {
             ...jsonContent(ChatCompletionResponse),
-            'text/event-stream': { schema: { type: 'string', description: '`data: <chat.completion.chunk>` events, then `data: [DONE]`' } },
+            'text/event-stream': {
+              schema: { type: 'string', description: '`data: <chat.completion.chunk>` events, then `data: [DONE]`' },
+            },
           },
         },
         ...openAIErrors([400, 401, 403, 404, 413, 415, 429, 500, 502, 503, 504], UPSTREAM_ERRORS),
@@ -143,7 +167,11 @@ export function chatPlugin(deps: ChatDeps) {
     } as DocumentDecoration,
   }
 
-  const models = ({ principal }: { principal: Principal }) => modelList(chat.registry.list().filter((name) => allows(principal, name)), listedAt)
+  const models = ({ principal }: { principal: Principal }) =>
+    modelList(
+      chat.registry.list().filter((name) => allows(principal, name)),
+      listedAt,
+    )
   const model = ({ params, principal }: { params: { model: string }; principal: Principal }) => {
     const entry = models({ principal }).data.find((candidate) => candidate.id === params.model)
     if (!entry) throw modelNotFound(params.model)
@@ -156,17 +184,24 @@ export function chatPlugin(deps: ChatDeps) {
       description: 'The public names of the models this token may use.',
       tags: ['chat'],
       security: BEARER_SECURITY,
-      responses: { 200: { description: 'The models.', content: jsonContent(ModelList) }, ...openAIErrors([400, 401, 403, 429, 500, 503], MODEL_ERRORS) },
+      responses: {
+        200: { description: 'The models.', content: jsonContent(ModelList) },
+        ...openAIErrors([400, 401, 403, 429, 500, 503], MODEL_ERRORS),
+      },
     } as DocumentDecoration,
   }
   const modelHook = {
     auth: 'chat' as const,
     detail: {
       summary: 'Retrieve a model',
-      description: 'One model, by its public name; a model the token may not use is answered as one that does not exist.',
+      description:
+        'One model, by its public name; a model the token may not use is answered as one that does not exist.',
       tags: ['chat'],
       security: BEARER_SECURITY,
-      responses: { 200: { description: 'The model.', content: jsonContent(ModelEntry) }, ...openAIErrors([400, 401, 403, 404, 429, 500, 503], MODEL_ERRORS) },
+      responses: {
+        200: { description: 'The model.', content: jsonContent(ModelEntry) },
+        ...openAIErrors([400, 401, 403, 404, 429, 500, 503], MODEL_ERRORS),
+      },
     } as DocumentDecoration,
   }
 
@@ -181,35 +216,67 @@ export function chatPlugin(deps: ChatDeps) {
     logFailure: (error, where, message) => logFailure(deps.logger, error, where, message),
   })
 
-  return new Elysia({ name: 'chat' })
-    .use(authPlugin(deps.auth))
-    // Before the OpenAI error hook, which would otherwise also see the Messages routes' errors.
-    .use(messages)
-    .onError(
-      recordingStatus(({ code, error, request, set }: { code: unknown; error: unknown; request: Request; set: { headers: Record<string, unknown>; status?: unknown } }) => {
-      const unavailable = databaseUnavailable(error)
-      if (unavailable) {
-        deps.logger.warn('database unavailable', { request_id: requestIdOf(set), method: request.method, path: new URL(request.url).pathname, cause: unavailable })
-        return openAIErrorResponse({ status: 503, message: 'The service is briefly unavailable; retry the request.', retryAfter: DATABASE_RETRY_AFTER_SECONDS })
-      }
-      if (code === 'VALIDATION') {
-        const issue = (error as ValidationError).valueError
-        return openAIErrorResponse(issue ? describeIssue(issue).init : { status: 400, message: 'The request is invalid.' })
-      }
-      if (code === 'PARSE') return openAIErrorResponse({ status: 400, message: 'We could not parse the JSON body of your request.' })
-      const requestId = requestIdOf(set)
-      const init = toOpenAIError(error, requestId)
-      // A client that hung up before the first byte aborted its own request; nothing to report.
-      if ((init.isInternal || init.status >= 500) && !request.signal.aborted) logFailure(deps.logger, error, { method: request.method, url: request.url, requestId }, 'chat request failed')
-      return openAIErrorResponse(init)
-    }),
-    )
-    .post('/chat/completions', complete, completeHook)
-    .post('/v1/chat/completions', complete, underV1(completeHook))
-    .get('/models', models, modelsHook)
-    .get('/v1/models', models, underV1(modelsHook))
-    .get('/models/:model', model, modelHook)
-    .get('/v1/models/:model', model, underV1(modelHook))
+  return (
+    new Elysia({ name: 'chat' })
+      .use(authPlugin(deps.auth))
+      // Before the OpenAI error hook, which would otherwise also see the Messages routes' errors.
+      .use(messages)
+      .onError(
+        recordingStatus(
+          ({
+            code,
+            error,
+            request,
+            set,
+          }: {
+            code: unknown
+            error: unknown
+            request: Request
+            set: { headers: Record<string, unknown>; status?: unknown }
+          }) => {
+            const unavailable = databaseUnavailable(error)
+            if (unavailable) {
+              deps.logger.warn('database unavailable', {
+                request_id: requestIdOf(set),
+                method: request.method,
+                path: new URL(request.url).pathname,
+                cause: unavailable,
+              })
+              return openAIErrorResponse({
+                status: 503,
+                message: 'The service is briefly unavailable; retry the request.',
+                retryAfter: DATABASE_RETRY_AFTER_SECONDS,
+              })
+            }
+            if (code === 'VALIDATION') {
+              const issue = (error as ValidationError).valueError
+              return openAIErrorResponse(
+                issue ? describeIssue(issue).init : { status: 400, message: 'The request is invalid.' },
+              )
+            }
+            if (code === 'PARSE')
+              return openAIErrorResponse({ status: 400, message: 'We could not parse the JSON body of your request.' })
+            const requestId = requestIdOf(set)
+            const init = toOpenAIError(error, requestId)
+            // A client that hung up before the first byte aborted its own request; nothing to report.
+            if ((init.isInternal || init.status >= 500) && !request.signal.aborted)
+              logFailure(
+                deps.logger,
+                error,
+                { method: request.method, url: request.url, requestId },
+                'chat request failed',
+              )
+            return openAIErrorResponse(init)
+          },
+        ),
+      )
+      .post('/chat/completions', complete, completeHook)
+      .post('/v1/chat/completions', complete, underV1(completeHook))
+      .get('/models', models, modelsHook)
+      .get('/v1/models', models, underV1(modelsHook))
+      .get('/models/:model', model, modelHook)
+      .get('/v1/models/:model', model, underV1(modelHook))
+  )
 }
 
 /** The same operation under `/v1`, where OpenAI SDKs look when given `http://host:port/v1` as their base URL. */
@@ -218,7 +285,8 @@ function underV1<H extends { detail: DocumentDecoration }>(hook: H): H {
 }
 
 /** A token's model allow-list; a token without one may use every model. */
-const allows = (principal: Principal, model: string) => principal.models === undefined || principal.models.includes(model)
+const allows = (principal: Principal, model: string) =>
+  principal.models === undefined || principal.models.includes(model)
 
 const requestIdOf = (set: { headers: Record<string, unknown> }) => set.headers['x-request-id'] as string | undefined
 
@@ -228,7 +296,12 @@ const requestIdOf = (set: { headers: Record<string, unknown> }) => set.headers['
  * in for a stack. Anything else is a bug, logged with its stack. `where` is copied from the
  * request (a stream should not keep its Request alive); the URL is parsed only when logging.
  */
-function logFailure(logger: Logger, error: unknown, where: { method: string; url: string; requestId?: string }, message: string) {
+function logFailure(
+  logger: Logger,
+  error: unknown,
+  where: { method: string; url: string; requestId?: string },
+  message: string,
+) {
   const provider = error instanceof ProviderError
   logger.error(message, {
     request_id: where.requestId,

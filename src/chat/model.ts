@@ -27,14 +27,14 @@ export const MAX_STOP_SEQUENCES = 16
 export const MAX_MESSAGES = 2048
 export const MAX_CONTENT_PARTS = 1024
 export const MAX_TOOLS = 128
-export const MAX_TOOL_CALLS = 128
-export const MAX_CHOICES = 128
-export const MAX_TOP_LOGPROBS = 20
-export const MAX_LOGIT_BIAS = 300
+const MAX_TOOL_CALLS = 128
+const MAX_CHOICES = 128
+const MAX_TOP_LOGPROBS = 20
+const MAX_LOGIT_BIAS = 300
 export const MAX_OUTPUT_TOKENS = 1_048_576
 
 /** A part of a multi-part message content (`text`, `image_url`, `input_audio`, …). */
-export const ContentPart = t.Object({ type: t.String({ minLength: 1 }) }, open)
+const ContentPart = t.Object({ type: t.String({ minLength: 1 }) }, open)
 
 /** A tool call made by the assistant, as sent back in the conversation or returned in a response. */
 export const ToolCall = t.Object(
@@ -48,7 +48,7 @@ export const ToolCall = t.Object(
 export type ToolCall = Static<typeof ToolCall>
 
 /** Roles a request message may have; `function` (deprecated by OpenAI) is not supported. */
-export const MessageRole = t.Union([
+const MessageRole = t.Union([
   t.Literal('system'),
   t.Literal('developer'),
   t.Literal('user'),
@@ -93,15 +93,12 @@ export const FunctionTool = t.Object(
 export type FunctionTool = Static<typeof FunctionTool>
 
 /** `{type: "function", function: {name}}`: force a call to that tool. */
-export const NamedToolChoice = t.Object(
-  { type: t.Literal('function'), function: t.Object({ name: t.String() }, open) },
-  open,
-)
+const NamedToolChoice = t.Object({ type: t.Literal('function'), function: t.Object({ name: t.String() }, open) }, open)
 
-export const ToolChoice = t.Union([t.Literal('none'), t.Literal('auto'), t.Literal('required'), NamedToolChoice])
-export type ToolChoice = Static<typeof ToolChoice>
+const ToolChoice = t.Union([t.Literal('none'), t.Literal('auto'), t.Literal('required'), NamedToolChoice])
+type ToolChoice = Static<typeof ToolChoice>
 
-export const ResponseFormat = t.Object(
+const ResponseFormat = t.Object(
   {
     type: t.Union([t.Literal('text'), t.Literal('json_object'), t.Literal('json_schema')]),
     json_schema: t.Optional(
@@ -126,7 +123,9 @@ export const ChatCompletionRequest = t.Object(
     messages: t.Array(RequestMessage, { minItems: 1, maxItems: MAX_MESSAGES }),
     frequency_penalty: nullable(t.Number({ minimum: -2, maximum: 2 })),
     presence_penalty: nullable(t.Number({ minimum: -2, maximum: 2 })),
-    logit_bias: nullable(t.Record(t.String(), t.Number({ minimum: -100, maximum: 100 }), { maxProperties: MAX_LOGIT_BIAS })),
+    logit_bias: nullable(
+      t.Record(t.String(), t.Number({ minimum: -100, maximum: 100 }), { maxProperties: MAX_LOGIT_BIAS }),
+    ),
     logprobs: nullable(t.Boolean()),
     top_logprobs: nullable(Integer({ minimum: 0, maximum: MAX_TOP_LOGPROBS })),
     max_tokens: nullable(Integer({ minimum: 1, maximum: MAX_OUTPUT_TOKENS })),
@@ -157,7 +156,10 @@ export const FinishReason = t.Union([
 ])
 export type FinishReason = Static<typeof FinishReason>
 
-export const TopLogprob = t.Object({ token: t.String(), logprob: t.Number(), bytes: t.Union([t.Array(Integer()), t.Null()]) }, open)
+const TopLogprob = t.Object(
+  { token: t.String(), logprob: t.Number(), bytes: t.Union([t.Array(Integer()), t.Null()]) },
+  open,
+)
 
 /** One sampled token with its log-probability and the most likely alternatives. */
 export const TokenLogprob = t.Object(
@@ -171,8 +173,8 @@ export const TokenLogprob = t.Object(
 )
 export type TokenLogprob = Static<typeof TokenLogprob>
 
-export const Logprobs = t.Object({ content: t.Union([t.Array(TokenLogprob), t.Null()]) }, open)
-export type Logprobs = Static<typeof Logprobs>
+const Logprobs = t.Object({ content: t.Union([t.Array(TokenLogprob), t.Null()]) }, open)
+type Logprobs = Static<typeof Logprobs>
 
 /** Token counts; the cache and reasoning counters are DeepSeek's. */
 export const Usage = t.Object(
@@ -202,7 +204,7 @@ export const ResponseMessage = t.Object(
 )
 export type ResponseMessage = Static<typeof ResponseMessage>
 
-export const Choice = t.Object(
+const Choice = t.Object(
   {
     index: Integer({ minimum: 0 }),
     message: ResponseMessage,
@@ -211,7 +213,7 @@ export const Choice = t.Object(
   },
   open,
 )
-export type Choice = Static<typeof Choice>
+type Choice = Static<typeof Choice>
 
 /** The non-streaming response, `object: "chat.completion"`; `created` is in unix seconds. */
 export const ChatCompletionResponse = t.Object(
@@ -232,7 +234,7 @@ export type ChatCompletionResponse = Static<typeof ChatCompletionResponse>
  * A streamed tool-call fragment: the first carries `id`, `type` and `function.name` with
  * `arguments: ""`; later ones carry `index` and a piece of `arguments`.
  */
-export const ToolCallDelta = t.Object(
+const ToolCallDelta = t.Object(
   {
     index: Integer({ minimum: 0 }),
     id: t.Optional(t.String()),
@@ -241,7 +243,7 @@ export const ToolCallDelta = t.Object(
   },
   open,
 )
-export type ToolCallDelta = Static<typeof ToolCallDelta>
+type ToolCallDelta = Static<typeof ToolCallDelta>
 
 export const ChunkDelta = t.Object(
   {
@@ -267,7 +269,7 @@ export const ChunkChoice = t.Object(
 export type ChunkChoice = Static<typeof ChunkChoice>
 
 /** One streamed event, `object: "chat.completion.chunk"`; the usage chunk has `choices: []`. */
-export const ChatCompletionChunkSchema = t.Object(
+const ChatCompletionChunkSchema = t.Object(
   {
     id: t.String(),
     object: t.Literal('chat.completion.chunk'),

@@ -2,11 +2,19 @@ import { ECHO_PROVIDER, type ChatConfig } from '../config/chat'
 import type { ModelList } from './model'
 import { PROVIDER_KINDS } from './providers'
 import { encodeEvent } from './sse/encode'
+import { FallbackStream, type OpenedStream } from './fallback-stream'
+import { abortableSleep, backoffMs, type RetryPolicy, type Sleep } from './retry'
 import type { UpstreamFetch } from './providers/upstream-fetch'
-import { ProviderError, type ChatCompletion, type ChatCompletionChunk, type ChatProvider, type ChatRequest, isObject, noteChunk, type StreamReport } from './providers/provider'
-
-/** How often, and how patiently, one provider is retried before the registry moves on. */
-export type RetryPolicy = { maxRetries: number; retryBaseMs: number; retryMaxMs: number }
+import {
+  ProviderError,
+  type ChatCompletion,
+  type ChatCompletionChunk,
+  type ChatProvider,
+  type ChatRequest,
+  isObject,
+  noteChunk,
+  type StreamReport,
+} from './providers/provider'
 
 /** One attempt of a public model: a provider and the model name it is sent as. */
 export type RouteEntry = { provider: ChatProvider; model: string; retry: RetryPolicy }
@@ -15,10 +23,11 @@ export type RouteEntry = { provider: ChatProvider; model: string; retry: RetryPo
 export type StreamState = { committed: boolean }
 
 /** Told about every failed attempt, for the metrics: `retry` (the same entry again) or `fallback` (the next entry). */
-export type AttemptObserver = (event: { provider: string; error: unknown; next: 'retry' | 'fallback' | 'give up' }) => void
-
-/** Waits `ms`, rejecting with the signal's reason as soon as it aborts. */
-export type Sleep = (ms: number, signal: AbortSignal) => Promise<void>
+export type AttemptObserver = (event: {
+  provider: string
+  error: unknown
+  next: 'retry' | 'fallback' | 'give up'
+}) => void
 
 /** What {@link buildRegistry} needs from outside. */
 export type RegistryDeps = {
@@ -55,7 +64,12 @@ export class ModelRegistry {
   readonly #random: () => number
   readonly #observe: AttemptObserver | undefined
 
-  constructor(routes: Map<string, RouteEntry[]>, sleep: Sleep = abortableSleep, random: () => number = Math.random, observe?: AttemptObserver) {
+  constructor(
+    routes: Map<string, RouteEntry[]>,
+    sleep: Sleep = abortableSleep,
+    random: () => number = Math.random,
+    observe?: AttemptObserver,
+  ) {
     this.#routes = routes
     this.#sleep = sleep
     this.#random = random
@@ -97,7 +111,12 @@ export class ModelRegistry {
    * retried and then falling back on retryable failures. The wire format is the caller's business
    * (`/v1/messages` answers in Anthropic's); `report` learns which entry served.
    */
-  async completeWith<T>(model: string, signal: AbortSignal, call: (entry: RouteEntry) => Promise<T>, report?: StreamReport): Promise<T> {
+  async completeWith<T>(
+    model: string,
+    signal: AbortSignal,
+    call: (entry: RouteEntry) => Promise<T>,
+    report?: StreamReport,
+  ): Promise<T> {
     let lastError: unknown
     for (const entry of this.#entries(model)) {
       for (let attempt = 0; ; attempt++) {
@@ -121,7 +140,9 @@ export class ModelRegistry {
    * written anything (keep-alives included), failures are thrown from the iterator as they are.
    */
   stream(request: ChatRequest, signal: AbortSignal, state: StreamState): AsyncIterableIterator<ChatCompletionChunk> {
-    return this.streamWith(request.model, signal, state, (entry) => entry.provider.stream({ ...request, model: entry.model }, signal))
+    return this.streamWith(request.model, signal, state, (entry) =>
+      entry.provider.stream({ ...request, model: entry.model }, signal),
+    )
   }
 
   /**
@@ -129,8 +150,19 @@ export class ModelRegistry {
    * provider produced them (for a relay, what one upstream read completed). Same retry,
    * fallback and commit rules.
    */
-  streamEvents(request: ChatRequest, signal: AbortSignal, state: StreamState, report?: StreamReport): AsyncIterableIterator<Uint8Array> {
-    return this.streamWith(request.model, signal, state, (entry) => eventsOf(entry.provider, { ...request, model: entry.model }, signal, report), report)
+  streamEvents(
+    request: ChatRequest,
+    signal: AbortSignal,
+    state: StreamState,
+    report?: StreamReport,
+  ): AsyncIterableIterator<Uint8Array> {
+    return this.streamWith(
+      request.model,
+      signal,
+      state,
+      (entry) => eventsOf(entry.provider, { ...request, model: entry.model }, signal, report),
+      report,
+    )
   }
 
   /**
@@ -138,7 +170,13 @@ export class ModelRegistry {
    * whose first item arrives serves it (see {@link stream}). The items are the caller's business:
    * `/v1/messages` streams Anthropic's events, natively or translated from OpenAI chunks.
    */
-  streamWith<T>(model: string, signal: AbortSignal, state: StreamState, start: (entry: RouteEntry) => AsyncIterable<T>, report?: StreamReport): AsyncIterableIterator<T> {
+  streamWith<T>(
+    model: string,
+    signal: AbortSignal,
+    state: StreamState,
+    start: (entry: RouteEntry) => AsyncIterable<T>,
+    report?: StreamReport,
+  ): AsyncIterableIterator<T> {
     return new FallbackStream(() => this.#open(model, signal, state, start, report))
   }
 
@@ -175,7 +213,13 @@ export class ModelRegistry {
   }
 
   /** Rethrows what must reach the client; otherwise waits out the back-off and says what to do next. */
-  async #afterFailure(error: unknown, entry: RouteEntry, attempt: number, signal: AbortSignal, committed: boolean): Promise<'retry' | 'next'> {
+  async #afterFailure(
+    error: unknown,
+    entry: RouteEntry,
+    attempt: number,
+    signal: AbortSignal,
+    committed: boolean,
+  ): Promise<'retry' | 'next'> {
     const provider = entry.provider.name
     if (signal.aborted || committed || !(error instanceof ProviderError)) {
       if (!signal.aborted) this.#observe?.({ provider, error, next: 'give up' })
@@ -207,7 +251,14 @@ export function buildRegistry(config: ChatConfig, deps: RegistryDeps): ModelRegi
       const settings = config.providers[name]
       if (!settings) throw new Error(`chat model registry: provider '${name}' is not configured`)
       const { maxRetries, retryBaseMs, retryMaxMs } = settings
-      const options = { ...settings, name, fetch: deps.fetch, clock: deps.clock, maxResponseBytes: config.maxResponseBytes, maxEventBytes: config.maxEventBytes }
+      const options = {
+        ...settings,
+        name,
+        fetch: deps.fetch,
+        clock: deps.clock,
+        maxResponseBytes: config.maxResponseBytes,
+        maxEventBytes: config.maxEventBytes,
+      }
       const kind = PROVIDER_KINDS[settings.kind ?? DEFAULT_KIND]!
       found = {
         provider: kind.create(options),
@@ -227,63 +278,21 @@ export function buildRegistry(config: ChatConfig, deps: RegistryDeps): ModelRegi
   return new ModelRegistry(routes, deps.sleep, deps.random, deps.observe)
 }
 
-type OpenedStream<T> = { iterator: AsyncIterator<T>; first: IteratorResult<T> }
-
-const FINISHED: IteratorReturnResult<undefined> = { done: true, value: undefined }
-
-/**
- * What {@link ModelRegistry.streamEvents} returns. Until the first item it opens, retries and
- * falls back; from then on `next()` is the chosen provider's own, so no generator layer sits
- * between the provider and the route for the rest of the stream. `return()` reaches the provider
- * (which releases its upstream) whether the stream is under way or still opening.
- */
-class FallbackStream<T> implements AsyncIterableIterator<T> {
-  /** Dropped once the stream is open, so a long stream does not keep what only opening needed. */
-  #open: (() => Promise<OpenedStream<T>>) | undefined
-  #source: AsyncIterator<T> | undefined
-  #stopped = false
-
-  constructor(open: () => Promise<OpenedStream<T>>) {
-    this.#open = open
-  }
-
-  next(): Promise<IteratorResult<T>> {
-    if (this.#source) return this.#source.next()
-    if (this.#stopped) return Promise.resolve(FINISHED)
-    return this.#first()
-  }
-
-  async return(): Promise<IteratorResult<T>> {
-    this.#stopped = true
-    await this.#source?.return?.()
-    return FINISHED
-  }
-
-  [Symbol.asyncIterator](): this {
-    return this
-  }
-
-  async #first(): Promise<IteratorResult<T>> {
-    const open = this.#open!
-    this.#open = undefined
-    const { iterator, first } = await open()
-    if (this.#stopped || first.done) {
-      this.#stopped = true
-      await iterator.return?.()
-      return FINISHED
-    }
-    this.#source = iterator
-    return first
-  }
-}
-
 /** The provider's own event bytes if it has them, else its chunks encoded one event per step. */
-function eventsOf(provider: ChatProvider, request: ChatRequest, signal: AbortSignal, report?: StreamReport): AsyncIterable<Uint8Array> {
+function eventsOf(
+  provider: ChatProvider,
+  request: ChatRequest,
+  signal: AbortSignal,
+  report?: StreamReport,
+): AsyncIterable<Uint8Array> {
   if (provider.streamEvents) return provider.streamEvents(request, signal, report)
   return encodedChunks(provider.stream(request, signal), report)
 }
 
-async function* encodedChunks(chunks: AsyncIterable<ChatCompletionChunk>, report?: StreamReport): AsyncGenerator<Uint8Array> {
+async function* encodedChunks(
+  chunks: AsyncIterable<ChatCompletionChunk>,
+  report?: StreamReport,
+): AsyncGenerator<Uint8Array> {
   for await (const chunk of chunks) {
     if (report) noteChunk(report, chunk)
     yield encodeEvent(chunk)
@@ -294,19 +303,6 @@ async function* encodedChunks(chunks: AsyncIterable<ChatCompletionChunk>, report
 function noteServingEntry(report: StreamReport, entry: RouteEntry): void {
   report.provider = entry.provider.name
   report.upstreamModel = entry.model
-}
-
-
-
-/**
- * Back-off before retry number `attempt + 1`. Without advice it is exponential with full jitter
- * (a random wait between 0 and `retryBaseMs × 2^attempt`), so clients that failed together do not
- * retry together. An upstream's `Retry-After` is waited as asked: retrying sooner would be refused.
- * Both are capped at `retryMaxMs`.
- */
-export function backoffMs(policy: RetryPolicy, attempt: number, retryAfterSeconds?: number, random: () => number = Math.random): number {
-  if (retryAfterSeconds !== undefined) return Math.min(retryAfterSeconds * 1000, policy.retryMaxMs)
-  return Math.floor(random() * Math.min(policy.retryBaseMs * 2 ** attempt, policy.retryMaxMs))
 }
 
 /** A failure caused by the request itself would repeat on every provider, so it is not worth a fallback. */
@@ -331,17 +327,3 @@ export function modelList(names: string[], created: Date): ModelList {
   const seconds = Math.floor(created.getTime() / 1000)
   return { object: 'list', data: names.map((id) => ({ id, object: 'model', created: seconds, owned_by: 'trellis' })) }
 }
-
-const abortableSleep: Sleep = (ms, signal) =>
-  new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason)
-    const onAbort = () => {
-      clearTimeout(timer)
-      reject(signal.reason)
-    }
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    signal.addEventListener('abort', onAbort, { once: true })
-  })

@@ -20,7 +20,8 @@ export function parseChatRequest(text: string): ChatCompletionRequest {
     body = JSON.parse(text)
   } catch {
     throw badRequest(
-      "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)",
+      "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP " +
+        'library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)',
       null,
     )
   }
@@ -30,8 +31,17 @@ export function parseChatRequest(text: string): ChatCompletionRequest {
   // JSON.parse takes any depth, but the prompt estimate and the body sent upstream recurse.
   const deep = deepestPath(body)
   if (deep) {
-    const param = fieldName(`/${deep.slice(0, 5).map((key) => key.slice(0, 64).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`)
-    throw badRequest(`Invalid '${param}': objects and arrays may nest at most ${MAX_DEPTH} levels deep.`, param, 'invalid_value')
+    const param = fieldName(
+      `/${deep
+        .slice(0, 5)
+        .map((key) => key.slice(0, 64).replace(/~/g, '~0').replace(/\//g, '~1'))
+        .join('/')}`,
+    )
+    throw badRequest(
+      `Invalid '${param}': objects and arrays may nest at most ${MAX_DEPTH} levels deep.`,
+      param,
+      'invalid_value',
+    )
   }
   // Check first: walking Errors() on a valid body costs far more than the compiled check.
   if (!requestCheck.Check(body)) throw describeIssue(requestCheck.Errors(body).First()!)
@@ -49,7 +59,11 @@ function checkRules(request: ChatCompletionRequest): void {
   request.messages.forEach((message, i) => {
     const at = `messages[${i}]`
     if (message.role === 'tool' && message.tool_call_id === undefined) {
-      throw badRequest(`Missing required parameter: '${at}.tool_call_id'.`, `${at}.tool_call_id`, 'missing_required_parameter')
+      throw badRequest(
+        `Missing required parameter: '${at}.tool_call_id'.`,
+        `${at}.tool_call_id`,
+        'missing_required_parameter',
+      )
     }
     const hasContent = message.content !== undefined && message.content !== null
     if (message.role === 'assistant' && !hasContent && !message.tool_calls?.length) {
@@ -60,15 +74,24 @@ function checkRules(request: ChatCompletionRequest): void {
     }
   })
   if (request.top_logprobs !== undefined && request.top_logprobs !== null && request.logprobs !== true) {
-    throw badRequest("Invalid 'top_logprobs': 'logprobs' must be set to true when 'top_logprobs' is used.", 'top_logprobs')
+    throw badRequest(
+      "Invalid 'top_logprobs': 'logprobs' must be set to true when 'top_logprobs' is used.",
+      'top_logprobs',
+    )
   }
   const choice = request.tool_choice
   const toolNames = (request.tools ?? []).map((tool) => tool.function.name)
   if ((choice === 'required' || typeof choice === 'object') && toolNames.length === 0) {
-    throw badRequest("Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.", 'tool_choice')
+    throw badRequest(
+      "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.",
+      'tool_choice',
+    )
   }
   if (typeof choice === 'object' && !toolNames.includes(choice.function.name)) {
-    throw badRequest(`Invalid value for 'tool_choice': no function named '${choice.function.name}' in 'tools'.`, 'tool_choice.function.name')
+    throw badRequest(
+      `Invalid value for 'tool_choice': no function named '${choice.function.name}' in 'tools'.`,
+      'tool_choice.function.name',
+    )
   }
   if (request.response_format?.type === 'json_schema' && request.response_format.json_schema === undefined) {
     throw badRequest(
@@ -86,9 +109,14 @@ function checkRules(request: ChatCompletionRequest): void {
  */
 export function describeIssue(issue: ValueError): OpenAIError {
   const param = fieldName(issue.path)
-  // JSON.parse reads 1e999 as Infinity, which no number field takes: say so rather than "expected a number, but got a number".
+  // JSON.parse reads 1e999 as Infinity, which no number field takes: say so rather than "expected a number, but got a
+  // number".
   if (typeof issue.value === 'number' && !Number.isFinite(issue.value)) {
-    return badRequest(`Invalid value for '${param}': the number is too large to be represented.`, param, 'invalid_value')
+    return badRequest(
+      `Invalid value for '${param}': the number is too large to be represented.`,
+      param,
+      'invalid_value',
+    )
   }
   if (issue.type === ValueErrorType.ObjectRequiredProperty) {
     return badRequest(`Missing required parameter: '${param}'.`, param, 'missing_required_parameter')
@@ -102,13 +130,25 @@ export function describeIssue(issue: ValueError): OpenAIError {
     if (values.length) {
       const others = branches.filter((branch) => !('const' in branch)).map(typeName)
       const allowed = [...values.map((branch) => `'${branch.const}'`), ...others].join(', ')
-      return badRequest(`Invalid value for '${param}': ${shown(issue.value)}. Supported values are: ${allowed}.`, param, 'invalid_value')
+      return badRequest(
+        `Invalid value for '${param}': ${shown(issue.value)}. Supported values are: ${allowed}.`,
+        param,
+        'invalid_value',
+      )
     }
     const expected = branches.map(typeName).join(' or ')
-    return badRequest(`Invalid type for '${param}': expected ${expected}, but got ${jsonType(issue.value)} instead.`, param, 'invalid_type')
+    return badRequest(
+      `Invalid type for '${param}': expected ${expected}, but got ${jsonType(issue.value)} instead.`,
+      param,
+      'invalid_type',
+    )
   }
   if (issue.type === ValueErrorType.Literal) {
-    return badRequest(`Invalid value for '${param}': ${shown(issue.value)}. Supported values are: '${issue.schema.const}'.`, param, 'invalid_value')
+    return badRequest(
+      `Invalid value for '${param}': ${shown(issue.value)}. Supported values are: '${issue.schema.const}'.`,
+      param,
+      'invalid_value',
+    )
   }
   if (issue.type === ValueErrorType.ArrayMaxItems || issue.type === ValueErrorType.ArrayMinItems) {
     const most = issue.type === ValueErrorType.ArrayMaxItems
@@ -123,13 +163,25 @@ export function describeIssue(issue: ValueError): OpenAIError {
   if (issue.type === ValueErrorType.ObjectMaxProperties) {
     const bound = issue.schema.maxProperties as number
     const count = typeof issue.value === 'object' && issue.value !== null ? Object.keys(issue.value).length : 0
-    return badRequest(`Invalid '${param}': too many keys. Expected at most ${bound}, but got ${count}.`, param, 'object_above_max_size')
+    return badRequest(
+      `Invalid '${param}': too many keys. Expected at most ${bound}, but got ${count}.`,
+      param,
+      'object_above_max_size',
+    )
   }
   if (TYPE_ERRORS.has(issue.type)) {
-    return badRequest(`Invalid type for '${param}': expected ${typeName(issue.schema)}, but got ${jsonType(issue.value)} instead.`, param, 'invalid_type')
+    return badRequest(
+      `Invalid type for '${param}': expected ${typeName(issue.schema)}, but got ${jsonType(issue.value)} instead.`,
+      param,
+      'invalid_type',
+    )
   }
   const where = param ? `'${param}'` : 'request body'
-  return badRequest(`Invalid ${where}: ${lowerFirst(issue.message)}, but got ${shown(issue.value)}.`, param || null, 'invalid_value')
+  return badRequest(
+    `Invalid ${where}: ${lowerFirst(issue.message)}, but got ${shown(issue.value)}.`,
+    param || null,
+    'invalid_value',
+  )
 }
 
 const TYPE_ERRORS = new Set<ValueErrorType>([

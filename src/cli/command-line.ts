@@ -39,7 +39,7 @@ export class UsageError extends Error {
   }
 }
 
-export const DEFAULT_SCOPES = 'plants:read,plants:write'
+const DEFAULT_SCOPES = 'plants:read,plants:write'
 
 const USAGE: Record<string, string> = {
   serve: 'trellis [serve] [--workers N]        serve HTTP (the default command)',
@@ -63,7 +63,7 @@ const USAGE: Record<string, string> = {
   healthcheck: "trellis healthcheck                  exit 0 when the local server's /health answers (container probes)",
 }
 
-export function helpText(version: string): string {
+function helpText(version: string): string {
   return `trellis ${version}: plant store, OpenAI-compatible chat completions and docs.json, in one server
 
 Usage:
@@ -81,17 +81,25 @@ const HELP_OPTION = { help: { type: 'boolean', short: 'h' } } as const
 function strict<T extends ParseArgsConfig['options']>(command: string, args: string[], options: T, positionals = 0) {
   let parsed
   try {
-    parsed = parseArgs({ args, options: { ...HELP_OPTION, ...options }, strict: true, allowPositionals: positionals > 0, tokens: true })
+    parsed = parseArgs({
+      args,
+      options: { ...HELP_OPTION, ...options },
+      strict: true,
+      allowPositionals: positionals > 0,
+      tokens: true,
+    })
   } catch (error) {
     throw new UsageError(`${command}: ${(error as Error).message.split('\n')[0]}`, USAGE[command])
   }
-  if (parsed.positionals.length > positionals) throw new UsageError(`${command}: unexpected argument "${parsed.positionals[positionals]}"`, USAGE[command])
+  if (parsed.positionals.length > positionals)
+    throw new UsageError(`${command}: unexpected argument "${parsed.positionals[positionals]}"`, USAGE[command])
   // parseArgs keeps the last of a repeated option silently; `--owner alice --owner bob` is a mistake to name.
   const seen = new Set<string>()
   for (const token of parsed.tokens) {
     // -h and --help are one option asked twice, which is no mistake.
     if (token.kind !== 'option' || token.name === 'help') continue
-    if (seen.has(token.name)) throw new UsageError(`${command}: --${token.name} is given more than once`, USAGE[command])
+    if (seen.has(token.name))
+      throw new UsageError(`${command}: --${token.name} is given more than once`, USAGE[command])
     seen.add(token.name)
   }
   return parsed
@@ -109,7 +117,8 @@ function ownerName(owner: string): string {
   const trimmed = owner.trim()
   const why = unstorable(trimmed)
   if (why) throw new Error(`--owner must not contain ${why}`)
-  if (trimmed === '' || characterCount(trimmed) > 200) throw new Error(`--owner must be 1 to 200 characters, got ${characterCount(trimmed)}`)
+  if (trimmed === '' || characterCount(trimmed) > 200)
+    throw new Error(`--owner must be 1 to 200 characters, got ${characterCount(trimmed)}`)
   return trimmed
 }
 
@@ -125,7 +134,11 @@ export function parseCommandLine(argv: string[], version: string): Command {
     return values.help ? help(command) : ({ name: command } as Command)
   }
   if (first === 'token' && rest[0] === 'create') {
-    const { values } = strict('token create', rest.slice(1), { owner: { type: 'string' }, scope: { type: 'string' }, ...GRANT_OPTIONS })
+    const { values } = strict('token create', rest.slice(1), {
+      owner: { type: 'string' },
+      scope: { type: 'string' },
+      ...GRANT_OPTIONS,
+    })
     if (values.help) return help('token create')
     return guarded('token create', () => {
       const change = grantsOf(values, false)
@@ -133,27 +146,41 @@ export function parseCommandLine(argv: string[], version: string): Command {
         name: 'token create',
         owner: ownerName(required('token create', 'owner NAME', values.owner)),
         scopes: parseScopes(values.scope ?? DEFAULT_SCOPES),
-        grants: { limits: change.limits as TokenLimits | undefined, models: change.models ?? undefined, expiresAt: change.expiresAt ?? undefined },
+        grants: {
+          limits: change.limits as TokenLimits | undefined,
+          models: change.models ?? undefined,
+          expiresAt: change.expiresAt ?? undefined,
+        },
       }
     })
   }
   if (first === 'token' && rest[0] === 'update') {
     const { values, positionals } = strict('token update', rest.slice(1), GRANT_OPTIONS, 1)
     if (values.help) return help('token update')
-    if (positionals[0] === undefined) throw new UsageError('token update needs a token id (see token list)', USAGE['token update'])
+    if (positionals[0] === undefined)
+      throw new UsageError('token update needs a token id (see token list)', USAGE['token update'])
     const change = guarded('token update', () => grantsOf(values, true))
-    if (Object.keys(change).length === 0) throw new UsageError('token update: nothing to change; give --rpm, --tpm, --streams, --budget-tokens, --models or --expires', USAGE['token update'])
+    if (Object.keys(change).length === 0)
+      throw new UsageError(
+        'token update: nothing to change; give --rpm, --tpm, --streams, --budget-tokens, --models or --expires',
+        USAGE['token update'],
+      )
     return { name: 'token update', id: positionals[0], change }
   }
   if (first === 'usage') {
-    const { values } = strict('usage', rest, { from: { type: 'string' }, to: { type: 'string' }, by: { type: 'string' } })
+    const { values } = strict('usage', rest, {
+      from: { type: 'string' },
+      to: { type: 'string' },
+      by: { type: 'string' },
+    })
     if (values.help) return help('usage')
     return guarded('usage', () => ({
       name: 'usage',
       from: values.from === undefined ? undefined : instant('--from', values.from),
       to: values.to === undefined ? undefined : instant('--to', values.to),
       by: (values.by ?? 'model').split(',').map((group) => {
-        if (!GROUPS.includes(group as Group)) throw new Error(`--by must be one or more of ${GROUPS.join(', ')}, got "${group}"`)
+        if (!GROUPS.includes(group as Group))
+          throw new Error(`--by must be one or more of ${GROUPS.join(', ')}, got "${group}"`)
         return group as Group
       }),
     }))
@@ -161,14 +188,18 @@ export function parseCommandLine(argv: string[], version: string): Command {
   if (first === 'token' && rest[0] === 'revoke') {
     const { values, positionals } = strict('token revoke', rest.slice(1), {}, 1)
     if (values.help) return help('token revoke')
-    if (positionals[0] === undefined) throw new UsageError('token revoke needs a token id (see token list)', USAGE['token revoke'])
+    if (positionals[0] === undefined)
+      throw new UsageError('token revoke needs a token id (see token list)', USAGE['token revoke'])
     return { name: 'token revoke', id: positionals[0] }
   }
   if (first === 'token') throw new UsageError('token: expected create, update, list or revoke')
   if (first === 'docs') {
     if (rest[0] === 'validate') return { name: 'docs validate', args: rest.slice(1) }
     if (rest[0] === 'push') return { name: 'docs push', args: rest.slice(1) }
-    throw new UsageError('docs: expected "docs validate FILE" or "docs push DIR"', `${USAGE['docs validate']}\n       ${USAGE['docs push']}`)
+    throw new UsageError(
+      'docs: expected "docs validate FILE" or "docs push DIR"',
+      `${USAGE['docs validate']}\n       ${USAGE['docs push']}`,
+    )
   }
   throw new UsageError(`unknown command "${first}"`)
 }
@@ -200,40 +231,62 @@ function grantsOf(values: Partial<Record<keyof typeof GRANT_OPTIONS, string>>, r
     if (!removable) throw new Error(`--${option} none is for token update; leave the option out instead`)
     return null
   }
-  for (const [option, key] of [['rpm', 'rpm'], ['tpm', 'tpm'], ['streams', 'streams'], ['budget-tokens', 'budget_tokens']] as const) {
+  for (const [option, key] of [
+    ['rpm', 'rpm'],
+    ['tpm', 'tpm'],
+    ['streams', 'streams'],
+    ['budget-tokens', 'budget_tokens'],
+  ] as const) {
     const value = values[option]
     if (value === undefined) continue
     if (value === 'none') limits[key] = removal(option, value)
     else if (/^[1-9]\d{0,12}$/.test(value) && Number(value) <= 1e12) limits[key] = Number(value)
-    else throw new Error(`--${option} must be a whole number from 1 to 10^12${removable ? ', or none' : ''}, got "${value}"`)
+    else
+      throw new Error(
+        `--${option} must be a whole number from 1 to 10^12${removable ? ', or none' : ''}, got "${value}"`,
+      )
   }
   if (Object.keys(limits).length > 0) change.limits = limits
   if (values.models !== undefined) {
     const models = values.models.split(',').map((name) => name.trim())
     if (values.models === 'none') change.models = removal('models', values.models)
-    else if (models.some((name) => name === '')) throw new Error(`--models must be model names separated by commas, got "${values.models}"`)
+    else if (models.some((name) => name === ''))
+      throw new Error(`--models must be model names separated by commas, got "${values.models}"`)
     else change.models = models
   }
-  if (values.expires !== undefined) change.expiresAt = values.expires === 'never' || values.expires === 'none' ? removal('expires', values.expires) : expiry(values.expires)
+  if (values.expires !== undefined)
+    change.expiresAt =
+      values.expires === 'never' || values.expires === 'none'
+        ? removal('expires', values.expires)
+        : expiry(values.expires)
   return change
 }
 
 /** `30d`, `12h`, `45m` from now, or a date or date-time. */
 function expiry(text: string): Date {
   const relative = /^(\d{1,5})([dhm])$/.exec(text)
-  if (relative) return new Date(Date.now() + Number(relative[1]) * { d: 86_400_000, h: 3_600_000, m: 60_000 }[relative[2] as 'd' | 'h' | 'm'])
+  if (relative)
+    return new Date(
+      Date.now() + Number(relative[1]) * { d: 86_400_000, h: 3_600_000, m: 60_000 }[relative[2] as 'd' | 'h' | 'm'],
+    )
   return instant('--expires', text, '30d, 12h, 45m, ')
 }
 
 function instant(option: string, text: string, also = ''): Date {
-  const date = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2})?(\.\d+)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(text) ? new Date(text.length === 10 ? `${text}T00:00:00Z` : text) : undefined
-  if (!date || Number.isNaN(date.getTime())) throw new Error(`${option} must be ${also}a date such as 2026-12-31 or a date-time such as 2026-12-31T12:00:00Z, got "${text}"`)
+  const date = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2})?(\.\d+)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(text)
+    ? new Date(text.length === 10 ? `${text}T00:00:00Z` : text)
+    : undefined
+  if (!date || Number.isNaN(date.getTime()))
+    throw new Error(
+      `${option} must be ${also}a date such as 2026-12-31 or a date-time such as 2026-12-31T12:00:00Z, got "${text}"`,
+    )
   return date
 }
 
 function serve(args: string[]): Command {
   const { values } = strict('serve', args, { workers: { type: 'string' } })
   if (values.help) return help('serve')
-  if (values.workers !== undefined && !/^[1-9]\d*$/.test(values.workers)) throw new UsageError(`serve: --workers must be a positive whole number, got "${values.workers}"`, USAGE.serve)
+  if (values.workers !== undefined && !/^[1-9]\d*$/.test(values.workers))
+    throw new UsageError(`serve: --workers must be a positive whole number, got "${values.workers}"`, USAGE.serve)
   return { name: 'serve', workers: values.workers }
 }

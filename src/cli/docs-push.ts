@@ -38,7 +38,12 @@ type Outcome = { ok: true; line: string; unchanged: boolean } | { ok: false; lin
 export async function runDocsPush(args: string[], io: PushIo = PROCESS_IO): Promise<number> {
   let parsed
   try {
-    parsed = parseArgs({ args, options: { url: { type: 'string' }, token: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true })
+    parsed = parseArgs({
+      args,
+      options: { url: { type: 'string' }, token: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    })
   } catch (error) {
     return badInvocation(io, (error as Error).message.split('\n')[0]!)
   }
@@ -47,35 +52,52 @@ export async function runDocsPush(args: string[], io: PushIo = PROCESS_IO): Prom
     io.stdout(`${PUSH_USAGE}\n`)
     return 0
   }
-  if (positionals.length !== 1) return badInvocation(io, positionals.length === 0 ? 'missing the folder to push' : 'push one folder at a time')
+  if (positionals.length !== 1)
+    return badInvocation(io, positionals.length === 0 ? 'missing the folder to push' : 'push one folder at a time')
   const root = positionals[0]!
   const base = (values.url ?? io.env.TRELLIS_URL ?? DEFAULT_URL).replace(/\/+$/, '')
-  if (!/^https?:\/\/[^/]/.test(base)) return badInvocation(io, `--url must be an http:// or https:// URL, got "${base}"`)
+  if (!/^https?:\/\/[^/]/.test(base))
+    return badInvocation(io, `--url must be an http:// or https:// URL, got "${base}"`)
   const token = values.token ?? io.env.TRELLIS_TOKEN
-  if (token === undefined || token === '') return badInvocation(io, 'needs a token with the docs:write scope: --token TOKEN or TRELLIS_TOKEN')
+  if (token === undefined || token === '')
+    return badInvocation(io, 'needs a token with the docs:write scope: --token TOKEN or TRELLIS_TOKEN')
   if (!(await isFolder(root))) return badInvocation(io, `${root} is not a folder`)
 
   const { uploads, skipped } = await planPush(root)
-  if (uploads.length === 0 && skipped.length === 0) return badInvocation(io, `found nothing to push under ${root}: no docs.json, mint.json, .md or .mdx file`)
+  if (uploads.length === 0 && skipped.length === 0)
+    return badInvocation(io, `found nothing to push under ${root}: no docs.json, mint.json, .md or .mdx file`)
   for (const { file, reason } of skipped) io.stdout(`${file}: skipped: ${reason}\n`)
-  const outcomes = await inOrder(uploads, CONCURRENCY, (upload) => send(upload, base, token), (upload, outcome) => io.stdout(`${upload.file}: ${outcome.line}\n`))
+  const outcomes = await inOrder(
+    uploads,
+    CONCURRENCY,
+    (upload) => send(upload, base, token),
+    (upload, outcome) => io.stdout(`${upload.file}: ${outcome.line}\n`),
+  )
   const failed = outcomes.filter((outcome) => !outcome.ok).length
   const unchanged = outcomes.filter((outcome) => outcome.ok && outcome.unchanged).length
   const stored = outcomes.length - failed - unchanged
-  io.stdout(`pushed ${root} to ${base}: ${stored} stored, ${unchanged} unchanged, ${skipped.length} skipped, ${failed} failed\n`)
+  io.stdout(
+    `pushed ${root} to ${base}: ${stored} stored, ${unchanged} unchanged, ${skipped.length} skipped, ${failed} failed\n`,
+  )
   return failed === 0 ? 0 : 1
 }
 
 /** One file's PUT, and what became of it in a few words. */
 async function send(upload: Upload, base: string, token: string): Promise<Outcome> {
   const config = upload.target.kind === 'config'
-  const route = upload.target.kind === 'config' ? '/docs.json' : `/docs/pages/${upload.target.path.split('/').map(encodeURIComponent).join('/')}`
+  const route =
+    upload.target.kind === 'config'
+      ? '/docs.json'
+      : `/docs/pages/${upload.target.path.split('/').map(encodeURIComponent).join('/')}`
   let response: Response
   try {
     const body = await readFile(upload.location)
     response = await fetch(`${base}${route}`, {
       method: 'PUT',
-      headers: { authorization: `Bearer ${token}`, 'content-type': config ? 'application/json' : 'text/markdown; charset=utf-8' },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': config ? 'application/json' : 'text/markdown; charset=utf-8',
+      },
       body,
       signal: AbortSignal.timeout(UPLOAD_TIMEOUT_MS),
     })
@@ -83,7 +105,11 @@ async function send(upload: Upload, base: string, token: string): Promise<Outcom
     const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code
     return { ok: false, line: `failed: ${cause ?? (error as Error).message} (PUT ${base}${route})` }
   }
-  const answer = (await response.json().catch(() => ({}))) as { message?: string; revision?: number; unchanged?: boolean }
+  const answer = (await response.json().catch(() => ({}))) as {
+    message?: string
+    revision?: number
+    unchanged?: boolean
+  }
   if (!response.ok) return { ok: false, line: `failed (${response.status}): ${answer.message ?? response.statusText}` }
   const where = config ? `revision ${answer.revision}` : `${route} revision ${answer.revision}`
   if (answer.unchanged) return { ok: true, unchanged: true, line: `unchanged (${where})` }
@@ -94,7 +120,12 @@ async function send(upload: Upload, base: string, token: string): Promise<Outcom
  * Runs `work` over `items`, at most `limit` at a time, and reports each result in the items' order as
  * soon as it and every one before it are done: the output reads in path order, and still shows progress.
  */
-async function inOrder<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>, report: (item: T, result: R) => void): Promise<R[]> {
+async function inOrder<T, R>(
+  items: T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+  report: (item: T, result: R) => void,
+): Promise<R[]> {
   const results: R[] = []
   const done: boolean[] = []
   let started = 0

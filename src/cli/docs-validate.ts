@@ -48,7 +48,10 @@ export async function runDocsValidate(args: string[], io: CliIo = PROCESS_IO): P
   try {
     text = file === '-' ? await io.stdin() : await readFile(file, 'utf8')
   } catch (error) {
-    return badInvocation(io, `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+    return badInvocation(
+      io,
+      `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    )
   }
   const result = validateDocsConfig(text, { strict })
   if (json) {
@@ -68,7 +71,7 @@ export async function runDocsValidate(args: string[], io: CliIo = PROCESS_IO): P
 }
 
 /** One compiler-style line: `file:line:column: severity message (did you mean "x"?)`. */
-export function formatIssue(file: string, severity: string, issue: Issue): string {
+function formatIssue(file: string, severity: string, issue: Issue): string {
   const hint = issue.suggestion === undefined ? '' : ` (did you mean ${JSON.stringify(issue.suggestion)}?)`
   return `${file}:${issue.line}:${issue.column}: ${severity} ${issue.message}${hint}`
 }

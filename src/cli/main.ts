@@ -36,25 +36,32 @@ export async function main(argv: string[]): Promise<number> {
       const env = command.workers === undefined ? process.env : { ...process.env, WORKERS: command.workers }
       const config = configOrExit(env)
       if (config.workers > 1 && !process.env.TRELLIS_WORKER) {
-        await withDatabase(async (cfg, db) => (await announceDevelopmentToken(cfg, new TokenService(db)), 0), { config })
+        await withDatabase(async (cfg, db) => (await announceDevelopmentToken(cfg, new TokenService(db)), 0), {
+          config,
+        })
         return runWorkers(config)
       }
       await serve(config)
       return -1
     }
     case 'migrate':
-      return withDatabase(async (_config, _db, handle) => {
-        const applied = await migrate(handle.unbounded)
-        console.log(applied.length ? `applied ${applied.join(', ')}` : 'database is up to date')
-        return 0
-      }, { migrate: false })
+      return withDatabase(
+        async (_config, _db, handle) => {
+          const applied = await migrate(handle.unbounded)
+          console.log(applied.length ? `applied ${applied.join(', ')}` : 'database is up to date')
+          return 0
+        },
+        { migrate: false },
+      )
     case 'healthcheck':
       return healthcheck()
     case 'token create': {
       const { owner, scopes, grants } = command
       return withDatabase(async (_config, db) => {
         const created = await new TokenService(db).create({ owner, scopes, ...grants })
-        console.log(`created ${created.id} for ${created.owner} with scopes ${created.scopes.join(',')}${describeGrants(created)}`)
+        console.log(
+          `created ${created.id} for ${created.owner} with scopes ${created.scopes.join(',')}${describeGrants(created)}`,
+        )
         console.log('token (shown only this once):')
         console.log(created.token)
         return 0
@@ -68,7 +75,9 @@ export async function main(argv: string[]): Promise<number> {
           console.error(`trellis: no live token with id ${id}`)
           return 1
         }
-        console.log(`updated ${id}${describeGrants(updated) || ': no limits, every model, no expiry'}; servers apply it within 5 seconds`)
+        console.log(
+          `updated ${id}${describeGrants(updated) || ': no limits, every model, no expiry'}; servers apply it within 5 seconds`,
+        )
         return 0
       })
     }
@@ -77,8 +86,23 @@ export async function main(argv: string[]): Promise<number> {
         const rows = await new TokenService(db).list()
         console.log(['ID', 'OWNER', 'SCOPES', 'LIMITS', 'MODELS', 'EXPIRES', 'CREATED', 'REVOKED'].join('\t'))
         for (const row of rows) {
-          const limits = row.limits ? Object.entries(row.limits).map(([key, value]) => `${key}=${value}`).join(',') : '-'
-          console.log([row.id, row.owner, row.scopes.join(','), limits, row.models?.join(',') ?? '*', row.expiresAt?.toISOString() ?? '-', row.createdAt.toISOString(), row.revokedAt?.toISOString() ?? '-'].join('\t'))
+          const limits = row.limits
+            ? Object.entries(row.limits)
+                .map(([key, value]) => `${key}=${value}`)
+                .join(',')
+            : '-'
+          console.log(
+            [
+              row.id,
+              row.owner,
+              row.scopes.join(','),
+              limits,
+              row.models?.join(',') ?? '*',
+              row.expiresAt?.toISOString() ?? '-',
+              row.createdAt.toISOString(),
+              row.revokedAt?.toISOString() ?? '-',
+            ].join('\t'),
+          )
         }
         return 0
       })
@@ -86,7 +110,11 @@ export async function main(argv: string[]): Promise<number> {
       const { from, by } = command
       const to = command.to ?? new Date()
       return withDatabase(async (_config, db) => {
-        const rows = await summarizeUsage(db, { from: from ?? new Date(to.getTime() - 30 * 86_400_000), to, groupBy: by })
+        const rows = await summarizeUsage(db, {
+          from: from ?? new Date(to.getTime() - 30 * 86_400_000),
+          to,
+          groupBy: by,
+        })
         printTable(rows)
         return 0
       })
@@ -123,11 +151,18 @@ async function withDatabase(
   const config = options.config ?? configOrExit()
   let database: Awaited<ReturnType<typeof openConfiguredDatabase>>
   try {
-    database = await openConfiguredDatabase(config, config.databaseUrl ? undefined : await bunPgliteFiles(config.dataDir))
+    database = await openConfiguredDatabase(
+      config,
+      config.databaseUrl ? undefined : await bunPgliteFiles(config.dataDir),
+    )
   } catch (error) {
     if (!(error instanceof DataDirInUse)) throw error
     // The server holds the embedded database: its HTTP API does the same work meanwhile.
-    console.error(`trellis: ${error.message}; while it runs, use its HTTP API with an admin token instead (README: "Tokens"), e.g. curl -X POST http://localhost:${config.port}/admin/tokens -H "Authorization: Bearer $ADMIN_TOKEN" -H 'Content-Type: application/json' -d '{"owner":"alice","scopes":["chat"]}'`)
+    console.error(
+      `trellis: ${error.message}; while it runs, use its HTTP API with an admin token instead (README: ` +
+        `"Tokens"), e.g. curl -X POST http://localhost:${config.port}/admin/tokens -H "Authorization: Bearer ` +
+        `$ADMIN_TOKEN" -H 'Content-Type: application/json' -d '{"owner":"alice","scopes":["chat"]}'`,
+    )
     return 1
   }
   try {
@@ -139,9 +174,18 @@ async function withDatabase(
 }
 
 /** ` with limits rpm=60, models echo, expires 2026-…`, or '' when the token has none of those. */
-function describeGrants(token: { limits: Record<string, number> | null; models: string[] | null; expiresAt: Date | null }): string {
+function describeGrants(token: {
+  limits: Record<string, number> | null
+  models: string[] | null
+  expiresAt: Date | null
+}): string {
   const parts: string[] = []
-  if (token.limits) parts.push(`limits ${Object.entries(token.limits).map(([key, value]) => `${key}=${value}`).join(', ')}`)
+  if (token.limits)
+    parts.push(
+      `limits ${Object.entries(token.limits)
+        .map(([key, value]) => `${key}=${value}`)
+        .join(', ')}`,
+    )
   if (token.models) parts.push(`models ${token.models.join(', ')}`)
   if (token.expiresAt) parts.push(`expires ${token.expiresAt.toISOString()}`)
   return parts.length ? ` with ${parts.join('; ')}` : ''
@@ -151,9 +195,20 @@ function describeGrants(token: { limits: Record<string, number> | null; models: 
 function printTable(rows: Record<string, string | number>[]) {
   if (rows.length === 0) return print('no usage in that time')
   const columns = Object.keys(rows[0]!)
-  const cells = [columns.map((column) => column.toUpperCase()), ...rows.map((row) => columns.map((column) => String(row[column])))]
+  const cells = [
+    columns.map((column) => column.toUpperCase()),
+    ...rows.map((row) => columns.map((column) => String(row[column]))),
+  ]
   const widths = columns.map((_, i) => Math.max(...cells.map((line) => line[i]!.length)))
-  for (const line of cells) console.log(line.map((cell, i) => (typeof rows[0]![columns[i]!] === 'number' ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd())
+  for (const line of cells)
+    console.log(
+      line
+        .map((cell, i) =>
+          typeof rows[0]![columns[i]!] === 'number' ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!),
+        )
+        .join('  ')
+        .trimEnd(),
+    )
   return 0
 }
 
@@ -164,8 +219,12 @@ function print(text: string) {
 
 function usage(message: string, line?: string) {
   console.error(`trellis: ${message}
-${line ? `Usage: ${line}
-` : ''}Run "trellis --help" for all commands.`)
+${
+  line
+    ? `Usage: ${line}
+`
+    : ''
+}Run "trellis --help" for all commands.`)
   return 2
 }
 

@@ -97,7 +97,6 @@ export type ProviderKindSettings = {
 /** The provider plug-ins by `kind`; the first is the default kind. */
 export type ProviderKinds = Readonly<Record<string, ProviderKindSettings>>
 
-
 const ModelRoute = t.Object(
   { provider: t.String({ minLength: 1 }), model: t.String({ minLength: 1 }) },
   { additionalProperties: false },
@@ -106,7 +105,14 @@ const ModelRoute = t.Object(
 const ModelsSetting = t.Record(t.String({ minLength: 1 }), t.Array(ModelRoute, { minItems: 1 }))
 
 type Settings = Static<ReturnType<typeof t.Object<typeof COMMON_SETTINGS>>>
-type Tuning = 'connectTimeoutMs' | 'firstTokenTimeoutMs' | 'idleTimeoutMs' | 'requestTimeoutMs' | 'maxRetries' | 'retryBaseMs' | 'retryMaxMs'
+type Tuning =
+  | 'connectTimeoutMs'
+  | 'firstTokenTimeoutMs'
+  | 'idleTimeoutMs'
+  | 'requestTimeoutMs'
+  | 'maxRetries'
+  | 'retryBaseMs'
+  | 'retryMaxMs'
 
 /**
  * One upstream after defaults are applied and `apiKeyEnv` is resolved to `apiKey`: the common
@@ -153,15 +159,24 @@ function parseProviders(env: Record<string, string | undefined>, kinds: Provider
   for (const kind of Object.values(kinds)) Object.assign(extras, kind.settings)
   const schema = t.Record(
     t.String({ minLength: 1 }),
-    t.Object({ ...COMMON_SETTINGS, ...extras, kind: t.Optional(t.Union(kindNames.map((kind) => t.Literal(kind)))) }, { additionalProperties: false }),
+    t.Object(
+      { ...COMMON_SETTINGS, ...extras, kind: t.Optional(t.Union(kindNames.map((kind) => t.Literal(kind)))) },
+      { additionalProperties: false },
+    ),
   )
-  const settings = (parseJson(name, env[name], schema) ?? {}) as Record<string, Settings & { kind?: string; apiKeyEnv?: string } & Record<string, unknown>>
+  const settings = (parseJson(name, env[name], schema) ?? {}) as Record<
+    string,
+    Settings & { kind?: string; apiKeyEnv?: string } & Record<string, unknown>
+  >
   const providers: Record<string, ProviderConfig> = {}
   for (const [provider, { apiKeyEnv, ...entry }] of Object.entries(settings)) {
     const at = `${name}: provider '${provider}'`
-    if (provider === ECHO_PROVIDER) throw new Error(`${at}: the name '${ECHO_PROVIDER}' is reserved for the built-in provider`)
-    if (!isHttpUrl(entry.baseUrl)) throw new Error(`${at}: baseUrl must be an http:// or https:// URL, got '${entry.baseUrl}'`)
-    if (entry.apiKey !== undefined && apiKeyEnv !== undefined) throw new Error(`${at}: set apiKey or apiKeyEnv, not both`)
+    if (provider === ECHO_PROVIDER)
+      throw new Error(`${at}: the name '${ECHO_PROVIDER}' is reserved for the built-in provider`)
+    if (!isHttpUrl(entry.baseUrl))
+      throw new Error(`${at}: baseUrl must be an http:// or https:// URL, got '${entry.baseUrl}'`)
+    if (entry.apiKey !== undefined && apiKeyEnv !== undefined)
+      throw new Error(`${at}: set apiKey or apiKeyEnv, not both`)
     let apiKey = entry.apiKey
     if (apiKeyEnv !== undefined) {
       apiKey = env[apiKeyEnv]
@@ -200,10 +215,13 @@ const HEADER_VALUE = /^[\t\x20-\x7e]*$/
 
 /** Throws when `value` cannot be sent as an HTTP header value, naming `what` (kinds' checks use it too). */
 export function checkHeaderValue(what: string, value: string): void {
-  if (value !== value.trim()) throw new Error(`${what} starts or ends with whitespace (a line break from a file?); remove it`)
+  if (value !== value.trim())
+    throw new Error(`${what} starts or ends with whitespace (a line break from a file?); remove it`)
   const bad = /[^\t\x20-\x7e]/.exec(value)
   if (bad || !HEADER_VALUE.test(value)) {
-    throw new Error(`${what} holds a character an HTTP header cannot carry (U+${bad![0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')})`)
+    throw new Error(
+      `${what} holds a character an HTTP header cannot carry (U+${bad![0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')})`,
+    )
   }
 }
 
@@ -215,7 +233,9 @@ function parseModels(raw: string | undefined, providers: Record<string, Provider
   for (const [model, routes] of Object.entries(models)) {
     for (const route of routes) {
       if (route.provider !== ECHO_PROVIDER && !(route.provider in providers)) {
-        throw new Error(`${name}: model '${model}' uses provider '${route.provider}', which CHAT_PROVIDERS does not define`)
+        throw new Error(
+          `${name}: model '${model}' uses provider '${route.provider}', which CHAT_PROVIDERS does not define`,
+        )
       }
     }
   }

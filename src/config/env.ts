@@ -14,7 +14,11 @@ export function integer(env: Env, name: string, fallback: number, min: number, m
   if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`)
   const value = Number(raw.trim())
   if (value < min || value > max) {
-    throw new ConfigError(max === Number.MAX_SAFE_INTEGER ? `${name} must be at least ${min}, got ${value}` : `${name} must be between ${min} and ${max}, got ${value}`)
+    throw new ConfigError(
+      max === Number.MAX_SAFE_INTEGER
+        ? `${name} must be at least ${min}, got ${value}`
+        : `${name} must be between ${min} and ${max}, got ${value}`,
+    )
   }
   return value
 }
@@ -37,6 +41,7 @@ export function byteSize(env: Env, name: string, fallback: number): number {
   const unit = (match[2] ?? 'b').toLowerCase()
   const factor = unit.startsWith('k') ? 1024 : unit.startsWith('m') ? 1024 * 1024 : 1
   const value = Number(match[1]) * factor
-  if (value < 1024 || value > 64 * 1024 * 1024) throw new ConfigError(`${name} must be between 1kb and 64mb, got "${raw}"`)
+  if (value < 1024 || value > 64 * 1024 * 1024)
+    throw new ConfigError(`${name} must be between 1kb and 64mb, got "${raw}"`)
   return value
 }

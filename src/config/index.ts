@@ -48,7 +48,7 @@ export type Config = {
   env: Readonly<Record<string, string | undefined>>
 }
 
-export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const
+const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
 
 function databaseUrl(env: Env): string | undefined {
@@ -68,7 +68,8 @@ function databaseUrl(env: Env): string | undefined {
 /** `kinds`: the provider plug-ins, whose settings `CHAT_PROVIDERS` may use (src/chat/providers/index.ts). */
 export function loadConfig(env: Env, kinds: ProviderKinds): Config {
   const logLevel = (env.LOG_LEVEL?.trim() || 'info') as LogLevel
-  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`)
+  if (!LOG_LEVELS.includes(logLevel))
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`)
   const host = env.HOST?.trim() || '0.0.0.0'
   if (/\s/.test(host)) throw new ConfigError(`HOST must be a host name or address, got "${env.HOST}"`)
   const database = databaseUrl(env)
@@ -97,7 +98,9 @@ export function loadConfig(env: Env, kinds: ProviderKinds): Config {
     env,
   }
   if (config.workers > 1 && !config.databaseUrl)
-    throw new ConfigError('WORKERS > 1 needs DATABASE_URL: the embedded PGlite database can only be opened by one process')
+    throw new ConfigError(
+      'WORKERS > 1 needs DATABASE_URL: the embedded PGlite database can only be opened by one process',
+    )
   return config
 }
 

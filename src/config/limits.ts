@@ -21,9 +21,6 @@ export const LimitsSchema = t.Object(
 )
 export type Limits = Static<typeof LimitsSchema>
 
-export const LIMIT_KINDS = ['rpm', 'tpm', 'streams', 'budget_tokens'] as const
-export type LimitKind = (typeof LIMIT_KINDS)[number]
-
 /** `TRELLIS_DEFAULT_LIMITS`: JSON of the same shape; unset or empty is no default at all. */
 export function parseDefaultLimits(raw: string | undefined): Limits {
   if (raw === undefined || raw.trim() === '') return {}
@@ -35,7 +32,9 @@ export function parseDefaultLimits(raw: string | undefined): Limits {
   }
   if (!Value.Check(LimitsSchema, value)) {
     const first = Value.Errors(LimitsSchema, value).First()
-    throw new Error(`TRELLIS_DEFAULT_LIMITS: ${first?.path || '(root)'}: ${first?.message}; expected {rpm?, tpm?, streams?, budget_tokens?} of positive integers`)
+    throw new Error(
+      `TRELLIS_DEFAULT_LIMITS: ${first?.path || '(root)'}: ${first?.message}; expected {rpm?, tpm?, streams?, budget_tokens?} of positive integers`,
+    )
   }
   return value
 }

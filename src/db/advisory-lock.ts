@@ -11,9 +11,16 @@ export const WRITER_LOCK_TIMEOUT_MS = 5_000
  * bounded by `lock_timeout`; past it PostgreSQL raises 55P03 (see {@link isLockTimeout}), which a
  * route answers as busy (503), not as a conflict. Works the same on PostgreSQL and PGlite.
  */
-export async function awaitWriterTurn(tx: { execute: (query: SQL) => Promise<unknown> }, ...key: [number] | [number, number]): Promise<void> {
+export async function awaitWriterTurn(
+  tx: { execute: (query: SQL) => Promise<unknown> },
+  ...key: [number] | [number, number]
+): Promise<void> {
   await tx.execute(sql.raw(`SET LOCAL lock_timeout = '${WRITER_LOCK_TIMEOUT_MS}ms'`))
-  await tx.execute(key.length === 1 ? sql`SELECT pg_advisory_xact_lock(${key[0]})` : sql`SELECT pg_advisory_xact_lock(${key[0]}::int4, ${key[1]}::int4)`)
+  await tx.execute(
+    key.length === 1
+      ? sql`SELECT pg_advisory_xact_lock(${key[0]})`
+      : sql`SELECT pg_advisory_xact_lock(${key[0]}::int4, ${key[1]}::int4)`,
+  )
 }
 
 /** PostgreSQL's lock_not_available: `lock_timeout` passed while waiting for a writers' lock. */

@@ -12,7 +12,9 @@ export type Database = PgDatabase<PgQueryResultHKT, typeof schema>
 export type DatabaseHandle = {
   /** For requests: on PostgreSQL each statement is bounded by `queryTimeoutMs` (see deadline.ts). */
   db: Database
-  /** The same database without that bound, for migrations: a schema change may take longer than a request should wait. */
+  /**
+   * The same database without that bound, for migrations: a schema change may take longer than a request should wait.
+   */
   unbounded: Database
   kind: 'postgres' | 'pglite'
   /** Resolves when the database answers a trivial query; used by /ready. */
@@ -87,14 +89,25 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
     poolStats: async () => {
       // The connection asking is one of ours too, open and (for this query) busy: counted as open only.
       const [row] = rowsOf<{ open: number; busy: number }>(
-        await db.execute(sql`select count(*)::int as open, (count(*) filter (where state = 'active'))::int as busy from pg_stat_activity where application_name = ${applicationName} and pid <> pg_backend_pid()`),
+        await db.execute(
+          sql`select count(*)::int as open, (count(*) filter (where state = 'active'))::int as busy
+              from pg_stat_activity where application_name = ${applicationName} and pid <> pg_backend_pid()`,
+        ),
       )
       return { open: Number(row?.open ?? 0) + 1, busy: Number(row?.busy ?? 0) }
     },
     copyIn: async (table, columns, lines) => {
       const started = client`copy ${client(table)} (${client(columns as string[])}) from stdin`.writable()
       // Should the COPY start after its deadline, nothing will write to it: it is ended at once.
-      const writable = await withDeadline(started, queryTimeoutMs, () => void started.then((late) => late.on('error', () => {}).destroy(), () => {}))
+      const writable = await withDeadline(
+        started,
+        queryTimeoutMs,
+        () =>
+          void started.then(
+            (late) => late.on('error', () => {}).destroy(),
+            () => {},
+          ),
+      )
       // 'finish' comes once the server has confirmed the COPY; a refusal or a lost connection is 'error'.
       const finished = new Promise<void>((resolve, reject) => {
         // `on`, not `once`: a destroyed COPY may report more than one error, and an error with no listener throws.
@@ -135,13 +148,18 @@ async function openPglite(options: DatabaseOptions): Promise<DatabaseHandle> {
       const names = [table, ...columns].map(quoted)
       await client.transaction(async (tx) => {
         await tx.exec('set local synchronous_commit = off')
-        await tx.query(`copy ${names[0]} (${names.slice(1).join(', ')}) from '/dev/blob'`, [], { blob: new Blob(lines as string[]) })
+        await tx.query(`copy ${names[0]} (${names.slice(1).join(', ')}) from '/dev/blob'`, [], {
+          blob: new Blob(lines as string[]),
+        })
       })
-      flusher ??= unref(setTimeout(() => {
-        flusher = undefined
-        // A synchronous commit that wrote WAL flushes the WAL up to it; a transactional logical message is the smallest such write.
-        if (!client.closed) void client.query("select pg_logical_emit_message(true, 'trellis', '')").catch(() => {})
-      }, LAZY_FLUSH_MS))
+      flusher ??= unref(
+        setTimeout(() => {
+          flusher = undefined
+          // A synchronous commit that wrote WAL flushes the WAL up to it; a transactional logical message is the smallest
+          // such write.
+          if (!client.closed) void client.query("select pg_logical_emit_message(true, 'trellis', '')").catch(() => {})
+        }, LAZY_FLUSH_MS),
+      )
     },
     close: async () => {
       clearTimeout(flusher)

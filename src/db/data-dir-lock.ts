@@ -10,7 +10,8 @@ export class DataDirInUse extends Error {
   override name = 'DataDirInUse'
   constructor(dataDir: string) {
     super(
-      `the embedded database in ${dataDir} is in use by another process (a running server?); stop it first, or point DATABASE_URL at PostgreSQL to share one database between processes`,
+      `the embedded database in ${dataDir} is in use by another process (a running server?); stop it first, or ` +
+        `point DATABASE_URL at PostgreSQL to share one database between processes`,
     )
   }
 }
@@ -28,7 +29,10 @@ export class DataDirInUse extends Error {
  * Should the lock be lost while held (the process stalled past the stale time, and another took
  * it over), `onLost` is called: carrying on would risk the data.
  */
-export async function lockDataDir(dataDir: string, options: { waitMs?: number; onLost: (error: Error) => void }): Promise<() => Promise<void>> {
+export async function lockDataDir(
+  dataDir: string,
+  options: { waitMs?: number; onLost: (error: Error) => void },
+): Promise<() => Promise<void>> {
   mkdirSync(dataDir, { recursive: true })
   const waitMs = options.waitMs ?? 0
   try {

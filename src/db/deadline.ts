@@ -46,10 +46,15 @@ export function boundedClient<C extends Queryable>(client: C, ms: number): C {
     return query
   }
   // begin([options,] fn) and savepoint([name,] fn): the transaction's own client is bounded as well.
-  const transaction = (run: (...args: unknown[]) => Promise<unknown>) => (...args: unknown[]) => {
-    const fn = args.pop() as (scoped: C) => unknown
-    return withDeadline(run(...args, (scoped: C) => fn(boundedClient(scoped, ms))), ms)
-  }
+  const transaction =
+    (run: (...args: unknown[]) => Promise<unknown>) =>
+    (...args: unknown[]) => {
+      const fn = args.pop() as (scoped: C) => unknown
+      return withDeadline(
+        run(...args, (scoped: C) => fn(boundedClient(scoped, ms))),
+        ms,
+      )
+    }
   return new Proxy(client, {
     get(target, property, receiver) {
       if (property === 'unsafe') return (...args: never[]) => bound(target.unsafe(...args))
@@ -67,7 +72,8 @@ export function boundedClient<C extends Queryable>(client: C, ms: number): C {
 function cancel(query: Cancellable): void {
   try {
     const pending = query.cancel?.()
-    if (pending && typeof (pending as Promise<unknown>).catch === 'function') (pending as Promise<unknown>).catch(() => {})
+    if (pending && typeof (pending as Promise<unknown>).catch === 'function')
+      (pending as Promise<unknown>).catch(() => {})
   } catch {
     // Nothing to cancel: it finished or failed as the limit passed.
   }

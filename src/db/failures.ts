@@ -35,7 +35,11 @@ const CONNECTION_CODES = new Set([
  * failures and deadlocks (40001, 40P01), which a retry resolves.
  */
 function isTransientSqlState(code: string): boolean {
-  return code.startsWith('08') || code.startsWith('53') || ['57P01', '57P02', '57P03', '55P03', '57014', '40001', '40P01'].includes(code)
+  return (
+    code.startsWith('08') ||
+    code.startsWith('53') ||
+    ['57P01', '57P02', '57P03', '55P03', '57014', '40001', '40P01'].includes(code)
+  )
 }
 
 /** PGlite's own words when it is used while closing or after it closed (a shutdown in progress). */
@@ -46,7 +50,11 @@ const PGLITE_CLOSED = /^PGlite is clos(ed|ing)$/
  * wraps what a parse hook throws. At most 8 deep, so a cycle of causes ends the walk.
  */
 export function* causes(error: unknown): Generator<{ code?: unknown; message?: unknown }> {
-  for (let at = error, depth = 0; at !== null && typeof at === 'object' && depth < 8; at = (at as { cause?: unknown }).cause, depth++) {
+  for (
+    let at = error, depth = 0;
+    at !== null && typeof at === 'object' && depth < 8;
+    at = (at as { cause?: unknown }).cause, depth++
+  ) {
     yield at as { code?: unknown; message?: unknown }
   }
 }
@@ -58,7 +66,10 @@ export function* causes(error: unknown): Generator<{ code?: unknown; message?: u
 export function databaseUnavailable(error: unknown): Unavailable | undefined {
   for (const { code, message } of causes(error)) {
     const text = typeof message === 'string' ? message : ''
-    if (typeof code === 'string' && (CONNECTION_CODES.has(code) || (/^[0-9A-Z]{5}$/.test(code) && isTransientSqlState(code)))) {
+    if (
+      typeof code === 'string' &&
+      (CONNECTION_CODES.has(code) || (/^[0-9A-Z]{5}$/.test(code) && isTransientSqlState(code)))
+    ) {
       return { code, message: text }
     }
     if (PGLITE_CLOSED.test(text)) return { code: 'PGLITE_CLOSED', message: text }

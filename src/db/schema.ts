@@ -1,6 +1,26 @@
-import { bigint, bigserial, boolean, customType, doublePrecision, index, integer, jsonb, pgSequence, pgTable, primaryKey, real, text, timestamp, unique, uniqueIndex } from 'drizzle-orm/pg-core'
+import {
+  bigint,
+  bigserial,
+  boolean,
+  customType,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgSequence,
+  pgTable,
+  primaryKey,
+  real,
+  text,
+  timestamp,
+  unique,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core'
 
-/** A token's own limits; absent fields fall back to TRELLIS_DEFAULT_LIMITS (see src/config/limits.ts and src/governance/). */
+/**
+ * A token's own limits; absent fields fall back to TRELLIS_DEFAULT_LIMITS (see src/config/limits.ts and
+ * src/governance/).
+ */
 export type TokenLimits = { rpm?: number; tpm?: number; streams?: number; budget_tokens?: number }
 
 /** API tokens. Only the SHA-256 of the secret is stored; lookups go by that hash. */
@@ -60,7 +80,10 @@ export const usageRecords = pgTable(
     durationMs: real('duration_ms').notNull(),
     errorCode: text('error_code'),
   },
-  (table) => [index('usage_records_at_idx').on(table.at), index('usage_records_owner_at_idx').on(table.owner, table.at)],
+  (table) => [
+    index('usage_records_at_idx').on(table.at),
+    index('usage_records_owner_at_idx').on(table.owner, table.at),
+  ],
 )
 
 /**
@@ -86,7 +109,10 @@ export const plants = pgTable(
     tag: text('tag'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (table) => [index('plants_owner_seq_idx').on(table.owner, table.seq), unique('plants_owner_id_unique').on(table.owner, table.id)],
+  (table) => [
+    index('plants_owner_seq_idx').on(table.owner, table.seq),
+    unique('plants_owner_id_unique').on(table.owner, table.id),
+  ],
 )
 
 /** Every docs.json ever accepted. Rows are only inserted, never updated: history is not rewritten. */

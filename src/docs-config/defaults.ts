@@ -54,7 +54,8 @@ function bodyOf(plan: Plan, nameOf: (plan: Plan) => string): string {
       lines.push(`  if (${jsonTypeTest(branch)}) { ${call}return }`)
     }
   } else if (plan.kind === 'array' && plan.items !== undefined) {
-    if (plan.items.holdsDefaults) lines.push(`  if (Array.isArray(value)) for (const item of value) ${nameOf(plan.items)}(item)`)
+    if (plan.items.holdsDefaults)
+      lines.push(`  if (Array.isArray(value)) for (const item of value) ${nameOf(plan.items)}(item)`)
   } else if (plan.kind === 'object') {
     lines.push(`  if (!(${IS_OBJECT})) return`, '  let present')
     plan.keys.forEach((key, index) => {
@@ -64,7 +65,10 @@ function bodyOf(plan: Plan, nameOf: (plan: Plan) => string): string {
       lines.push(`  present = ${at}`)
       const fill = property.holdsDefaults ? `${nameOf(property)}(present)` : undefined
       if (property.schema.default === undefined) lines.push(`  if (present !== undefined) ${fill}`)
-      else lines.push(`  if (present === undefined) ${at} = ${copyOf(property.schema.default)}${fill ? `\n  else ${fill}` : ''}`)
+      else
+        lines.push(
+          `  if (present === undefined) ${at} = ${copyOf(property.schema.default)}${fill ? `\n  else ${fill}` : ''}`,
+        )
     })
   }
   return lines.join('\n')

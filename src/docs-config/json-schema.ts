@@ -7,7 +7,7 @@ type JsonObject = Record<string, unknown>
  * enums and the hex pattern come along. TypeBox writes the recursive navigation group as an embedded `$id`
  * with a bare `$ref`; editors resolve `#/definitions/…` more reliably, so it is moved there.
  */
-export function buildDocsJsonSchema(): JsonObject {
+function buildDocsJsonSchema(): JsonObject {
   const { root, definitions } = hoisted('#/definitions/')
   return { $schema: 'http://json-schema.org/draft-07/schema#', ...root, definitions }
 }

@@ -53,13 +53,23 @@ export interface ValidateOptions {
 /** The docs.json error contract (the plant store's), with every validation issue when there are any. */
 /** The plant store's error body, plus every validation error of a refused docs.json. */
 export const DocsErrorBody = t.Composite(
-  [ErrorBody, t.Object({ errors: t.Optional(t.Array(Issue, { description: 'every validation error, in document order (400 only)' })) })],
+  [
+    ErrorBody,
+    t.Object({
+      errors: t.Optional(t.Array(Issue, { description: 'every validation error, in document order (400 only)' })),
+    }),
+  ],
   { title: 'DocsError' },
 )
 
 /** `?strict=true` turns warnings (unknown properties) into errors. */
 export const StrictQuery = t.Object({
-  strict: t.Optional(t.Union([t.Literal('true'), t.Literal('false')], { description: 'treat unknown properties as errors', error: 'strict must be true or false' })),
+  strict: t.Optional(
+    t.Union([t.Literal('true'), t.Literal('false')], {
+      description: 'treat unknown properties as errors',
+      error: 'strict must be true or false',
+    }),
+  ),
 })
 
 export const REVISIONS_PAGE_DEFAULT = 100

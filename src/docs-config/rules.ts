@@ -7,12 +7,12 @@ const ABSOLUTE_HTTP_URL = /^https?:\/\/[^\s/?#@]+(?:[/?#]\S*)?$/i
 const URL_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/
 
 /** True for an absolute http or https URL with a host, such as `https://api.example.com/v1`. */
-export function isAbsoluteHttpUrl(value: string): boolean {
+function isAbsoluteHttpUrl(value: string): boolean {
   return ABSOLUTE_HTTP_URL.test(value)
 }
 
 /** True for a relative path such as `openapi.json` or `/specs/api.yaml`: no scheme, no host, no outer spaces. */
-export function isRelativePath(value: string): boolean {
+function isRelativePath(value: string): boolean {
   return value !== '' && value.trim() === value && !URL_SCHEME.test(value) && !value.startsWith('//')
 }
 
@@ -34,7 +34,14 @@ export function checkCrossFieldRules(config: unknown, findings: Finding[]): void
       const url = socials[key]
       if (typeof url === 'string' && !isAbsoluteHttpUrl(url)) {
         const path = `/footerSocials/${escapePointerToken(key)}`
-        findings.push(error(path, `${fieldName(path, 'docs.json')}: ${quote(url)} is not an absolute http(s) URL; use a full URL such as "https://example.com/acme"`, 'an absolute http(s) URL', quote(url)))
+        findings.push(
+          error(
+            path,
+            `${fieldName(path, 'docs.json')}: ${quote(url)} is not an absolute http(s) URL; use a full URL such as "https://example.com/acme"`,
+            'an absolute http(s) URL',
+            quote(url),
+          ),
+        )
       }
     }
   }
@@ -67,7 +74,12 @@ function anchorVersionsAreDeclared(anchors: unknown, versions: unknown, findings
         : `is not one of the versions (${declared.join(', ')})`
     const suggestion = closestMatch(anchor.version, declared)
     findings.push({
-      ...error(path, `${fieldName(path, 'docs.json')}: ${quote(anchor.version)} ${rule}`, 'a version listed in versions', quote(anchor.version)),
+      ...error(
+        path,
+        `${fieldName(path, 'docs.json')}: ${quote(anchor.version)} ${rule}`,
+        'a version listed in versions',
+        quote(anchor.version),
+      ),
       ...(suggestion !== undefined ? { suggestion } : {}),
     })
   }
@@ -75,13 +87,29 @@ function anchorVersionsAreDeclared(anchors: unknown, versions: unknown, findings
 
 function baseUrlIsAbsolute(value: string, path: string): Finding | undefined {
   if (isAbsoluteHttpUrl(value)) return undefined
-  return error(path, `${fieldName(path, 'docs.json')}: ${quote(value)} is not an absolute URL; use a full URL such as "https://api.example.com"`, 'an absolute http(s) URL', quote(value))
+  return error(
+    path,
+    `${fieldName(path, 'docs.json')}: ${quote(value)} is not an absolute URL; use a full URL such as "https://api.example.com"`,
+    'an absolute http(s) URL',
+    quote(value),
+  )
 }
 
 function openapiIsUrlOrPath(value: string, path: string): Finding | undefined {
-  if (value === '') return error(path, `${fieldName(path, 'docs.json')} is empty; give a URL or a relative path of an OpenAPI file`, 'a non-empty URL or relative path', '""')
+  if (value === '')
+    return error(
+      path,
+      `${fieldName(path, 'docs.json')} is empty; give a URL or a relative path of an OpenAPI file`,
+      'a non-empty URL or relative path',
+      '""',
+    )
   if (isAbsoluteHttpUrl(value) || isRelativePath(value)) return undefined
-  return error(path, `${fieldName(path, 'docs.json')}: ${quote(value)} is neither an absolute http(s) URL nor a relative path`, 'an absolute http(s) URL or a relative path', quote(value))
+  return error(
+    path,
+    `${fieldName(path, 'docs.json')}: ${quote(value)} is neither an absolute http(s) URL nor a relative path`,
+    'an absolute http(s) URL or a relative path',
+    quote(value),
+  )
 }
 
 /** Applies `check` to a string, or to each string of an array, at the right pointer. */

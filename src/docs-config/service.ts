@@ -3,7 +3,6 @@ import { WRITER_LOCK_TIMEOUT_MS, isLockTimeout } from '../db/advisory-lock'
 import { ifMatchAccepts } from '../http/entity-tags'
 import { etagFor } from './etag'
 import type { Issue, ValidateOptions, ValidationResult } from './model'
-import type { DocsConfig } from '../docs-format/docs-json'
 import type { RevisionSummary } from './model'
 import type { DocsRevisionStore, StoredRevision } from './store'
 import { validateDocsConfig } from './validation/validate'
@@ -18,21 +17,28 @@ export type CurrentDocs = { revision: number; etag: string; body: string }
 export class InvalidDocsConfig extends Error {
   constructor(readonly result: ValidationResult) {
     const count = result.errors.length
-    super(`docs.json is invalid: ${count} error${count === 1 ? '' : 's'}; the first is at line ${result.errors[0]?.line}, column ${result.errors[0]?.column}: ${result.errors[0]?.message}`)
+    super(
+      `docs.json is invalid: ${count} error${count === 1 ? '' : 's'}; the first is at line ` +
+        `${result.errors[0]?.line}, column ${result.errors[0]?.column}: ${result.errors[0]?.message}`,
+    )
   }
 }
 
 /** The client's `If-Match` no longer names the current revision. */
 export class StaleRevision extends Error {
   constructor(readonly current: string) {
-    super(`docs.json has changed since that version was read; the current ETag is ${current}. Fetch it, merge, and retry with If-Match: ${current}`)
+    super(
+      `docs.json has changed since that version was read; the current ETag is ${current}. Fetch it, merge, and retry with If-Match: ${current}`,
+    )
   }
 }
 
 /** Too many writers ahead of this one: it waited {@link WRITER_LOCK_TIMEOUT_MS} for its turn. Worth retrying. */
 export class WritersBusy extends Error {
   constructor() {
-    super(`docs.json is being written by others; this write waited ${WRITER_LOCK_TIMEOUT_MS / 1000} s for its turn. Retry shortly`)
+    super(
+      `docs.json is being written by others; this write waited ${WRITER_LOCK_TIMEOUT_MS / 1000} s for its turn. Retry shortly`,
+    )
   }
 }
 
@@ -83,7 +89,9 @@ export class DocsConfigService {
    * @throws InvalidDocsConfig when it does not validate; StaleRevision when `ifMatch` is not the current ETag
    *   when this writer's turn comes; WritersBusy when the turn did not come in time.
    */
-  async replace(input: { text: string; author: string; ifMatch?: string } & ValidateOptions): Promise<{ stored: StoredRevision; warnings: Issue[] }> {
+  async replace(
+    input: { text: string; author: string; ifMatch?: string } & ValidateOptions,
+  ): Promise<{ stored: StoredRevision; warnings: Issue[] }> {
     const result = validateDocsConfig(input.text, { strict: input.strict })
     if (!result.valid || result.config === undefined) throw new InvalidDocsConfig(result)
     const config = result.config
@@ -92,8 +100,16 @@ export class DocsConfigService {
       const stored = await this.store.appendNext(async (latest) => {
         const revision = latest?.revision ?? 0
         const currentEtag = latest?.etag ?? (await this.defaultEtag())
-        if (input.ifMatch !== undefined && !ifMatchAccepts(input.ifMatch, currentEtag)) throw new StaleRevision(currentEtag)
-        return { source: input.text, config, etag: await etagFor(revision + 1, config), author: input.author, size, createdAt: this.clock().toISOString() }
+        if (input.ifMatch !== undefined && !ifMatchAccepts(input.ifMatch, currentEtag))
+          throw new StaleRevision(currentEtag)
+        return {
+          source: input.text,
+          config,
+          etag: await etagFor(revision + 1, config),
+          author: input.author,
+          size,
+          createdAt: this.clock().toISOString(),
+        }
       })
       return { stored, warnings: result.warnings }
     } catch (error) {

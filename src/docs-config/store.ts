@@ -38,7 +38,11 @@ export class DocsRevisionStore {
 
   /** The newest revision's number and ETag only, without its contents. */
   async latestSummary(): Promise<RevisionSummary | undefined> {
-    const [row] = await this.db.select(SUMMARY_COLUMNS).from(docsRevisions).orderBy(desc(docsRevisions.revision)).limit(1)
+    const [row] = await this.db
+      .select(SUMMARY_COLUMNS)
+      .from(docsRevisions)
+      .orderBy(desc(docsRevisions.revision))
+      .limit(1)
     return row === undefined ? undefined : toSummary(row)
   }
 
@@ -49,7 +53,12 @@ export class DocsRevisionStore {
 
   /** Up to `limit` revisions numbered above `after`, oldest first, without contents. */
   async list(limit: number, after = 0): Promise<RevisionSummary[]> {
-    const rows = await this.db.select(SUMMARY_COLUMNS).from(docsRevisions).where(gt(docsRevisions.revision, after)).orderBy(asc(docsRevisions.revision)).limit(limit)
+    const rows = await this.db
+      .select(SUMMARY_COLUMNS)
+      .from(docsRevisions)
+      .where(gt(docsRevisions.revision, after))
+      .orderBy(asc(docsRevisions.revision))
+      .limit(limit)
     return rows.map(toSummary)
   }
 
@@ -63,7 +72,11 @@ export class DocsRevisionStore {
   async appendNext(build: (latest: RevisionSummary | undefined) => Promise<NewRevision>): Promise<StoredRevision> {
     return this.db.transaction(async (tx) => {
       await awaitWriterTurn(tx, WRITER_LOCK_KEY)
-      const [latest] = await tx.select(SUMMARY_COLUMNS).from(docsRevisions).orderBy(desc(docsRevisions.revision)).limit(1)
+      const [latest] = await tx
+        .select(SUMMARY_COLUMNS)
+        .from(docsRevisions)
+        .orderBy(desc(docsRevisions.revision))
+        .limit(1)
       const values = await build(latest === undefined ? undefined : toSummary(latest))
       const [row] = await tx
         .insert(docsRevisions)
@@ -76,8 +89,20 @@ export class DocsRevisionStore {
 
 /** The advisory-lock key that docs.json writers queue on (any constant 64-bit number that nothing else uses). */
 const WRITER_LOCK_KEY = 0x7472_6c64_6f63 // "trldoc"
-function toSummary(row: { revision: number; etag: string; author: string; size: number; createdAt: Date }): RevisionSummary {
-  return { revision: row.revision, createdAt: row.createdAt.toISOString(), author: row.author, size: row.size, etag: row.etag }
+function toSummary(row: {
+  revision: number
+  etag: string
+  author: string
+  size: number
+  createdAt: Date
+}): RevisionSummary {
+  return {
+    revision: row.revision,
+    createdAt: row.createdAt.toISOString(),
+    author: row.author,
+    size: row.size,
+    etag: row.etag,
+  }
 }
 
 function toStored(row: typeof docsRevisions.$inferSelect): StoredRevision {

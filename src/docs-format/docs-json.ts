@@ -11,7 +11,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler'
  */
 
 /** Matches `#RGB` and `#RRGGBB`. */
-export const HEX_COLOUR_PATTERN = '^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$'
+const HEX_COLOUR_PATTERN = '^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$'
 
 const hexColour = (description: string) =>
   t.String({
@@ -23,7 +23,7 @@ const hexColour = (description: string) =>
   })
 
 /** Allowed values of `iconType` (anchors and topAnchor). */
-export const ICON_TYPES = ['brands', 'duotone', 'light', 'sharp-solid', 'solid', 'thin'] as const
+const ICON_TYPES = ['brands', 'duotone', 'light', 'sharp-solid', 'solid', 'thin'] as const
 
 const iconType = (description: string) =>
   t.Union(
@@ -32,15 +32,21 @@ const iconType = (description: string) =>
   )
 
 /** A navigation group; `pages` holds page paths or further groups, to any depth. */
-export const NavigationGroup = t.Recursive(
+const NavigationGroup = t.Recursive(
   (Group) =>
     t.Object(
       {
         group: t.String({ description: 'group name' }),
         pages: t.Array(
-          t.Union([t.String({ title: 'a page path', description: 'relative path to a markdown file that serves as a page' }), Group], {
-            description: 'a page path, or a nested {group, pages} object',
-          }),
+          t.Union(
+            [
+              t.String({ title: 'a page path', description: 'relative path to a markdown file that serves as a page' }),
+              Group,
+            ],
+            {
+              description: 'a page path, or a nested {group, pages} object',
+            },
+          ),
           { minItems: 1, description: 'relative paths to the markdown files that serve as pages, or nested groups' },
         ),
       },
@@ -85,7 +91,7 @@ const TopbarLink = t.Object(
 )
 
 /** Allowed values of `topbarCtaButton.type`. */
-export const CTA_TYPES = ['link', 'github'] as const
+const CTA_TYPES = ['link', 'github'] as const
 
 const TopbarCtaButton = t.Object(
   {
@@ -118,7 +124,10 @@ const Anchor = t.Object(
     icon: t.Optional(t.String({ description: 'icon name from an icon library' })),
     // Required, as in the vendor's schema: the site cannot place an anchor without a label and a target.
     name: t.String({ description: 'label' }),
-    url: t.String({ description: 'start of the URL that marks which pages belong to the anchor (usually the folder name), or an absolute URL' }),
+    url: t.String({
+      description:
+        'start of the URL that marks which pages belong to the anchor (usually the folder name), or an absolute URL',
+    }),
     color: t.Optional(
       t.Union([hexColour('icon background color'), Gradient], {
         description: 'icon background color; the object form gives a gradient',
@@ -149,15 +158,17 @@ const Tab = t.Object(
   {
     // Required, as in the vendor's schema: the site cannot place a tab without a label and a prefix.
     name: t.String({ description: 'tab label' }),
-    url: t.String({ description: 'start of the URL that marks which pages belong to the tab; usually the folder name' }),
+    url: t.String({
+      description: 'start of the URL that marks which pages belong to the tab; usually the folder name',
+    }),
   },
   { description: 'a navigational tab' },
 )
 
 /** Allowed values of `api.auth.method`. */
-export const AUTH_METHODS = ['bearer', 'basic', 'key'] as const
+const AUTH_METHODS = ['bearer', 'basic', 'key'] as const
 /** Allowed values of `api.playground.mode`. */
-export const PLAYGROUND_MODES = ['show', 'simple', 'hide'] as const
+const PLAYGROUND_MODES = ['show', 'simple', 'hide'] as const
 
 const Api = t.Object(
   {
@@ -165,7 +176,10 @@ const Api = t.Object(
       t.Union(
         [
           t.String({ title: 'a URL string', description: 'base URL of all API endpoints' }),
-          t.Array(t.String(), { title: 'an array of URL strings', description: 'several base URLs the user can toggle' }),
+          t.Array(t.String(), {
+            title: 'an array of URL strings',
+            description: 'several base URLs the user can toggle',
+          }),
         ],
         {
           description:
@@ -220,7 +234,7 @@ const Api = t.Object(
 )
 
 /** The only keys `footerSocials` may have. */
-export const FOOTER_SOCIAL_KEYS = [
+const FOOTER_SOCIAL_KEYS = [
   'website',
   'facebook',
   'x',
@@ -247,13 +261,15 @@ const Feedback = t.Object(
     suggestEdit: t.Optional(
       t.Boolean({ default: false, description: 'shows a button to suggest edits via pull requests' }),
     ),
-    raiseIssue: t.Optional(t.Boolean({ default: false, description: 'shows a button to raise an issue about the docs' })),
+    raiseIssue: t.Optional(
+      t.Boolean({ default: false, description: 'shows a button to raise an issue about the docs' }),
+    ),
   },
   { default: { suggestEdit: false, raiseIssue: false }, description: 'feedback buttons' },
 )
 
 /** Allowed values of `modeToggle.default`. */
-export const MODES = ['light', 'dark'] as const
+const MODES = ['light', 'dark'] as const
 
 const ModeToggle = t.Object(
   {
@@ -343,7 +359,7 @@ export function copySchema<T extends TSchema>(schema: T, child: (schema: TSchema
 }
 
 /** `$id` of recursive schemas, so walkers can resolve `$ref`s without a registry. */
-export const SCHEMA_REFERENCES: ReadonlyMap<string, TSchema> = new Map([['NavigationGroup', NavigationGroup]])
+const SCHEMA_REFERENCES: ReadonlyMap<string, TSchema> = new Map([['NavigationGroup', NavigationGroup]])
 
 /** The schema a `$ref` (the recursive navigation group) points at; any other schema as it is. */
 export function resolveSchema(schema: TSchema): TSchema {

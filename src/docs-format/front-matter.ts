@@ -5,7 +5,13 @@ import { unstorable } from '../db/storable-text'
  * A page's front matter, as Mintlify's .mdx files carry it. The four keys the site reads are checked;
  * every other key is kept as written, unchecked (Mintlify has many: `icon`, `mode`, `tag`, …).
  */
-export type FrontMatter = { title?: string; description?: string; sidebarTitle?: string; openapi?: string; [other: string]: unknown }
+export type FrontMatter = {
+  title?: string
+  description?: string
+  sidebarTitle?: string
+  openapi?: string
+  [other: string]: unknown
+}
 
 /** An `openapi:` reference to one operation: `GET /plants` or `openapi.json GET /plants`. */
 export type OperationRef = { document?: string; method: string; path: string }
@@ -55,10 +61,15 @@ export function parseFrontMatter(text: string): { data: FrontMatter; body: strin
   const start = opening[0].length
   CLOSING.lastIndex = start
   const closing = CLOSING.exec(text)
-  if (closing === null) throw new FrontMatterError(1, undefined, 'the block opened by "---" on line 1 is never closed by a "---" line')
+  if (closing === null)
+    throw new FrontMatterError(1, undefined, 'the block opened by "---" on line 1 is never closed by a "---" line')
   const block = text.slice(start, closing.index)
   if (block.length > MAX_FRONT_MATTER_CHARACTERS) {
-    throw new FrontMatterError(1, undefined, `the block is ${block.length} characters long; front matter holds at most ${MAX_FRONT_MATTER_CHARACTERS} (put the rest in the page's body)`)
+    throw new FrontMatterError(
+      1,
+      undefined,
+      `the block is ${block.length} characters long; front matter holds at most ${MAX_FRONT_MATTER_CHARACTERS} (put the rest in the page's body)`,
+    )
   }
   return { data: readBlock(block), body: text.slice(closing.index + closing[0].length) }
 }
@@ -95,26 +106,44 @@ function readBlock(yaml: string): FrontMatter {
   const lines = new LineCounter()
   const lineOf = (offset: number) => lines.linePos(offset).line + 1
   // The core schema, with no tag beyond it resolved: `!!binary` or `!!set` would build values no page needs.
-  const document = parseDocument(yaml, { lineCounter: lines, schema: 'core', resolveKnownTags: false, uniqueKeys: false, prettyErrors: false })
+  const document = parseDocument(yaml, {
+    lineCounter: lines,
+    schema: 'core',
+    resolveKnownTags: false,
+    uniqueKeys: false,
+    prettyErrors: false,
+  })
   // Warnings are unknown tags and the like: refused, so that what is stored is read the same way everywhere.
   const problem: YAMLError | undefined = document.errors[0] ?? document.warnings[0]
-  if (problem !== undefined) throw new FrontMatterError(lineOf(problem.pos[0]), undefined, `invalid YAML: ${problem.message}`)
+  if (problem !== undefined)
+    throw new FrontMatterError(lineOf(problem.pos[0]), undefined, `invalid YAML: ${problem.message}`)
   const duplicate = duplicateKey(document.contents)
-  if (duplicate !== undefined) throw new FrontMatterError(lineOf(duplicate.offset), undefined, 'invalid YAML: Map keys must be unique')
+  if (duplicate !== undefined)
+    throw new FrontMatterError(lineOf(duplicate.offset), undefined, 'invalid YAML: Map keys must be unique')
   const contents = document.contents
   if (contents === null || (isScalar(contents) && contents.value === null)) return {}
-  if (!isMap(contents)) throw new FrontMatterError(lineOf(contents.range?.[0] ?? 0), undefined, `expected a mapping of keys to values (title: …), got ${kindOf(contents)}`)
+  if (!isMap(contents))
+    throw new FrontMatterError(
+      lineOf(contents.range?.[0] ?? 0),
+      undefined,
+      `expected a mapping of keys to values (title: …), got ${kindOf(contents)}`,
+    )
   for (const pair of contents.items) {
     const key = isScalar(pair.key) ? pair.key.value : undefined
     if (typeof key !== 'string' || !(STRING_FIELDS as readonly string[]).includes(key)) continue
     const line = lineOf((pair.key as Node).range?.[0] ?? 0)
     // An alias stands for the node it names: `title: *name` is a string if that node is one.
     const value = isAlias(pair.value) ? pair.value.resolve(document) : pair.value
-    if (!isScalar(value) || typeof value.value !== 'string') throw new FrontMatterError(line, key, `expected a string, got ${kindOf(value)}`)
+    if (!isScalar(value) || typeof value.value !== 'string')
+      throw new FrontMatterError(line, key, `expected a string, got ${kindOf(value)}`)
     const why = unstorable(value.value)
     if (why) throw new FrontMatterError(line, key, `must not contain ${why}`)
     if (key === 'openapi' && parseOperationRef(value.value) === undefined) {
-      throw new FrontMatterError(line, key, `expected "METHOD /path" or "<document> METHOD /path" with METHOD one of ${OPERATION_METHODS.join(', ')}, got ${JSON.stringify(value.value)}`)
+      throw new FrontMatterError(
+        line,
+        key,
+        `expected "METHOD /path" or "<document> METHOD /path" with METHOD one of ${OPERATION_METHODS.join(', ')}, got ${JSON.stringify(value.value)}`,
+      )
     }
   }
   try {

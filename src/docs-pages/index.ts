@@ -8,9 +8,26 @@ import { NEXT_PAGE_LINK } from '../http/openapi-document'
 import { ErrorBody, errorStatuses, jsonErrors } from '../http/json-errors'
 import type { Logger } from '../telemetry/logger'
 import { FrontMatterError } from '../docs-format/front-matter'
-import { MARKDOWN_MEDIA_TYPE, PAGE_MEDIA_TYPES, PageList, PageListQuery, PageQuery, PAGES_LIST_DEFAULT, PAGES_LIST_MAX, StoredPageResult } from './model'
+import {
+  MARKDOWN_MEDIA_TYPE,
+  PAGE_MEDIA_TYPES,
+  PageList,
+  PageListQuery,
+  PageQuery,
+  PAGES_LIST_DEFAULT,
+  PAGES_LIST_MAX,
+  StoredPageResult,
+} from './model'
 import { pagePathProblem } from './page-path'
-import { DocsPagesService, InvalidPagePath, PagePreconditionFailed, PageWritersBusy, UnstorablePage, type PageSummary, type StoredPage } from './service'
+import {
+  DocsPagesService,
+  InvalidPagePath,
+  PagePreconditionFailed,
+  PageWritersBusy,
+  UnstorablePage,
+  type PageSummary,
+  type StoredPage,
+} from './service'
 
 export type DocsPagesDeps = { service: DocsPagesService; auth: AuthDeps; logger: Logger }
 
@@ -18,14 +35,19 @@ const errors = (...statuses: number[]) => errorStatuses(ErrorBody, ...statuses)
 
 const PREFIX = '/docs/pages/'
 
-const ETAG_HEADER = { description: "The revision's entity tag (a digest of its text), for If-None-Match and If-Match.", schema: { type: 'string' as const } }
+const ETAG_HEADER = {
+  description: "The revision's entity tag (a digest of its text), for If-None-Match and If-Match.",
+  schema: { type: 'string' as const },
+}
 
 const MARKDOWN_TEXT = { schema: { type: 'string' as const } }
 
 const PAGE_BODY_DOC = {
   required: true,
   description:
-    'The page: Markdown (MDX as Mintlify writes it), optionally opening with a YAML front matter block between two `---` lines. `title`, `description`, `sidebarTitle` and `openapi` ("METHOD /path" or "<document> METHOD /path") must be strings; other keys are kept unchecked. Stored exactly as sent.',
+    'The page: Markdown (MDX as Mintlify writes it), optionally opening with a YAML front matter block between ' +
+    'two `---` lines. `title`, `description`, `sidebarTitle` and `openapi` ("METHOD /path" or "<document> METHOD ' +
+    '/path") must be strings; other keys are kept unchecked. Stored exactly as sent.',
   content: Object.fromEntries(PAGE_MEDIA_TYPES.map((type) => [type, MARKDOWN_TEXT])),
 }
 
@@ -47,7 +69,8 @@ export const docsPagesPlugin = (deps: DocsPagesDeps) => {
       async ({ query, request, set }) => {
         const limit = query.limit === undefined ? PAGES_LIST_DEFAULT : Number(query.limit)
         const page = await service.list(limit, query.after)
-        if (page.next !== undefined) set.headers.link = `<${new URL(request.url).pathname}?limit=${limit}&after=${encodeURIComponent(page.next)}>; rel="next"`
+        if (page.next !== undefined)
+          set.headers.link = `<${new URL(request.url).pathname}?limit=${limit}&after=${encodeURIComponent(page.next)}>; rel="next"`
         return { pages: page.pages.map(listItem) }
       },
       {
@@ -55,7 +78,11 @@ export const docsPagesPlugin = (deps: DocsPagesDeps) => {
         response: { 200: PageList, ...errors(400, 500, 503) },
         detail: {
           summary: 'List the documentation pages',
-          description: `Public. The newest revision of every page, sorted by path (byte order), ${PAGES_LIST_DEFAULT} at a time unless \`limit\` says otherwise (at most ${PAGES_LIST_MAX}): path, revision, front matter title, description and openapi reference, size, ETag and when it was last stored. When more exist, a \`Link: <…>; rel="next"\` header points at the next page.`,
+          description:
+            `Public. The newest revision of every page, sorted by path (byte order), ${PAGES_LIST_DEFAULT} at a ` +
+            `time unless \`limit\` says otherwise (at most ${PAGES_LIST_MAX}): path, revision, front matter title, ` +
+            `description and openapi reference, size, ETag and when it was last stored. When more exist, a \`Link: ` +
+            `<…>; rel="next"\` header points at the next page.`,
           tags: ['docs pages'],
           responses: {
             200: { description: 'One page of page summaries.', headers: NEXT_PAGE_LINK },
@@ -81,13 +108,27 @@ export const docsPagesPlugin = (deps: DocsPagesDeps) => {
         detail: {
           summary: 'One documentation page',
           description:
-            'Public. The newest text of the page exactly as it was stored, front matter included, with an ETag; If-None-Match with that ETag answers 304. `?revision=N` serves an older revision.',
+            'Public. The newest text of the page exactly as it was stored, front matter included, with an ETag; ' +
+            'If-None-Match with that ETag answers 304. `?revision=N` serves an older revision.',
           tags: ['docs pages'],
           responses: {
-            200: { description: 'The page text, as stored.', headers: { ETag: ETAG_HEADER }, content: { 'text/markdown': MARKDOWN_TEXT } },
-            304: { description: 'Not modified: If-None-Match names the ETag of the revision asked for.', headers: { ETag: ETAG_HEADER } },
-            400: { description: 'The path breaks a rule of page paths (the message names it), has a malformed percent-escape, or `revision` is not a positive integer.' },
-            404: { description: 'No page with this path (the site shows it as "not written yet"), or no such revision of it.' },
+            200: {
+              description: 'The page text, as stored.',
+              headers: { ETag: ETAG_HEADER },
+              content: { 'text/markdown': MARKDOWN_TEXT },
+            },
+            304: {
+              description: 'Not modified: If-None-Match names the ETag of the revision asked for.',
+              headers: { ETag: ETAG_HEADER },
+            },
+            400: {
+              description:
+                'The path breaks a rule of page paths (the message names it), has a malformed percent-escape, or `revision` is not a positive integer.',
+            },
+            404: {
+              description:
+                'No page with this path (the site shows it as "not written yet"), or no such revision of it.',
+            },
           },
         },
       },
@@ -107,9 +148,16 @@ export const docsPagesPlugin = (deps: DocsPagesDeps) => {
           set.status = created ? 201 : 200
           return { ...storedResult(page), unchanged }
         } catch (error) {
-          if (error instanceof FrontMatterError || error instanceof InvalidPagePath || error instanceof UnstorablePage) throw new HttpError(400, error.message)
-          if (error instanceof PagePreconditionFailed) throw new HttpError(412, error.message, error.current === undefined ? {} : { headers: { etag: error.current } })
-          if (error instanceof PageWritersBusy) throw new HttpError(503, error.message, { headers: { 'retry-after': '1' } })
+          if (error instanceof FrontMatterError || error instanceof InvalidPagePath || error instanceof UnstorablePage)
+            throw new HttpError(400, error.message)
+          if (error instanceof PagePreconditionFailed)
+            throw new HttpError(
+              412,
+              error.message,
+              error.current === undefined ? {} : { headers: { etag: error.current } },
+            )
+          if (error instanceof PageWritersBusy)
+            throw new HttpError(503, error.message, { headers: { 'retry-after': '1' } })
           throw error
         }
       },
@@ -120,26 +168,53 @@ export const docsPagesPlugin = (deps: DocsPagesDeps) => {
           requireMarkdownContentType(request)
           return readBodyText(request, DOCS_BODY_LIMIT)
         }),
-        response: { 200: StoredPageResult, 201: StoredPageResult, ...errors(400, 401, 403, 412, 413, 415, 429, 500, 503) },
+        response: {
+          200: StoredPageResult,
+          201: StoredPageResult,
+          ...errors(400, 401, 403, 412, 413, 415, 429, 500, 503),
+        },
         detail: {
           summary: 'Write a documentation page',
           description:
-            'Needs the docs:write scope. Stores the text as the next revision of the page (201 for its first, 200 after); history is never rewritten, and a text identical to the newest revision stores nothing (200 with that revision). The path names the page as docs.json navigation does (`plants/overview`, no `.md`/`.mdx`). Front matter that is not a YAML mapping, or whose `title`, `description`, `sidebarTitle` or `openapi` is not a string (or `openapi` not "METHOD /path"), is a 400 naming the field and the line. With If-Match, a stale ETag (or a page that does not exist) answers 412; `If-None-Match: *` only creates, and answers 412 when the page exists; without them writers take turns and never get 412 (503 with Retry-After if a turn takes over 5 s). Bodies over 1 MiB answer 413.',
+            'Needs the docs:write scope. Stores the text as the next revision of the page (201 for its first, ' +
+            '200 after); history is never rewritten, and a text identical to the newest revision stores nothing ' +
+            '(200 with that revision). The path names the page as docs.json navigation does (`plants/overview`, ' +
+            'no `.md`/`.mdx`). Front matter that is not a YAML mapping, or whose `title`, `description`, ' +
+            '`sidebarTitle` or `openapi` is not a string (or `openapi` not "METHOD /path"), is a 400 naming the ' +
+            'field and the line. With If-Match, a stale ETag (or a page that does not exist) answers 412; ' +
+            '`If-None-Match: *` only creates, and answers 412 when the page exists; without them writers take ' +
+            'turns and never get 412 (503 with Retry-After if a turn takes over 5 s). Bodies over 1 MiB answer ' +
+            '413.',
           security: BEARER_SECURITY,
           tags: ['docs pages'],
           requestBody: PAGE_BODY_DOC,
           responses: {
-            200: { description: 'Stored as a new revision of an existing page (or unchanged); the body says which.', headers: { ETag: ETAG_HEADER } },
+            200: {
+              description: 'Stored as a new revision of an existing page (or unchanged); the body says which.',
+              headers: { ETag: ETAG_HEADER },
+            },
             201: { description: 'Stored as the first revision of a new page.', headers: { ETag: ETAG_HEADER } },
             400: {
               description:
-                'The path breaks a rule of page paths, the front matter is unusable (the message names the field and the line), the body is not UTF-8 or holds a NUL character, or the Authorization header is malformed.',
+                'The path breaks a rule of page paths, the front matter is unusable (the message names the field ' +
+                'and the line), the body is not UTF-8 or holds a NUL character, or the Authorization header is ' +
+                'malformed.',
             },
             403: { description: 'The token lacks the docs:write scope.' },
-            412: { description: 'If-Match names a version that is no longer current (the ETag header names the current one) or a page that does not exist, or If-None-Match: * meets a page that exists.', headers: { ETag: ETAG_HEADER } },
+            412: {
+              description:
+                'If-Match names a version that is no longer current (the ETag header names the current one) or a ' +
+                'page that does not exist, or If-None-Match: * meets a page that exists.',
+              headers: { ETag: ETAG_HEADER },
+            },
             413: { description: 'The body is over 1 MiB.' },
-            415: { description: `The Content-Type is not one of ${PAGE_MEDIA_TYPES.join(', ')}, or names a charset other than UTF-8.` },
-            503: { description: 'The database is unavailable, or other writers of this page held the turn for over 5 s; Retry-After says when to try again.' },
+            415: {
+              description: `The Content-Type is not one of ${PAGE_MEDIA_TYPES.join(', ')}, or names a charset other than UTF-8.`,
+            },
+            503: {
+              description:
+                'The database is unavailable, or other writers of this page held the turn for over 5 s; Retry-After says when to try again.',
+            },
           },
         },
       },
@@ -168,10 +243,18 @@ function requireMarkdownContentType(request: Request): void {
   }
 }
 
-async function notFound(service: DocsPagesService, path: string, revision: string | number | undefined): Promise<HttpError> {
+async function notFound(
+  service: DocsPagesService,
+  path: string,
+  revision: string | number | undefined,
+): Promise<HttpError> {
   const current = revision === undefined ? undefined : await service.stored(path)
-  if (current !== undefined) return new HttpError(404, `page ${path} has no revision ${revision}; its revisions are 1 to ${current.revision}`)
-  return new HttpError(404, `no page ${path}: nothing has been stored under that path, so the site shows it as "not written yet"; PUT /docs/pages/${path} writes it`)
+  if (current !== undefined)
+    return new HttpError(404, `page ${path} has no revision ${revision}; its revisions are 1 to ${current.revision}`)
+  return new HttpError(
+    404,
+    `no page ${path}: nothing has been stored under that path, so the site shows it as "not written yet"; PUT /docs/pages/${path} writes it`,
+  )
 }
 
 /** The revision as the PUT answers it: everything but its text. */

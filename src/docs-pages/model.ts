@@ -15,13 +15,24 @@ export const MARKDOWN_MEDIA_TYPE = 'text/markdown; charset=utf-8'
 const fromFrontMatter = {
   title: t.Optional(t.String({ description: 'the front matter `title`, when it has one' })),
   description: t.Optional(t.String({ description: 'the front matter `description`, when it has one' })),
-  sidebarTitle: t.Optional(t.String({ description: 'the front matter `sidebarTitle` (the label in the sidebar), when it has one' })),
-  openapi: t.Optional(t.String({ description: 'the front matter `openapi` reference ("GET /plants" or "openapi.json GET /plants"), when it has one' })),
+  sidebarTitle: t.Optional(
+    t.String({ description: 'the front matter `sidebarTitle` (the label in the sidebar), when it has one' }),
+  ),
+  openapi: t.Optional(
+    t.String({
+      description:
+        'the front matter `openapi` reference ("GET /plants" or "openapi.json GET /plants"), when it has one',
+    }),
+  ),
 }
 
 const revisionFields = {
   path: t.String({ description: 'the page path, as docs.json navigation names it (plants/overview)' }),
-  revision: Integer({ format: 'int32', minimum: 1, description: "the page's revision number: 1 for its first text, then 2, 3…" }),
+  revision: Integer({
+    format: 'int32',
+    minimum: 1,
+    description: "the page's revision number: 1 for its first text, then 2, 3…",
+  }),
   size: Integer({ format: 'int32', minimum: 0, description: 'size of the text in bytes (UTF-8)' }),
   etag: t.String({ description: 'its entity tag, for If-Match and If-None-Match' }),
   ...fromFrontMatter,
@@ -33,19 +44,27 @@ export const StoredPageResult = t.Object(
     ...revisionFields,
     createdAt: t.String({ format: 'date-time', description: 'when this revision was stored' }),
     author: t.String({ description: 'owner of the token that stored it' }),
-    unchanged: t.Boolean({ description: 'true when the text was identical to the newest revision, so nothing was stored and this is that revision' }),
+    unchanged: t.Boolean({
+      description:
+        'true when the text was identical to the newest revision, so nothing was stored and this is that revision',
+    }),
   },
   { title: 'DocsPageStored' },
 )
 export type StoredPageResult = Static<typeof StoredPageResult>
 
 /** One page in the public list. No author: that names a token owner, which the public is not told. */
-export const PageListItem = t.Object(
-  { ...revisionFields, updatedAt: t.String({ format: 'date-time', description: 'when its newest revision was stored' }) },
+const PageListItem = t.Object(
+  {
+    ...revisionFields,
+    updatedAt: t.String({ format: 'date-time', description: 'when its newest revision was stored' }),
+  },
   { title: 'DocsPageSummary' },
 )
 
-export const PageList = t.Object({ pages: t.Array(PageListItem, { description: 'the newest revision of each page, sorted by path' }) })
+export const PageList = t.Object({
+  pages: t.Array(PageListItem, { description: 'the newest revision of each page, sorted by path' }),
+})
 
 /** One page of the list: a large site has thousands of pages, and one request must not read them all. */
 export const PageListQuery = t.Object({
@@ -65,7 +84,8 @@ export const PageListQuery = t.Object({
       // The page paths' own alphabet: a cursor is a stored path, and a character PostgreSQL cannot hold in
       // text (NUL) would otherwise reach the query and fail it.
       pattern: '^[A-Za-z0-9._/-]*$',
-      description: 'Pages whose path sorts after this one; the `Link: rel="next"` header of the previous page carries it',
+      description:
+        'Pages whose path sorts after this one; the `Link: rel="next"` header of the previous page carries it',
       error: `after must be a page path (letters, digits, ".", "_", "-" and "/") of at most ${PAGE_PATH_MAX_LENGTH} characters`,
     }),
   ),

@@ -5,8 +5,15 @@
 
 export const PAGE_PATH_MAX_LENGTH = 200
 
-/** Where the site has other things: `/docs/pages/…` is this API, `/docs/_assets/…` and `/docs/_files/…` the site's own files; a page there would be shadowed. */
-const RESERVED_FIRST_SEGMENTS: Record<string, string> = { pages: 'the pages API', _assets: "the site's stylesheet and script", _files: "the site's built-in images" }
+/**
+ * Where the site has other things: `/docs/pages/…` is this API, `/docs/_assets/…` and `/docs/_files/…` the site's own
+ * files; a page there would be shadowed.
+ */
+const RESERVED_FIRST_SEGMENTS: Record<string, string> = {
+  pages: 'the pages API',
+  _assets: "the site's stylesheet and script",
+  _files: "the site's built-in images",
+}
 
 const SEGMENT = /^[A-Za-z0-9._-]+$/
 const MARKDOWN_EXTENSION = /\.mdx?$/i
@@ -21,8 +28,10 @@ const MARKDOWN_EXTENSION = /\.mdx?$/i
 export function pagePathProblem(path: string): string | undefined {
   const quoted = JSON.stringify(path)
   if (path === '') return 'page path is empty; name a page as docs.json navigation does, e.g. plants/overview'
-  if (path.length > PAGE_PATH_MAX_LENGTH) return `page path is ${path.length} characters long; at most ${PAGE_PATH_MAX_LENGTH} are allowed`
-  if (path.startsWith('/')) return `page path ${quoted} starts with "/"; name it relative to the docs root, e.g. plants/overview`
+  if (path.length > PAGE_PATH_MAX_LENGTH)
+    return `page path is ${path.length} characters long; at most ${PAGE_PATH_MAX_LENGTH} are allowed`
+  if (path.startsWith('/'))
+    return `page path ${quoted} starts with "/"; name it relative to the docs root, e.g. plants/overview`
   if (path.endsWith('/')) return `page path ${quoted} ends with "/"; a page is a file, not a folder`
   const extension = MARKDOWN_EXTENSION.exec(path)?.[0]
   if (extension !== undefined) {
@@ -31,13 +40,16 @@ export function pagePathProblem(path: string): string | undefined {
   const segments = path.split('/')
   for (const segment of segments) {
     if (segment === '') return `page path ${quoted} has an empty segment ("//")`
-    if (segment === '.' || segment === '..') return `page path ${quoted} has a "${segment}" segment; relative segments are not allowed`
+    if (segment === '.' || segment === '..')
+      return `page path ${quoted} has a "${segment}" segment; relative segments are not allowed`
     if (!SEGMENT.test(segment)) {
       const character = [...segment].find((c) => !SEGMENT.test(c))!
       return `page path ${quoted} contains ${JSON.stringify(character)}; segments may hold only letters A-Z and a-z, digits, ".", "_" and "-"`
     }
   }
-  const reserved = Object.hasOwn(RESERVED_FIRST_SEGMENTS, segments[0]!) ? RESERVED_FIRST_SEGMENTS[segments[0]!] : undefined
+  const reserved = Object.hasOwn(RESERVED_FIRST_SEGMENTS, segments[0]!)
+    ? RESERVED_FIRST_SEGMENTS[segments[0]!]
+    : undefined
   if (reserved !== undefined) {
     return `page path ${quoted} begins with the segment "${segments[0]}", which is reserved: /docs/${segments[0]} is ${reserved}, so the site could not show it`
   }

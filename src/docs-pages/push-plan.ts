@@ -29,7 +29,8 @@ const skipsFolder = (name: string) => name === 'node_modules' || name.startsWith
 export async function planPush(root: string): Promise<{ uploads: Upload[]; skipped: Skipped[] }> {
   const rootNames = new Set(await readdir(root))
   const config = ['docs.json', 'mint.json'].find((name) => rootNames.has(name))
-  const uploads: Upload[] = config === undefined ? [] : [{ file: config, location: join(root, config), target: { kind: 'config' } }]
+  const uploads: Upload[] =
+    config === undefined ? [] : [{ file: config, location: join(root, config), target: { kind: 'config' } }]
   const skipped: Skipped[] = []
   for (const location of (await markdownFiles(root)).sort()) {
     const file = relative(root, location).split(sep).join('/')

@@ -37,11 +37,16 @@ export class PagePreconditionFailed extends Error {
   }
 }
 
-/** Too many writers of this page ahead of this one: it waited {@link WRITER_LOCK_TIMEOUT_MS} for its turn. Worth retrying. */
+/**
+ * Too many writers of this page ahead of this one: it waited {@link WRITER_LOCK_TIMEOUT_MS} for its turn. Worth
+ * retrying.
+ */
 export class PageWritersBusy extends Error {
   override name = 'PageWritersBusy'
   constructor(path: string) {
-    super(`page ${path} is being written by others; this write waited ${WRITER_LOCK_TIMEOUT_MS / 1000} s for its turn. Retry shortly`)
+    super(
+      `page ${path} is being written by others; this write waited ${WRITER_LOCK_TIMEOUT_MS / 1000} s for its turn. Retry shortly`,
+    )
   }
 }
 
@@ -142,14 +147,22 @@ export class DocsPagesService {
 
 function checkPreconditions(input: PagePut, latest: PageRevision | undefined): void {
   if (input.ifNoneMatch !== undefined && latest !== undefined && ifNoneMatchHits(input.ifNoneMatch, latest.etag)) {
-    const why = input.ifNoneMatch.trim() === '*' ? 'already exists, and If-None-Match: * only creates' : 'is already at the version If-None-Match names'
+    const why =
+      input.ifNoneMatch.trim() === '*'
+        ? 'already exists, and If-None-Match: * only creates'
+        : 'is already at the version If-None-Match names'
     throw new PagePreconditionFailed(`page ${input.path} ${why}; its current ETag is ${latest.etag}`, latest.etag)
   }
   if (input.ifMatch === undefined) return
-  if (latest === undefined) throw new PagePreconditionFailed(`page ${input.path} does not exist, so If-Match cannot match; leave If-Match out to create it`, undefined)
+  if (latest === undefined)
+    throw new PagePreconditionFailed(
+      `page ${input.path} does not exist, so If-Match cannot match; leave If-Match out to create it`,
+      undefined,
+    )
   if (!ifMatchAccepts(input.ifMatch, latest.etag)) {
     throw new PagePreconditionFailed(
-      `page ${input.path} has changed since that version was read; the current ETag is ${latest.etag}. Fetch it, merge, and retry with If-Match: ${latest.etag}`,
+      `page ${input.path} has changed since that version was read; the current ETag is ${latest.etag}. Fetch it, ` +
+        `merge, and retry with If-Match: ${latest.etag}`,
       latest.etag,
     )
   }

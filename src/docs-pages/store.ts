@@ -47,12 +47,20 @@ export class DocsPagesStore {
 
   /** The newest revision of `path`, with its text; undefined when the page was never written. */
   async latest(path: string): Promise<PageRevision | undefined> {
-    const [row] = await this.db.select().from(docsPages).where(eq(docsPages.path, path)).orderBy(desc(docsPages.revision)).limit(1)
+    const [row] = await this.db
+      .select()
+      .from(docsPages)
+      .where(eq(docsPages.path, path))
+      .orderBy(desc(docsPages.revision))
+      .limit(1)
     return row === undefined ? undefined : toRevision(row)
   }
 
   async get(path: string, revision: number): Promise<PageRevision | undefined> {
-    const [row] = await this.db.select().from(docsPages).where(and(eq(docsPages.path, path), eq(docsPages.revision, revision)))
+    const [row] = await this.db
+      .select()
+      .from(docsPages)
+      .where(and(eq(docsPages.path, path), eq(docsPages.revision, revision)))
     return row === undefined ? undefined : toRevision(row)
   }
 
@@ -85,10 +93,18 @@ export class DocsPagesStore {
    * ids are then assigned in commit order, and a reader who saw max(id) = n never later meets a row
    * below n that was committed after it looked.
    */
-  async appendNext(path: string, build: (latest: PageRevision | undefined) => Promise<NewPageRevision | undefined>): Promise<{ stored: PageRevision; created: boolean; unchanged: boolean }> {
+  async appendNext(
+    path: string,
+    build: (latest: PageRevision | undefined) => Promise<NewPageRevision | undefined>,
+  ): Promise<{ stored: PageRevision; created: boolean; unchanged: boolean }> {
     return this.db.transaction(async (tx) => {
       await awaitWriterTurn(tx, PAGE_LOCK_NAMESPACE, pathLockKey(path))
-      const [latestRow] = await tx.select().from(docsPages).where(eq(docsPages.path, path)).orderBy(desc(docsPages.revision)).limit(1)
+      const [latestRow] = await tx
+        .select()
+        .from(docsPages)
+        .where(eq(docsPages.path, path))
+        .orderBy(desc(docsPages.revision))
+        .limit(1)
       const latest = latestRow === undefined ? undefined : toRevision(latestRow)
       const values = await build(latest)
       if (values === undefined) return { stored: latest!, created: false, unchanged: true }

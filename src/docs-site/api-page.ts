@@ -2,10 +2,19 @@ import type { DocsConfig } from '../docs-format/docs-json'
 import { attributes, escapeHtml, scriptJson } from './html'
 import { trimSlashes } from './links'
 import { renderMarkdown } from './markdown'
-import { exampleOf, isObject, MAX_SCHEMA_DEPTH, type MediaType, type OpenApiDocument, type Operation, resolve, typeName } from './openapi-schema'
+import {
+  exampleOf,
+  isObject,
+  MAX_SCHEMA_DEPTH,
+  type MediaType,
+  type OpenApiDocument,
+  type Operation,
+  resolve,
+  typeName,
+} from './openapi-schema'
 
 /** What the browser's playground script needs; sent as JSON data, never as script. */
-export type PlaygroundData = {
+type PlaygroundData = {
   method: string
   path: string
   /** Base URLs to choose from; an empty list means the page's own origin. */
@@ -23,22 +32,41 @@ export type PlaygroundData = {
  * `sameOrigin`: the built-in default docs.json describes this very server, wherever it listens, so its
  * playground calls the page's own origin rather than the `baseUrl` the default file carries.
  */
-export function renderOperation(document: OpenApiDocument, operation: Operation, config: DocsConfig, options: { sameOrigin: boolean }): string {
+export function renderOperation(
+  document: OpenApiDocument,
+  operation: Operation,
+  config: DocsConfig,
+  options: { sameOrigin: boolean },
+): string {
   const mode = config.api?.playground?.mode ?? 'show'
-  const bodyMedia = operation.requestBody?.content['application/json'] ?? Object.values(operation.requestBody?.content ?? {})[0]
+  const bodyMedia =
+    operation.requestBody?.content['application/json'] ?? Object.values(operation.requestBody?.content ?? {})[0]
   const bodyExample = bodyMedia === undefined ? undefined : mediaExample(document, bodyMedia)
   const secured = operation.security.some((requirement) => isObject(requirement) && Object.keys(requirement).length > 0)
   const data: PlaygroundData = {
     method: operation.method,
     path: operation.path,
     baseUrls: options.sameOrigin ? [] : baseUrlsOf(config),
-    auth: secured || config.api?.auth?.method !== undefined ? { method: config.api?.auth?.method ?? 'bearer', name: config.api?.auth?.name, inputPrefix: config.api?.auth?.inputPrefix } : undefined,
+    auth:
+      secured || config.api?.auth?.method !== undefined
+        ? {
+            method: config.api?.auth?.method ?? 'bearer',
+            name: config.api?.auth?.name,
+            inputPrefix: config.api?.auth?.inputPrefix,
+          }
+        : undefined,
     jsonBody: bodyMedia !== undefined,
   }
   const parts = [
-    `<div class="operation"><p class="endpoint"><span class="method method-${operation.method.toLowerCase()}">${operation.method}</span> <code>${escapeHtml(operation.path)}</code>${operation.deprecated ? ' <span class="badge">deprecated</span>' : ''}</p>`,
-    operation.description === undefined ? '' : `<div class="operation-description">${renderMarkdown(operation.description, { pageHref: () => undefined }).html}</div>`,
-    secured ? `<p class="auth-note">Requires authentication${data.auth ? ` (${escapeHtml(authLabel(data.auth))})` : ''}.</p>` : '',
+    `<div class="operation"><p class="endpoint"><span class="method ` +
+      `method-${operation.method.toLowerCase()}">${operation.method}</span> ` +
+      `<code>${escapeHtml(operation.path)}</code>${operation.deprecated ? ' <span class="badge">deprecated</span>' : ''}</p>`,
+    operation.description === undefined
+      ? ''
+      : `<div class="operation-description">${renderMarkdown(operation.description, { pageHref: () => undefined }).html}</div>`,
+    secured
+      ? `<p class="auth-note">Requires authentication${data.auth ? ` (${escapeHtml(authLabel(data.auth))})` : ''}.</p>`
+      : '',
     parametersSection(document, operation),
     requestBodySection(document, operation, bodyExample),
     responsesSection(document, operation),
@@ -59,9 +87,18 @@ function parametersSection(document: OpenApiDocument, operation: Operation): str
   if (operation.parameters.length === 0) return ''
   const rows = operation.parameters.map((parameter) => {
     const schema = resolve(document, parameter.schema)
-    return `<tr><td><code>${escapeHtml(parameter.name)}</code></td><td>${escapeHtml(parameter.in)}</td><td>${escapeHtml(typeName(document, schema))}</td><td>${parameter.required ? 'yes' : 'no'}</td><td>${escapeHtml(parameter.description ?? '')}</td></tr>`
+    return (
+      `<tr><td><code>${escapeHtml(parameter.name)}</code></td><td>${escapeHtml(parameter.in)}</td><td>` +
+      `${escapeHtml(typeName(document, schema))}</td><td>${parameter.required ? 'yes' : 'no'}</td><td>` +
+      `${escapeHtml(parameter.description ?? '')}</td></tr>`
+    )
   })
-  return `<section aria-labelledby="parameters"><h2 id="parameters">Parameters</h2><div class="table-wrap"><table><thead><tr><th scope="col">Name</th><th scope="col">In</th><th scope="col">Type</th><th scope="col">Required</th><th scope="col">Description</th></tr></thead><tbody>${rows.join('')}</tbody></table></div></section>`
+  return (
+    `<section aria-labelledby="parameters"><h2 id="parameters">Parameters</h2><div ` +
+    `class="table-wrap"><table><thead><tr><th scope="col">Name</th><th scope="col">In</th><th ` +
+    `scope="col">Type</th><th scope="col">Required</th><th ` +
+    `scope="col">Description</th></tr></thead><tbody>${rows.join('')}</tbody></table></div></section>`
+  )
 }
 
 function requestBodySection(document: OpenApiDocument, operation: Operation, example: unknown): string {
@@ -86,9 +123,13 @@ function responsesSection(document: OpenApiDocument, operation: Operation): stri
     const example = media === undefined ? undefined : mediaExample(document, media)
     const headers = Object.keys(response.headers)
     return [
-      `<details class="response"${response.status.startsWith('2') ? ' open' : ''}><summary><span class="status status-${escapeHtml(response.status[0] ?? 'x')}xx">${escapeHtml(response.status)}</span> ${escapeHtml(response.description ?? '')}</summary>`,
+      `<details class="response"${response.status.startsWith('2') ? ' open' : ''}><summary><span class="status ` +
+        `status-${escapeHtml(response.status[0] ?? 'x')}xx">${escapeHtml(response.status)}</span> ` +
+        `${escapeHtml(response.description ?? '')}</summary>`,
       type === undefined ? '' : `<p class="media-type">${escapeHtml(type)}</p>`,
-      headers.length === 0 ? '' : `<p>Headers: ${headers.map((name) => `<code>${escapeHtml(name)}</code>`).join(', ')}</p>`,
+      headers.length === 0
+        ? ''
+        : `<p>Headers: ${headers.map((name) => `<code>${escapeHtml(name)}</code>`).join(', ')}</p>`,
       media?.schema === undefined ? '' : fieldList(document, media.schema, 0, []),
       example === undefined ? '' : exampleBlock(`Example ${response.status} response`, example),
       '</details>',
@@ -109,7 +150,11 @@ function fieldList(document: OpenApiDocument, schema: unknown, depth: number, re
   const items = Object.entries(resolved.properties).map(([name, property]) => {
     const target = resolve(document, property)
     const description = isObject(target) && typeof target.description === 'string' ? target.description : ''
-    return `<li><code>${escapeHtml(name)}</code> <span class="type">${escapeHtml(typeName(document, property))}</span>${required.includes(name) ? ' <span class="required">required</span>' : ''}${description === '' ? '' : `<div class="field-description">${escapeHtml(description)}</div>`}${fieldList(document, property, depth + 1, seen)}</li>`
+    const requiredMark = required.includes(name) ? ' <span class="required">required</span>' : ''
+    const describe = description === '' ? '' : `<div class="field-description">${escapeHtml(description)}</div>`
+    const type = escapeHtml(typeName(document, property))
+    const nested = fieldList(document, property, depth + 1, seen)
+    return `<li><code>${escapeHtml(name)}</code> <span class="type">${type}</span>${requiredMark}${describe}${nested}</li>`
   })
   return `<ul class="fields">${items.join('')}</ul>`
 }
@@ -135,28 +180,43 @@ function authLabel(auth: NonNullable<PlaygroundData['auth']>): string {
 function playgroundForm(operation: Operation, data: PlaygroundData, bodyExample: unknown): string {
   const fields: string[] = []
   if (data.baseUrls.length > 1) {
-    fields.push(`<label>Base URL <select name="baseUrl">${data.baseUrls.map((url) => `<option>${escapeHtml(url)}</option>`).join('')}</select></label>`)
+    fields.push(
+      `<label>Base URL <select name="baseUrl">${data.baseUrls.map((url) => `<option>${escapeHtml(url)}</option>`).join('')}</select></label>`,
+    )
   }
   if (data.auth?.method === 'basic') {
     const [user, password] = (data.auth.name ?? 'username:password').split(':')
-    fields.push(`<label>${escapeHtml(user || 'username')} <input name="authUser" autocomplete="off"></label>`, `<label>${escapeHtml(password || 'password')} <input name="authPassword" type="password" autocomplete="off"></label>`)
+    fields.push(
+      `<label>${escapeHtml(user || 'username')} <input name="authUser" autocomplete="off"></label>`,
+      `<label>${escapeHtml(password || 'password')} <input name="authPassword" type="password" autocomplete="off"></label>`,
+    )
   } else if (data.auth !== undefined) {
     const label = data.auth.method === 'key' ? (data.auth.name ?? 'X-API-Key') : 'Authorization: Bearer token'
-    fields.push(`<label>${escapeHtml(label)} <input name="auth"${attributes({ value: data.auth.inputPrefix, autocomplete: 'off', spellcheck: 'false' })}></label>`)
+    fields.push(
+      `<label>${escapeHtml(label)} <input name="auth"${attributes({ value: data.auth.inputPrefix, autocomplete: 'off', spellcheck: 'false' })}></label>`,
+    )
   }
   for (const parameter of operation.parameters) {
     if (parameter.in !== 'path' && parameter.in !== 'query' && parameter.in !== 'header') continue
-    fields.push(`<label><code>${escapeHtml(parameter.name)}</code> <small>${escapeHtml(parameter.in)}${parameter.required ? ', required' : ''}</small> <input${attributes({ 'data-in': parameter.in, 'data-name': parameter.name, required: parameter.required === true && parameter.in === 'path' })}></label>`)
+    fields.push(
+      `<label><code>${escapeHtml(parameter.name)}</code> ` +
+        `<small>${escapeHtml(parameter.in)}${parameter.required ? ', required' : ''}</small> ` +
+        `<input${attributes({ 'data-in': parameter.in, 'data-name': parameter.name, required: requiredInPath(parameter) })}></label>`,
+    )
   }
   if (data.jsonBody) {
     const text = bodyExample === undefined ? '' : JSON.stringify(bodyExample, null, 2)
-    fields.push(`<label>Body (JSON) <textarea name="body" rows="8" spellcheck="false">${escapeHtml(text)}</textarea></label>`)
+    fields.push(
+      `<label>Body (JSON) <textarea name="body" rows="8" spellcheck="false">${escapeHtml(text)}</textarea></label>`,
+    )
   }
   return [
     '<section class="playground" aria-labelledby="playground-title"><h2 id="playground-title">Try it</h2>',
     `<script type="application/json" class="playground-data">${scriptJson(data)}</script>`,
     `<form class="playground-form">${fields.join('')}<button type="submit" class="button-primary">Send ${escapeHtml(operation.method)} request</button></form>`,
-    '<div class="playground-response" aria-live="polite" hidden><p class="playground-status"></p><h3>Headers</h3><pre class="playground-headers"></pre><h3>Body</h3><pre class="playground-body"></pre></div>',
+    '<div class="playground-response" aria-live="polite" hidden><p ' +
+      'class="playground-status"></p><h3>Headers</h3><pre class="playground-headers"></pre><h3>Body</h3><pre ' +
+      'class="playground-body"></pre></div>',
     '</section>',
   ].join('')
 }
@@ -167,12 +227,17 @@ function simpleRequest(operation: Operation, data: PlaygroundData, bodyExample: 
   if (data.auth?.method === 'bearer') lines.push(`-H 'Authorization: Bearer <token>'`)
   if (data.auth?.method === 'key') lines.push(`-H '${shellQuoted(data.auth.name ?? 'X-API-Key')}: <key>'`)
   if (data.auth?.method === 'basic') lines.push(`-u '<username>:<password>'`)
-  if (data.jsonBody) lines.push(`-H 'Content-Type: application/json'`, `-d '${shellQuoted(JSON.stringify(bodyExample ?? {}))}'`)
+  if (data.jsonBody)
+    lines.push(`-H 'Content-Type: application/json'`, `-d '${shellQuoted(JSON.stringify(bodyExample ?? {}))}'`)
   const curl = lines.join(' \\\n  ')
   return [
     '<section class="playground-simple" aria-labelledby="request-title"><h2 id="request-title">Request</h2>',
-    `<p><span class="method method-${operation.method.toLowerCase()}">${operation.method}</span> <code${attributes({ 'data-relative-base': base === '' ? 'true' : undefined })}>${escapeHtml(`${base}${operation.path}`)}</code></p>`,
-    `<div class="copyable"><pre><code class="curl"${attributes({ 'data-relative-base': base === '' ? 'true' : undefined })}>${escapeHtml(curl)}</code></pre><button type="button" class="copy-button">Copy</button></div>`,
+    `<p><span class="method method-${operation.method.toLowerCase()}">${operation.method}</span> ` +
+      `<code${attributes({ 'data-relative-base': base === '' ? 'true' : undefined })}>` +
+      `${escapeHtml(`${base}${operation.path}`)}</code></p>`,
+    `<div class="copyable"><pre><code ` +
+      `class="curl"${attributes({ 'data-relative-base': base === '' ? 'true' : undefined })}>${escapeHtml(curl)}</code></pre><button ` +
+      `type="button" class="copy-button">Copy</button></div>`,
     '</section>',
   ].join('')
 }
@@ -181,3 +246,7 @@ function simpleRequest(operation: Operation, data: PlaygroundData, bodyExample: 
 function shellQuoted(text: string): string {
   return text.replace(/'/g, `'\\''`)
 }
+
+/** A path parameter the form must have before it can send (query and header ones may stay empty). */
+const requiredInPath = (parameter: { in: string; required?: boolean }) =>
+  parameter.required === true && parameter.in === 'path'

@@ -38,7 +38,10 @@ export function cssUrl(value: string): string {
 
 /** JSON for a `<script type="application/json">` block: `<` escaped so no `</script>` can close it. */
 export function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029')
 }
 
 /** `name="value"` pairs for the defined entries, escaped; `true` gives a bare attribute. */

@@ -53,13 +53,17 @@ function loadPack(pack: PackName): Record<string, IconDefinition> {
     case 'solid':
       return (require('@fortawesome/free-solid-svg-icons') as SolidModule).fas
     case 'regular':
-      return (require('@fortawesome/free-regular-svg-icons') as typeof import('@fortawesome/free-regular-svg-icons')).far
+      return (require('@fortawesome/free-regular-svg-icons') as typeof import('@fortawesome/free-regular-svg-icons'))
+        .far
     case 'brands':
       return (require('@fortawesome/free-brands-svg-icons') as typeof import('@fortawesome/free-brands-svg-icons')).fab
   }
 }
 
-/** Name → definition for one pack: each icon under its name and the aliases in `icon[2]` ("twitter-square", "x-twitter"…). */
+/**
+ * Name → definition for one pack: each icon under its name and the aliases in `icon[2]` ("twitter-square",
+ * "x-twitter"…).
+ */
 function library(pack: PackName): Map<string, IconDefinition> {
   let names = libraries.get(pack)
   if (names !== undefined) return names
@@ -97,7 +101,8 @@ function svg(definition: IconDefinition, options: IconOptions): string {
   // Path data comes from the Font Awesome packages, never from a docs author, so it needs no escaping.
   const paths = (Array.isArray(pathData) ? pathData : [pathData]).map((d) => `<path d="${d}"/>`).join('')
   const className = options.className === undefined ? '' : ` class="${escapeHtml(options.className)}"`
-  const accessibility = options.label === undefined ? ' aria-hidden="true"' : ` role="img" aria-label="${escapeHtml(options.label)}"`
+  const accessibility =
+    options.label === undefined ? ' aria-hidden="true"' : ` role="img" aria-label="${escapeHtml(options.label)}"`
   return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" fill="currentColor"${className}${accessibility}>${paths}</svg>`
 }
 

@@ -17,20 +17,32 @@ const HTML_TYPE = 'text/html; charset=utf-8'
  */
 export const docsSitePlugin = (deps: DocsSiteDeps) => {
   const service = new DocsSiteService(deps.sources)
-  return new Elysia({ name: 'docs-site' })
-    // Elysia routes /docs and /docs/ alike (strictPath is off); the site's links are absolute, so both serve the home page.
-    .get('/docs/', async ({ request }) => pageResponse(await service.render(''), request), { detail: { hide: true } })
-    .get('/docs/_assets/:file', ({ params, request }) => assetResponse(siteAsset(params.file), request, 'public, max-age=31536000, immutable'), { detail: { hide: true } })
-    .get('/docs/_files/*', ({ params, request }) => assetResponse(builtInFile(decodePath(params['*']) ?? ''), request, 'public, max-age=300'), { detail: { hide: true } })
-    .get(
-      '/docs/*',
-      async ({ params, request }) => {
-        const path = decodePath(params['*'])
-        // A malformed escape names no page: the site's 404 page, like any other unknown address.
-        return pageResponse(await service.render(path ?? '\u0000'), request)
-      },
-      { detail: { hide: true } },
-    )
+  return (
+    new Elysia({ name: 'docs-site' })
+      // Elysia routes /docs and /docs/ alike (strictPath is off); the site's links are absolute, so both serve the home
+      // page.
+      .get('/docs/', async ({ request }) => pageResponse(await service.render(''), request), { detail: { hide: true } })
+      .get(
+        '/docs/_assets/:file',
+        ({ params, request }) => assetResponse(siteAsset(params.file), request, 'public, max-age=31536000, immutable'),
+        { detail: { hide: true } },
+      )
+      .get(
+        '/docs/_files/*',
+        ({ params, request }) =>
+          assetResponse(builtInFile(decodePath(params['*']) ?? ''), request, 'public, max-age=300'),
+        { detail: { hide: true } },
+      )
+      .get(
+        '/docs/*',
+        async ({ params, request }) => {
+          const path = decodePath(params['*'])
+          // A malformed escape names no page: the site's 404 page, like any other unknown address.
+          return pageResponse(await service.render(path ?? '\u0000'), request)
+        },
+        { detail: { hide: true } },
+      )
+  )
 }
 
 function pageResponse(page: SitePage, request: Request): Response {
@@ -42,15 +54,18 @@ function pageResponse(page: SitePage, request: Request): Response {
     'referrer-policy': 'strict-origin-when-cross-origin',
   }
   const ifNoneMatch = request.headers.get('if-none-match')
-  if (page.status === 200 && ifNoneMatch !== null && ifNoneMatchHits(ifNoneMatch, page.etag)) return new Response(null, { status: 304, headers })
+  if (page.status === 200 && ifNoneMatch !== null && ifNoneMatchHits(ifNoneMatch, page.etag))
+    return new Response(null, { status: 304, headers })
   return new Response(page.html, { status: page.status, headers: { ...headers, 'content-type': HTML_TYPE } })
 }
 
 function assetResponse(asset: Asset | undefined, request: Request, cacheControl: string): Response {
-  if (asset === undefined) return new Response('no such file', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } })
+  if (asset === undefined)
+    return new Response('no such file', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } })
   const headers = { etag: asset.etag, 'cache-control': cacheControl, 'x-content-type-options': 'nosniff' }
   const ifNoneMatch = request.headers.get('if-none-match')
-  if (ifNoneMatch !== null && ifNoneMatchHits(ifNoneMatch, asset.etag)) return new Response(null, { status: 304, headers })
+  if (ifNoneMatch !== null && ifNoneMatchHits(ifNoneMatch, asset.etag))
+    return new Response(null, { status: 304, headers })
   return new Response(asset.body, { headers: { ...headers, 'content-type': asset.type } })
 }
 

@@ -28,7 +28,10 @@ export type PageView = {
  * wins over a saved choice. Constant text, so the Content-Security-Policy allows it by hash.
  */
 const MODE_SCRIPT =
-  "(function(){var d=document.documentElement,m=d.dataset.forcedMode;if(!m){try{m=localStorage.getItem('trellis-docs-mode')}catch(e){}}if(m!=='light'&&m!=='dark'){m=d.dataset.defaultMode||(window.matchMedia&&matchMedia('(prefers-color-scheme: dark)').matches?'dark':'light')}d.dataset.mode=m})()"
+  '(function(){var d=document.documentElement,m=d.dataset.forcedMode;' +
+  "if(!m){try{m=localStorage.getItem('trellis-docs-mode')}catch(e){}}" +
+  "if(m!=='light'&&m!=='dark'){m=d.dataset.defaultMode||(window.matchMedia&&matchMedia('(prefers-color-scheme: dark)').matches?'dark':'light')}" +
+  'd.dataset.mode=m})()'
 const MODE_SCRIPT_HASH = sha256(MODE_SCRIPT)
 
 export type RenderedPage = { html: string; csp: string }
@@ -45,7 +48,8 @@ export function renderLayout(view: PageView): RenderedPage {
   const forced = toggle?.isHidden === true && toggle.default !== undefined ? toggle.default : undefined
   const favicon = imageUrl(config.favicon)
   const html = [
-    `<!doctype html><html lang="en"${attributes({ 'data-mode': toggle?.default ?? 'light', 'data-default-mode': toggle?.default, 'data-forced-mode': forced })}>`,
+    `<!doctype html><html ` +
+      `lang="en"${attributes({ 'data-mode': toggle?.default ?? 'light', 'data-default-mode': toggle?.default, 'data-forced-mode': forced })}>`,
     '<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">',
     `<title>${escapeHtml(view.title === config.name ? config.name : `${view.title} · ${config.name}`)}</title>`,
     view.description === undefined ? '' : `<meta name="description"${attributes({ content: view.description })}>`,
@@ -60,7 +64,9 @@ export function renderLayout(view: PageView): RenderedPage {
     '<div class="layout">',
     sidebar(view, section),
     `<main id="content" tabindex="-1"><article class="page">`,
-    `<header class="page-header">${view.path === undefined ? '' : `<p class="eyebrow">${escapeHtml(groupOf(map, section, view.path) ?? section.name)}</p>`}<h1>${escapeHtml(view.title)}</h1>${view.description === undefined ? '' : `<p class="page-description">${escapeHtml(view.description)}</p>`}</header>`,
+    `<header class="page-header">` +
+      `${view.path === undefined ? '' : `<p class="eyebrow">${escapeHtml(groupOf(map, section, view.path) ?? section.name)}</p>`}<h1>` +
+      `${escapeHtml(view.title)}</h1>${view.description === undefined ? '' : `<p class="page-description">${escapeHtml(view.description)}</p>`}</header>`,
     `<div class="prose">${view.content}</div>`,
     feedback(config, view.path),
     '</article></main>',
@@ -92,17 +98,22 @@ function topbar(view: PageView, section: Section): string {
   const brand =
     light === undefined
       ? `<span class="site-name">${escapeHtml(config.name)}</span>`
-      : `<img class="logo logo-light"${attributes({ src: light, alt: config.name })}><img class="logo logo-dark"${attributes({ src: dark ?? light, alt: config.name })}>`
+      : `<img class="logo logo-light"${attributes({ src: light, alt: config.name })}>` +
+        `<img class="logo logo-dark"${attributes({ src: dark ?? light, alt: config.name })}>`
   const links = (config.topbarLinks ?? []).flatMap((link) => {
     const url = linkUrl(link.url, view.isPage)
-    return url === undefined || link.name === undefined ? [] : [`<li><a${attributes({ href: url })}>${escapeHtml(link.name)}</a></li>`]
+    return url === undefined || link.name === undefined
+      ? []
+      : [`<li><a${attributes({ href: url })}>${escapeHtml(link.name)}</a></li>`]
   })
   const cta = config.topbarCtaButton
   const ctaUrl = linkUrl(cta?.url, view.isPage)
   if (cta !== undefined && ctaUrl !== undefined) {
     links.push(
       cta.type === 'github'
-        ? `<li><a class="cta-github"${attributes({ href: ctaUrl, title: 'GitHub repository (the star count is not shown: this site is served offline)' })}>${iconSvg('github', 'brands')}<span>${escapeHtml(repositoryName(ctaUrl))}</span></a></li>`
+        ? `<li><a ` +
+            `class="cta-github"${attributes({ href: ctaUrl, title: 'GitHub repository (the star count is not shown: this site is served offline)' })}>` +
+            `${iconSvg('github', 'brands')}<span>${escapeHtml(repositoryName(ctaUrl))}</span></a></li>`
         : `<li><a class="button-cta"${attributes({ href: ctaUrl })}>${escapeHtml(cta.name ?? ctaUrl)}</a></li>`,
     )
   }
@@ -110,22 +121,32 @@ function topbar(view: PageView, section: Section): string {
   const versionPicker =
     versions.length === 0
       ? ''
-      : `<label class="version-picker"><span class="visually-hidden">Version</span><select id="version-select" data-default-version="${escapeHtml(versions[0]!)}">${versions.map((version) => `<option>${escapeHtml(version)}</option>`).join('')}</select></label>`
+      : `<label class="version-picker"><span class="visually-hidden">Version</span><select id="version-select" ` +
+        `data-default-version="${escapeHtml(versions[0]!)}">` +
+        `${versions.map((version) => `<option>${escapeHtml(version)}</option>`).join('')}</select></label>`
   const toggle =
     config.modeToggle?.isHidden === true
       ? ''
-      : `<button type="button" id="mode-toggle" class="mode-toggle" aria-label="Dark mode" aria-pressed="false">${iconSvg('moon', 'solid')}${iconSvg('sun', 'solid')}</button>`
+      : '<button type="button" id="mode-toggle" class="mode-toggle" aria-label="Dark mode" aria-pressed="false">' +
+        `${iconSvg('moon', 'solid')}${iconSvg('sun', 'solid')}</button>`
   const tabs = map.tabs.length === 0 ? '' : tabRow(view, section)
-  return `<header class="topbar"><div class="topbar-row"><a class="brand"${attributes({ href })}>${brand}</a><nav class="topbar-links" aria-label="Site links"><ul>${links.join('')}</ul></nav>${versionPicker}${toggle}</div>${tabs}</header>`
+  return (
+    `<header class="topbar"><div class="topbar-row"><a class="brand"${attributes({ href })}>${brand}</a><nav ` +
+    `class="topbar-links" aria-label="Site ` +
+    `links"><ul>${links.join('')}</ul></nav>${versionPicker}${toggle}</div>${tabs}</header>`
+  )
 }
 
 function tabRow(view: PageView, current: Section): string {
   const { map } = view
   const all = [map.top, ...map.tabs]
   const items = all.flatMap((tab) => {
-    const href = tab.external !== undefined ? safeUrl(tab.external) : tab === map.top ? SITE_BASE : pageUrlOf(map.landing(tab))
+    const href =
+      tab.external !== undefined ? safeUrl(tab.external) : tab === map.top ? SITE_BASE : pageUrlOf(map.landing(tab))
     if (href === undefined) return []
-    return [`<li><a${attributes({ href, 'aria-current': tab === current ? 'page' : undefined })}>${escapeHtml(tab.name)}</a></li>`]
+    return [
+      `<li><a${attributes({ href, 'aria-current': tab === current ? 'page' : undefined })}>${escapeHtml(tab.name)}</a></li>`,
+    ]
   })
   return `<nav class="tabs" aria-label="Tabs"><ul>${items.join('')}</ul></nav>`
 }
@@ -138,7 +159,12 @@ function sidebar(view: PageView, section: Section): string {
 }
 
 function anchorItem(view: PageView, anchor: Section, current: Section): string {
-  const href = anchor.external !== undefined ? safeUrl(anchor.external) : anchor === view.map.top ? SITE_BASE : pageUrlOf(view.map.landing(anchor))
+  const href =
+    anchor.external !== undefined
+      ? safeUrl(anchor.external)
+      : anchor === view.map.top
+        ? SITE_BASE
+        : pageUrlOf(view.map.landing(anchor))
   if (href === undefined) return ''
   const inside = anchor === current
   // isDefaultHidden: shown once a reader is inside it; version: shown when that version is picked (the script
@@ -148,8 +174,16 @@ function anchorItem(view: PageView, anchor: Section, current: Section): string {
   const hidden = (anchor.isDefaultHidden === true && !inside) || versionHidden
   const icon = iconSvg(anchor.icon, anchor.iconType)
   const badge = `<span class="anchor-icon"${attributes({ 'data-anchor': anchorKey(view, anchor) })}>${icon}</span>`
-  const state = { 'data-version': anchor.version, 'data-default-hidden': anchor.isDefaultHidden === true && !inside ? 'true' : undefined, hidden }
-  return `<li${attributes(state)}><a${attributes({ href, 'aria-current': inside ? 'true' : undefined, class: 'anchor' })}>${badge}<span>${escapeHtml(anchor.name)}</span></a></li>`
+  const state = {
+    'data-version': anchor.version,
+    'data-default-hidden': anchor.isDefaultHidden === true && !inside ? 'true' : undefined,
+    hidden,
+  }
+  return (
+    `<li${attributes(state)}>` +
+    `<a${attributes({ href, 'aria-current': inside ? 'true' : undefined, class: 'anchor' })}>${badge}<span>` +
+    `${escapeHtml(anchor.name)}</span></a></li>`
+  )
 }
 
 /** The CSS hook of an anchor's icon colour; the colours themselves go in the page's stylesheet (see anchorStyles). */
@@ -159,7 +193,12 @@ function anchorKey(view: PageView, anchor: Section): string {
 
 /** Per-anchor icon colours as CSS rules (docs.json colours passed the hex pattern, so they are safe in CSS). */
 function anchorStyles(map: SiteMap): string {
-  return map.anchors.map((anchor, index) => `[data-anchor="${index}"]{background:${anchorBackground(anchor.color)};color:${anchorForeground(anchor.color)}}`).join('')
+  return map.anchors
+    .map(
+      (anchor, index) =>
+        `[data-anchor="${index}"]{background:${anchorBackground(anchor.color)};color:${anchorForeground(anchor.color)}}`,
+    )
+    .join('')
 }
 
 function navList(view: PageView, entries: NavEntry[], depth: number): string {
@@ -169,11 +208,18 @@ function navList(view: PageView, entries: NavEntry[], depth: number): string {
       // /docs/pages/…, /docs/_assets/… and /docs/_files/… are the pages API and the site's files: a link there
       // would not show the page, so it is named without a link, saying why.
       if (RESERVED_PREFIX.test(entry.path)) {
-        return `<li><span class="nav-unreachable" title="/docs/${escapeHtml(entry.path.split('/')[0]!)}/ is not a page address; store and name this page under another folder">${escapeHtml(view.labelOf(entry.path))}</span></li>`
+        return (
+          `<li><span class="nav-unreachable" title="/docs/${escapeHtml(entry.path.split('/')[0]!)}/ is not a page ` +
+          `address; store and name this page under another ` +
+          `folder">${escapeHtml(view.labelOf(entry.path))}</span></li>`
+        )
       }
       return `<li><a${attributes({ href: pageUrl(entry.path), 'aria-current': current ? 'page' : undefined })}>${escapeHtml(view.labelOf(entry.path))}</a></li>`
     }
-    const heading = depth === 0 ? `<h2 class="nav-group">${escapeHtml(entry.name)}</h2>` : `<span class="nav-subgroup">${escapeHtml(entry.name)}</span>`
+    const heading =
+      depth === 0
+        ? `<h2 class="nav-group">${escapeHtml(entry.name)}</h2>`
+        : `<span class="nav-subgroup">${escapeHtml(entry.name)}</span>`
     return `<li class="group">${heading}${navList(view, entry.entries, depth + 1)}</li>`
   })
   return `<ul class="nav-level-${depth}">${items.join('')}</ul>`
@@ -196,7 +242,10 @@ function groupOf(map: SiteMap, section: Section, path: string): string | undefin
 function tableOfContents(headings: PageView['headings']): string {
   const shown = headings.filter((heading) => heading.level <= 3)
   if (shown.length === 0) return ''
-  const items = shown.map((heading) => `<li class="toc-${heading.level}"><a href="#${encodeURIComponent(heading.id)}">${escapeHtml(heading.text)}</a></li>`)
+  const items = shown.map(
+    (heading) =>
+      `<li class="toc-${heading.level}"><a href="#${encodeURIComponent(heading.id)}">${escapeHtml(heading.text)}</a></li>`,
+  )
   return `<aside class="toc" aria-label="On this page"><p class="toc-title">On this page</p><ul>${items.join('')}</ul></aside>`
 }
 
@@ -206,12 +255,20 @@ function feedback(config: DocsConfig, path: string | undefined): string {
   const repository = repositoryOf(config.topbarCtaButton, config.footerSocials)
   const button = (label: string, href: string | undefined) =>
     href === undefined
-      ? `<span class="feedback-button" aria-disabled="true" title="docs.json names no GitHub repository (topbarCtaButton of type github, or footerSocials.github)">${escapeHtml(label)}</span>`
+      ? `<span class="feedback-button" aria-disabled="true" title="docs.json names no GitHub repository ` +
+        `(topbarCtaButton of type github, or footerSocials.github)">${escapeHtml(label)}</span>`
       : `<a class="feedback-button"${attributes({ href, rel: 'noopener noreferrer' })}>${escapeHtml(label)}</a>`
   const buttons: string[] = []
-  if (wanted.suggestEdit === true) buttons.push(button('Suggest edits', repository && `${repository}/edit/main/${path}.mdx`))
+  if (wanted.suggestEdit === true)
+    buttons.push(button('Suggest edits', repository && `${repository}/edit/main/${path}.mdx`))
   if (wanted.raiseIssue === true) {
-    buttons.push(button('Raise issue', repository && `${repository}/issues/new?title=${encodeURIComponent(`Issue on docs: /${path}`)}&body=${encodeURIComponent(`Path: /${path}`)}`))
+    buttons.push(
+      button(
+        'Raise issue',
+        repository &&
+          `${repository}/issues/new?title=${encodeURIComponent(`Issue on docs: /${path}`)}&body=${encodeURIComponent(`Path: /${path}`)}`,
+      ),
+    )
   }
   return `<aside class="feedback" aria-label="Feedback">${buttons.join('')}</aside>`
 }
@@ -220,9 +277,15 @@ function footer(config: DocsConfig): string {
   const socials = Object.entries(config.footerSocials ?? {}).flatMap(([platform, url]) => {
     const href = typeof url === 'string' && /^https?:/i.test(url.trim()) ? url.trim() : undefined
     if (href === undefined) return []
-    return [`<li><a${attributes({ href, 'aria-label': platform, rel: 'noopener noreferrer' })}>${socialIcon(platform) || escapeHtml(platform)}</a></li>`]
+    return [
+      `<li><a${attributes({ href, 'aria-label': platform, rel: 'noopener noreferrer' })}>${socialIcon(platform) || escapeHtml(platform)}</a></li>`,
+    ]
   })
-  return `<footer class="site-footer">${socials.length === 0 ? '' : `<ul class="socials" aria-label="Social links">${socials.join('')}</ul>`}<p>${escapeHtml(config.name)} · served by Trellis</p></footer>`
+  return (
+    `<footer class="site-footer">` +
+    `${socials.length === 0 ? '' : `<ul class="socials" aria-label="Social links">${socials.join('')}</ul>`}<p>` +
+    `${escapeHtml(config.name)} · served by Trellis</p></footer>`
+  )
 }
 
 function pageUrlOf(path: string | undefined): string | undefined {
@@ -238,7 +301,8 @@ function connectSources(config: DocsConfig): string {
   for (const url of urls) {
     try {
       const parsed = new URL(url)
-      // A host may hold ";" or "," (`https://a;sandbox`), which would end the directive or the policy: only plain hosts.
+      // A host may hold ";" or "," (`https://a;sandbox`), which would end the directive or the policy: only plain
+      // hosts.
       if (CSP_ORIGIN.test(parsed.origin)) origins.add(parsed.origin)
     } catch {
       // docs.json validation already requires absolute URLs; an unparsable one simply adds nothing.

@@ -4,7 +4,7 @@ import { safeUrl, URL_SCHEME } from './html'
 export const SITE_BASE = '/docs/'
 /** The site's own stylesheet and script, and the built-in images (logo, favicon), all embedded. */
 export const ASSET_BASE = '/docs/_assets/'
-export const FILE_BASE = '/docs/_files/'
+const FILE_BASE = '/docs/_files/'
 
 /**
  * `text` without leading and trailing slashes, in linear time: `replace(/\/+$/, '')` backtracks over every
@@ -73,7 +73,10 @@ export function splitSuffix(url: string): [string, string] {
 }
 
 /** A repository URL the feedback buttons can send readers to: a github CTA, else footerSocials.github. */
-export function repositoryOf(cta: { type?: string; url?: string } | undefined, socials: Record<string, string | undefined> | undefined): string | undefined {
+export function repositoryOf(
+  cta: { type?: string; url?: string } | undefined,
+  socials: Record<string, string | undefined> | undefined,
+): string | undefined {
   const candidate = cta?.type === 'github' ? cta.url : socials?.github
   const safe = safeUrl(candidate)
   return safe !== undefined && /^https?:\/\//i.test(safe) ? trimSlashes(safe, 'end') : undefined
@@ -81,6 +84,9 @@ export function repositoryOf(cta: { type?: string; url?: string } | undefined, s
 
 /** `owner/repo` from a repository URL, for the github CTA's label. */
 export function repositoryName(url: string): string {
-  const path = url.replace(/^https?:\/\/[^/]+\/?/i, '').split('/').filter(Boolean)
+  const path = url
+    .replace(/^https?:\/\/[^/]+\/?/i, '')
+    .split('/')
+    .filter(Boolean)
   return path.slice(0, 2).join('/') || url
 }

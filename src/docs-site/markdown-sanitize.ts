@@ -26,16 +26,70 @@ export interface SanitizeContext {
 }
 
 const ALLOWED_TAGS = [
-  'p', 'br', 'hr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'ul', 'ol', 'li', 'dl', 'dt', 'dd',
-  'strong', 'em', 'b', 'i', 's', 'del', 'ins', 'sub', 'sup', 'kbd', 'mark', 'code', 'pre', 'span', 'a', 'img',
-  'table', 'caption', 'thead', 'tbody', 'tfoot', 'tr', 'th', 'td', 'figure', 'figcaption',
-  'aside', 'div', 'details', 'summary',
+  'p',
+  'br',
+  'hr',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'blockquote',
+  'ul',
+  'ol',
+  'li',
+  'dl',
+  'dt',
+  'dd',
+  'strong',
+  'em',
+  'b',
+  'i',
+  's',
+  'del',
+  'ins',
+  'sub',
+  'sup',
+  'kbd',
+  'mark',
+  'code',
+  'pre',
+  'span',
+  'a',
+  'img',
+  'table',
+  'caption',
+  'thead',
+  'tbody',
+  'tfoot',
+  'tr',
+  'th',
+  'td',
+  'figure',
+  'figcaption',
+  'aside',
+  'div',
+  'details',
+  'summary',
 ]
 
 /** Elements whose content is dropped with them: raw text, foreign content, and what a browser parses differently. */
 const NON_TEXT_TAGS = [
-  'script', 'style', 'textarea', 'option', 'select', 'xmp', 'title', 'noscript', 'noembed', 'noframes',
-  'iframe', 'template', 'svg', 'math',
+  'script',
+  'style',
+  'textarea',
+  'option',
+  'select',
+  'xmp',
+  'title',
+  'noscript',
+  'noembed',
+  'noframes',
+  'iframe',
+  'template',
+  'svg',
+  'math',
 ]
 
 const ALLOWED_ATTRIBUTES: sanitizeHtml.IOptions['allowedAttributes'] = {
@@ -121,11 +175,15 @@ const imageTag: sanitizeHtml.Transformer = (tagName, attributes) => {
   return { tagName, attribs }
 }
 
-/** Drops each named attribute whose value does not match its pattern (sanitize-html's own value lists leave it empty instead). */
+/**
+ * Drops each named attribute whose value does not match its pattern (sanitize-html's own value lists leave it empty
+ * instead).
+ */
 function valuesMatching(patterns: Record<string, RegExp>): sanitizeHtml.Transformer {
   return (tagName, attributes) => {
     const attribs = { ...attributes }
-    for (const [name, pattern] of Object.entries(patterns)) if (attribs[name] !== undefined && !pattern.test(attribs[name])) delete attribs[name]
+    for (const [name, pattern] of Object.entries(patterns))
+      if (attribs[name] !== undefined && !pattern.test(attribs[name])) delete attribs[name]
     return { tagName, attribs }
   }
 }
@@ -150,7 +208,9 @@ export function sanitizePage(html: string, context: SanitizeContext): string {
   // Only the ids the renderer set carry the nonce an author cannot know; any other id is the author's.
   const headingTag: sanitizeHtml.Transformer = (tagName, attributes) => {
     const id = attributes.id
-    const attribs: sanitizeHtml.Attributes = id?.startsWith(context.idNonce) ? { id: id.slice(context.idNonce.length) } : {}
+    const attribs: sanitizeHtml.Attributes = id?.startsWith(context.idNonce)
+      ? { id: id.slice(context.idNonce.length) }
+      : {}
     return { tagName, attribs }
   }
   return loadSanitizer()(html, {

@@ -31,7 +31,7 @@ import { sanitizePage } from './markdown-sanitize'
  * not trusted with its readers' browsers.
  */
 
-export interface Heading {
+interface Heading {
   level: number
   /** The element's id, unique in the page: `#${id}` links to it. */
   id: string
@@ -61,7 +61,24 @@ interface RenderEnv {
 }
 
 // A fixed set keeps the compiled binary small; a fence in any other language is shown as plain code.
-const LANGUAGES = { bash, css, diff, go, http, java, javascript, json, plaintext, python, rust, shell, sql, typescript, xml, yaml }
+const LANGUAGES = {
+  bash,
+  css,
+  diff,
+  go,
+  http,
+  java,
+  javascript,
+  json,
+  plaintext,
+  python,
+  rust,
+  shell,
+  sql,
+  typescript,
+  xml,
+  yaml,
+}
 for (const [name, language] of Object.entries(LANGUAGES)) hljs.registerLanguage(name, language)
 
 const ID_LEVELS = new Set(['h2', 'h3', 'h4'])
@@ -97,7 +114,10 @@ function plainText(inline: Token | undefined): string {
 
 /** GitHub's anchor for a heading: lower case, punctuation removed, each space a hyphen. */
 function slug(text: string): string {
-  return text.toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-')
+  return text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+    .replace(/ /g, '-')
 }
 
 /**
@@ -105,9 +125,21 @@ function slug(text: string): string {
  * sections and playground): an author's "## Parameters" becomes `parameters-1`, so no id is given twice
  * (aria-labelledby would name the wrong element) and no heading can stand in for a control the script finds by id.
  */
-const LAYOUT_IDS = ['content', 'version-select', 'mode-toggle', 'parameters', 'request-body', 'responses', 'playground-title', 'request-title']
+const LAYOUT_IDS = [
+  'content',
+  'version-select',
+  'mode-toggle',
+  'parameters',
+  'request-body',
+  'responses',
+  'playground-title',
+  'request-title',
+]
 
-/** The slug, or the slug with the first free -1, -2… suffix; `nextSuffix` remembers where to resume, so repeats stay linear. */
+/**
+ * The slug, or the slug with the first free -1, -2… suffix; `nextSuffix` remembers where to resume, so repeats stay
+ * linear.
+ */
 function uniqueSlug(text: string, env: RenderEnv): string {
   const base = slug(text) || 'section'
   let suffix = env.nextSuffix.get(base) ?? 0
@@ -139,7 +171,9 @@ function decorate(state: StateCore): void {
 
 let md: MarkdownIt | undefined
 
-/** markdown-it is required on the first render, not imported, for the reason given in markdown-sanitize.ts (10 ms here). */
+/**
+ * markdown-it is required on the first render, not imported, for the reason given in markdown-sanitize.ts (10 ms here).
+ */
 function markdownIt(): MarkdownIt {
   if (md !== undefined) return md
   const MarkdownItClass = require('markdown-it') as typeof MarkdownIt
@@ -164,7 +198,8 @@ export function renderMarkdown(body: string, options: MarkdownOptions): Rendered
   const env: RenderEnv = { nonce, headings: [], ids: new Set(LAYOUT_IDS), nextSuffix: new Map() }
   const html = sanitizePage(markdownIt().render(markdown, env), { pageHref: options.pageHref, idNonce: nonce })
   if (icons.length === 0) return { html, headings: env.headings }
-  // Icons go in after sanitising (the allowlist has no SVG); their placeholders carry the nonce, so an author cannot place one.
+  // Icons go in after sanitising (the allowlist has no SVG); their placeholders carry the nonce, so an author cannot
+  // place one.
   const withIcons = html.replace(new RegExp(`${nonce}i(\\d+)`, 'g'), (_, index: string) => {
     const icon = icons[Number(index)]
     return icon === undefined ? '' : iconSvg(icon.name, icon.iconType)

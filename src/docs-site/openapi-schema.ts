@@ -5,7 +5,12 @@
  */
 
 export type JsonObject = Record<string, unknown>
-export type OpenApiDocument = { paths?: Record<string, JsonObject>; components?: { schemas?: Record<string, unknown> }; servers?: { url?: string }[]; security?: unknown[] }
+export type OpenApiDocument = {
+  paths?: Record<string, JsonObject>
+  components?: { schemas?: Record<string, unknown> }
+  servers?: { url?: string }[]
+  security?: unknown[]
+}
 
 export type Operation = {
   method: string
@@ -16,11 +21,27 @@ export type Operation = {
   deprecated?: boolean
   parameters: Parameter[]
   requestBody?: { required?: boolean; description?: string; content: Record<string, MediaType> }
-  responses: { status: string; description?: string; content: Record<string, MediaType>; headers: Record<string, JsonObject> }[]
+  responses: {
+    status: string
+    description?: string
+    content: Record<string, MediaType>
+    headers: Record<string, JsonObject>
+  }[]
   security: unknown[]
 }
-export type Parameter = { name: string; in: string; required?: boolean; description?: string; schema?: JsonObject; example?: unknown }
-export type MediaType = { schema?: JsonObject; example?: unknown; examples?: Record<string, { value?: unknown; summary?: string }> }
+type Parameter = {
+  name: string
+  in: string
+  required?: boolean
+  description?: string
+  schema?: JsonObject
+  example?: unknown
+}
+export type MediaType = {
+  schema?: JsonObject
+  example?: unknown
+  examples?: Record<string, { value?: unknown; summary?: string }>
+}
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
 /** How deep a schema is shown or an example built; deeper levels are summarised. */
@@ -33,7 +54,9 @@ export function findOperation(document: OpenApiDocument, method: string, path: s
   if (!isObject(raw) || !HTTP_METHODS.includes(method.toLowerCase())) return undefined
   const shared = Array.isArray(item!.parameters) ? item!.parameters : []
   const own = Array.isArray(raw.parameters) ? raw.parameters : []
-  const parameters = [...shared, ...own].map((parameter) => resolve(document, parameter)).filter(isObject) as Parameter[]
+  const parameters = [...shared, ...own]
+    .map((parameter) => resolve(document, parameter))
+    .filter(isObject) as Parameter[]
   const body = resolve(document, raw.requestBody)
   const responses = isObject(raw.responses) ? raw.responses : {}
   return {
@@ -44,25 +67,47 @@ export function findOperation(document: OpenApiDocument, method: string, path: s
     operationId: stringOr(raw.operationId),
     deprecated: raw.deprecated === true,
     parameters,
-    requestBody: isObject(body) ? { required: body.required === true, description: stringOr(body.description), content: contentOf(document, body.content) } : undefined,
+    requestBody: isObject(body)
+      ? {
+          required: body.required === true,
+          description: stringOr(body.description),
+          content: contentOf(document, body.content),
+        }
+      : undefined,
     responses: Object.entries(responses).map(([status, value]) => {
       const response = resolve(document, value)
-      const headers = isObject(response) && isObject(response.headers) ? (response.headers as Record<string, JsonObject>) : {}
-      return { status, description: isObject(response) ? stringOr(response.description) : undefined, content: isObject(response) ? contentOf(document, response.content) : {}, headers }
+      const headers =
+        isObject(response) && isObject(response.headers) ? (response.headers as Record<string, JsonObject>) : {}
+      return {
+        status,
+        description: isObject(response) ? stringOr(response.description) : undefined,
+        content: isObject(response) ? contentOf(document, response.content) : {},
+        headers,
+      }
     }),
     security: Array.isArray(raw.security) ? raw.security : Array.isArray(document.security) ? document.security : [],
   }
 }
 
 /** Every `METHOD /path` of a document, in document order. */
-export function operationsOf(document: OpenApiDocument): { method: string; path: string; summary?: string; tags: string[]; operationId?: string }[] {
+export function operationsOf(
+  document: OpenApiDocument,
+): { method: string; path: string; summary?: string; tags: string[]; operationId?: string }[] {
   const found: { method: string; path: string; summary?: string; tags: string[]; operationId?: string }[] = []
   for (const [path, item] of Object.entries(document.paths ?? {})) {
     for (const method of HTTP_METHODS) {
       const operation = item[method]
       if (!isObject(operation)) continue
-      const tags = Array.isArray(operation.tags) ? operation.tags.filter((tag): tag is string => typeof tag === 'string') : []
-      found.push({ method: method.toUpperCase(), path, summary: stringOr(operation.summary), tags, operationId: stringOr(operation.operationId) })
+      const tags = Array.isArray(operation.tags)
+        ? operation.tags.filter((tag): tag is string => typeof tag === 'string')
+        : []
+      found.push({
+        method: method.toUpperCase(),
+        path,
+        summary: stringOr(operation.summary),
+        tags,
+        operationId: stringOr(operation.operationId),
+      })
     }
   }
   return found
@@ -126,7 +171,11 @@ export function exampleOf(document: OpenApiDocument, schema: unknown, depth = 0,
       return item === undefined ? [] : [item]
     }
     case 'string':
-      return schema.format === 'date-time' ? '2026-01-01T00:00:00Z' : schema.format === 'uri' ? 'https://example.com' : 'string'
+      return schema.format === 'date-time'
+        ? '2026-01-01T00:00:00Z'
+        : schema.format === 'uri'
+          ? 'https://example.com'
+          : 'string'
     case 'integer':
       return typeof schema.minimum === 'number' ? schema.minimum : 0
     case 'number':
@@ -144,13 +193,17 @@ export function typeName(document: OpenApiDocument, schema: unknown): string {
   if (typeof schema.$ref === 'string') {
     const name = schema.$ref.split('/').at(-1) ?? 'object'
     const target = resolve(document, schema)
-    return isObject(target) && target.type !== undefined && target.type !== 'object' ? typeName(document, { ...target, $ref: undefined }) : name
+    return isObject(target) && target.type !== undefined && target.type !== 'object'
+      ? typeName(document, { ...target, $ref: undefined })
+      : name
   }
   if (Array.isArray(schema.type)) return schema.type.join(' | ')
   if (schema.type === 'array') return `${typeName(document, schema.items)}[]`
-  if (typeof schema.type === 'string') return schema.format === undefined ? schema.type : `${schema.type} (${String(schema.format)})`
+  if (typeof schema.type === 'string')
+    return schema.format === undefined ? schema.type : `${schema.type} (${String(schema.format)})`
   for (const key of ['oneOf', 'anyOf'] as const) {
-    if (Array.isArray(schema[key])) return (schema[key] as unknown[]).map((branch) => typeName(document, branch)).join(' | ')
+    if (Array.isArray(schema[key]))
+      return (schema[key] as unknown[]).map((branch) => typeName(document, branch)).join(' | ')
   }
   if (schema.const !== undefined) return JSON.stringify(schema.const)
   if (Array.isArray(schema.enum)) return 'enum'
@@ -158,14 +211,20 @@ export function typeName(document: OpenApiDocument, schema: unknown): string {
 }
 
 function hasOwnExample(schema: unknown): boolean {
-  return isObject(schema) && (schema.example !== undefined || schema.default !== undefined || (Array.isArray(schema.examples) && schema.examples.length > 0))
+  return (
+    isObject(schema) &&
+    (schema.example !== undefined ||
+      schema.default !== undefined ||
+      (Array.isArray(schema.examples) && schema.examples.length > 0))
+  )
 }
 
 function contentOf(document: OpenApiDocument, content: unknown): Record<string, MediaType> {
   if (!isObject(content)) return {}
   const out: Record<string, MediaType> = {}
   for (const [type, media] of Object.entries(content)) {
-    if (isObject(media)) out[type] = { ...media, schema: isObject(media.schema) ? media.schema : undefined } as MediaType
+    if (isObject(media))
+      out[type] = { ...media, schema: isObject(media.schema) ? media.schema : undefined } as MediaType
   }
   return out
 }

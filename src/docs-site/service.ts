@@ -100,11 +100,19 @@ export class DocsSiteService {
     return work
   }
 
-  private async renderMiss(snapshotKey: string, cacheKey: string, current: { revision: number; body: string }, path: string): Promise<SitePage> {
+  private async renderMiss(
+    snapshotKey: string,
+    cacheKey: string,
+    current: { revision: number; body: string },
+    path: string,
+  ): Promise<SitePage> {
     const snapshot = await this.snapshotFor(snapshotKey, current)
     if (snapshot.notFound !== undefined && !this.isPageOf(snapshot, path)) return snapshot.notFound
     const page = await this.build(snapshot, path)
-    const rendered: SitePage = { ...page, etag: `"${createHash('sha256').update(`${this.buildTag()}\n${cacheKey}`).digest('base64url').slice(0, 27)}"` }
+    const rendered: SitePage = {
+      ...page,
+      etag: `"${createHash('sha256').update(`${this.buildTag()}\n${cacheKey}`).digest('base64url').slice(0, 27)}"`,
+    }
     // Only pages that exist are kept here: a crawler asking for random addresses must not push them out.
     if (rendered.status !== 200) {
       if (this.snapshot === snapshot) snapshot.notFound = rendered
@@ -116,7 +124,10 @@ export class DocsSiteService {
 
   /** The build's tag with this server's own document and built-in pages, hashed once per process. */
   private buildTag(): string {
-    this.tag ??= `${BUILD_TAG}\n${createHash('sha256').update(JSON.stringify(this.sources.ownDocument())).update([...defaultPages({}).values()].join('\n')).digest('base64url')}`
+    this.tag ??= `${BUILD_TAG}\n${createHash('sha256')
+      .update(JSON.stringify(this.sources.ownDocument()))
+      .update([...defaultPages({}).values()].join('\n'))
+      .digest('base64url')}`
     return this.tag
   }
 
@@ -126,7 +137,8 @@ export class DocsSiteService {
     this.evict(cacheKey)
     this.pages.set(cacheKey, page)
     this.cachedChars += page.html.length
-    while (this.pages.size > 0 && (this.pages.size > PAGE_CACHE_SIZE || this.cachedChars > PAGE_CACHE_CHARS)) this.evict(this.pages.keys().next().value!)
+    while (this.pages.size > 0 && (this.pages.size > PAGE_CACHE_SIZE || this.cachedChars > PAGE_CACHE_CHARS))
+      this.evict(this.pages.keys().next().value!)
   }
 
   private evict(cacheKey: string): void {
@@ -189,31 +201,51 @@ export class DocsSiteService {
     const view = { config: snapshot.config, map, isPage, labelOf, assets: SITE_ASSETS }
     if (path === undefined || !isPage(path)) {
       const content = `<p>There is no page at this address.</p><p><a href="${pageUrl(map.home ?? '')}">Go to the first page</a>.</p>`
-      return { status: 404, ...renderLayout({ ...view, path: undefined, title: 'Page not found', content, headings: [] }) }
+      return {
+        status: 404,
+        ...renderLayout({ ...view, path: undefined, title: 'Page not found', content, headings: [] }),
+      }
     }
     const text = (await this.sources.pageText(path)) ?? builtIn.texts.get(path)
     if (text === undefined) {
-      const content = `<div class="not-written" role="note"><p><strong>This page is not written yet.</strong></p><p>docs.json names <code>${escapeHtml(path)}</code> in its navigation, but no text has been stored for it. Store it with <code>PUT /docs/pages/${escapeHtml(path)}</code> (scope docs:write) or <code>trellis docs push</code>.</p></div>`
+      const content =
+        `<div class="not-written" role="note"><p><strong>This page is not written yet.</strong></p><p>docs.json ` +
+        `names <code>${escapeHtml(path)}</code> in its navigation, but no text has been stored for it. Store it ` +
+        `with <code>PUT /docs/pages/${escapeHtml(path)}</code> (scope docs:write) or <code>trellis docs ` +
+        `push</code>.</p></div>`
       return { status: 200, ...renderLayout({ ...view, path, title: labelOf(path), content, headings: [] }) }
     }
     const { data, body, problem } = frontMatterOf(text)
     const markdown = renderMarkdown(body, { pageHref: (target) => pageHrefFor(target, path, isPage) })
-    let content = problem === undefined ? '' : `<div class="callout callout-warning" role="note"><p>${escapeHtml(problem)}</p></div>`
+    let content =
+      problem === undefined
+        ? ''
+        : `<div class="callout callout-warning" role="note"><p>${escapeHtml(problem)}</p></div>`
     if (data.openapi !== undefined) content += this.operationHtml(snapshot, data.openapi)
     content += markdown.html
     const title = data.title ?? labelOf(path)
-    return { status: 200, ...renderLayout({ ...view, path, title, description: data.description, content, headings: markdown.headings }) }
+    return {
+      status: 200,
+      ...renderLayout({ ...view, path, title, description: data.description, content, headings: markdown.headings }),
+    }
   }
 
   /** An API page's operation, from the OpenAPI document docs.json names (this server's own, for now). */
   private operationHtml(snapshot: Snapshot, reference: string): string {
     const ref = parseOperationRef(reference)
-    const notice = (message: string) => `<div class="callout callout-warning" role="note"><p>${escapeHtml(message)}</p></div>`
+    const notice = (message: string) =>
+      `<div class="callout callout-warning" role="note"><p>${escapeHtml(message)}</p></div>`
     if (ref === undefined) return notice(`The front matter's openapi value "${reference}" is not "METHOD /path".`)
     const sources = snapshot.config.openapi === undefined ? ['/openapi.json'] : [snapshot.config.openapi].flat()
-    const own = sources.find((source) => isOwnDocument(source) && (ref.document === undefined || isOwnDocument(ref.document)))
+    const own = sources.find(
+      (source) => isOwnDocument(source) && (ref.document === undefined || isOwnDocument(ref.document)),
+    )
     if (own === undefined) {
-      return notice(`${ref.method} ${ref.path} is not shown: Trellis renders operations of its own /openapi.json, and docs.json's openapi names ${sources.join(', ')}. Documents at other addresses are not fetched (the site works offline).`)
+      return notice(
+        `${ref.method} ${ref.path} is not shown: Trellis renders operations of its own /openapi.json, and ` +
+          `docs.json's openapi names ${sources.join(', ')}. Documents at other addresses are not fetched (the site ` +
+          `works offline).`,
+      )
     }
     const document = this.sources.ownDocument()
     const operation = findOperation(document, ref.method, ref.path)
@@ -226,7 +258,9 @@ function namesPage(snapshot: Snapshot, path: string): boolean {
   return snapshot.map.names(path) || snapshot.summaries.has(path) || snapshot.builtIn.texts.has(path)
 }
 
-/** This server's document, however docs.json spells it: `/openapi.json`, `openapi.json`, or the server's own URL path. */
+/**
+ * This server's document, however docs.json spells it: `/openapi.json`, `openapi.json`, or the server's own URL path.
+ */
 function isOwnDocument(source: string): boolean {
   return /^(?:\.?\/)?openapi\.json$/.test(source.trim())
 }
@@ -241,7 +275,9 @@ function frontMatterOf(text: string): { data: FrontMatter; body: string; problem
   }
 }
 
-/** A link in a page's Markdown, as a site URL when it names a page (relative links resolve against the page's folder). */
+/**
+ * A link in a page's Markdown, as a site URL when it names a page (relative links resolve against the page's folder).
+ */
 function pageHrefFor(target: string, from: string, isPage: (path: string) => boolean): string | undefined {
   if (target === '') return undefined
   const folder = from.includes('/') ? from.slice(0, from.lastIndexOf('/') + 1) : ''

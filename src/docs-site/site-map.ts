@@ -49,10 +49,17 @@ export class SiteMap {
   constructor(config: DocsConfig) {
     this.tree = config.navigation.map((group) => this.entryOf(group))
     const topAnchor = config.topAnchor
-    this.top = { kind: 'top', name: topAnchor?.name ?? 'Documentation', icon: topAnchor?.icon ?? 'book-open', iconType: topAnchor?.iconType }
+    this.top = {
+      kind: 'top',
+      name: topAnchor?.name ?? 'Documentation',
+      icon: topAnchor?.icon ?? 'book-open',
+      iconType: topAnchor?.iconType,
+    }
     // A docs.json stored before tabs and anchors needed name and url (2026-11-25) may still lack them:
     // such an entry cannot be placed or labelled, so the site leaves it out rather than failing every page.
-    this.tabs = (config.tabs ?? []).filter(placeable).map((tab) => ({ kind: 'tab' as const, name: tab.name, ...placement(tab.url) }))
+    this.tabs = (config.tabs ?? [])
+      .filter(placeable)
+      .map((tab) => ({ kind: 'tab' as const, name: tab.name, ...placement(tab.url) }))
     this.anchors = (config.anchors ?? []).filter(placeable).map((anchor) => ({
       kind: 'anchor' as const,
       name: anchor.name,

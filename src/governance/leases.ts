@@ -68,7 +68,8 @@ export class QuotaLeases {
         continue
       }
       const need = units - lease.units
-      if (this.#now() < lease.emptyUntil) return { ok: false, remaining: Math.max(0, lease.units + lease.poolLeft), shortBy: need }
+      if (this.#now() < lease.emptyUntil)
+        return { ok: false, remaining: Math.max(0, lease.units + lease.poolLeft), shortBy: need }
       const want = Math.max(need, Math.ceil(limit * BLOCK_FRACTION))
       const fetching = this.#store.take(key, shape, limit, want, 1).then((grant) => {
         lease.units += grant.granted
@@ -76,7 +77,11 @@ export class QuotaLeases {
         if (grant.granted < want) {
           // Believed empty for as long as the bucket takes to refill what this take needs (at most 1 s).
           const missing = Math.max(1, need - grant.granted)
-          lease.emptyUntil = this.#now() + (shape.kind === 'bucket' ? Math.min(1_000, (missing * shape.refillSeconds * 1000) / limit) : EMPTY_COUNTER_MS)
+          lease.emptyUntil =
+            this.#now() +
+            (shape.kind === 'bucket'
+              ? Math.min(1_000, (missing * shape.refillSeconds * 1000) / limit)
+              : EMPTY_COUNTER_MS)
         }
       })
       lease.fetching = fetching
@@ -85,7 +90,12 @@ export class QuotaLeases {
       } finally {
         lease.fetching = undefined
       }
-      if (lease.units < units && this.#now() < lease.emptyUntil) return { ok: false, remaining: Math.max(0, lease.units + lease.poolLeft), shortBy: units - Math.max(0, lease.units) }
+      if (lease.units < units && this.#now() < lease.emptyUntil)
+        return {
+          ok: false,
+          remaining: Math.max(0, lease.units + lease.poolLeft),
+          shortBy: units - Math.max(0, lease.units),
+        }
     }
   }
 

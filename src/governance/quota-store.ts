@@ -27,7 +27,9 @@ export class QuotaStore {
 
   async take(key: QuotaKey, shape: QuotaShape, limit: number, want: number, atLeast: number): Promise<Grant> {
     for (let attempt = 0; attempt < 3; attempt++) {
-      const updated = rowsOf<{ granted: number; left: number }>(await this.db.execute(this.#takeStatement(key, shape, limit, want, atLeast)))
+      const updated = rowsOf<{ granted: number; left: number }>(
+        await this.db.execute(this.#takeStatement(key, shape, limit, want, atLeast)),
+      )
       if (updated.length > 0) return { granted: Number(updated[0]!.granted), left: Number(updated[0]!.left) }
       // First use of this row: created full (or empty, for a counter) with the grant taken out.
       const granted = Math.min(want, limit) >= atLeast ? Math.min(want, limit) : 0
@@ -49,7 +51,9 @@ export class QuotaStore {
     if (shape.kind === 'bucket') {
       const rate = limit / shape.refillSeconds
       await this.db.execute(sql`
-        update quotas set value = least(${limit}::float8, value + ${rate}::float8 * greatest(0, extract(epoch from (now() - updated_at))) + ${units}::float8), updated_at = now()
+        update quotas
+        set value = least(${limit}::float8, value + ${rate}::float8 * greatest(0, extract(epoch from (now() - updated_at))) + ${units}::float8),
+            updated_at = now()
         where token_id = ${key.tokenId} and kind = ${key.kind} and period = ${key.period}`)
     } else {
       await this.db.execute(sql`
@@ -64,7 +68,9 @@ export class QuotaStore {
     if (shape.kind === 'bucket') {
       const rate = limit / shape.refillSeconds
       await this.db.execute(sql`
-        update quotas set value = least(${limit}::float8, value + ${rate}::float8 * greatest(0, extract(epoch from (now() - updated_at)))) - ${units}::float8, updated_at = now()
+        update quotas
+        set value = least(${limit}::float8, value + ${rate}::float8 * greatest(0, extract(epoch from (now() - updated_at)))) - ${units}::float8,
+            updated_at = now()
         where token_id = ${key.tokenId} and kind = ${key.kind} and period = ${key.period}`)
     } else {
       await this.db.execute(sql`

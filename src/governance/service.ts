@@ -19,8 +19,13 @@ const COUNTER: QuotaShape = { kind: 'counter' }
  * `rate_limit_exceeded` with `type` `requests` or `tokens`, or `insufficient_quota` once the
  * month's budget is spent. Always with `Retry-After`.
  */
-export class RateLimited extends HttpError {
-  constructor(message: string, kind: 'requests' | 'tokens' | 'insufficient_quota', retryAfterSeconds: number, headers: Record<string, string> = {}) {
+class RateLimited extends HttpError {
+  constructor(
+    message: string,
+    kind: 'requests' | 'tokens' | 'insufficient_quota',
+    retryAfterSeconds: number,
+    headers: Record<string, string> = {},
+  ) {
     super(429, message, {
       headers: { ...headers, 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
       code: kind === 'insufficient_quota' ? 'insufficient_quota' : 'rate_limit_exceeded',
@@ -75,7 +80,12 @@ export class Governance {
     seenRequests.set(request, { limit: rpm, remaining: taken.remaining })
     if (!taken.ok) {
       this.#onRefused('requests')
-      throw new RateLimited(`Rate limit reached for requests: this token may make ${rpm} requests per minute.`, 'requests', secondsToRefill(taken.shortBy, rpm), requestHeaders(rpm, taken.remaining))
+      throw new RateLimited(
+        `Rate limit reached for requests: this token may make ${rpm} requests per minute.`,
+        'requests',
+        secondsToRefill(taken.shortBy, rpm),
+        requestHeaders(rpm, taken.remaining),
+      )
     }
   }
 
@@ -108,13 +118,24 @@ export class Governance {
         const taken = await this.#leases.take(key(principal, 'tpm'), PER_MINUTE, tpm, Math.min(estimate, tpm))
         Object.assign(headers, tokenHeaders(tpm, taken.remaining))
         if (!taken.ok) {
-          throw new RateLimited(`Rate limit reached for tokens: this token may use ${tpm} tokens per minute, and this request may use up to ${estimate}.`, 'tokens', secondsToRefill(taken.shortBy, tpm), headers)
+          throw new RateLimited(
+            `Rate limit reached for tokens: this token may use ${tpm} tokens per minute, and this request may use up to ${estimate}.`,
+            'tokens',
+            secondsToRefill(taken.shortBy, tpm),
+            headers,
+          )
         }
         undo.push(() => this.#leases.giveBack(key(principal, 'tpm'), PER_MINUTE, tpm, Math.min(estimate, tpm)))
       }
       if (limits.streams !== undefined) {
         const taken = await this.#leases.take(key(principal, 'streams'), COUNTER, limits.streams, 1)
-        if (!taken.ok) throw new RateLimited(`Too many chat requests in flight: this token may have ${limits.streams} at once.`, 'requests', 1, headers)
+        if (!taken.ok)
+          throw new RateLimited(
+            `Too many chat requests in flight: this token may have ${limits.streams} at once.`,
+            'requests',
+            1,
+            headers,
+          )
       }
     } catch (error) {
       for (const give of undo) give()
@@ -129,8 +150,16 @@ export class Governance {
         settled = true
         if (limits.streams !== undefined) this.#leases.giveBack(key(principal, 'streams'), COUNTER, limits.streams, 1)
         // The reservation against the real usage: the difference is given back, or charged.
-        if (limits.budget_tokens !== undefined) await this.#settle(key(principal, 'budget', monthOf(this.#clock())), COUNTER, limits.budget_tokens, estimate, used)
-        if (limits.tpm !== undefined) await this.#settle(key(principal, 'tpm'), PER_MINUTE, limits.tpm, Math.min(estimate, limits.tpm), used)
+        if (limits.budget_tokens !== undefined)
+          await this.#settle(
+            key(principal, 'budget', monthOf(this.#clock())),
+            COUNTER,
+            limits.budget_tokens,
+            estimate,
+            used,
+          )
+        if (limits.tpm !== undefined)
+          await this.#settle(key(principal, 'tpm'), PER_MINUTE, limits.tpm, Math.min(estimate, limits.tpm), used)
       },
     }
   }
@@ -151,7 +180,7 @@ function key(principal: LimitHolder, kind: string, period = ''): QuotaKey {
 }
 
 /** `2026-11` for a date in November 2026, UTC. */
-export function monthOf(date: Date): string {
+function monthOf(date: Date): string {
   return date.toISOString().slice(0, 7)
 }
 
@@ -182,7 +211,7 @@ function tokenHeaders(limit: number, remaining: number): Record<string, string> 
 }
 
 /** OpenAI's spelling of a wait: `0s`, `120ms`, `17s`, `6m0s`. */
-export function duration(seconds: number): string {
+function duration(seconds: number): string {
   if (seconds <= 0) return '0s'
   if (seconds < 1) return `${Math.ceil(seconds * 1000)}ms`
   const whole = Math.ceil(seconds)

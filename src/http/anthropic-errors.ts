@@ -59,13 +59,18 @@ function anthropicErrorType(status: number, given?: string): string {
 
 /** The JSON body for an error; `request_id` is the response's `request-id` (and `x-request-id`). */
 export function anthropicErrorBody(init: AnthropicErrorInit, requestId?: string): AnthropicErrorBody {
-  return { type: 'error', error: { type: anthropicErrorType(init.status, init.type), message: init.message }, request_id: requestId ?? null }
+  return {
+    type: 'error',
+    error: { type: anthropicErrorType(init.status, init.type), message: init.message },
+    request_id: requestId ?? null,
+  }
 }
 
 /** A complete HTTP error response in Anthropic's shape, with `Retry-After` when advised and `request-id`. */
 export function anthropicErrorResponse(init: AnthropicErrorInit, requestId?: string): Response {
   const headers: Record<string, string> = { 'content-type': JSON_MEDIA_TYPE, ...init.headers }
-  if (init.retryAfter !== undefined && Number.isFinite(init.retryAfter)) headers['retry-after'] = String(Math.max(0, Math.ceil(init.retryAfter)))
+  if (init.retryAfter !== undefined && Number.isFinite(init.retryAfter))
+    headers['retry-after'] = String(Math.max(0, Math.ceil(init.retryAfter)))
   if (requestId !== undefined) headers['request-id'] = requestId
   return new Response(JSON.stringify(anthropicErrorBody(init, requestId)), { status: init.status, headers })
 }
@@ -74,8 +79,16 @@ export function anthropicErrorResponse(init: AnthropicErrorInit, requestId?: str
 export const AnthropicErrorSchema = Type.Object({
   type: Type.Literal('error'),
   error: Type.Object({
-    type: Type.String({ description: 'invalid_request_error, authentication_error, permission_error, not_found_error, request_too_large, rate_limit_error, api_error, timeout_error or overloaded_error' }),
-    message: Type.String({ description: 'What went wrong; a field at fault is named first, as `messages.0.content: …`' }),
+    type: Type.String({
+      description:
+        'invalid_request_error, authentication_error, permission_error, not_found_error, request_too_large, ' +
+        'rate_limit_error, api_error, timeout_error or overloaded_error',
+    }),
+    message: Type.String({
+      description: 'What went wrong; a field at fault is named first, as `messages.0.content: …`',
+    }),
   }),
-  request_id: Type.Union([Type.String(), Type.Null()], { description: 'The `request-id` of the response, under which the server log has the details' }),
+  request_id: Type.Union([Type.String(), Type.Null()], {
+    description: 'The `request-id` of the response, under which the server log has the details',
+  }),
 })

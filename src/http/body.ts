@@ -1,6 +1,8 @@
 import { HttpError } from './errors'
 
-/** The docs routes (docs.json and the documentation pages) cap request bodies at 1 MiB, whatever the server-wide limit. */
+/**
+ * The docs routes (docs.json and the documentation pages) cap request bodies at 1 MiB, whatever the server-wide limit.
+ */
 export const DOCS_BODY_LIMIT = 1024 * 1024
 
 /**
@@ -104,6 +106,12 @@ export function requireContentType(request: Request, accepted: readonly string[]
   const type = request.headers.get('content-type')
   const mime = (type ?? '').split(';')[0]!.trim().toLowerCase()
   if (accepted.includes(mime)) return
-  const expected = accepted.length === 1 ? accepted[0] : `one of ${accepted.slice(0, -1).join(', ')} or ${accepted.at(-1)}`
-  throw new HttpError(415, type ? `Content-Type must be ${expected}, got "${type}"` : `Content-Type must be ${expected}; the header is missing`)
+  const expected =
+    accepted.length === 1 ? accepted[0] : `one of ${accepted.slice(0, -1).join(', ')} or ${accepted.at(-1)}`
+  throw new HttpError(
+    415,
+    type
+      ? `Content-Type must be ${expected}, got "${type}"`
+      : `Content-Type must be ${expected}; the header is missing`,
+  )
 }

@@ -16,7 +16,12 @@ export const ErrorBody = Type.Object({
  * The plant store's error contract, also used by docs.json and unknown routes:
  * every non-2xx body is `{ "error": <status>, "message": "<specific sentence>" }`.
  */
-export function errorResponse(status: number, message: string, headers: Record<string, string> = {}, extra: Record<string, unknown> = {}) {
+export function errorResponse(
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+  extra: Record<string, unknown> = {},
+) {
   return new Response(JSON.stringify({ error: status, message, ...extra }), {
     status,
     headers: { 'content-type': JSON_MEDIA_TYPE, ...headers },
@@ -27,7 +32,12 @@ export function errorResponse(status: number, message: string, headers: Record<s
 export const errorStatuses = <S extends TSchema>(schema: S, ...statuses: number[]) =>
   Object.fromEntries(statuses.map((status) => [status, schema])) as Record<number, S>
 
-type ErrorContext = { code: unknown; error: unknown; request: Request; set: { headers: Record<string, unknown>; status?: unknown } }
+type ErrorContext = {
+  code: unknown
+  error: unknown
+  request: Request
+  set: { headers: Record<string, unknown>; status?: unknown }
+}
 
 /**
  * Wraps an error hook so that the status it answers is also the context's: Elysia's after-response
@@ -54,14 +64,23 @@ export function jsonErrors(logger: Logger) {
     // Before PARSE: a token check inside a parse hook that met a database outage is not a bad body.
     const unavailable = databaseUnavailable(error)
     if (unavailable) {
-      logger.warn('database unavailable', { request_id: set.headers['x-request-id'], method: request.method, path: new URL(request.url).pathname, cause: unavailable })
-      return errorResponse(503, 'the database is unavailable right now; retry shortly', { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) })
+      logger.warn('database unavailable', {
+        request_id: set.headers['x-request-id'],
+        method: request.method,
+        path: new URL(request.url).pathname,
+        cause: unavailable,
+      })
+      return errorResponse(503, 'the database is unavailable right now; retry shortly', {
+        'retry-after': String(DATABASE_RETRY_AFTER_SECONDS),
+      })
     }
     if (code === 'VALIDATION') return errorResponse(400, describeValidation(error as ValidationError).message)
     if (code === 'PARSE') return errorResponse(400, 'request body could not be parsed')
-    if (code === 'NOT_FOUND') return errorResponse(404, `no route for ${request.method} ${new URL(request.url).pathname}`)
+    if (code === 'NOT_FOUND')
+      return errorResponse(404, `no route for ${request.method} ${new URL(request.url).pathname}`)
     const status = statusOf(error)
-    if (status && status < 500) return errorResponse(status, (error as Error).message || STATUS_TEXT[status] || 'request failed')
+    if (status && status < 500)
+      return errorResponse(status, (error as Error).message || STATUS_TEXT[status] || 'request failed')
     logger.error('unhandled error', {
       request_id: set.headers['x-request-id'],
       method: request.method,

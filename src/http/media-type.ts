@@ -19,7 +19,11 @@ export const jsonMediaType = () =>
   })
 
 /** A 204 or 304: no body, so no content type either (the default above would otherwise be added). */
-export function bodiless(status: 204 | 304, set: { headers: Record<string, unknown>; status?: unknown }, headers?: Record<string, string>) {
+export function bodiless(
+  status: 204 | 304,
+  set: { headers: Record<string, unknown>; status?: unknown },
+  headers?: Record<string, string>,
+) {
   delete set.headers['content-type']
   set.status = status
   return new Response(null, { status, headers })

@@ -9,7 +9,14 @@ export function allowedMethods(routes: readonly { method: string; path: string }
       .filter((route) => route.method !== 'ALL')
       .map((route) => ({
         method: route.method,
-        pattern: new RegExp('^' + route.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*') + '$'),
+        pattern: new RegExp(
+          '^' +
+            route.path
+              .replace(/[.+?^${}()|[\]\\]/g, '\\$&')
+              .replace(/:[^/]+/g, '[^/]+')
+              .replace(/\*/g, '.*') +
+            '$',
+        ),
       }))
     const methods = new Set(table.filter((route) => route.pattern.test(pathname)).map((route) => route.method))
     if (methods.has('GET')) methods.add('HEAD')

@@ -45,7 +45,14 @@ export const observability = (logger: Logger, metrics?: RequestMetrics) =>
  * The request log line: time, request id, method, path, status, duration and owner. Written by the
  * after-response hook, and by whatever answers a request before routing (which that hook never sees).
  */
-export function logRequest(logger: Logger, request: Request, path: string, requestId: unknown, status: number, owner?: string): number {
+export function logRequest(
+  logger: Logger,
+  request: Request,
+  path: string,
+  requestId: unknown,
+  status: number,
+  owner?: string,
+): number {
   const started = startedAt.get(request)
   const ms = started === undefined ? 0 : performance.now() - started
   logger.info('request', {

@@ -61,7 +61,7 @@ export function openAIErrorBody(init: OpenAIErrorInit): OpenAIErrorBody {
 }
 
 /** Response headers for an error: JSON content type, `Retry-After` when advised, plus the thrower's own. */
-export function openAIErrorHeaders(init: OpenAIErrorInit): Record<string, string> {
+function openAIErrorHeaders(init: OpenAIErrorInit): Record<string, string> {
   const headers: Record<string, string> = { 'content-type': JSON_MEDIA_TYPE, ...init.headers }
   if (init.retryAfter !== undefined && Number.isFinite(init.retryAfter)) {
     headers['retry-after'] = String(Math.max(0, Math.ceil(init.retryAfter)))
@@ -82,7 +82,11 @@ export const OpenAIErrorSchema = Type.Object({
   error: Type.Object({
     message: Type.String({ description: 'What went wrong' }),
     type: Type.String({ description: 'invalid_request_error, rate_limit_error or server_error' }),
-    param: Type.Union([Type.String(), Type.Null()], { description: 'The request field at fault, as `messages[1].content`; null when none is' }),
-    code: Type.Union([Type.String(), Type.Null()], { description: 'A machine-readable reason, as `model_not_found` or `rate_limit_exceeded`' }),
+    param: Type.Union([Type.String(), Type.Null()], {
+      description: 'The request field at fault, as `messages[1].content`; null when none is',
+    }),
+    code: Type.Union([Type.String(), Type.Null()], {
+      description: 'A machine-readable reason, as `model_not_found` or `rate_limit_exceeded`',
+    }),
   }),
 })

@@ -49,7 +49,12 @@ const RETRY_AFTER = {
 }
 
 /** The `Link: <…>; rel="next"` header of a paged list. */
-export const NEXT_PAGE_LINK = { Link: { description: 'The next page, as `<url>; rel="next"`; absent on the last page.', schema: { type: 'string' as const } } }
+export const NEXT_PAGE_LINK = {
+  Link: {
+    description: 'The next page, as `<url>; rel="next"`; absent on the last page.',
+    schema: { type: 'string' as const },
+  },
+}
 
 /** A JSON body of this schema, as an OpenAPI `content` map. */
 export const jsonContent = (schema: TSchema) => ({ 'application/json': { schema: jsonSchema(schema) } })
@@ -74,7 +79,13 @@ export function openApiDocument(routes: readonly DocumentedRoute[], head: Docume
     tags: head.tags,
     paths,
     components: {
-      ...(head.schemas ? { schemas: Object.fromEntries(Object.entries(head.schemas).map(([name, schema]) => [name, jsonSchema(schema as TSchema)])) } : {}),
+      ...(head.schemas
+        ? {
+            schemas: Object.fromEntries(
+              Object.entries(head.schemas).map(([name, schema]) => [name, jsonSchema(schema as TSchema)]),
+            ),
+          }
+        : {}),
       securitySchemes: head.securitySchemes,
     },
   }
@@ -84,7 +95,10 @@ const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head'])
 
 function operation(route: DocumentedRoute, hooks: Hooks, path: string) {
   const { hide: _hide, responses: responseDocs = {}, requestBody, security, ...rest } = hooks.detail ?? {}
-  const parameters = [...(hooks.params ? parametersOf(hooks.params, 'path') : untypedPathParameters(path)), ...parametersOf(hooks.query, 'query')]
+  const parameters = [
+    ...(hooks.params ? parametersOf(hooks.params, 'path') : untypedPathParameters(path)),
+    ...parametersOf(hooks.query, 'query'),
+  ]
   const body = requestBody ?? (hooks.body ? { required: true, content: jsonContent(hooks.body) } : undefined)
   return {
     operationId: operationId(route.method, path),
@@ -98,17 +112,21 @@ function operation(route: DocumentedRoute, hooks: Hooks, path: string) {
 }
 
 function responses(route: DocumentedRoute, schemas: unknown, docs: Record<string, ResponseDoc>) {
-  const bySchema: Record<string, TSchema> = isSchema(schemas) ? { 200: schemas } : ((schemas ?? {}) as Record<string, TSchema>)
+  const bySchema: Record<string, TSchema> = isSchema(schemas)
+    ? { 200: schemas }
+    : ((schemas ?? {}) as Record<string, TSchema>)
   const statuses = [...new Set([...Object.keys(bySchema), ...Object.keys(docs)])].sort()
   const result: Record<string, unknown> = {}
   for (const status of statuses) {
     const doc = docs[status] ?? {}
     const schema = bySchema[status]
-    const description = doc.description ?? STATUS_MEANINGS[status] ?? (schema as { description?: string } | undefined)?.description
+    const description =
+      doc.description ?? STATUS_MEANINGS[status] ?? (schema as { description?: string } | undefined)?.description
     // A route that can send a status must say what it means; failing here fails the document's tests.
     if (!description) throw new Error(`${route.method} ${route.path}: no description for status ${status}`)
     const headers = doc.headers ?? (status === '429' || status === '503' ? RETRY_AFTER : undefined)
-    const content = doc.content ?? (schema && !BODILESS.has(status) && !isVoid(schema) ? jsonContent(schema) : undefined)
+    const content =
+      doc.content ?? (schema && !BODILESS.has(status) && !isVoid(schema) ? jsonContent(schema) : undefined)
     result[status] = { description, ...(headers ? { headers } : {}), ...(content ? { content } : {}) }
   }
   return result
@@ -119,15 +137,25 @@ function parametersOf(schema: TSchema | undefined, where: 'path' | 'query') {
   const object = jsonSchema(schema) as { properties?: Record<string, Record<string, unknown>>; required?: string[] }
   return Object.entries(object.properties ?? {}).map(([name, property]) => {
     const { description, ...rest } = property
-    return { name, in: where, required: where === 'path' || (object.required ?? []).includes(name), ...(description ? { description } : {}), schema: rest }
+    return {
+      name,
+      in: where,
+      required: where === 'path' || (object.required ?? []).includes(name),
+      ...(description ? { description } : {}),
+      schema: rest,
+    }
   })
 }
 
 /** A route's trailing `*` (the rest of the URL, slashes included) is documented as this path parameter. */
 const WILDCARD = 'path'
-const WILDCARD_DESCRIPTION = 'The rest of the URL path, which may hold slashes; a client may also send them escaped as %2F'
+const WILDCARD_DESCRIPTION =
+  'The rest of the URL path, which may hold slashes; a client may also send them escaped as %2F'
 
-/** A path's `{name}`s, for a route that leaves them untyped (their value is any segment, or the rest of the path for a wildcard). */
+/**
+ * A path's `{name}`s, for a route that leaves them untyped (their value is any segment, or the rest of the path for a
+ * wildcard).
+ */
 const untypedPathParameters = (path: string) =>
   [...path.matchAll(/\{([^}]+)\}/g)].map((match) => ({
     name: match[1]!,
@@ -148,7 +176,9 @@ function operationId(method: string, path: string): string {
 }
 
 const isSchema = (value: unknown): value is TSchema =>
-  typeof value === 'object' && value !== null && (Kind in value || 'type' in value || '$ref' in value || 'anyOf' in value)
+  typeof value === 'object' &&
+  value !== null &&
+  (Kind in value || 'type' in value || '$ref' in value || 'anyOf' in value)
 
 const isVoid = (schema: TSchema) => ['void', 'undefined'].includes((schema as { type?: string }).type ?? '')
 
@@ -160,7 +190,7 @@ const isVoid = (schema: TSchema) => ['void', 'undefined'].includes((schema as { 
 const PRIVATE_KEYWORDS = ['error', 'trimmed', 'patternErrorMessage', '$schema']
 
 /** A TypeBox schema as plain JSON Schema: symbols gone (JSON), private keywords removed at schema positions only. */
-export function jsonSchema(schema: TSchema): Record<string, unknown> {
+function jsonSchema(schema: TSchema): Record<string, unknown> {
   return clean(JSON.parse(JSON.stringify(schema)) as Record<string, unknown>)
 }
 
@@ -174,7 +204,16 @@ function clean(node: Record<string, unknown>): Record<string, unknown> {
     const list = node[key] as Record<string, unknown>[] | undefined
     if (list) list.forEach(clean)
   }
-  for (const key of ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames'] as const) {
+  for (const key of [
+    'items',
+    'additionalProperties',
+    'not',
+    'if',
+    'then',
+    'else',
+    'contains',
+    'propertyNames',
+  ] as const) {
     const sub = node[key]
     if (Array.isArray(sub)) sub.forEach((item) => clean(item as Record<string, unknown>))
     else if (typeof sub === 'object' && sub !== null) clean(sub as Record<string, unknown>)

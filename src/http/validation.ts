@@ -20,7 +20,7 @@ export function describeValidation(error: ValidationError): { message: string; p
  * complaint. Text that PostgreSQL cannot store (NUL, lone surrogates) is said so, whatever
  * rule caught it.
  */
-export function describeIssues(issues: ValueError[], where: string): { message: string; param: string } {
+function describeIssues(issues: ValueError[], where: string): { message: string; param: string } {
   const issue = issues.find((i) => i.path !== '') ?? issues[0]
   if (!issue) return { message: `${where} is invalid`, param: '' }
   const param = fieldName(issue.path)
@@ -36,20 +36,32 @@ export function describeIssues(issues: ValueError[], where: string): { message: 
   }
   if (issue.type === ValueErrorType.ObjectAdditionalProperties) {
     const allowed = Object.keys((issue.schema as { properties?: object }).properties ?? {})
-    return { message: `unknown field "${param}"${allowed.length ? `; allowed fields: ${allowed.join(', ')}` : ''}`, param }
+    return {
+      message: `unknown field "${param}"${allowed.length ? `; allowed fields: ${allowed.join(', ')}` : ''}`,
+      param,
+    }
   }
   if (issue.type === ValueErrorType.ObjectRequiredProperty) return { message: `${param} is required`, param }
   const why = typeof issue.value === 'string' ? unstorable(issue.value) : undefined
   if (why) return { message: `${param || where} must not contain ${why}`, param }
   if (typeof custom === 'string') return { message: custom, param }
   // Only the lossless body parser makes bigints, for integers past 2^53; a field refusing one refuses its size.
-  if (typeof issue.value === 'bigint') return { message: `${param || where} must be at most ${Number.MAX_SAFE_INTEGER}, got ${issue.value}`, param }
+  if (typeof issue.value === 'bigint')
+    return { message: `${param || where} must be at most ${Number.MAX_SAFE_INTEGER}, got ${issue.value}`, param }
   if (!param) return { message: `${where}: ${lowerFirst(issue.message)}`, param }
   return { message: `${param}: ${lowerFirst(issue.message)}${got(issue.value)}`, param }
 }
 
 /** Errors that only say "not this kind of value". */
-const KIND_ERRORS = new Set([ValueErrorType.Null, ValueErrorType.String, ValueErrorType.Number, ValueErrorType.Integer, ValueErrorType.Boolean, ValueErrorType.Object, ValueErrorType.Array])
+const KIND_ERRORS = new Set([
+  ValueErrorType.Null,
+  ValueErrorType.String,
+  ValueErrorType.Number,
+  ValueErrorType.Integer,
+  ValueErrorType.Boolean,
+  ValueErrorType.Object,
+  ValueErrorType.Array,
+])
 const NUMERIC_KIND = new Set([ValueErrorType.Number, ValueErrorType.Integer])
 
 /**
@@ -58,11 +70,14 @@ const NUMERIC_KIND = new Set([ValueErrorType.Number, ValueErrorType.Integer])
  * its kind (a minimum), else the numeric one for a number. Undefined when none stands out.
  */
 function telling(branches: ValueError[][], issue: ValueError): ValueError[] | undefined {
-  const deeper = branches.filter((branch) => branch[0]!.path.length > issue.path.length).sort((a, b) => b[0]!.path.length - a[0]!.path.length)[0]
+  const deeper = branches
+    .filter((branch) => branch[0]!.path.length > issue.path.length)
+    .sort((a, b) => b[0]!.path.length - a[0]!.path.length)[0]
   if (deeper) return deeper
   const specific = branches.find((branch) => !KIND_ERRORS.has(branch[0]!.type))
   if (specific) return specific
-  if (typeof issue.value === 'number' || typeof issue.value === 'bigint') return branches.find((branch) => NUMERIC_KIND.has(branch[0]!.type))
+  if (typeof issue.value === 'number' || typeof issue.value === 'bigint')
+    return branches.find((branch) => NUMERIC_KIND.has(branch[0]!.type))
   return undefined
 }
 

@@ -13,8 +13,8 @@
 export const MAX_DEPTH = 128
 
 export const TAB = 0x09
-export const LINE_FEED = 0x0a
-export const CARRIAGE_RETURN = 0x0d
+const LINE_FEED = 0x0a
+const CARRIAGE_RETURN = 0x0d
 export const SPACE = 0x20
 export const QUOTE = 0x22
 export const PLUS = 0x2b
@@ -39,7 +39,7 @@ export function isWhitespace(code: number): boolean {
 export const OTHER = 0
 export const STRING = 1
 export const OPEN = 2
-export const CLOSE = 3
+const CLOSE = 3
 export const DELIMITER = 4
 export const NEWLINE = 5
 

@@ -35,7 +35,11 @@ class LosslessParser {
     if (c === '[') return this.array(depth)
     if (c === '"') return this.string()
     if (c === '-' || (c >= '0' && c <= '9')) return this.number()
-    for (const [word, value] of [['true', true], ['false', false], ['null', null]] as const)
+    for (const [word, value] of [
+      ['true', true],
+      ['false', false],
+      ['null', null],
+    ] as const)
       if (this.text.startsWith(word, this.at)) {
         this.at += word.length
         return value
@@ -53,7 +57,8 @@ class LosslessParser {
     }
     for (;;) {
       this.skipSpace()
-      if (this.text[this.at] !== '"') this.fail(`unexpected ${this.describe()}; expected a property name in double quotes`)
+      if (this.text[this.at] !== '"')
+        this.fail(`unexpected ${this.describe()}; expected a property name in double quotes`)
       const keyAt = this.at
       const key = this.string()
       // JSON.parse keeps the last of two equal keys silently; which one a server reads is a classic
@@ -63,7 +68,8 @@ class LosslessParser {
         this.fail(`the property name ${JSON.stringify(key)} appears twice in one object`)
       }
       this.skipSpace()
-      if (this.text[this.at] !== ':') this.fail(`unexpected ${this.describe()}; expected ':' after property name "${key}"`)
+      if (this.text[this.at] !== ':')
+        this.fail(`unexpected ${this.describe()}; expected ':' after property name "${key}"`)
       this.at++
       this.skipSpace()
       result[key] = this.value(depth + 1)
@@ -130,7 +136,9 @@ class LosslessParser {
   }
 
   private number(): number | bigint {
-    const match = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(this.text.slice(this.at, this.at + MAX_NUMBER_LENGTH + 1))
+    const match = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(
+      this.text.slice(this.at, this.at + MAX_NUMBER_LENGTH + 1),
+    )
     if (!match) return this.fail(`invalid number starting with ${this.describe()}`)
     if (match[0].length > MAX_NUMBER_LENGTH) return this.fail(`a number longer than ${MAX_NUMBER_LENGTH} characters`)
     const literal = match[0]
@@ -142,7 +150,9 @@ class LosslessParser {
     // A fraction or exponent that rounds to an integer (4503599627370496.5, 1e-400) would pass an
     // integer field as a number it is not: refused, where an integer field could be fooled.
     if (Number.isInteger(value) && misread(literal, value)) {
-      return this.fail(`the number ${literal.length > 40 ? `${literal.slice(0, 40)}…` : literal} cannot be carried exactly; write integers without a fraction or exponent`)
+      return this.fail(
+        `the number ${literal.length > 40 ? `${literal.slice(0, 40)}…` : literal} cannot be carried exactly; write integers without a fraction or exponent`,
+      )
     }
     this.at += literal.length
     return value

@@ -57,7 +57,13 @@ export class NodeSearch {
     if (Array.isArray(node)) {
       const index = ARRAY_INDEX.test(token) ? Number(token) : -1
       if (index < 0 || index >= node.length) return undefined
-      child = { token, value: this.item(this.valueOf(parent), index, node[index]), key: -1, node: node[index], children: [] }
+      child = {
+        token,
+        value: this.item(this.valueOf(parent), index, node[index]),
+        key: -1,
+        node: node[index],
+        children: [],
+      }
     } else {
       if (!isPlainObject(node) || !Object.hasOwn(node, token)) return undefined
       const key = this.key(this.valueOf(parent), token)
@@ -104,7 +110,10 @@ export class NodeSearch {
     const text = this.text
     let pos = key
     for (;;) {
-      pos = skipWhitespace(text, skipValue(text, skipWhitespace(text, skipWhitespace(text, endOfString(text, pos)) + 1)))
+      pos = skipWhitespace(
+        text,
+        skipValue(text, skipWhitespace(text, skipWhitespace(text, endOfString(text, pos)) + 1)),
+      )
       const next = text.charCodeAt(pos)
       if (next === CLOSE_OBJECT) return skipWhitespace(text, pos + 1) === text.length
       if (next !== COMMA) return false
@@ -169,7 +178,8 @@ export class NodeSearch {
     }
     const text = this.text
     let pos = skipWhitespace(text, start + 1)
-    for (let skipped = 0; skipped < index; skipped++) pos = skipWhitespace(text, skipWhitespace(text, skipValue(text, pos)) + 1)
+    for (let skipped = 0; skipped < index; skipped++)
+      pos = skipWhitespace(text, skipWhitespace(text, skipValue(text, pos)) + 1)
     return pos
   }
   /**
@@ -203,7 +213,6 @@ export class NodeSearch {
     const first = this.nextString(needle, start, false)
     return first !== -1 && this.nextString(needle, first + needle.length, false) === -1 ? first : -1
   }
-
 }
 
 /**

@@ -87,7 +87,10 @@ export function childrenOf(focus: ReadonlySet<string>): Map<string, Set<string>>
     if (pointer === '') continue
     const slash = pointer.lastIndexOf('/')
     const parent = pointer.slice(0, slash)
-    const token = pointer.slice(slash + 1).replace(/~1/g, '/').replace(/~0/g, '~')
+    const token = pointer
+      .slice(slash + 1)
+      .replace(/~1/g, '/')
+      .replace(/~0/g, '~')
     let set = children.get(parent)
     if (set === undefined) children.set(parent, (set = new Set()))
     set.add(token)

@@ -9,40 +9,8 @@
 
 import { BACKSLASH, MAX_DEPTH, QUOTE } from './grammar'
 import { childrenOf, escapePointerToken } from './pointer'
-import { endOfString, type LinesCrossed, skipValueCountingLines } from './skip'
-
-/**
- * Where one node starts: its value and, for a property, its key. Offsets count UTF-16 code units into the
- * text; lines and columns are 1-based (columns in UTF-16 code units, as editors count them).
- */
-export interface NodePosition {
-  value: number
-  line: number
-  column: number
-  key?: number
-  keyLine?: number
-  keyColumn?: number
-}
-
-/** A key that appears a second time in the same object, located at that second occurrence. */
-export interface DuplicateKey {
-  pointer: string
-  key: string
-  offset: number
-  line: number
-  column: number
-  firstLine: number
-}
-
-/** Why the text is not JSON, and where. */
-export interface JsonSyntaxError {
-  offset: number
-  message: string
-}
-
-export type JsonScan =
-  | { ok: true; positions: Map<string, NodePosition>; duplicates: DuplicateKey[] }
-  | { ok: false; error: JsonSyntaxError }
+import type { DuplicateKey, JsonScan, NodePosition } from './positions'
+import { type LinesCrossed, skipValueCountingLines } from './skip'
 
 /** Thrown to end a focused scan as soon as every focused node has been recorded. */
 const FOCUS_FOUND = Symbol('every focused node found')
@@ -63,7 +31,6 @@ const IDENTIFIER_START = /[A-Za-z_$]/
 const WORD = /[A-Za-z0-9_$]+/y
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y
 
-
 /**
  * Scans `text`, recording positions and duplicate keys, or reports the first syntax error.
  *
@@ -78,7 +45,8 @@ export function scanJson(text: string, focus?: ReadonlySet<string>): JsonScan {
     return { ok: true, positions: scanner.positions, duplicates: scanner.duplicates }
   } catch (failure) {
     if (failure === FOCUS_FOUND) return { ok: true, positions: scanner.positions, duplicates: [] }
-    if (failure instanceof SyntaxFailure) return { ok: false, error: { offset: failure.offset, message: failure.message } }
+    if (failure instanceof SyntaxFailure)
+      return { ok: false, error: { offset: failure.offset, message: failure.message } }
     throw failure
   }
 }
@@ -123,7 +91,9 @@ class Scanner {
     const column = start - this.lineStart + 1
     this.positions.set(
       pointer,
-      keyOffset === -1 ? { value: start, line, column } : { value: start, line, column, key: keyOffset, keyLine, keyColumn },
+      keyOffset === -1
+        ? { value: start, line, column }
+        : { value: start, line, column, key: keyOffset, keyLine, keyColumn },
     )
     // Descendants are recorded after their ancestors, so a full count means the focus is complete.
     if (this.focus !== undefined && this.positions.size === this.focus.size) throw FOCUS_FOUND
@@ -155,16 +125,28 @@ class Scanner {
       if (this.peek() !== QUOTE) this.failExpectingKey()
       const key = this.string()
       // A focused scan builds pointers only for the keys it wants; everything else is skipped.
-      const childPointer = wantedKeys === undefined || wantedKeys.has(key) ? `${pointer}/${escapePointerToken(key)}` : undefined
+      const childPointer =
+        wantedKeys === undefined || wantedKeys.has(key) ? `${pointer}/${escapePointerToken(key)}` : undefined
       if (this.focus === undefined) {
         const firstLine = seen.get(key)
         if (firstLine === undefined) seen.set(key, keyLine)
-        else this.duplicates.push({ pointer: childPointer as string, key, offset: keyOffset, line: keyLine, column: keyColumn, firstLine })
+        else
+          this.duplicates.push({
+            pointer: childPointer as string,
+            key,
+            offset: keyOffset,
+            line: keyLine,
+            column: keyColumn,
+            firstLine,
+          })
       }
       this.skipWhitespace()
       if (this.peek() !== 58) {
         this.rejectCommentOrConflict()
-        throw new SyntaxFailure(this.pos, `expected ":" after the property name "${key}" but found ${this.describeHere()}`)
+        throw new SyntaxFailure(
+          this.pos,
+          `expected ":" after the property name "${key}" but found ${this.describeHere()}`,
+        )
       }
       this.pos++
       this.skipWhitespace()
@@ -322,7 +304,10 @@ class Scanner {
 
   private enter(): void {
     if (++this.depth > MAX_DEPTH) {
-      throw new SyntaxFailure(this.pos, `objects and arrays nest more than ${MAX_DEPTH} levels deep here; flatten the file`)
+      throw new SyntaxFailure(
+        this.pos,
+        `objects and arrays nest more than ${MAX_DEPTH} levels deep here; flatten the file`,
+      )
     }
   }
 
@@ -342,7 +327,10 @@ class Scanner {
   private rejectCommentOrConflict(): void {
     const marker = this.text.slice(this.pos, this.pos + 7)
     if (marker === '<<<<<<<' || marker === '=======' || marker === '>>>>>>>') {
-      throw new SyntaxFailure(this.pos, `unresolved merge conflict marker ${marker}; resolve the conflict and remove the markers`)
+      throw new SyntaxFailure(
+        this.pos,
+        `unresolved merge conflict marker ${marker}; resolve the conflict and remove the markers`,
+      )
     }
     if (this.text.charCodeAt(this.pos) !== 47) return
     const next = this.text.charCodeAt(this.pos + 1)

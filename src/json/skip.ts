@@ -1,4 +1,16 @@
-import { BACKSLASH, CHARACTER_CLASS, DELIMITER, isWhitespace, NEWLINE, OPEN, OPEN_ARRAY, OPEN_OBJECT, OTHER, QUOTE, STRING } from './grammar'
+import {
+  BACKSLASH,
+  CHARACTER_CLASS,
+  DELIMITER,
+  isWhitespace,
+  NEWLINE,
+  OPEN,
+  OPEN_ARRAY,
+  OPEN_OBJECT,
+  OTHER,
+  QUOTE,
+  STRING,
+} from './grammar'
 
 /**
  * Moving past parts of a text already known to be valid JSON (it went through `JSON.parse`), without reading

@@ -3,7 +3,10 @@ import type { DocumentHead } from '../http/openapi-document'
 
 const AUTH_MODEL = `
 ## Authentication
-Every route except the public ones (\`/health\`, \`/ready\`, \`/openapi.json\`, \`GET /docs.json\`, \`GET /docs.json/schema\`, \`GET /docs/pages\`, \`GET /docs/pages/{path}\`) takes a bearer token: \`Authorization: Bearer trl_…\`; Anthropic's Messages API (\`/v1/messages\`) also takes it as \`x-api-key: trl_…\`, as Anthropic SDKs send it. A token belongs to one **owner** and carries **scopes**:
+Every route except the public ones (\`/health\`, \`/ready\`, \`/openapi.json\`, \`GET /docs.json\`, \`GET
+/docs.json/schema\`, \`GET /docs/pages\`, \`GET /docs/pages/{path}\`) takes a bearer token: \`Authorization: Bearer
+trl_…\`; Anthropic's Messages API (\`/v1/messages\`) also takes it as \`x-api-key: trl_…\`, as Anthropic SDKs send it.
+A token belongs to one **owner** and carries **scopes**:
 
 | scope | allows |
 |---|---|
@@ -16,15 +19,22 @@ Every route except the public ones (\`/health\`, \`/ready\`, \`/openapi.json\`, 
 
 Any valid token may validate a docs.json, read its revisions, and read its own owner's \`/usage\`.
 
-Owners never see each other's plants. A missing, unknown, expired or revoked token is **401**; a valid token without the scope is **403**. A token may carry limits (requests and tokens per minute, concurrent streams, a token budget) and a model allow-list; a limit reached is **429** with \`Retry-After\`.
+Owners never see each other's plants. A missing, unknown, expired or revoked token is **401**; a valid token without
+the scope is **403**. A token may carry limits (requests and tokens per minute, concurrent streams, a token budget)
+and a model allow-list; a limit reached is **429** with \`Retry-After\`.
 
-Tokens are made by \`trellis token create\` (while the server is stopped, on the embedded database) or \`POST /admin/tokens\` with an admin token. On first start with an empty database the server prints an admin token once.
+Tokens are made by \`trellis token create\` (while the server is stopped, on the embedded database) or \`POST
+/admin/tokens\` with an admin token. On first start with an empty database the server prints an admin token once.
 
 ## Errors
-Plant store, docs.json, docs pages, admin and usage errors are \`{"error": <status>, "message": "<one sentence>"}\`. The chat routes answer in OpenAI's shape, \`{"error": {"message", "type", "param", "code"}}\`, so OpenAI SDKs understand them; \`/v1/messages\` in Anthropic's, \`{"type": "error", "error": {"type", "message"}, "request_id"}\`, so Anthropic SDKs do.
+Plant store, docs.json, docs pages, admin and usage errors are \`{"error": <status>, "message": "<one sentence>"}\`.
+The chat routes answer in OpenAI's shape, \`{"error": {"message", "type", "param", "code"}}\`, so OpenAI SDKs
+understand them; \`/v1/messages\` in Anthropic's, \`{"type": "error", "error": {"type", "message"}, "request_id"}\`,
+so Anthropic SDKs do.
 
 ## Ids
-Plant ids are 64-bit integers. A JSON body carries them as numbers and the server reads them exactly; in a path they are decimal strings, because a JavaScript number rounds above 2^53.
+Plant ids are 64-bit integers. A JSON body carries them as numbers and the server reads them exactly; in a path they
+are decimal strings, because a JavaScript number rounds above 2^53.
 `.trim()
 
 /** The parts of the OpenAPI document that no route says: who we are, where, and how to authenticate. */
@@ -38,7 +48,10 @@ export const DOCUMENT_HEAD: DocumentHead = {
   servers: [{ url: '/', description: 'The server that serves this document' }],
   tags: [
     { name: 'plants', description: "Each owner's plants" },
-    { name: 'chat', description: "OpenAI-compatible chat completions and models, and Anthropic's Messages API over the same models" },
+    {
+      name: 'chat',
+      description: "OpenAI-compatible chat completions and models, and Anthropic's Messages API over the same models",
+    },
     { name: 'docs.json', description: 'The documentation site configuration and its revisions' },
     { name: 'docs pages', description: 'The Markdown pages of the documentation site and their revisions' },
     { name: 'admin', description: 'Tokens, their scopes and limits' },
@@ -46,7 +59,16 @@ export const DOCUMENT_HEAD: DocumentHead = {
     { name: 'operations', description: 'Health, readiness and metrics' },
   ],
   securitySchemes: {
-    bearerAuth: { type: 'http', scheme: 'bearer', description: 'A `trl_…` token; see the authentication section above.' },
-    apiKeyAuth: { type: 'apiKey', in: 'header', name: 'x-api-key', description: "The same `trl_…` token in Anthropic's header, on `/v1/messages` only." },
+    bearerAuth: {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'A `trl_…` token; see the authentication section above.',
+    },
+    apiKeyAuth: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'x-api-key',
+      description: "The same `trl_…` token in Anthropic's header, on `/v1/messages` only.",
+    },
   },
 }

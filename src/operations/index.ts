@@ -19,9 +19,11 @@ export type OperationsDeps = {
 }
 
 /** `/ready` answers within this, even while the database hangs; probes usually give up after 1–3 s. */
-export const READY_DEADLINE_MS = 1_500
+const READY_DEADLINE_MS = 1_500
 
-const STATUS_CONTENT = jsonContent(Type.Object({ status: Type.String(), database: Type.Optional(Type.String({ description: 'pglite or postgres' })) }))
+const STATUS_CONTENT = jsonContent(
+  Type.Object({ status: Type.String(), database: Type.Optional(Type.String({ description: 'pglite or postgres' })) }),
+)
 const ERROR_CONTENT = jsonContent(ErrorBody)
 
 /**
@@ -33,10 +35,14 @@ export const operationsPlugin = (deps: OperationsDeps) => {
   const html = () => new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8' } })
   return new Elysia({ name: 'operations' })
     .onError(jsonErrors(deps.logger))
-    .get('/openapi.json', ({ set }) => {
-      set.headers['cache-control'] = 'no-cache'
-      return deps.document()
-    }, { detail: { hide: true } })
+    .get(
+      '/openapi.json',
+      ({ set }) => {
+        set.headers['cache-control'] = 'no-cache'
+        return deps.document()
+      },
+      { detail: { hide: true } },
+    )
     .get('/openapi', html, { detail: { hide: true } })
     .get('/openapi/', html, { detail: { hide: true } })
     .get(
@@ -46,7 +52,9 @@ export const operationsPlugin = (deps: OperationsDeps) => {
         const name = Object.hasOwn(UI_ASSETS, params.file) ? (params.file as UiAssetName) : undefined
         const bytes = name ? await deps.uiAssets?.(name) : undefined
         if (!name || !bytes) return errorResponse(404, `no asset named ${params.file}`)
-        return new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': UI_ASSETS[name], 'cache-control': 'public, max-age=86400' } })
+        return new Response(bytes as Uint8Array<ArrayBuffer>, {
+          headers: { 'content-type': UI_ASSETS[name], 'cache-control': 'public, max-age=86400' },
+        })
       },
       { detail: { hide: true } },
     )
@@ -55,7 +63,13 @@ export const operationsPlugin = (deps: OperationsDeps) => {
         summary: 'Liveness: the process answers',
         description: 'Public. Answers without touching the database.',
         tags: ['operations'],
-        responses: { 200: { description: 'The process is alive.', content: STATUS_CONTENT }, 503: { description: 'This replica is shutting down; Retry-After says when to try again.', content: ERROR_CONTENT } },
+        responses: {
+          200: { description: 'The process is alive.', content: STATUS_CONTENT },
+          503: {
+            description: 'This replica is shutting down; Retry-After says when to try again.',
+            content: ERROR_CONTENT,
+          },
+        },
       },
     })
     .get(
@@ -66,8 +80,13 @@ export const operationsPlugin = (deps: OperationsDeps) => {
           return { status: 'ready' as const, database: deps.database.kind }
         } catch (error) {
           // The cause goes to the log; probes and the public only learn that it is not ready.
-          deps.logger.warn('not ready', { request_id: set.headers['x-request-id'], cause: databaseUnavailable(error) ?? String((error as Error)?.message ?? error) })
-          return errorResponse(503, 'the database does not answer', { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) })
+          deps.logger.warn('not ready', {
+            request_id: set.headers['x-request-id'],
+            cause: databaseUnavailable(error) ?? String((error as Error)?.message ?? error),
+          })
+          return errorResponse(503, 'the database does not answer', {
+            'retry-after': String(DATABASE_RETRY_AFTER_SECONDS),
+          })
         }
       },
       {
@@ -77,7 +96,11 @@ export const operationsPlugin = (deps: OperationsDeps) => {
           tags: ['operations'],
           responses: {
             200: { description: 'The database answers.', content: STATUS_CONTENT },
-            503: { description: 'The database does not answer, or this replica is shutting down; Retry-After says when to try again.', content: ERROR_CONTENT },
+            503: {
+              description:
+                'The database does not answer, or this replica is shutting down; Retry-After says when to try again.',
+              content: ERROR_CONTENT,
+            },
           },
         },
       },

@@ -28,7 +28,10 @@ export const plantsPlugin = (deps: PlantsDeps) => {
       '/plants',
       async ({ body, principal, set }) => {
         try {
-          const created = await service.create(principal.owner, { ...body, id: body.id === undefined ? undefined : BigInt(body.id) })
+          const created = await service.create(principal.owner, {
+            ...body,
+            id: body.id === undefined ? undefined : BigInt(body.id),
+          })
           // The body is the contract's (name and tag only); the header is how a client learns a server-assigned id.
           set.headers.location = `/plants/${created.id}`
           return created.plant
@@ -48,11 +51,23 @@ export const plantsPlugin = (deps: PlantsDeps) => {
         detail: {
           summary: 'Create a plant',
           description:
-            "Creates a new plant in the store, among the caller's own plants. Ids are per owner: an id another owner uses is free for you, and 409 means only that you already have one with it. The response body carries name and tag only, as the published contract has it; the `Location` header carries the plant's path, which is how to learn an id the server assigned.",
+            "Creates a new plant in the store, among the caller's own plants. Ids are per owner: an id another " +
+            'owner uses is free for you, and 409 means only that you already have one with it. The response body ' +
+            'carries name and tag only, as the published contract has it; the `Location` header carries the ' +
+            "plant's path, which is how to learn an id the server assigned.",
           security: BEARER_SECURITY,
           tags: ['plants'],
           responses: {
-            200: { description: 'The plant was stored.', headers: { Location: { description: 'The new plant\'s path, `/plants/{id}`, with the id it got (yours, or the one the server assigned).', schema: { type: 'string' as const } } } },
+            200: {
+              description: 'The plant was stored.',
+              headers: {
+                Location: {
+                  description:
+                    "The new plant's path, `/plants/{id}`, with the id it got (yours, or the one the server assigned).",
+                  schema: { type: 'string' as const },
+                },
+              },
+            },
             409: { description: 'You already have a plant with this id.' },
           },
         },
@@ -63,7 +78,8 @@ export const plantsPlugin = (deps: PlantsDeps) => {
       async ({ query, principal, request, set }) => {
         const limit = query.limit === undefined ? LIST_LIMIT_DEFAULT : Number(query.limit)
         const page = await service.list(principal, limit, query.after === undefined ? undefined : BigInt(query.after))
-        if (page.next) set.headers.link = `<${new URL(request.url).pathname}?limit=${limit}&after=${page.next}>; rel="next"`
+        if (page.next)
+          set.headers.link = `<${new URL(request.url).pathname}?limit=${limit}&after=${page.next}>; rel="next"`
         return page.plants
       },
       {
@@ -73,7 +89,8 @@ export const plantsPlugin = (deps: PlantsDeps) => {
         detail: {
           summary: 'List plants',
           description:
-            'Returns the plants the caller owns (an admin token sees all), oldest first. When more exist, a `Link: <…>; rel="next"` header points at the next page; the body shape never changes.',
+            'Returns the plants the caller owns (an admin token sees all), oldest first. When more exist, a ' +
+            '`Link: <…>; rel="next"` header points at the next page; the body shape never changes.',
           security: BEARER_SECURITY,
           tags: ['plants'],
           responses: {
@@ -86,7 +103,8 @@ export const plantsPlugin = (deps: PlantsDeps) => {
       '/plants/:id',
       async ({ params, principal, query, set }) => {
         try {
-          if (!(await service.delete(principal, BigInt(params.id), query.owner))) throw new HttpError(404, `no plant with id ${params.id}`)
+          if (!(await service.delete(principal, BigInt(params.id), query.owner)))
+            throw new HttpError(404, `no plant with id ${params.id}`)
         } catch (error) {
           if (error instanceof NotYourPlants) throw new HttpError(403, error.message)
           throw error
@@ -101,12 +119,16 @@ export const plantsPlugin = (deps: PlantsDeps) => {
         detail: {
           summary: 'Delete a plant',
           description:
-            "Deletes a single plant based on the ID supplied, among the caller's own plants: ids are per owner, so another owner's plant with the same id is not the one named, and a missing id answers 404. An admin token names another owner's plant with `?owner=`.",
+            "Deletes a single plant based on the ID supplied, among the caller's own plants: ids are per owner, " +
+            "so another owner's plant with the same id is not the one named, and a missing id answers 404. An " +
+            "admin token names another owner's plant with `?owner=`.",
           security: BEARER_SECURITY,
           tags: ['plants'],
           responses: {
             204: { description: 'The plant was deleted.' },
-            403: { description: 'The token lacks plants:write, or it is not an admin token and `owner` names someone else.' },
+            403: {
+              description: 'The token lacks plants:write, or it is not an admin token and `owner` names someone else.',
+            },
             404: { description: 'The caller (or `owner`) has no plant with this id.' },
           },
         },

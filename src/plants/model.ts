@@ -1,19 +1,16 @@
-import { Integer } from '../http/integer'
 import { t, type Static } from 'elysia'
 import { CursorString, Int64, Int64String, IntegerString, StoredText } from '../http/int64'
 
-export const NAME_MAX = 200
-export const TAG_MAX = 100
+const NAME_MAX = 200
+const TAG_MAX = 100
 export const LIST_LIMIT_DEFAULT = 100
-export const LIST_LIMIT_MAX = 1000
+const LIST_LIMIT_MAX = 1000
 
 /** A plant as the published contract returns it: never with its id. */
-export const Plant = t.Object(
-  {
-    name: t.String({ description: 'The name of the plant' }),
-    tag: t.Optional(t.String({ description: 'Tag to specify the type' })),
-  },
-)
+export const Plant = t.Object({
+  name: t.String({ description: 'The name of the plant' }),
+  tag: t.Optional(t.String({ description: 'Tag to specify the type' })),
+})
 export type Plant = Static<typeof Plant>
 
 export const NewPlant = t.Object(
@@ -26,9 +23,15 @@ export const NewPlant = t.Object(
       error: `name must be a string of 1 to ${NAME_MAX} characters after trimming`,
     }),
     tag: t.Optional(
-      StoredText({ maxLength: TAG_MAX, description: `Tag to specify the type; at most ${TAG_MAX} characters`, error: `tag must be a string of at most ${TAG_MAX} characters` }),
+      StoredText({
+        maxLength: TAG_MAX,
+        description: `Tag to specify the type; at most ${TAG_MAX} characters`,
+        error: `tag must be a string of at most ${TAG_MAX} characters`,
+      }),
     ),
-    id: t.Optional(Int64('id', { description: 'Identification number of the plant (int64). Assigned by the service when omitted.' })),
+    id: t.Optional(
+      Int64('id', { description: 'Identification number of the plant (int64). Assigned by the service when omitted.' }),
+    ),
   },
   { additionalProperties: false },
 )

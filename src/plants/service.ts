@@ -38,8 +38,20 @@ function statements(db: Database) {
   const columns = { seq: plants.seq, name: plants.name, tag: plants.tag }
   const newRow = { owner, name: sql.placeholder('name'), tag: sql.placeholder('tag') }
   return {
-    listOwn: db.select(columns).from(plants).where(and(eq(plants.owner, owner), gt(plants.seq, after))).orderBy(asc(plants.seq)).limit(limit).prepare('plants_list_own'),
-    listAll: db.select(columns).from(plants).where(gt(plants.seq, after)).orderBy(asc(plants.seq)).limit(limit).prepare('plants_list_all'),
+    listOwn: db
+      .select(columns)
+      .from(plants)
+      .where(and(eq(plants.owner, owner), gt(plants.seq, after)))
+      .orderBy(asc(plants.seq))
+      .limit(limit)
+      .prepare('plants_list_own'),
+    listAll: db
+      .select(columns)
+      .from(plants)
+      .where(gt(plants.seq, after))
+      .orderBy(asc(plants.seq))
+      .limit(limit)
+      .prepare('plants_list_all'),
     insertWithId: db
       .insert(plants)
       .values({ ...newRow, id: sql.placeholder('id') })
@@ -52,7 +64,11 @@ function statements(db: Database) {
       .onConflictDoNothing({ target: [plants.owner, plants.id] })
       .returning({ id: plants.id })
       .prepare('plants_insert_assigned'),
-    delete: db.delete(plants).where(and(eq(plants.owner, owner), eq(plants.id, sql.placeholder('id')))).returning({ seq: plants.seq }).prepare('plants_delete'),
+    delete: db
+      .delete(plants)
+      .where(and(eq(plants.owner, owner), eq(plants.id, sql.placeholder('id'))))
+      .returning({ seq: plants.seq })
+      .prepare('plants_delete'),
   }
 }
 
@@ -65,7 +81,10 @@ export class PlantService {
   }
 
   /** Stores a new plant; `id` is the one it got (the client's, or the next free one), for the `Location` header. */
-  async create(owner: string, input: { name: string; tag?: string; id?: bigint }): Promise<{ plant: Plant; id: bigint }> {
+  async create(
+    owner: string,
+    input: { name: string; tag?: string; id?: bigint },
+  ): Promise<{ plant: Plant; id: bigint }> {
     const row = { owner, name: input.name.trim(), tag: input.tag ?? null }
     if (input.id !== undefined) {
       const inserted = await this.query.insertWithId.execute({ ...row, id: input.id })

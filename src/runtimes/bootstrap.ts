@@ -15,7 +15,7 @@ import { createLogger, type Logger } from '../telemetry/logger'
 export type LockPolicy = { waitMs: number; onLost: (error: Error) => void }
 
 /** A CLI command next to a running server is refused at once; see src/db/data-dir-lock.ts. */
-export const CLI_LOCK: LockPolicy = {
+const CLI_LOCK: LockPolicy = {
   waitMs: 0,
   onLost: (error) => {
     console.error(`trellis: lost the lock on the embedded database (${error.message}); stopping`)
@@ -27,9 +27,18 @@ export const CLI_LOCK: LockPolicy = {
  * Opens the configured database: PostgreSQL, or PGlite in `dataDir` guarded by a lock so that
  * no second process can open it at the same time (see src/db/data-dir-lock.ts).
  */
-export async function openConfiguredDatabase(config: Config, pglite?: PGliteOptions, lock: LockPolicy = CLI_LOCK): Promise<DatabaseHandle> {
+export async function openConfiguredDatabase(
+  config: Config,
+  pglite?: PGliteOptions,
+  lock: LockPolicy = CLI_LOCK,
+): Promise<DatabaseHandle> {
   if (config.databaseUrl) {
-    const { dbPoolSize: poolSize, dbConnectTimeoutMs: connectTimeoutMs, dbReconnectMaxMs: reconnectMaxMs, dbQueryTimeoutMs: queryTimeoutMs } = config
+    const {
+      dbPoolSize: poolSize,
+      dbConnectTimeoutMs: connectTimeoutMs,
+      dbReconnectMaxMs: reconnectMaxMs,
+      dbQueryTimeoutMs: queryTimeoutMs,
+    } = config
     return openDatabase({ url: config.databaseUrl, poolSize, connectTimeoutMs, reconnectMaxMs, queryTimeoutMs })
   }
   const unlock = await lockDataDir(config.dataDir, lock)
@@ -47,13 +56,18 @@ export async function openConfiguredDatabase(config: Config, pglite?: PGliteOpti
  * the first-run development token, and the app itself. Runtime-neutral; the entries in
  * src/runtimes/bun.ts and src/runtimes/ only add the listening socket and signal handling.
  */
-export async function bootstrap(config: Config, extra: Partial<AppDeps> & { pglite?: PGliteOptions; logger?: Logger } = {}) {
+export async function bootstrap(
+  config: Config,
+  extra: Partial<AppDeps> & { pglite?: PGliteOptions; logger?: Logger } = {},
+) {
   const logger = extra.logger ?? createLogger(config.logLevel)
   // A server restarting after a crash waits out the lock its predecessor left; one that loses it stops.
   const database = await openConfiguredDatabase(config, extra.pglite, {
     waitMs: RESTART_WAIT_MS,
     onLost: (error) => {
-      logger.error('lost the lock on the embedded database; stopping, since another process may now open it', { error: error.message })
+      logger.error('lost the lock on the embedded database; stopping, since another process may now open it', {
+        error: error.message,
+      })
       logger.flush()
       process.exit(1)
     },
@@ -69,11 +83,17 @@ export async function bootstrap(config: Config, extra: Partial<AppDeps> & { pgli
     const clock = () => new Date()
     const ledger = config.usageLedger ? new UsageLedger(database, logger) : undefined
     const metrics = metricsFor(database, ledger)
-    const governance = new Governance(database.db, { defaults: config.defaultLimits, clock, onRefused: (kind) => metrics.rateLimited(kind) })
+    const governance = new Governance(database.db, {
+      defaults: config.defaultLimits,
+      clock,
+      onRefused: (kind) => metrics.rateLimited(kind),
+    })
     const deps: AppDeps = { config, database, tokens, logger, clock, gate, governance, ledger, metrics, ...extra }
     // After the last request: leases go back to the shared pool, and the ledger writes what it holds.
     const close = async () => {
-      await governance.stop().catch((error) => logger.warn('could not return quota leases', { error: (error as Error).message }))
+      await governance
+        .stop()
+        .catch((error) => logger.warn('could not return quota leases', { error: (error as Error).message }))
       await ledger?.stop()
       await database.close()
     }
@@ -100,13 +120,18 @@ export async function announceDevelopmentToken(config: Config, tokens: TokenServ
       'No tokens existed, so a development admin token was created. It is shown only this once:',
       `  ${token}`,
       'Try it:',
-      `  curl -s -X POST http://${host}:${config.port}/plants -H 'Authorization: Bearer ${token}' -H 'Content-Type: application/json' -d '{"name":"Monstera","tag":"tropical"}'`,
+      `  curl -s -X POST http://${host}:${config.port}/plants -H 'Authorization: Bearer ${token}' -H ` +
+        `'Content-Type: application/json' -d '{"name":"Monstera","tag":"tropical"}'`,
       config.databaseUrl
         ? 'More tokens: trellis token create --owner NAME --scope chat (or POST /admin/tokens).'
         : 'More tokens, while this server holds the embedded database (the CLI cannot open it meanwhile):',
       ...(config.databaseUrl
         ? []
-        : [`  curl -s -X POST http://${host}:${config.port}/admin/tokens -H 'Authorization: Bearer ${token}' -H 'Content-Type: application/json' -d '{"owner":"alice","scopes":["plants:read","plants:write","chat"]}'`]),
+        : [
+            `  curl -s -X POST http://${host}:${config.port}/admin/tokens -H 'Authorization: Bearer ${token}' -H ` +
+              `'Content-Type: application/json' -d ` +
+              `'{"owner":"alice","scopes":["plants:read","plants:write","chat"]}'`,
+          ]),
       '',
     ].join('\n'),
   )

@@ -11,7 +11,7 @@ const FLUSH_EVERY_MS = 50
  * at once, and the lifecycle flushes before exiting, so only a hard crash can lose the
  * last 50 ms of request lines.
  */
-export function bunStdoutLines() {
+function bunStdoutLines() {
   const sink = Bun.stdout.writer({ highWaterMark: 64 * 1024 })
   let timer: ReturnType<typeof setTimeout> | undefined
   const flush = () => {

@@ -15,12 +15,21 @@ export async function runWorkers(config: Config): Promise<number> {
   const port = config.port === 0 ? freePort(config.host) : config.port
   // From source (`bun src/cli/main.ts`) the script path comes along; a compiled binary is its own script.
   const script = process.argv[1]
-  const command = script && /\.(ts|js)$/.test(script) && !script.startsWith('/$bunfs/') ? [process.execPath, script, 'serve'] : [process.execPath, 'serve']
+  const command =
+    script && /\.(ts|js)$/.test(script) && !script.startsWith('/$bunfs/')
+      ? [process.execPath, script, 'serve']
+      : [process.execPath, 'serve']
   let stopping = false
   const children = Array.from({ length: config.workers }, (_, index) =>
     Bun.spawn(command, {
       // The parent already migrated and announced any development token; workers only serve.
-      env: { ...process.env, PORT: String(port), WORKERS: String(config.workers), TRELLIS_WORKER: String(index + 1), MIGRATE_ON_START: 'false' },
+      env: {
+        ...process.env,
+        PORT: String(port),
+        WORKERS: String(config.workers),
+        TRELLIS_WORKER: String(index + 1),
+        MIGRATE_ON_START: 'false',
+      },
       stdio: ['ignore', 'inherit', 'inherit'],
       onExit: (child, code) => {
         if (stopping) return

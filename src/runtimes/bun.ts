@@ -14,16 +14,18 @@ import { configOrExit, shutdownOnSignals, startedOrExit } from './lifecycle'
 export async function serve(config: Config) {
   const shutdown = shutdownOnSignals()
   let server: ReturnType<typeof Bun.serve> | undefined
-  const { app, deps, gate, close } = await startedOrExit(bootstrap(config, {
-    logger: workerLogger(config),
-    uiAssets: bunUiAssets,
-    shutdownSignal: shutdown.signal,
-    // Bun closes a connection idle for `idleTimeout` seconds; a stream waiting on a slow
-    // upstream must never be cut by that, so long-lived responses opt out per request.
-    onLongLivedRequest: (request) => server?.timeout(request, 0),
-    peerAddress: (request) => server?.requestIP(request)?.address,
-    pglite: config.databaseUrl ? undefined : await bunPgliteFiles(config.dataDir),
-  }))
+  const { app, deps, gate, close } = await startedOrExit(
+    bootstrap(config, {
+      logger: workerLogger(config),
+      uiAssets: bunUiAssets,
+      shutdownSignal: shutdown.signal,
+      // Bun closes a connection idle for `idleTimeout` seconds; a stream waiting on a slow
+      // upstream must never be cut by that, so long-lived responses opt out per request.
+      onLongLivedRequest: (request) => server?.timeout(request, 0),
+      peerAddress: (request) => server?.requestIP(request)?.address,
+      pglite: config.databaseUrl ? undefined : await bunPgliteFiles(config.dataDir),
+    }),
+  )
   server = Bun.serve({
     port: config.port,
     hostname: config.host,
@@ -31,7 +33,11 @@ export async function serve(config: Config) {
     reusePort: config.workers > 1,
     fetch: gate.track(app.fetch),
   })
-  const stopGcPacer = startGcPacer({ intervalMs: config.gcIntervalMs, busy: () => server!.pendingRequests > 0, collect: () => Bun.gc(true) })
+  const stopGcPacer = startGcPacer({
+    intervalMs: config.gcIntervalMs,
+    busy: () => server!.pendingRequests > 0,
+    collect: () => Bun.gc(true),
+  })
   deps.logger.info('listening', { url: server.url.toString(), database: deps.database.kind, pid: process.pid })
   const listening = server
   // Signals have been caught since start-up; one that already arrived drains now.

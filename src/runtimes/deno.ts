@@ -20,7 +20,12 @@ declare const Deno: {
  * such requests no body; so does this.
  */
 function withoutPhantomBody(request: Request): Request {
-  if (request.body === null || request.headers.has('transfer-encoding') || (request.headers.get('content-length') ?? '0') !== '0') return request
+  if (
+    request.body === null ||
+    request.headers.has('transfer-encoding') ||
+    (request.headers.get('content-length') ?? '0') !== '0'
+  )
+    return request
   // Not `new Request(request, { body: null })`: a null body in the init keeps the input's body.
   return new Request(request.url, { method: request.method, headers: request.headers, signal: request.signal })
 }
@@ -33,12 +38,24 @@ function withoutPhantomBody(request: Request): Request {
  */
 const config = singleProcessConfigOrExit('Deno')
 const shutdown = shutdownOnSignals()
-const { app, deps, gate, close } = await startedOrExit(bootstrap(config, { uiAssets: nodeModulesUiAssets, shutdownSignal: shutdown.signal, peerAddress: peerAddressOf }))
+const { app, deps, gate, close } = await startedOrExit(
+  bootstrap(config, { uiAssets: nodeModulesUiAssets, shutdownSignal: shutdown.signal, peerAddress: peerAddressOf }),
+)
 const address = Promise.withResolvers<{ hostname: string; port: number }>()
-const server = Deno.serve({ port: config.port, hostname: config.host, onListen: address.resolve }, gate.track((request: Request, info: { remoteAddr?: { hostname?: string } }) => app.fetch(rememberPeer(withoutPhantomBody(request), info.remoteAddr?.hostname))))
+const server = Deno.serve(
+  { port: config.port, hostname: config.host, onListen: address.resolve },
+  gate.track((request: Request, info: { remoteAddr?: { hostname?: string } }) =>
+    app.fetch(rememberPeer(withoutPhantomBody(request), info.remoteAddr?.hostname)),
+  ),
+)
 const { hostname, port } = await address.promise
 const url = `http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}/`
-deps.logger.info('listening', { url, database: deps.database.kind, pid: process.pid, runtime: `deno ${Deno.version.deno}` })
+deps.logger.info('listening', {
+  url,
+  database: deps.database.kind,
+  pid: process.pid,
+  runtime: `deno ${Deno.version.deno}`,
+})
 shutdown.serving(
   // Deno has no way to cut connections early; the process exit after the deadline does it.
   { drain: () => server.shutdown(), force: () => {} },

@@ -48,7 +48,8 @@ export function singleProcessConfigOrExit(runtime: string): Config {
   const config = configOrExit()
   if (config.workers > 1) {
     console.error(
-      `trellis: configuration error: WORKERS > 1 is a feature of the Bun server (\`trellis serve --workers N\`); run one ${runtime} process per replica instead`,
+      `trellis: configuration error: WORKERS > 1 is a feature of the Bun server (\`trellis serve --workers N\`); ` +
+        `run one ${runtime} process per replica instead`,
     )
     process.exit(1)
   }
@@ -110,7 +111,9 @@ async function drainThenExit(signal: string, server: Drainable, options: Shutdow
   const started = performance.now()
   const drained = server.drain()
   let timer: ReturnType<typeof setTimeout> | undefined
-  const expired = new Promise<'deadline'>((resolve) => (timer = setTimeout(() => resolve('deadline'), options.timeoutMs)))
+  const expired = new Promise<'deadline'>(
+    (resolve) => (timer = setTimeout(() => resolve('deadline'), options.timeoutMs)),
+  )
   if ((await Promise.race([drained.then(() => 'drained' as const), expired])) === 'deadline') {
     deadline.abort(new Error('server is shutting down'))
     await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, FINAL_EVENT_GRACE_MS))])
@@ -120,7 +123,8 @@ async function drainThenExit(signal: string, server: Drainable, options: Shutdow
   // Handlers may still be at work after their connections are gone (a force, a client that hung
   // up): the database stays open until the last of them is done, or the deadline has long passed.
   const left = Math.max(FINAL_EVENT_GRACE_MS, options.timeoutMs - (performance.now() - started))
-  if (!(await options.gate.idle(left))) options.logger.warn('closing the database with requests still being handled', { in_flight: options.gate.inFlight })
+  if (!(await options.gate.idle(left)))
+    options.logger.warn('closing the database with requests still being handled', { in_flight: options.gate.inFlight })
   try {
     await options.close()
   } catch (error) {

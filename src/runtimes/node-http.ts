@@ -51,12 +51,17 @@ async function respond(handler: FetchHandler, req: IncomingMessage, res: ServerR
   try {
     request = toRequest(req, abort.signal)
   } catch {
-    return void res.writeHead(400, { 'content-type': 'application/json', connection: 'close' }).end('{"error":400,"message":"malformed request target or Host header"}')
+    return void res
+      .writeHead(400, { 'content-type': 'application/json', connection: 'close' })
+      .end('{"error":400,"message":"malformed request target or Host header"}')
   }
   try {
     response = await handler(request)
   } catch {
-    response = Response.json({ error: 500, message: 'internal error' }, { status: 500, headers: { 'content-type': 'application/json' } })
+    response = Response.json(
+      { error: 500, message: 'internal error' },
+      { status: 500, headers: { 'content-type': 'application/json' } },
+    )
   }
   const headers: Record<string, string | string[]> = {}
   response.headers.forEach((value, key) => {
@@ -90,7 +95,10 @@ function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
   const headers = new Headers()
   for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1])
   const url = new URL(req.url ?? '/', `http://${req.headers.host || 'localhost'}`)
-  const hasBody = req.method !== 'GET' && req.method !== 'HEAD' && (req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0')
+  const hasBody =
+    req.method !== 'GET' &&
+    req.method !== 'HEAD' &&
+    (req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0')
   const request = new Request(url, {
     method: req.method,
     headers,

@@ -9,4 +9,5 @@ const require = createRequire(import.meta.url)
  * Node entries (the Bun binary embeds them instead; see bun-assets.ts). Resolved the way
  * Node resolves packages, so it works from the sources and from a bundle in dist/.
  */
-export const nodeModulesUiAssets: UiAssetLoader = async (name) => new Uint8Array(await readFile(require.resolve(`swagger-ui-dist/${name}`)))
+export const nodeModulesUiAssets: UiAssetLoader = async (name) =>
+  new Uint8Array(await readFile(require.resolve(`swagger-ui-dist/${name}`)))

@@ -14,7 +14,18 @@ import { peerAddressOf } from './peer-address'
  */
 const config = singleProcessConfigOrExit('Node')
 const shutdown = shutdownOnSignals()
-const { app, deps, gate, close } = await startedOrExit(bootstrap(config, { uiAssets: nodeModulesUiAssets, shutdownSignal: shutdown.signal, peerAddress: peerAddressOf }))
-const server = await listenFetch(gate.track(app.fetch), { port: config.port, hostname: config.host, keepAliveTimeoutMs: config.idleTimeout * 1000 })
-deps.logger.info('listening', { url: server.url, database: deps.database.kind, pid: process.pid, runtime: `node ${process.version}` })
+const { app, deps, gate, close } = await startedOrExit(
+  bootstrap(config, { uiAssets: nodeModulesUiAssets, shutdownSignal: shutdown.signal, peerAddress: peerAddressOf }),
+)
+const server = await listenFetch(gate.track(app.fetch), {
+  port: config.port,
+  hostname: config.host,
+  keepAliveTimeoutMs: config.idleTimeout * 1000,
+})
+deps.logger.info('listening', {
+  url: server.url,
+  database: deps.database.kind,
+  pid: process.pid,
+  runtime: `node ${process.version}`,
+})
 shutdown.serving(server, { timeoutMs: config.shutdownTimeoutMs, logger: deps.logger, gate, close })

@@ -30,20 +30,90 @@ export class Metrics {
 
   constructor(sources: MetricSources = {}) {
     const registers = [this.registry]
-    this.#http = new Counter({ name: 'trellis_http_requests_total', help: 'HTTP requests answered, by route template, method and status', labelNames: ['route', 'method', 'status'], registers })
-    this.#latency = new Histogram({ name: 'trellis_http_request_duration_seconds', help: 'Time to the response head, by route template and method', labelNames: ['route', 'method'], buckets: LATENCY_BUCKETS, registers })
-    this.#ttft = new Histogram({ name: 'trellis_chat_time_to_first_token_seconds', help: 'Chat streams: request to first byte of the answer', labelNames: ['model', 'provider'], buckets: LATENCY_BUCKETS, registers })
-    this.#streamDuration = new Histogram({ name: 'trellis_chat_stream_duration_seconds', help: 'Chat completions: request to the end of the answer', labelNames: ['model', 'provider', 'streamed'], buckets: STREAM_BUCKETS, registers })
-    this.#tokens = new Counter({ name: 'trellis_chat_tokens_total', help: 'Chat tokens, by model, provider and kind (prompt, completion, cached, reasoning)', labelNames: ['model', 'provider', 'kind'], registers })
-    this.#active = new Gauge({ name: 'trellis_chat_active_streams', help: 'Chat completions being answered now', registers })
-    this.#upstream = new Counter({ name: 'trellis_upstream_attempts_failed_total', help: 'Failed upstream attempts, by provider and what followed: retry, fallback or give up', labelNames: ['provider', 'next'], registers })
-    this.#limited = new Counter({ name: 'trellis_rate_limited_total', help: 'Requests refused by a limit, by kind: requests, tokens, insufficient_quota, failed_auth', labelNames: ['kind'], registers })
+    this.#http = new Counter({
+      name: 'trellis_http_requests_total',
+      help: 'HTTP requests answered, by route template, method and status',
+      labelNames: ['route', 'method', 'status'],
+      registers,
+    })
+    this.#latency = new Histogram({
+      name: 'trellis_http_request_duration_seconds',
+      help: 'Time to the response head, by route template and method',
+      labelNames: ['route', 'method'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    })
+    this.#ttft = new Histogram({
+      name: 'trellis_chat_time_to_first_token_seconds',
+      help: 'Chat streams: request to first byte of the answer',
+      labelNames: ['model', 'provider'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    })
+    this.#streamDuration = new Histogram({
+      name: 'trellis_chat_stream_duration_seconds',
+      help: 'Chat completions: request to the end of the answer',
+      labelNames: ['model', 'provider', 'streamed'],
+      buckets: STREAM_BUCKETS,
+      registers,
+    })
+    this.#tokens = new Counter({
+      name: 'trellis_chat_tokens_total',
+      help: 'Chat tokens, by model, provider and kind (prompt, completion, cached, reasoning)',
+      labelNames: ['model', 'provider', 'kind'],
+      registers,
+    })
+    this.#active = new Gauge({
+      name: 'trellis_chat_active_streams',
+      help: 'Chat completions being answered now',
+      registers,
+    })
+    this.#upstream = new Counter({
+      name: 'trellis_upstream_attempts_failed_total',
+      help: 'Failed upstream attempts, by provider and what followed: retry, fallback or give up',
+      labelNames: ['provider', 'next'],
+      registers,
+    })
+    this.#limited = new Counter({
+      name: 'trellis_rate_limited_total',
+      help: 'Requests refused by a limit, by kind: requests, tokens, insufficient_quota, failed_auth',
+      labelNames: ['kind'],
+      registers,
+    })
     if (sources.ledger) {
       const ledger = sources.ledger
-      new Gauge({ name: 'trellis_ledger_queue_depth', help: 'Usage rows waiting to be written', registers, collect: function () { this.set(ledger().depth) } })
-      new Gauge({ name: 'trellis_ledger_dropped_rows', help: 'Usage rows dropped because the ledger queue was full, since start (a counter)', registers, collect: function () { this.set(ledger().dropped) } })
-      new Gauge({ name: 'trellis_ledger_written_rows', help: 'Usage rows written since start (a counter)', registers, collect: function () { this.set(ledger().rows) } })
-      new Gauge({ name: 'trellis_ledger_writes', help: 'Database writes (one COPY each) the ledger made since start (a counter)', registers, collect: function () { this.set(ledger().batches) } })
+      new Gauge({
+        name: 'trellis_ledger_queue_depth',
+        help: 'Usage rows waiting to be written',
+        registers,
+        collect: function () {
+          this.set(ledger().depth)
+        },
+      })
+      new Gauge({
+        name: 'trellis_ledger_dropped_rows',
+        help: 'Usage rows dropped because the ledger queue was full, since start (a counter)',
+        registers,
+        collect: function () {
+          this.set(ledger().dropped)
+        },
+      })
+      new Gauge({
+        name: 'trellis_ledger_written_rows',
+        help: 'Usage rows written since start (a counter)',
+        registers,
+        collect: function () {
+          this.set(ledger().rows)
+        },
+      })
+      new Gauge({
+        name: 'trellis_ledger_writes',
+        help: 'Database writes (one COPY each) the ledger made since start (a counter)',
+        registers,
+        collect: function () {
+          this.set(ledger().batches)
+        },
+      })
     }
     if (sources.pool) {
       const pool = sources.pool
@@ -71,7 +141,14 @@ export class Metrics {
     this.#active.inc()
   }
 
-  chatFinished(done: { model: string; provider: string | undefined; streamed: boolean; ttftMs: number | undefined; durationMs: number; usage: { prompt: number; completion: number; cached: number; reasoning: number } }): void {
+  chatFinished(done: {
+    model: string
+    provider: string | undefined
+    streamed: boolean
+    ttftMs: number | undefined
+    durationMs: number
+    usage: { prompt: number; completion: number; cached: number; reasoning: number }
+  }): void {
     this.#active.dec()
     const provider = done.provider ?? 'none'
     if (done.streamed && done.ttftMs !== undefined) this.#ttft.labels(done.model, provider).observe(done.ttftMs / 1000)

@@ -26,11 +26,17 @@ export const usagePlugin = (deps: UsageDeps) =>
           throw new HttpError(403, "only an admin token may read another owner's usage")
         const to = query.to ? new Date(query.to) : deps.clock()
         const from = query.from ? new Date(query.from) : new Date(to.getTime() - 30 * DAY_MS)
-        if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime())) throw new HttpError(400, 'from and to must be real dates')
+        if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime()))
+          throw new HttpError(400, 'from and to must be real dates')
         if (from >= to) throw new HttpError(400, 'from must be before to')
         const owner = principal.isAdmin ? query.owner : principal.owner
         try {
-          const data = await summarizeUsage(deps.db, { from, to, owner, groupBy: (query.group_by ?? 'model').split(',') as Group[] })
+          const data = await summarizeUsage(deps.db, {
+            from,
+            to,
+            owner,
+            groupBy: (query.group_by ?? 'model').split(',') as Group[],
+          })
           return { from: from.toISOString(), to: to.toISOString(), data }
         } catch (error) {
           if (error instanceof TooManyGroups) throw new HttpError(400, error.message)
@@ -44,10 +50,14 @@ export const usagePlugin = (deps: UsageDeps) =>
         detail: {
           summary: 'Chat usage, totalled',
           description:
-            "Any valid token: its owner's usage; an admin token: everyone's, or one owner's with `owner=`. Rows are written in batches within about a second of a request's end.",
+            "Any valid token: its owner's usage; an admin token: everyone's, or one owner's with `owner=`. Rows " +
+            "are written in batches within about a second of a request's end.",
           security: BEARER_SECURITY,
           tags: ['usage'],
-          responses: { 200: { description: 'Totals per group over the period.' }, 403: { description: "`owner` names another owner, and the token is not an admin token." } },
+          responses: {
+            200: { description: 'Totals per group over the period.' },
+            403: { description: '`owner` names another owner, and the token is not an admin token.' },
+          },
         },
       },
     )

@@ -26,8 +26,23 @@ export type UsageRow = {
 }
 
 const COLUMNS = [
-  'at', 'request_id', 'token_id', 'owner', 'model', 'provider', 'upstream_model', 'streamed', 'status', 'finish_reason',
-  'prompt_tokens', 'completion_tokens', 'cached_tokens', 'reasoning_tokens', 'ttft_ms', 'duration_ms', 'error_code',
+  'at',
+  'request_id',
+  'token_id',
+  'owner',
+  'model',
+  'provider',
+  'upstream_model',
+  'streamed',
+  'status',
+  'finish_reason',
+  'prompt_tokens',
+  'completion_tokens',
+  'cached_tokens',
+  'reasoning_tokens',
+  'ttft_ms',
+  'duration_ms',
+  'error_code',
 ] as const satisfies readonly (keyof UsageRow)[]
 
 /**
@@ -130,7 +145,8 @@ export class UsageLedger {
     while (this.#queue.length > 0 && performance.now() < deadline) {
       if (!(await this.#writeBatch())) await new Promise((resolve) => setTimeout(resolve, 200))
     }
-    if (this.#queue.length > 0) this.#logger.error('usage ledger: rows not written at shutdown', { lost: this.#queue.length })
+    if (this.#queue.length > 0)
+      this.#logger.error('usage ledger: rows not written at shutdown', { lost: this.#queue.length })
   }
 
   /** Writes what is queued now (tests and shutdown); false when a batch failed. */
@@ -181,14 +197,17 @@ export class UsageLedger {
       if (dataRefused(error)) return this.#dropRefused(batch, error)
       const cause = databaseUnavailable(error) ?? String((error as Error).message)
       this.#failures++
-      if (this.#failures === 1) this.#logger.warn('usage ledger cannot write; rows stay queued', { cause, queue: this.#queue.length })
+      if (this.#failures === 1)
+        this.#logger.warn('usage ledger cannot write; rows stay queued', { cause, queue: this.#queue.length })
       return false
     }
   }
 
   /** Writes a refused batch row by row, dropping (and logging) each row the database refuses. */
   async #dropRefused(batch: string[], error: unknown): Promise<boolean> {
-    this.#logger.error('usage ledger: database refused a batch; writing it row by row', { cause: String((error as Error).message) })
+    this.#logger.error('usage ledger: database refused a batch; writing it row by row', {
+      cause: String((error as Error).message),
+    })
     for (const line of batch) {
       try {
         await this.#database.copyIn('usage_records', COLUMNS, [line])
@@ -197,7 +216,10 @@ export class UsageLedger {
       } catch (rowError) {
         if (!dataRefused(rowError)) return (this.#failures++, false)
         this.#dropped++
-        this.#logger.error('usage ledger: row refused and dropped', { request_id: requestIdOf(line), cause: String((rowError as Error).message) })
+        this.#logger.error('usage ledger: row refused and dropped', {
+          request_id: requestIdOf(line),
+          cause: String((rowError as Error).message),
+        })
       }
       this.#queue.shift()
     }

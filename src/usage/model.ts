@@ -20,7 +20,14 @@ export const UsageQuery = t.Object({
       error: `group_by must be one or more of ${GROUPS.join(', ')}, separated by commas`,
     }),
   ),
-  owner: t.Optional(StoredText({ minLength: 1, maxLength: 200, description: 'Admin tokens only: one owner\'s usage', error: 'owner must be 1 to 200 characters' })),
+  owner: t.Optional(
+    StoredText({
+      minLength: 1,
+      maxLength: 200,
+      description: "Admin tokens only: one owner's usage",
+      error: 'owner must be 1 to 200 characters',
+    }),
+  ),
 })
 
 const Count = Integer({ minimum: 0 })
@@ -38,7 +45,10 @@ export const UsageReport = t.Object({
         reasoning_tokens: Count,
         errors: Integer({ minimum: 0, description: 'Requests that ended with an error, streams cut short included' }),
       },
-      { additionalProperties: t.String(), description: 'The group keys (model, owner, token_id, day, hour) beside the totals' },
+      {
+        additionalProperties: t.String(),
+        description: 'The group keys (model, owner, token_id, day, hour) beside the totals',
+      },
     ),
   ),
 })

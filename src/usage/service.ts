@@ -6,7 +6,7 @@ export const GROUPS = ['model', 'owner', 'token', 'day', 'hour'] as const
 export type Group = (typeof GROUPS)[number]
 
 /** Most groups one answer may hold; a wider question is refused, not answered in part. */
-export const MAX_GROUPS = 10_000
+const MAX_GROUPS = 10_000
 
 /** The group's column as it is named in the answer, and how it is computed. */
 const GROUP_COLUMNS: Record<Group, { name: string; expression: SQL }> = {
@@ -20,7 +20,15 @@ const GROUP_COLUMNS: Record<Group, { name: string; expression: SQL }> = {
 export type UsageQuery = { from: Date; to: Date; groupBy: Group[]; owner?: string }
 
 /** One group: its keys (model, owner, token_id, day, hour, as grouped) and its totals. */
-export type UsageGroup = { requests: number; prompt_tokens: number; completion_tokens: number; cached_tokens: number; reasoning_tokens: number; errors: number; [key: string]: string | number }
+export type UsageGroup = {
+  requests: number
+  prompt_tokens: number
+  completion_tokens: number
+  cached_tokens: number
+  reasoning_tokens: number
+  errors: number
+  [key: string]: string | number
+}
 
 /** Raised when the answer would hold more than {@link MAX_GROUPS} groups. */
 export class TooManyGroups extends Error {}
@@ -40,7 +48,10 @@ export async function summarizeUsage(db: Database, query: UsageQuery): Promise<U
     completion_tokens: sql<number>`coalesce(sum(${usageRecords.completionTokens}), 0)`.mapWith(Number),
     cached_tokens: sql<number>`coalesce(sum(${usageRecords.cachedTokens}), 0)`.mapWith(Number),
     reasoning_tokens: sql<number>`coalesce(sum(${usageRecords.reasoningTokens}), 0)`.mapWith(Number),
-    errors: sql<number>`count(*) filter (where ${usageRecords.status} >= 400 or ${usageRecords.errorCode} is not null)`.mapWith(Number),
+    errors:
+      sql<number>`count(*) filter (where ${usageRecords.status} >= 400 or ${usageRecords.errorCode} is not null)`.mapWith(
+        Number,
+      ),
   }
   const rows = await db
     .select({ ...keys, ...totals })
@@ -49,6 +60,7 @@ export async function summarizeUsage(db: Database, query: UsageQuery): Promise<U
     .groupBy(...groups.map((group) => group.expression))
     .orderBy(...groups.map((group) => group.expression))
     .limit(MAX_GROUPS + 1)
-  if (rows.length > MAX_GROUPS) throw new TooManyGroups(`more than ${MAX_GROUPS} groups; narrow from and to, or group by less`)
+  if (rows.length > MAX_GROUPS)
+    throw new TooManyGroups(`more than ${MAX_GROUPS} groups; narrow from and to, or group by less`)
   return rows as UsageGroup[]
 }

@@ -67,7 +67,8 @@ describe('RFC 6750 on every plant operation', () => {
   })
 
   test('public routes need no token', async () => {
-    for (const path of ['/health', '/ready', '/openapi', '/openapi.json']) expect((await t.request(path)).status).toBe(200)
+    for (const path of ['/health', '/ready', '/openapi', '/openapi.json'])
+      expect((await t.request(path)).status).toBe(200)
   })
 })
 
@@ -134,7 +135,8 @@ describe('tokens', () => {
     // Still cached: unknown tokens are remembered apart from live ones.
     expect((await service.verify(kept.token))?.owner).toBe('bounded')
     // Live tokens past the bound do evict the oldest live one, so its deletion is now visible.
-    for (let i = 0; i < 3; i++) await service.verify((await service.create({ owner: `more${i}`, scopes: ['chat'] })).token)
+    for (let i = 0; i < 3; i++)
+      await service.verify((await service.create({ owner: `more${i}`, scopes: ['chat'] })).token)
     expect(await service.verify(kept.token)).toBeNull()
   })
 })

@@ -15,7 +15,8 @@ beforeAll(async () => {
 afterAll(() => t.close(), SETUP_TIMEOUT)
 
 const guess = () => `trl_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url')}`
-const from = (address: string, token: string) => t.request('/plants', { token, headers: { 'x-forwarded-for': `203.0.113.9, ${address}` } })
+const from = (address: string, token: string) =>
+  t.request('/plants', { token, headers: { 'x-forwarded-for': `203.0.113.9, ${address}` } })
 
 test('ten failures from one address, then 429 with Retry-After before any lookup; other addresses and cached tokens are untouched', async () => {
   expect((await from('198.51.100.1', valid)).status).toBe(200)
@@ -36,7 +37,10 @@ test('without TRUST_PROXY, X-Forwarded-For is not believed: a forged header buys
   const plain = await makeTestApp({ env: { AUTH_FAILURES_PER_MINUTE: '5' } })
   try {
     const statuses: number[] = []
-    for (let i = 0; i < 20; i++) statuses.push((await plain.request('/plants', { token: guess(), headers: { 'x-forwarded-for': `10.0.0.${i}` } })).status)
+    for (let i = 0; i < 20; i++)
+      statuses.push(
+        (await plain.request('/plants', { token: guess(), headers: { 'x-forwarded-for': `10.0.0.${i}` } })).status,
+      )
     expect(statuses.filter((status) => status === 429).length).toBe(15)
   } finally {
     await plain.close()

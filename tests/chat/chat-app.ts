@@ -17,8 +17,13 @@ export function registryOf(providers: Record<string, ChatProvider>): ModelRegist
  * The real application whose chat routes serve `chat` (default: what the environment
  * describes), with a token that has the `chat` scope.
  */
-export async function makeChatApp(options: { chat?: ChatSetup; env?: Record<string, string>; deps?: Partial<AppDeps> } = {}) {
-  const deps: Partial<AppDeps> & { chat?: ChatSetup } = { ...options.deps, ...(options.chat ? { chat: options.chat } : {}) }
+export async function makeChatApp(
+  options: { chat?: ChatSetup; env?: Record<string, string>; deps?: Partial<AppDeps> } = {},
+) {
+  const deps: Partial<AppDeps> & { chat?: ChatSetup } = {
+    ...options.deps,
+    ...(options.chat ? { chat: options.chat } : {}),
+  }
   const app = await makeTestApp({ env: options.env, deps })
   const token = await app.tokenFor('chat-user', ['chat'])
   /** `POST /v1/chat/completions` with a JSON body and the chat token. */

@@ -8,7 +8,10 @@ import type { ChatCompletionChunk } from '../../src/chat/providers/provider'
  * @example
  * const { received, error } = await drain(provider.stream(REQUEST, signal), 100)
  */
-export async function drain(chunks: AsyncIterable<ChatCompletionChunk>, pauseMs = 0): Promise<{ received: ChatCompletionChunk[]; error: unknown }> {
+export async function drain(
+  chunks: AsyncIterable<ChatCompletionChunk>,
+  pauseMs = 0,
+): Promise<{ received: ChatCompletionChunk[]; error: unknown }> {
   const received: ChatCompletionChunk[] = []
   try {
     for await (const chunk of chunks) {

@@ -45,7 +45,10 @@ describe('streams a client does not read', () => {
     server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: app.app.fetch, idleTimeout: 0 })
     bodyFile = join(tmpdir(), `trellis-held-${process.pid}.json`)
     // 1 MB of prompt: about 50 MB of events if nothing capped it.
-    writeFileSync(bodyFile, JSON.stringify({ model: 'echo', stream: true, messages: [{ role: 'user', content: 'word '.repeat(200_000) }] }))
+    writeFileSync(
+      bodyFile,
+      JSON.stringify({ model: 'echo', stream: true, messages: [{ role: 'user', content: 'word '.repeat(200_000) }] }),
+    )
   })
   afterAll(async () => {
     rmSync(bodyFile, { force: true })
@@ -55,12 +58,26 @@ describe('streams a client does not read', () => {
 
   test(`${STREAMS} stalled 1 MB-prompt streams hold a bounded amount, all of it released when they close`, async () => {
     // A stream read to its end first, so what is measured is the stalled streams, not warm-up.
-    const warm = await fetch(`${server.url.origin}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${app.token}`, 'content-type': 'application/json' }, body: Bun.file(bodyFile) })
+    const warm = await fetch(`${server.url.origin}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${app.token}`, 'content-type': 'application/json' },
+      body: Bun.file(bodyFile),
+    })
     expect(await readAll(warm)).toContain('"code":"response_too_large"')
     for (let i = 0; i < 3; i++) await Bun.sleep(200).then(rss)
     const before = rss()
 
-    const client = Bun.spawn(['bun', join(import.meta.dir, 'fixtures/stalled-client.ts'), String(server.port), String(STREAMS), app.token, bodyFile], { stdout: 'pipe' })
+    const client = Bun.spawn(
+      [
+        'bun',
+        join(import.meta.dir, 'fixtures/stalled-client.ts'),
+        String(server.port),
+        String(STREAMS),
+        app.token,
+        bodyFile,
+      ],
+      { stdout: 'pipe' },
+    )
     try {
       const { value } = await client.stdout.getReader().read()
       expect(new TextDecoder().decode(value)).toContain('sent')
@@ -101,7 +118,9 @@ describe('the route pulls a stream one item at a time', () => {
       },
     }
     // No response cap to speak of: what stops the provider here is the reader, not the cap.
-    const app = await makeChatApp({ chat: { registry: registryOf({ counting }), keepAliveMs: 15_000, maxResponseBytes: 1 << 30 } })
+    const app = await makeChatApp({
+      chat: { registry: registryOf({ counting }), keepAliveMs: 15_000, maxResponseBytes: 1 << 30 },
+    })
     try {
       const response = await app.chat({ model: 'counting', stream: true, messages: USER('word '.repeat(200_000)) })
       const reader = response.body!.getReader()
@@ -120,7 +139,8 @@ describe('the route pulls a stream one item at a time', () => {
 describe('what a finished request leaves behind', () => {
   test('the prompt cache keeps copies of at most maxChars characters, not the whole prompts', () => {
     const remember = (cache: PromptCache) => {
-      for (let i = 0; i < 100; i++) cache.lookupAndRemember(promptOf([{ role: 'user', content: `${i} ${'word '.repeat(400_000)}` }]))
+      for (let i = 0; i < 100; i++)
+        cache.lookupAndRemember(promptOf([{ role: 'user', content: `${i} ${'word '.repeat(400_000)}` }]))
     }
     // Live memory after a full collection: the JavaScript heap and what it owns outside it
     // (string contents). RSS was tried and is not a measure here: pages freed by earlier tests
@@ -131,6 +151,8 @@ describe('what a finished request leaves behind', () => {
     const kept = live() - start
     // 100 × 64 Ki characters (128 KiB) and 13 Ki token ends: ~18 MiB. Slices kept ~2.7 MB a prompt.
     expect(kept).toBeLessThan(100 * MiB)
-    expect(cache.lookupAndRemember(promptOf([{ role: 'user', content: `99 ${'word '.repeat(400_000)}` }])).hits).toBe(13_107)
+    expect(cache.lookupAndRemember(promptOf([{ role: 'user', content: `99 ${'word '.repeat(400_000)}` }])).hits).toBe(
+      13_107,
+    )
   })
 })

@@ -18,15 +18,28 @@
  */
 import { afterAll, beforeAll, beforeEach } from 'bun:test'
 import type { Socket } from 'node:net'
-import { endChunks, startScriptedServer, watchHangUp, writeChunk, writeHead, type HangUp, type ScriptedRequest } from '../helpers/scripted-server'
+import {
+  endChunks,
+  startScriptedServer,
+  watchHangUp,
+  writeChunk,
+  writeHead,
+  type HangUp,
+  type ScriptedRequest,
+} from '../helpers/scripted-server'
 
 /** One content block of an answer; `string[]` fields stream as one delta per piece. */
-export type MockBlock =
+type MockBlock =
   | { type: 'text'; text: string | string[] }
   | { type: 'thinking'; thinking: string | string[]; signature?: string }
   | { type: 'tool_use'; id: string; name: string; input: string | string[] }
 
-export type MockUsage = { input_tokens: number; output_tokens: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number }
+type MockUsage = {
+  input_tokens: number
+  output_tokens: number
+  cache_read_input_tokens?: number
+  cache_creation_input_tokens?: number
+}
 
 /** One scripted answer. Everything is optional; `{}` answers {@link DEFAULT_BLOCKS}. */
 export type AnthropicReply = {
@@ -49,7 +62,10 @@ export type AnthropicReply = {
   countedTokens?: number
   /** Where pings go: after message_start (the default, as Anthropic does), between all events, or nowhere. */
   pings?: 'start' | 'every' | 'none'
-  /** An `error` event of this type (default `overloaded_error`) instead of the event at this position; the stream then ends. */
+  /**
+   * An `error` event of this type (default `overloaded_error`) instead of the event at this position; the stream then
+   * ends.
+   */
   errorEvent?: { at: number; type?: string; message?: string }
   /** Line ends of the stream: LF (Anthropic's) or CRLF. */
   lineEnds?: 'lf' | 'crlf'
@@ -71,7 +87,7 @@ export type AnthropicReply = {
   failAfterEvents?: number
 }
 
-export type RecordedAnthropicRequest = HangUp & {
+type RecordedAnthropicRequest = HangUp & {
   path: string
   headers: Headers
   body: Record<string, unknown>
@@ -90,29 +106,56 @@ export type MockAnthropic = {
   stop(): Promise<void>
 }
 
-export const DEFAULT_BLOCKS: MockBlock[] = [{ type: 'text', text: ['Hello', ', wörld', ' 🌱'] }]
-export const DEFAULT_USAGE: MockUsage = { input_tokens: 12, output_tokens: 3 }
+const DEFAULT_BLOCKS: MockBlock[] = [{ type: 'text', text: ['Hello', ', wörld', ' 🌱'] }]
+const DEFAULT_USAGE: MockUsage = { input_tokens: 12, output_tokens: 3 }
 export const MESSAGE_ID = 'msg_mock_01'
 
 /** The status Anthropic answers each error type with. */
-export const STATUS_OF: Record<string, number> = {
-  invalid_request_error: 400, authentication_error: 401, permission_error: 403, not_found_error: 404,
-  request_too_large: 413, rate_limit_error: 429, api_error: 500, overloaded_error: 529,
+const STATUS_OF: Record<string, number> = {
+  invalid_request_error: 400,
+  authentication_error: 401,
+  permission_error: 403,
+  not_found_error: 404,
+  request_too_large: 413,
+  rate_limit_error: 429,
+  api_error: 500,
+  overloaded_error: 529,
 }
 
 const pieces = (value: string | string[]) => (typeof value === 'string' ? [value] : value)
 
 /** The stop reason of a reply. */
-export const stopReasonOf = (reply: AnthropicReply) =>
-  reply.stopReason ?? ((reply.blocks ?? DEFAULT_BLOCKS).some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn')
+const stopReasonOf = (reply: AnthropicReply) =>
+  reply.stopReason ??
+  ((reply.blocks ?? DEFAULT_BLOCKS).some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn')
 
 /** The events (type and data) a streamed reply sends, pings included, in order. */
-export function anthropicEventsOf(reply: AnthropicReply, body: Record<string, unknown>): { event: string; data: Record<string, unknown> }[] {
+export function anthropicEventsOf(
+  reply: AnthropicReply,
+  body: Record<string, unknown>,
+): { event: string; data: Record<string, unknown> }[] {
   const usage = reply.usage ?? DEFAULT_USAGE
   const events: { event: string; data: Record<string, unknown> }[] = []
   const add = (data: Record<string, unknown>) => events.push({ event: String(data.type), data })
-  const startUsage = { input_tokens: usage.input_tokens, cache_creation_input_tokens: usage.cache_creation_input_tokens ?? 0, cache_read_input_tokens: usage.cache_read_input_tokens ?? 0, output_tokens: 1 }
-  add({ type: 'message_start', message: { id: MESSAGE_ID, type: 'message', role: 'assistant', model: reply.model ?? body.model, content: [], stop_reason: null, stop_sequence: null, usage: startUsage } })
+  const startUsage = {
+    input_tokens: usage.input_tokens,
+    cache_creation_input_tokens: usage.cache_creation_input_tokens ?? 0,
+    cache_read_input_tokens: usage.cache_read_input_tokens ?? 0,
+    output_tokens: 1,
+  }
+  add({
+    type: 'message_start',
+    message: {
+      id: MESSAGE_ID,
+      type: 'message',
+      role: 'assistant',
+      model: reply.model ?? body.model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: startUsage,
+    },
+  })
   if (reply.pings !== 'none') add({ type: 'ping' })
   ;(reply.blocks ?? DEFAULT_BLOCKS).forEach((block, index) => {
     const delta = (value: Record<string, unknown>) => add({ type: 'content_block_delta', index, delta: value })
@@ -124,7 +167,11 @@ export function anthropicEventsOf(reply: AnthropicReply, body: Record<string, un
       for (const thinking of pieces(block.thinking)) delta({ type: 'thinking_delta', thinking })
       delta({ type: 'signature_delta', signature: block.signature ?? 'c2lnbmF0dXJl' })
     } else {
-      add({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } })
+      add({
+        type: 'content_block_start',
+        index,
+        content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} },
+      })
       // Anthropic's first input_json_delta is often empty.
       for (const partial_json of ['', ...pieces(block.input)]) delta({ type: 'input_json_delta', partial_json })
     }
@@ -134,7 +181,10 @@ export function anthropicEventsOf(reply: AnthropicReply, body: Record<string, un
   if (usage.cache_read_input_tokens !== undefined) finalUsage.cache_read_input_tokens = usage.cache_read_input_tokens
   add({ type: 'message_delta', delta: { stop_reason: stopReasonOf(reply), stop_sequence: null }, usage: finalUsage })
   add({ type: 'message_stop' })
-  if (reply.pings === 'every') return events.flatMap((each, i) => (i === 0 || each.event === 'ping' ? [each] : [{ event: 'ping', data: { type: 'ping' } }, each]))
+  if (reply.pings === 'every')
+    return events.flatMap((each, i) =>
+      i === 0 || each.event === 'ping' ? [each] : [{ event: 'ping', data: { type: 'ping' } }, each],
+    )
   return events
 }
 
@@ -155,14 +205,19 @@ export function messageOf(reply: AnthropicReply, body: Record<string, unknown>):
   )
   const usage = reply.usage ?? DEFAULT_USAGE
   return {
-    id: MESSAGE_ID, type: 'message', role: 'assistant', model: reply.model ?? body.model, content,
-    stop_reason: stopReasonOf(reply), stop_sequence: null,
+    id: MESSAGE_ID,
+    type: 'message',
+    role: 'assistant',
+    model: reply.model ?? body.model,
+    content,
+    stop_reason: stopReasonOf(reply),
+    stop_sequence: null,
     usage: { cache_creation_input_tokens: 0, cache_read_input_tokens: 0, ...usage },
   }
 }
 
 /** Anthropic's error body for a status. */
-export function errorBodyOf(reply: AnthropicReply): unknown {
+function errorBodyOf(reply: AnthropicReply): unknown {
   if (reply.errorBody !== undefined) return reply.errorBody
   const status = reply.status ?? 500
   const type = reply.errorType ?? Object.keys(STATUS_OF).find((key) => STATUS_OF[key] === status) ?? 'api_error'
@@ -173,7 +228,9 @@ export async function startMockAnthropic(): Promise<MockAnthropic> {
   const requests: RecordedAnthropicRequest[] = []
   // Raw TCP (see scripted-server.ts): only a socket we own can break a stream mid-event and see a
   // client leave after its request was read.
-  const server = await startScriptedServer<AnthropicReply>({}, (socket, request, reply) => answer(socket, request, reply, requests))
+  const server = await startScriptedServer<AnthropicReply>({}, (socket, request, reply) =>
+    answer(socket, request, reply, requests),
+  )
   return { baseUrl: `http://127.0.0.1:${server.port}/v1`, requests, script: server.script, stop: server.stop }
 }
 
@@ -219,11 +276,19 @@ export function useMockAnthropic(): MockAnthropic {
   }
 }
 
-async function answer(socket: Socket, request: ScriptedRequest, reply: AnthropicReply, requests: RecordedAnthropicRequest[]): Promise<void> {
+async function answer(
+  socket: Socket,
+  request: ScriptedRequest,
+  reply: AnthropicReply,
+  requests: RecordedAnthropicRequest[],
+): Promise<void> {
   const body = JSON.parse(request.text || '{}') as Record<string, unknown>
   const sent: Buffer[] = []
   const { recorded, gone, complete } = watchHangUp(socket, {
-    path: request.path, headers: request.headers, body, rawBody: request.text,
+    path: request.path,
+    headers: request.headers,
+    body,
+    rawBody: request.text,
     // Decoded whole on demand: pieces may split a character.
     get sent() {
       return Buffer.concat(sent).toString('utf8')
@@ -238,7 +303,12 @@ async function answer(socket: Socket, request: ScriptedRequest, reply: Anthropic
   }
   const json = (status: number, payload: unknown) => {
     const text = Buffer.from(typeof payload === 'string' ? payload : JSON.stringify(payload))
-    writeHead(socket, status, { 'content-type': 'application/json', 'content-length': String(text.length), 'request-id': 'req_mock', ...reply.headers })
+    writeHead(socket, status, {
+      'content-type': 'application/json',
+      'content-length': String(text.length),
+      'request-id': 'req_mock',
+      ...reply.headers,
+    })
     socket.write(text)
     complete()
   }
@@ -247,10 +317,17 @@ async function answer(socket: Socket, request: ScriptedRequest, reply: Anthropic
   if (gone()) return
   const status = reply.status ?? 200
   if (status !== 200) return json(status, errorBodyOf(reply))
-  if (request.path.endsWith('/count_tokens')) return json(200, { input_tokens: reply.countedTokens ?? (reply.usage ?? DEFAULT_USAGE).input_tokens })
+  if (request.path.endsWith('/count_tokens'))
+    return json(200, { input_tokens: reply.countedTokens ?? (reply.usage ?? DEFAULT_USAGE).input_tokens })
   if (!body.stream) return json(200, reply.body !== undefined ? reply.body : messageOf(reply, body))
 
-  writeHead(socket, 200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'transfer-encoding': 'chunked', 'request-id': 'req_mock', ...reply.headers })
+  writeHead(socket, 200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    'transfer-encoding': 'chunked',
+    'request-id': 'req_mock',
+    ...reply.headers,
+  })
   const ping = () => send(sseOf({ event: 'ping', data: { type: 'ping' } }))
   const wait = async (ms: number) => {
     if (!reply.pingEveryMs) return sleep(ms)
@@ -287,7 +364,12 @@ async function answer(socket: Socket, request: ScriptedRequest, reply: Anthropic
         }
         if (counted === reply.errorEvent?.at) {
           const type = reply.errorEvent.type ?? 'overloaded_error'
-          write(sseOf({ event: 'error', data: { type: 'error', error: { type, message: reply.errorEvent.message ?? `mock ${type}` } } }))
+          write(
+            sseOf({
+              event: 'error',
+              data: { type: 'error', error: { type, message: reply.errorEvent.message ?? `mock ${type}` } },
+            }),
+          )
           break
         }
         if (counted > 0 && reply.eventDelayMs) await wait(reply.eventDelayMs)

@@ -9,7 +9,15 @@
  * // first request gets the 429, the second (and every later one) three content chunks
  */
 import type { Socket } from 'node:net'
-import { endChunks, startScriptedServer, watchHangUp, writeChunk, writeHead, type HangUp, type ScriptedRequest } from '../helpers/scripted-server'
+import {
+  endChunks,
+  startScriptedServer,
+  watchHangUp,
+  writeChunk,
+  writeHead,
+  type HangUp,
+  type ScriptedRequest,
+} from '../helpers/scripted-server'
 
 /** One scripted answer. Everything is optional; `{}` streams {@link DEFAULT_CHUNKS} content chunks. */
 export type MockReply = {
@@ -39,7 +47,7 @@ export type MockReply = {
   omitDone?: boolean
 }
 
-export type RecordedRequest = HangUp & {
+type RecordedRequest = HangUp & {
   path: string
   headers: Headers
   body: Record<string, unknown>
@@ -55,7 +63,7 @@ export type MockUpstream = {
   stop(): Promise<void>
 }
 
-export const DEFAULT_CHUNKS = 3
+const DEFAULT_CHUNKS = 3
 
 /** The content of generated chunk `i`: ASCII, accents and a 4-byte emoji, so UTF-8 splits are exercised. */
 export function piece(i: number): string {
@@ -75,14 +83,30 @@ const CREATED = 1_700_000_000
 export function eventsOf(reply: MockReply, body: Record<string, unknown>): Record<string, unknown>[] {
   const model = String(body.model)
   const base = { id: CHUNK_ID, object: 'chat.completion.chunk', created: CREATED, model, system_fingerprint: 'fp_mock' }
-  const choice = (delta: Record<string, unknown>, finish: string | null) => ({ index: 0, delta, logprobs: null, finish_reason: finish })
+  const choice = (delta: Record<string, unknown>, finish: string | null) => ({
+    index: 0,
+    delta,
+    logprobs: null,
+    finish_reason: finish,
+  })
   const pieces = piecesOf(reply)
-  const events: Record<string, unknown>[] = [{ ...base, choices: [choice({ role: 'assistant', content: '', refusal: null }, null)] }]
+  const events: Record<string, unknown>[] = [
+    { ...base, choices: [choice({ role: 'assistant', content: '', refusal: null }, null)] },
+  ]
   pieces.forEach((content, i) => events.push({ ...base, choices: [choice({ content }, null)], obfuscation: `x${i}` }))
   events.push({ ...base, choices: [choice({}, 'stop')] })
   const options = body.stream_options as { include_usage?: boolean } | undefined
   if (options?.include_usage) {
-    events.push({ ...base, choices: [], usage: { prompt_tokens: 5, completion_tokens: pieces.length, total_tokens: 5 + pieces.length, vendor_extra: { kept: true } } })
+    events.push({
+      ...base,
+      choices: [],
+      usage: {
+        prompt_tokens: 5,
+        completion_tokens: pieces.length,
+        total_tokens: 5 + pieces.length,
+        vendor_extra: { kept: true },
+      },
+    })
   }
   return events
 }
@@ -96,7 +120,9 @@ export function completionOf(reply: MockReply, body: Record<string, unknown>): R
     created: CREATED,
     model: String(body.model),
     system_fingerprint: 'fp_mock',
-    choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+    choices: [
+      { index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: 'stop' },
+    ],
     usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8, vendor_extra: { kept: true } },
     service_tier: 'default',
   }
@@ -117,7 +143,13 @@ export async function startMockUpstream(): Promise<MockUpstream> {
   }
 }
 
-async function answer(socket: Socket, request: ScriptedRequest, body: Record<string, unknown>, reply: MockReply, requests: RecordedRequest[]): Promise<void> {
+async function answer(
+  socket: Socket,
+  request: ScriptedRequest,
+  body: Record<string, unknown>,
+  reply: MockReply,
+  requests: RecordedRequest[],
+): Promise<void> {
   const { recorded, gone, complete } = watchHangUp(socket, { path: request.path, headers: request.headers, body })
   requests.push(recorded)
   const send = (data: string | Uint8Array) => {
@@ -132,13 +164,24 @@ async function answer(socket: Socket, request: ScriptedRequest, body: Record<str
       status !== 200
         ? (reply.errorBody ?? { error: { message: `mock error ${status}`, type: 'mock', param: null, code: null } })
         : completionOf(reply, body)
-    const text = reply.rawBody ? Buffer.from(reply.rawBody) : Buffer.from(typeof payload === 'string' ? payload : JSON.stringify(payload))
-    writeHead(socket, status, { 'content-type': 'application/json', 'content-length': String(text.length), ...reply.headers })
+    const text = reply.rawBody
+      ? Buffer.from(reply.rawBody)
+      : Buffer.from(typeof payload === 'string' ? payload : JSON.stringify(payload))
+    writeHead(socket, status, {
+      'content-type': 'application/json',
+      'content-length': String(text.length),
+      ...reply.headers,
+    })
     socket.write(text)
     return complete()
   }
 
-  writeHead(socket, 200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'transfer-encoding': 'chunked', ...reply.headers })
+  writeHead(socket, 200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    'transfer-encoding': 'chunked',
+    ...reply.headers,
+  })
   const waitWithComments = async (ms: number) => {
     const every = reply.commentEveryMs
     if (!every) return sleep(ms)

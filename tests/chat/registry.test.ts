@@ -2,8 +2,14 @@ import { PROVIDER_KINDS } from '../../src/chat/providers'
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { parseChatConfig, PROVIDER_DEFAULTS, type ChatConfig, type ProviderConfig } from '../../src/config/chat'
 import { createEchoProvider } from '../../src/chat/providers/echo/echo'
-import { ProviderError, type ChatCompletionChunk, type ChatProvider, type ChatRequest } from '../../src/chat/providers/provider'
-import { backoffMs, buildRegistry, ModelRegistry, type RegistryDeps, type StreamState } from '../../src/chat/registry'
+import {
+  ProviderError,
+  type ChatCompletionChunk,
+  type ChatProvider,
+  type ChatRequest,
+} from '../../src/chat/providers/provider'
+import { buildRegistry, ModelRegistry, type RegistryDeps, type StreamState } from '../../src/chat/registry'
+import { backoffMs } from '../../src/chat/retry'
 import { SseDataDecoder } from '../../src/chat/sse/decoder'
 import { startMockUpstream, type MockUpstream } from './mock-upstream'
 
@@ -30,7 +36,10 @@ function provider(upstream: MockUpstream, overrides: Partial<ProviderConfig> = {
 }
 
 /** The public model `smart` tries primary (as `up-a`), then secondary (as `up-b`). */
-function registry(overrides: { primary?: Partial<ProviderConfig>; secondary?: Partial<ProviderConfig> } = {}, deps: Partial<RegistryDeps> = {}) {
+function registry(
+  overrides: { primary?: Partial<ProviderConfig>; secondary?: Partial<ProviderConfig> } = {},
+  deps: Partial<RegistryDeps> = {},
+) {
   const config: ChatConfig = {
     providers: { primary: provider(primary, overrides.primary), secondary: provider(secondary, overrides.secondary) },
     models: {
@@ -49,7 +58,11 @@ function registry(overrides: { primary?: Partial<ProviderConfig>; secondary?: Pa
   return buildRegistry(config, { echo: createEchoProvider, sleep: recordSleep, random: () => 0.999_999, ...deps })
 }
 
-const request = (model = 'smart'): ChatRequest => ({ model, messages: [{ role: 'user', content: 'hello there' }], stream: true })
+const request = (model = 'smart'): ChatRequest => ({
+  model,
+  messages: [{ role: 'user', content: 'hello there' }],
+  stream: true,
+})
 const fresh = (): StreamState => ({ committed: false })
 
 async function run(chunks: AsyncIterable<ChatCompletionChunk>) {
@@ -70,7 +83,11 @@ describe('model names', () => {
     expect(models.has('gpt-4o')).toBe(false)
 
     const { received } = await run(models.stream(request('echo-reasoner'), new AbortController().signal, fresh()))
-    expect(received.some((chunk) => (chunk.choices[0]?.delta as { reasoning_content?: string } | undefined)?.reasoning_content)).toBe(true)
+    expect(
+      received.some(
+        (chunk) => (chunk.choices[0]?.delta as { reasoning_content?: string } | undefined)?.reasoning_content,
+      ),
+    ).toBe(true)
   })
 
   test('lists public names in configuration order', () => {
@@ -83,7 +100,9 @@ describe('model names', () => {
     expect(error!.status).toBe(404)
     expect(error!.options).toMatchObject({ code: 'model_not_found', param: 'model' })
     expect(error!.message).toBe('The model `nope` does not exist or you do not have access to it.')
-    const completeError = await registry().complete(request('nope'), new AbortController().signal).catch((caught) => caught)
+    const completeError = await registry()
+      .complete(request('nope'), new AbortController().signal)
+      .catch((caught) => caught)
     expect(completeError.status).toBe(404)
   })
 
@@ -100,7 +119,9 @@ describe('model names', () => {
 describe('retries before the first byte', () => {
   test('retries 5xx with exponential back-off, then streams the successful attempt', async () => {
     primary.script({ status: 500 }, { status: 502 }, { chunks: 3 })
-    const { received, error } = await run(registry({ primary: { maxRetries: 2 } }).stream(request(), new AbortController().signal, fresh()))
+    const { received, error } = await run(
+      registry({ primary: { maxRetries: 2 } }).stream(request(), new AbortController().signal, fresh()),
+    )
     expect(error).toBeUndefined()
     expect(received).toHaveLength(5)
     expect(primary.requests).toHaveLength(3)
@@ -151,7 +172,9 @@ describe('retries before the first byte', () => {
   test('really sleeps the Retry-After delay with the default sleep', async () => {
     primary.script({ status: 429, headers: { 'retry-after': '1' } }, {})
     const started = performance.now()
-    const { error } = await run(registry({}, { sleep: undefined }).stream(request(), new AbortController().signal, fresh()))
+    const { error } = await run(
+      registry({}, { sleep: undefined }).stream(request(), new AbortController().signal, fresh()),
+    )
     expect(error).toBeUndefined()
     expect(performance.now() - started).toBeGreaterThanOrEqual(990)
   })
@@ -196,7 +219,9 @@ describe('no retry once a byte has reached the client', () => {
 describe('fallback to the next provider', () => {
   test('after the retries of the first are used up', async () => {
     primary.script({ status: 503 })
-    const { received, error } = await run(registry({ primary: { maxRetries: 1 } }).stream(request(), new AbortController().signal, fresh()))
+    const { received, error } = await run(
+      registry({ primary: { maxRetries: 1 } }).stream(request(), new AbortController().signal, fresh()),
+    )
     expect(error).toBeUndefined()
     expect(primary.requests).toHaveLength(2)
     expect(secondary.requests).toHaveLength(1)
@@ -260,7 +285,9 @@ describe('non-streaming requests', () => {
 
   test('a 400 is not retried', async () => {
     primary.script({ status: 400 })
-    const error = await registry().complete({ ...request(), stream: false }, new AbortController().signal).catch((caught) => caught)
+    const error = await registry()
+      .complete({ ...request(), stream: false }, new AbortController().signal)
+      .catch((caught) => caught)
     expect(error.status).toBe(400)
     expect(primary.requests).toHaveLength(1)
     expect(secondary.requests).toHaveLength(0)
@@ -282,7 +309,8 @@ describe('streaming as event bytes', () => {
   test('the relay hands over bursts as one item per read; decoded, they are the chunks of stream()', async () => {
     primary.script({ chunks: 64 })
     const items: Uint8Array[] = []
-    for await (const events of registry().streamEvents(request(), new AbortController().signal, fresh())) items.push(events)
+    for await (const events of registry().streamEvents(request(), new AbortController().signal, fresh()))
+      items.push(events)
     const { received } = await run(registry().stream(request(), new AbortController().signal, fresh()))
     const decoder = new SseDataDecoder()
     const data = items.flatMap((events) => decoder.push(events))
@@ -293,7 +321,8 @@ describe('streaming as event bytes', () => {
 
   test('echo hands over one event per step', async () => {
     const items: string[] = []
-    for await (const events of registry().streamEvents(request('echo'), new AbortController().signal, fresh())) items.push(new TextDecoder().decode(events))
+    for await (const events of registry().streamEvents(request('echo'), new AbortController().signal, fresh()))
+      items.push(new TextDecoder().decode(events))
     expect(items.length).toBeGreaterThan(1)
     expect(items.every((events) => /^data: [^\n]+\n\n$/.test(events))).toBe(true)
   })
@@ -307,10 +336,15 @@ describe('streaming as event bytes', () => {
         yield { id: 'c', object: 'chat.completion.chunk', choices: [], usage: null }
       },
     }
-    const models = new ModelRegistry(new Map([['plain', [{ provider: plain, model: 'p', retry: { maxRetries: 0, retryBaseMs: 0, retryMaxMs: 0 } }]]]))
+    const models = new ModelRegistry(
+      new Map([['plain', [{ provider: plain, model: 'p', retry: { maxRetries: 0, retryBaseMs: 0, retryMaxMs: 0 } }]]]),
+    )
     const items: string[] = []
-    for await (const events of models.streamEvents(request('plain'), new AbortController().signal, fresh())) items.push(new TextDecoder().decode(events))
-    expect(items).toEqual(['data: {"id":"c","object":"chat.completion.chunk","choices":[]}\n\n', 'data: {"id":"c","object":"chat.completion.chunk","choices":[],"usage":null}\n\n'])
+    for await (const events of models.streamEvents(request('plain'), new AbortController().signal, fresh()))
+      items.push(new TextDecoder().decode(events))
+    expect(items).toEqual([
+      'data: {"id":"c","object":"chat.completion.chunk","choices":[]}\n\n',
+      'data: {"id":"c","object":"chat.completion.chunk","choices":[],"usage":null}\n\n',
+    ])
   })
 })
-

@@ -42,10 +42,13 @@ describe('the default cap, 8 MiB', () => {
   test('streamed, it is refused the same way, before the stream starts', async () => {
     const response = await app.chat({ ...AMPLIFIED, stream: true })
     expect(response.status).toBe(400)
-    expect(((await response.json()) as { error: Record<string, unknown> }).error).toMatchObject({ param: 'n', code: 'response_too_large' })
+    expect(((await response.json()) as { error: Record<string, unknown> }).error).toMatchObject({
+      param: 'n',
+      code: 'response_too_large',
+    })
   })
 
-  test('a stream that passes the cap although its answer whole would not stops there, with an error event in OpenAI\'s shape and no [DONE]', async () => {
+  test("a stream that passes the cap although its answer whole would not stops there, with an error event in OpenAI's shape and no [DONE]", async () => {
     // 128 choices of 1,300 tokens: 1 MB whole, but 166,400 events of ~190 bytes streamed.
     const response = await app.chat({ model: 'echo', messages: USER(PROMPT), n: 128, stream: true })
     expect(response.status).toBe(200)
@@ -56,11 +59,18 @@ describe('the default cap, 8 MiB', () => {
     expect(body).not.toContain('data: [DONE]')
     const last = JSON.parse(body.trimEnd().split('\n\n').at(-1)!.slice('data: '.length))
     expect(last).toEqual({
-      error: { message: expect.stringContaining('8388608 bytes'), type: 'invalid_request_error', param: null, code: 'response_too_large' },
+      error: {
+        message: expect.stringContaining('8388608 bytes'),
+        type: 'invalid_request_error',
+        param: null,
+        code: 'response_too_large',
+      },
     })
     // The request's doing, not a fault: a warning, without a stack.
     expect(app.logs.filter((line) => line.level === 'error')).toEqual([])
-    expect(app.logs).toContainEqual(expect.objectContaining({ level: 'warn', msg: 'chat stream cut at the response cap', limit: 8 * 1024 * 1024 }))
+    expect(app.logs).toContainEqual(
+      expect.objectContaining({ level: 'warn', msg: 'chat stream cut at the response cap', limit: 8 * 1024 * 1024 }),
+    )
   })
 
   test('the same request with n=1 fits and is answered whole', async () => {
@@ -80,9 +90,17 @@ describe('CHAT_MAX_RESPONSE_BYTES', () => {
   // [case, request, param the 400 names]
   const TOO_LARGE: [string, Record<string, unknown>, string][] = [
     ['a long prompt echoed', { messages: USER('x'.repeat(70_000)) }, 'max_tokens'],
-    ['a long prompt with max_completion_tokens too high', { messages: USER('word '.repeat(20_000)), max_completion_tokens: 20_000 }, 'max_completion_tokens'],
+    [
+      'a long prompt with max_completion_tokens too high',
+      { messages: USER('word '.repeat(20_000)), max_completion_tokens: 20_000 },
+      'max_completion_tokens',
+    ],
     ['n copies of a modest answer', { messages: USER('y'.repeat(1_000)), n: 80 }, 'n'],
-    ['top_logprobs on a modest answer', { messages: USER('word '.repeat(400)), logprobs: true, top_logprobs: 20 }, 'top_logprobs'],
+    [
+      'top_logprobs on a modest answer',
+      { messages: USER('word '.repeat(400)), logprobs: true, top_logprobs: 20 },
+      'top_logprobs',
+    ],
     ['logprobs alone on a longer answer', { messages: USER('word '.repeat(1_500)), logprobs: true }, 'logprobs'],
   ]
 
@@ -97,7 +115,10 @@ describe('CHAT_MAX_RESPONSE_BYTES', () => {
   test.each(TOO_LARGE)('%s, streamed: the same 400, before the stream starts', async (_name, request, param) => {
     const response = await small.chat({ model: 'echo', ...request, stream: true })
     expect(response.status).toBe(400)
-    expect(((await response.json()) as { error: Record<string, unknown> }).error).toMatchObject({ param, code: 'response_too_large' })
+    expect(((await response.json()) as { error: Record<string, unknown> }).error).toMatchObject({
+      param,
+      code: 'response_too_large',
+    })
   })
 
   // [case, request]: each answer fits whole, but its events (each repeating the envelope) do not.
@@ -107,17 +128,20 @@ describe('CHAT_MAX_RESPONSE_BYTES', () => {
     ['logprobs on each token', { messages: USER('word '.repeat(300)), logprobs: true, top_logprobs: 1 }],
   ]
 
-  test.each(STREAM_ONLY)('%s: whole it is answered; streamed it is cut at the cap with an error event', async (_name, request) => {
-    const whole = await small.chat({ model: 'echo', ...request })
-    expect(whole.status).toBe(200)
-    expect(utf8(await whole.text())).toBeLessThan(65_536)
-    const response = await small.chat({ model: 'echo', ...request, stream: true })
-    expect(response.status).toBe(200)
-    const body = await readAll(response)
-    expect(utf8(body)).toBeLessThanOrEqual(65_536 + 1024)
-    expect(body).not.toContain('data: [DONE]')
-    expect(body.trimEnd().split('\n\n').at(-1)).toContain('"code":"response_too_large"')
-  })
+  test.each(STREAM_ONLY)(
+    '%s: whole it is answered; streamed it is cut at the cap with an error event',
+    async (_name, request) => {
+      const whole = await small.chat({ model: 'echo', ...request })
+      expect(whole.status).toBe(200)
+      expect(utf8(await whole.text())).toBeLessThan(65_536)
+      const response = await small.chat({ model: 'echo', ...request, stream: true })
+      expect(response.status).toBe(200)
+      const body = await readAll(response)
+      expect(utf8(body)).toBeLessThanOrEqual(65_536 + 1024)
+      expect(body).not.toContain('data: [DONE]')
+      expect(body.trimEnd().split('\n\n').at(-1)).toContain('"code":"response_too_large"')
+    },
+  )
 
   test('max_tokens brings the same prompt under the cap', async () => {
     const response = await small.chat({ model: 'echo', messages: USER('x '.repeat(35_000)), max_tokens: 1_000 })
@@ -130,13 +154,26 @@ describe('CHAT_MAX_RESPONSE_BYTES', () => {
   })
 
   test.each(['100', '65535', 'lots', '-1'])('%p is refused at start with one line naming the variable', (value) => {
-    expect(() => parseChatConfig({ CHAT_MAX_RESPONSE_BYTES: value }, PROVIDER_KINDS)).toThrow(/^CHAT_MAX_RESPONSE_BYTES must be (at least 65536|a whole number)/)
+    expect(() => parseChatConfig({ CHAT_MAX_RESPONSE_BYTES: value }, PROVIDER_KINDS)).toThrow(
+      /^CHAT_MAX_RESPONSE_BYTES must be (at least 65536|a whole number)/,
+    )
   })
 })
 
 describe('the echo provider sizes a non-streamed answer before building it', () => {
-  const request: ChatRequest = { model: 'echo', messages: USER('Héllo wörld, ça va? 🌱 '.repeat(300)), n: 3, logprobs: true, top_logprobs: 5 }
-  const size = async (limit: number) => utf8(JSON.stringify(await createEchoProvider({ maxResponseBytes: limit }).complete(request, new AbortController().signal)))
+  const request: ChatRequest = {
+    model: 'echo',
+    messages: USER('Héllo wörld, ça va? 🌱 '.repeat(300)),
+    n: 3,
+    logprobs: true,
+    top_logprobs: 5,
+  }
+  const size = async (limit: number) =>
+    utf8(
+      JSON.stringify(
+        await createEchoProvider({ maxResponseBytes: limit }).complete(request, new AbortController().signal),
+      ),
+    )
 
   test('its estimate is never below the real size, and at most 1 KB above it', async () => {
     const actual = await size(1 << 30)

@@ -5,7 +5,12 @@
 import { describe, expect, test } from 'bun:test'
 import { noteChunk, type StreamReport } from '../../src/chat/providers/provider'
 
-const chunk = (finish_reason: unknown, usage?: unknown) => ({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: {}, finish_reason }], ...(usage ? { usage } : {}) })
+const chunk = (finish_reason: unknown, usage?: unknown) => ({
+  id: 'c',
+  object: 'chat.completion.chunk',
+  choices: [{ index: 0, delta: {}, finish_reason }],
+  ...(usage ? { usage } : {}),
+})
 
 describe('noteChunk', () => {
   test.each([
@@ -26,7 +31,12 @@ describe('noteChunk', () => {
 
   test('a usage chunk without choices records usage and counts no event', () => {
     const report: StreamReport = { events: 0 }
-    noteChunk(report, { id: 'c', object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 3, completion_tokens: 4 } })
+    noteChunk(report, {
+      id: 'c',
+      object: 'chat.completion.chunk',
+      choices: [],
+      usage: { prompt_tokens: 3, completion_tokens: 4 },
+    })
     expect(report).toEqual({ events: 0, usage: { prompt_tokens: 3, completion_tokens: 4 } })
   })
 })

@@ -16,17 +16,78 @@ describe('parseCommandLine: what each command line means', () => {
     [['migrate'], { name: 'migrate' }],
     [['healthcheck'], { name: 'healthcheck' }],
     [['token', 'list'], { name: 'token list' }],
-    [['token', 'create', '--owner', 'alice'], { name: 'token create', owner: 'alice', scopes: ['plants:read', 'plants:write'], grants: { limits: undefined, models: undefined, expiresAt: undefined } }],
-    [['token', 'create', '--owner=alice', '--scope', 'chat,admin'], { name: 'token create', owner: 'alice', scopes: ['chat', 'admin'], grants: { limits: undefined, models: undefined, expiresAt: undefined } }],
-    [['token', 'create', '--scope', 'chat', '--owner', 'bob'], { name: 'token create', owner: 'bob', scopes: ['chat'], grants: { limits: undefined, models: undefined, expiresAt: undefined } }],
     [
-      ['token', 'create', '--owner', 'alice', '--scope', 'chat', '--rpm', '60', '--tpm', '100000', '--streams', '4', '--budget-tokens', '5000000', '--models', 'echo,gpt-4o', '--expires', '2027-01-31'],
-      { name: 'token create', owner: 'alice', scopes: ['chat'], grants: { limits: { rpm: 60, tpm: 100_000, streams: 4, budget_tokens: 5_000_000 }, models: ['echo', 'gpt-4o'], expiresAt: new Date('2027-01-31T00:00:00Z') } },
+      ['token', 'create', '--owner', 'alice'],
+      {
+        name: 'token create',
+        owner: 'alice',
+        scopes: ['plants:read', 'plants:write'],
+        grants: { limits: undefined, models: undefined, expiresAt: undefined },
+      },
     ],
-    [['token', 'update', 'tok_1', '--rpm', '120'], { name: 'token update', id: 'tok_1', change: { limits: { rpm: 120 } } }],
-    [['token', 'update', 'tok_1', '--rpm', 'none', '--models', 'none', '--expires', 'never'], { name: 'token update', id: 'tok_1', change: { limits: { rpm: null }, models: null, expiresAt: null } }],
+    [
+      ['token', 'create', '--owner=alice', '--scope', 'chat,admin'],
+      {
+        name: 'token create',
+        owner: 'alice',
+        scopes: ['chat', 'admin'],
+        grants: { limits: undefined, models: undefined, expiresAt: undefined },
+      },
+    ],
+    [
+      ['token', 'create', '--scope', 'chat', '--owner', 'bob'],
+      {
+        name: 'token create',
+        owner: 'bob',
+        scopes: ['chat'],
+        grants: { limits: undefined, models: undefined, expiresAt: undefined },
+      },
+    ],
+    [
+      [
+        'token',
+        'create',
+        '--owner',
+        'alice',
+        '--scope',
+        'chat',
+        '--rpm',
+        '60',
+        '--tpm',
+        '100000',
+        '--streams',
+        '4',
+        '--budget-tokens',
+        '5000000',
+        '--models',
+        'echo,gpt-4o',
+        '--expires',
+        '2027-01-31',
+      ],
+      {
+        name: 'token create',
+        owner: 'alice',
+        scopes: ['chat'],
+        grants: {
+          limits: { rpm: 60, tpm: 100_000, streams: 4, budget_tokens: 5_000_000 },
+          models: ['echo', 'gpt-4o'],
+          expiresAt: new Date('2027-01-31T00:00:00Z'),
+        },
+      },
+    ],
+    [
+      ['token', 'update', 'tok_1', '--rpm', '120'],
+      { name: 'token update', id: 'tok_1', change: { limits: { rpm: 120 } } },
+    ],
+    [
+      ['token', 'update', 'tok_1', '--rpm', 'none', '--models', 'none', '--expires', 'never'],
+      { name: 'token update', id: 'tok_1', change: { limits: { rpm: null }, models: null, expiresAt: null } },
+    ],
     [['usage'], { name: 'usage', from: undefined, to: undefined, by: ['model'] }],
-    [['usage', '--from', '2026-11-01', '--by', 'owner,day'], { name: 'usage', from: new Date('2026-11-01T00:00:00Z'), to: undefined, by: ['owner', 'day'] }],
+    [
+      ['usage', '--from', '2026-11-01', '--by', 'owner,day'],
+      { name: 'usage', from: new Date('2026-11-01T00:00:00Z'), to: undefined, by: ['owner', 'day'] },
+    ],
     [['token', 'revoke', 'tok_1'], { name: 'token revoke', id: 'tok_1' }],
     [['docs', 'validate', '-', '--strict'], { name: 'docs validate', args: ['-', '--strict'] }],
     [['--version'], { name: 'version' }],
@@ -103,7 +164,7 @@ describe('the trellis process: a bad invocation is exit 2 with a usage line, bef
     expect(existsSync(dataDir) ? readdirSync(dataDir) : []).toEqual([])
   })
 
-  test('token revoke --help prints that command\'s usage and exits 0 without opening the database', async () => {
+  test("token revoke --help prints that command's usage and exits 0 without opening the database", async () => {
     const result = await runCli(['token', 'revoke', '--help'], { TRELLIS_DATA_DIR: dataDir })
     expect(result.code).toBe(0)
     expect(result.stdout).toContain('trellis token revoke ID')

@@ -11,7 +11,11 @@ import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
  */
 
 const REPO = join(import.meta.dir, '../..')
-const DOCS_JSON = JSON.stringify({ name: 'Acme', navigation: [{ group: 'Start', pages: ['index', 'plants/overview'] }] }, null, 2)
+const DOCS_JSON = JSON.stringify(
+  { name: 'Acme', navigation: [{ group: 'Start', pages: ['index', 'plants/overview'] }] },
+  null,
+  2,
+)
 
 let t: TestApp
 let token: string
@@ -115,7 +119,9 @@ describe('trellis docs push', () => {
   test('an invalid docs.json fails with the server message; the pages are still pushed', async () => {
     await layout({ 'docs.json': '{ "name": "Acme" }', 'solo.md': '# Solo\n' })
     const result = await push([dir, '--url', t.origin!, '--token', token])
-    expect(result.lines[0]).toStartWith('docs.json: failed (400): docs.json is invalid: 1 error; the first is at line 1, column 1')
+    expect(result.lines[0]).toStartWith(
+      'docs.json: failed (400): docs.json is invalid: 1 error; the first is at line 1, column 1',
+    )
     expect(result.lines[1]).toBe('solo.md: created (/docs/pages/solo revision 1)')
     expect(result.code).toBe(1)
   })
@@ -124,7 +130,10 @@ describe('trellis docs push', () => {
     await layout({ 'a.md': '# A\n', 'b.md': '# B\n' })
     const reader = await t.tokenFor('reader', ['chat'])
     const result = await push([dir, '--url', t.origin!, '--token', reader])
-    expect(result.lines.slice(0, 2)).toEqual([expect.stringMatching(/^a\.md: failed \(403\): .*docs:write/), expect.stringMatching(/^b\.md: failed \(403\)/)])
+    expect(result.lines.slice(0, 2)).toEqual([
+      expect.stringMatching(/^a\.md: failed \(403\): .*docs:write/),
+      expect.stringMatching(/^b\.md: failed \(403\)/),
+    ])
     expect(result.code).toBe(1)
   })
 
@@ -143,21 +152,44 @@ describe('trellis docs push', () => {
     ['no folder', () => [], { TRELLIS_TOKEN: 'trl_x' }, 'missing the folder to push'],
     ['two folders', (d) => [d, d], { TRELLIS_TOKEN: 'trl_x' }, 'push one folder at a time'],
     ['an unknown option', (d) => [d, '--force'], { TRELLIS_TOKEN: 'trl_x' }, "Unknown option '--force'"],
-    ['--url without its value', (d) => [d, '--url'], { TRELLIS_TOKEN: 'trl_x' }, "Option '--url <value>' argument missing"],
+    [
+      '--url without its value',
+      (d) => [d, '--url'],
+      { TRELLIS_TOKEN: 'trl_x' },
+      "Option '--url <value>' argument missing",
+    ],
     ['no token at all', (d) => [d], {}, 'needs a token with the docs:write scope: --token TOKEN or TRELLIS_TOKEN'],
-    ['a URL that is not http', (d) => [d, '--url', 'ftp://host'], { TRELLIS_TOKEN: 'trl_x' }, '--url must be an http:// or https:// URL, got "ftp://host"'],
-    ['a folder that does not exist', (d) => [join(d, 'missing')], { TRELLIS_TOKEN: 'trl_x' }, 'missing is not a folder'],
+    [
+      'a URL that is not http',
+      (d) => [d, '--url', 'ftp://host'],
+      { TRELLIS_TOKEN: 'trl_x' },
+      '--url must be an http:// or https:// URL, got "ftp://host"',
+    ],
+    [
+      'a folder that does not exist',
+      (d) => [join(d, 'missing')],
+      { TRELLIS_TOKEN: 'trl_x' },
+      'missing is not a folder',
+    ],
     ['a file, not a folder', (d) => [join(d, 'file.md')], { TRELLIS_TOKEN: 'trl_x' }, 'file.md is not a folder'],
-    ['a folder with nothing to push', (d) => [join(d, 'empty')], { TRELLIS_TOKEN: 'trl_x' }, 'found nothing to push under'],
+    [
+      'a folder with nothing to push',
+      (d) => [join(d, 'empty')],
+      { TRELLIS_TOKEN: 'trl_x' },
+      'found nothing to push under',
+    ],
   ]
-  test.each(BAD_INVOCATIONS)('bad invocation, %s: exit 2 with the usage on stderr, nothing sent', async (_case, args, env, message) => {
-    await layout({ 'file.md': '# A\n', 'empty/notes.txt': 'not markdown' })
-    const result = await push(args(dir), env)
-    expect(result.code).toBe(2)
-    expect(result.stdout).toBe('')
-    expect(result.stderr).toContain(message)
-    expect(result.stderr).toContain('usage: trellis docs push <dir> [--url URL] [--token TOKEN]')
-  })
+  test.each(BAD_INVOCATIONS)(
+    'bad invocation, %s: exit 2 with the usage on stderr, nothing sent',
+    async (_case, args, env, message) => {
+      await layout({ 'file.md': '# A\n', 'empty/notes.txt': 'not markdown' })
+      const result = await push(args(dir), env)
+      expect(result.code).toBe(2)
+      expect(result.stdout).toBe('')
+      expect(result.stderr).toContain(message)
+      expect(result.stderr).toContain('usage: trellis docs push <dir> [--url URL] [--token TOKEN]')
+    },
+  )
 
   test('a real process: `trellis docs push` reads TRELLIS_URL and TRELLIS_TOKEN, and `trellis docs` names both commands', async () => {
     await layout({ 'process.md': '# From a process\n' })
@@ -167,12 +199,20 @@ describe('trellis docs push', () => {
       stderr: 'pipe',
       env: { ...process.env, TRELLIS_URL: t.origin!, TRELLIS_TOKEN: token },
     })
-    const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+      child.exited,
+    ])
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' })
     expect(stdout).toContain('process.md: created (/docs/pages/process revision 1)')
     expect(await pageText('process')).toBe('# From a process\n')
 
-    const wrong = Bun.spawnSync(['bun', 'src/cli/main.ts', 'docs', 'publish'], { cwd: REPO, stdout: 'pipe', stderr: 'pipe' })
+    const wrong = Bun.spawnSync(['bun', 'src/cli/main.ts', 'docs', 'publish'], {
+      cwd: REPO,
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
     expect(wrong.exitCode).toBe(2)
     expect(wrong.stderr.toString()).toContain('docs: expected "docs validate FILE" or "docs push DIR"')
   })

@@ -37,7 +37,11 @@ afterAll(async () => {
 async function run(args: string[], stdin = ''): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = ''
   let stderr = ''
-  const io: CliIo = { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), stdin: async () => stdin }
+  const io: CliIo = {
+    stdout: (text) => void (stdout += text),
+    stderr: (text) => void (stderr += text),
+    stdin: async () => stdin,
+  }
   const code = await runDocsValidate(args, io)
   return { code, stdout, stderr }
 }
@@ -83,7 +87,10 @@ describe('trellis docs validate (in process)', () => {
     expect(result.code).toBe(1)
     const printed = JSON.parse(result.stdout)
     expect(printed.valid).toBe(false)
-    expect(printed.errors.map((issue: { path: string }) => issue.path)).toEqual(['/colors/primary', '/footerSocials/twitter'])
+    expect(printed.errors.map((issue: { path: string }) => issue.path)).toEqual([
+      '/colors/primary',
+      '/footerSocials/twitter',
+    ])
     expect(printed.warnings[0]).toMatchObject({ path: '/favicn', line: 4, column: 3, suggestion: 'favicon' })
     const valid = JSON.parse((await run(['--json', file('valid.json')])).stdout)
     expect(valid.config.topAnchor).toEqual({ name: 'Documentation', icon: 'book-open', iconType: 'duotone' })
@@ -119,7 +126,11 @@ async function spawnCli(args: string[], stdin?: string) {
     stderr: 'pipe',
     env: { ...process.env, NO_COLOR: '1' },
   })
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ])
   return { code, stdout, stderr }
 }
 
@@ -150,7 +161,9 @@ describe('trellis docs validate (a real process)', () => {
     expect(result.stderr).toBe('')
     const lines = result.stdout.trimEnd().split('\n')
     const summary = lines.pop() ?? ''
-    expect(summary).toMatch(new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: (valid|invalid), \\d+ errors?, \\d+ warnings?$`))
+    expect(summary).toMatch(
+      new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: (valid|invalid), \\d+ errors?, \\d+ warnings?$`),
+    )
     expect(result.code).toBe(summary.includes(': valid,') ? 0 : 1)
     const fileLines = text.split('\n')
     for (const line of lines) {

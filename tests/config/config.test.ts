@@ -24,25 +24,30 @@ describe('configuration from the environment', () => {
 
   test('paced garbage collection is on by default only with the embedded PGlite', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://u@db:5432/x' }, PROVIDER_KINDS).gcIntervalMs).toBe(0)
-    expect(loadConfig({ DATABASE_URL: 'postgres://u@db:5432/x', GC_INTERVAL_MS: '250' }, PROVIDER_KINDS).gcIntervalMs).toBe(250)
+    expect(
+      loadConfig({ DATABASE_URL: 'postgres://u@db:5432/x', GC_INTERVAL_MS: '250' }, PROVIDER_KINDS).gcIntervalMs,
+    ).toBe(250)
     expect(loadConfig({ GC_INTERVAL_MS: '0' }, PROVIDER_KINDS).gcIntervalMs).toBe(0)
   })
 
   test('every variable is read', () => {
-    const config = loadConfig({
-      PORT: '8080',
-      HOST: '127.0.0.1',
-      DATABASE_URL: 'postgres://u@db:5432/x',
-      TRELLIS_DATA_DIR: '/data',
-      DB_POOL_SIZE: '4',
-      LOG_LEVEL: 'warn',
-      BODY_LIMIT: '2mb',
-      MIGRATE_ON_START: 'false',
-      NODE_ENV: 'production',
-      WORKERS: '2',
-      SHUTDOWN_TIMEOUT_MS: '2500',
-      GC_INTERVAL_MS: '1000',
-    }, PROVIDER_KINDS)
+    const config = loadConfig(
+      {
+        PORT: '8080',
+        HOST: '127.0.0.1',
+        DATABASE_URL: 'postgres://u@db:5432/x',
+        TRELLIS_DATA_DIR: '/data',
+        DB_POOL_SIZE: '4',
+        LOG_LEVEL: 'warn',
+        BODY_LIMIT: '2mb',
+        MIGRATE_ON_START: 'false',
+        NODE_ENV: 'production',
+        WORKERS: '2',
+        SHUTDOWN_TIMEOUT_MS: '2500',
+        GC_INTERVAL_MS: '1000',
+      },
+      PROVIDER_KINDS,
+    )
     expect(config).toMatchObject({
       port: 8080,
       host: '127.0.0.1',
@@ -90,49 +95,100 @@ describe('chat configuration is validated at start too', () => {
 })
 
 describe('an anthropic provider in CHAT_PROVIDERS (issue #15)', () => {
-  const providers = (settings: Record<string, unknown>) => JSON.stringify({ claude: { baseUrl: 'https://api.anthropic.com/v1/', ...settings } })
+  const providers = (settings: Record<string, unknown>) =>
+    JSON.stringify({ claude: { baseUrl: 'https://api.anthropic.com/v1/', ...settings } })
 
   test('kind anthropic: its own defaults filled in (anthropic-version, max_tokens), thinking off', () => {
-    const config = loadConfig({ CHAT_PROVIDERS: providers({ kind: 'anthropic', apiKeyEnv: 'ANTHROPIC_API_KEY' }), ANTHROPIC_API_KEY: 'sk-ant-1' }, PROVIDER_KINDS)
+    const config = loadConfig(
+      {
+        CHAT_PROVIDERS: providers({ kind: 'anthropic', apiKeyEnv: 'ANTHROPIC_API_KEY' }),
+        ANTHROPIC_API_KEY: 'sk-ant-1',
+      },
+      PROVIDER_KINDS,
+    )
     expect<unknown>(config.chat.providers.claude).toEqual({
-      ...PROVIDER_DEFAULTS, kind: 'anthropic', baseUrl: 'https://api.anthropic.com/v1', apiKey: 'sk-ant-1', anthropicVersion: '2023-06-01', defaultMaxTokens: 4096,
+      ...PROVIDER_DEFAULTS,
+      kind: 'anthropic',
+      baseUrl: 'https://api.anthropic.com/v1',
+      apiKey: 'sk-ant-1',
+      anthropicVersion: '2023-06-01',
+      defaultMaxTokens: 4096,
     })
   })
 
   test('every anthropic option is read', () => {
-    const config = loadConfig({ CHAT_PROVIDERS: providers({ kind: 'anthropic', apiKey: 'k', anthropicVersion: '2024-10-22', defaultMaxTokens: 8000, thinkingBudgetTokens: 2048 }) }, PROVIDER_KINDS)
-    expect(config.chat.providers.claude).toMatchObject({ anthropicVersion: '2024-10-22', defaultMaxTokens: 8000, thinkingBudgetTokens: 2048 })
+    const config = loadConfig(
+      {
+        CHAT_PROVIDERS: providers({
+          kind: 'anthropic',
+          apiKey: 'k',
+          anthropicVersion: '2024-10-22',
+          defaultMaxTokens: 8000,
+          thinkingBudgetTokens: 2048,
+        }),
+      },
+      PROVIDER_KINDS,
+    )
+    expect(config.chat.providers.claude).toMatchObject({
+      anthropicVersion: '2024-10-22',
+      defaultMaxTokens: 8000,
+      thinkingBudgetTokens: 2048,
+    })
   })
 
   test('an openai provider gets none of them', () => {
-    expect(loadConfig({ CHAT_PROVIDERS: providers({ kind: 'openai' }) }, PROVIDER_KINDS).chat.providers.claude).toEqual({ ...PROVIDER_DEFAULTS, kind: 'openai', baseUrl: 'https://api.anthropic.com/v1' })
+    expect(loadConfig({ CHAT_PROVIDERS: providers({ kind: 'openai' }) }, PROVIDER_KINDS).chat.providers.claude).toEqual(
+      { ...PROVIDER_DEFAULTS, kind: 'openai', baseUrl: 'https://api.anthropic.com/v1' },
+    )
   })
 
   test('the registry builds it by kind, named anthropic:<name>', async () => {
-    const config = loadConfig({
-      CHAT_PROVIDERS: JSON.stringify({ claude: { kind: 'anthropic', baseUrl: 'http://a.example/v1' }, deepseek: { baseUrl: 'http://d.example/v1' } }),
-      CHAT_MODELS: JSON.stringify({ c: [{ provider: 'claude', model: 'claude-x' }, { provider: 'deepseek', model: 'd' }] }),
-    }, PROVIDER_KINDS)
+    const config = loadConfig(
+      {
+        CHAT_PROVIDERS: JSON.stringify({
+          claude: { kind: 'anthropic', baseUrl: 'http://a.example/v1' },
+          deepseek: { baseUrl: 'http://d.example/v1' },
+        }),
+        CHAT_MODELS: JSON.stringify({
+          c: [
+            { provider: 'claude', model: 'claude-x' },
+            { provider: 'deepseek', model: 'd' },
+          ],
+        }),
+      },
+      PROVIDER_KINDS,
+    )
     const served: string[] = []
     const registry = buildRegistry(config.chat, { echo: createEchoProvider })
-    await registry.completeWith('c', new AbortController().signal, async (entry) => {
-      served.push(entry.provider.name, String(Boolean(entry.provider.messages)))
-      throw new Error('stop')
-    }).catch(() => {})
+    await registry
+      .completeWith('c', new AbortController().signal, async (entry) => {
+        served.push(entry.provider.name, String(Boolean(entry.provider.messages)))
+        throw new Error('stop')
+      })
+      .catch(() => {})
     expect(served).toEqual(['anthropic:claude', 'true'])
   })
 
   test.each([
     [{ kind: 'gemini' }, 'CHAT_PROVIDERS: /claude/kind'],
-    [{ anthropicVersion: '2023-06-01' }, `CHAT_PROVIDERS: provider 'claude': anthropicVersion applies only to "kind": "anthropic"`],
-    [{ kind: 'openai', defaultMaxTokens: 100 }, `CHAT_PROVIDERS: provider 'claude': defaultMaxTokens applies only to "kind": "anthropic"`],
+    [
+      { anthropicVersion: '2023-06-01' },
+      `CHAT_PROVIDERS: provider 'claude': anthropicVersion applies only to "kind": "anthropic"`,
+    ],
+    [
+      { kind: 'openai', defaultMaxTokens: 100 },
+      `CHAT_PROVIDERS: provider 'claude': defaultMaxTokens applies only to "kind": "anthropic"`,
+    ],
     [{ thinkingBudgetTokens: 2048 }, `provider 'claude': thinkingBudgetTokens applies only to "kind": "anthropic"`],
     [{ kind: 'anthropic', defaultMaxTokens: 0 }, 'CHAT_PROVIDERS: /claude/defaultMaxTokens'],
     [{ kind: 'anthropic', defaultMaxTokens: 1.5 }, 'CHAT_PROVIDERS: /claude/defaultMaxTokens'],
     [{ kind: 'anthropic', defaultMaxTokens: '4096' }, 'CHAT_PROVIDERS: /claude/defaultMaxTokens'],
     [{ kind: 'anthropic', thinkingBudgetTokens: 512 }, 'CHAT_PROVIDERS: /claude/thinkingBudgetTokens'],
     [{ kind: 'anthropic', anthropicVersion: '' }, 'CHAT_PROVIDERS: /claude/anthropicVersion'],
-    [{ kind: 'anthropic', anthropicVersion: '2023-06-01\n' }, `provider 'claude': anthropicVersion starts or ends with whitespace`],
+    [
+      { kind: 'anthropic', anthropicVersion: '2023-06-01\n' },
+      `provider 'claude': anthropicVersion starts or ends with whitespace`,
+    ],
   ])('%o is refused with one clear line', (settings, message) => {
     const env = { CHAT_PROVIDERS: providers(settings) }
     expect(() => loadConfig(env, PROVIDER_KINDS)).toThrow(ConfigError)

@@ -35,8 +35,14 @@ const values: [string, string | null][] = [
 
 test.each(values)('%s reads back as it was copied', async (_name, text) => {
   const n = values.findIndex(([, value]) => value === text)
-  await handle.copyIn(table, ['n', 't', 'b', 'x', 'at'], [copyLine([n, text, n % 2 === 0, 1.5, new Date(Date.UTC(2026, 10, 25, 12))])])
-  const [row] = rowsOf<{ t: string | null; b: boolean; x: number; at: string }>(await handle.db.execute(sql.raw(`select t, b, x, at::text as at from ${table} where n = ${n}`)))
+  await handle.copyIn(
+    table,
+    ['n', 't', 'b', 'x', 'at'],
+    [copyLine([n, text, n % 2 === 0, 1.5, new Date(Date.UTC(2026, 10, 25, 12))])],
+  )
+  const [row] = rowsOf<{ t: string | null; b: boolean; x: number; at: string }>(
+    await handle.db.execute(sql.raw(`select t, b, x, at::text as at from ${table} where n = ${n}`)),
+  )
   expect(row?.t).toBe(text)
   expect(row?.b).toBe(n % 2 === 0)
   expect(row?.x).toBe(1.5)
@@ -44,8 +50,12 @@ test.each(values)('%s reads back as it was copied', async (_name, text) => {
 })
 
 test('a refused line fails the whole COPY, and the connection is usable after', async () => {
-  await expect(handle.copyIn(table, ['n', 't'], [copyLine([100, 'kept?']), copyLine([Number.NaN, 'no n'])])).rejects.toMatchObject({ code: '23502' })
-  const count = async () => rowsOf<{ c: number }>(await handle.db.execute(sql.raw(`select count(*)::int as c from ${table} where n = 100`)))[0]!.c
+  await expect(
+    handle.copyIn(table, ['n', 't'], [copyLine([100, 'kept?']), copyLine([Number.NaN, 'no n'])]),
+  ).rejects.toMatchObject({ code: '23502' })
+  const count = async () =>
+    rowsOf<{ c: number }>(await handle.db.execute(sql.raw(`select count(*)::int as c from ${table} where n = 100`)))[0]!
+      .c
   expect(await count()).toBe(0)
   await handle.copyIn(table, ['n', 't'], [copyLine([100, 'now'])])
   expect(await count()).toBe(1)

@@ -19,7 +19,8 @@ test('a data directory is opened with fsync on, syncing the WAL with fsync()', a
   const dir = scratch()
   const handle = await openDatabase({ dataDir: dir })
   try {
-    const setting = async (name: string) => rowsOf<Record<string, string>>(await handle.db.execute(sql.raw(`show ${name}`)))[0]![name]
+    const setting = async (name: string) =>
+      rowsOf<Record<string, string>>(await handle.db.execute(sql.raw(`show ${name}`)))[0]![name]
     expect(await setting('fsync')).toBe('on')
     expect(await setting('wal_sync_method')).toBe('fsync')
   } finally {
@@ -51,7 +52,9 @@ test('a COPY (the usage ledger) commits without waiting for the disk, and is flu
   const handle = await openDatabase({ dataDir: dir })
   const lsn = async () =>
     rowsOf<{ written: string; flushed: string; behind: boolean }>(
-      await handle.db.execute(sql`select pg_current_wal_insert_lsn()::text as written, pg_current_wal_flush_lsn()::text as flushed, pg_current_wal_flush_lsn() < pg_current_wal_insert_lsn() as behind`),
+      await handle.db.execute(
+        sql`select pg_current_wal_insert_lsn()::text as written, pg_current_wal_flush_lsn()::text as flushed, pg_current_wal_flush_lsn() < pg_current_wal_insert_lsn() as behind`,
+      ),
     )[0]!
   try {
     await handle.db.execute(sql`create table copied (v text)`)
@@ -62,7 +65,9 @@ test('a COPY (the usage ledger) commits without waiting for the disk, and is flu
     await Bun.sleep(LAZY_FLUSH_MS + 300)
     const later = await handle.db.execute(sql`select pg_current_wal_flush_lsn() >= ${after.written}::pg_lsn as flushed`)
     expect(rowsOf<{ flushed: boolean }>(later)[0]!.flushed).toBe(true)
-    expect(rowsOf<{ v: string }>(await handle.db.execute(sql`select v from copied order by v`)).map((row) => row.v)).toEqual(['a', 'b\tc'])
+    expect(
+      rowsOf<{ v: string }>(await handle.db.execute(sql`select v from copied order by v`)).map((row) => row.v),
+    ).toEqual(['a', 'b\tc'])
   } finally {
     await handle.close()
     rmSync(dir, { recursive: true, force: true })

@@ -18,7 +18,9 @@ beforeAll(async () => {
 afterAll(() => database.close(), SETUP_TIMEOUT)
 
 test('the embedded migrations are exactly what drizzle-kit generated into drizzle/', async () => {
-  expect(await Bun.file(join(ROOT, 'src/db/migrations.gen.ts')).text()).toBe(renderMigrationsModule(join(ROOT, 'drizzle')))
+  expect(await Bun.file(join(ROOT, 'src/db/migrations.gen.ts')).text()).toBe(
+    renderMigrationsModule(join(ROOT, 'drizzle')),
+  )
 })
 
 test('drizzle/ is up to date with src/db/schema.ts (drizzle-kit finds nothing to generate)', () => {
@@ -26,14 +28,27 @@ test('drizzle/ is up to date with src/db/schema.ts (drizzle-kit finds nothing to
   const scratch = join('.trellis-tmp', `drizzle-check-${process.pid}`)
   try {
     cpSync(join(ROOT, 'drizzle'), join(ROOT, scratch, 'drizzle'), { recursive: true })
-    const run = Bun.spawnSync(['bun', 'x', 'drizzle-kit', 'generate', '--dialect=postgresql', '--schema=src/db/schema.ts', `--out=${scratch}/drizzle`], {
-      cwd: ROOT,
-      stdout: 'pipe',
-      stderr: 'pipe',
-    })
+    const run = Bun.spawnSync(
+      [
+        'bun',
+        'x',
+        'drizzle-kit',
+        'generate',
+        '--dialect=postgresql',
+        '--schema=src/db/schema.ts',
+        `--out=${scratch}/drizzle`,
+      ],
+      {
+        cwd: ROOT,
+        stdout: 'pipe',
+        stderr: 'pipe',
+      },
+    )
     expect(run.exitCode).toBe(0)
     expect(run.stdout.toString()).toContain('No schema changes')
-    expect(readdirSync(join(ROOT, scratch, 'drizzle')).filter((f) => f.endsWith('.sql'))).toEqual(readdirSync(join(ROOT, 'drizzle')).filter((f) => f.endsWith('.sql')))
+    expect(readdirSync(join(ROOT, scratch, 'drizzle')).filter((f) => f.endsWith('.sql'))).toEqual(
+      readdirSync(join(ROOT, 'drizzle')).filter((f) => f.endsWith('.sql')),
+    )
   } finally {
     rmSync(join(ROOT, scratch), { recursive: true, force: true })
   }
@@ -47,7 +62,11 @@ test('migrating again applies nothing; every migration is recorded once', async 
 
 test('concurrent migrations (replicas starting together) apply each migration once', async () => {
   const extra = [...MIGRATIONS, { tag: '9999_probe', sql: 'create table migration_probe (id int primary key)' }]
-  const results = await Promise.all([migrate(database.db, extra), migrate(database.db, extra), migrate(database.db, extra)])
+  const results = await Promise.all([
+    migrate(database.db, extra),
+    migrate(database.db, extra),
+    migrate(database.db, extra),
+  ])
   expect(results.flat()).toEqual(['9999_probe'])
 })
 

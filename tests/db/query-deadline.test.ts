@@ -46,16 +46,25 @@ describe('boundedClient', () => {
   }
 
   test('a statement that never answers rejects at the limit, also after .values()', async () => {
-    const client = boundedClient(fake(() => never), 50)
+    const client = boundedClient(
+      fake(() => never),
+      50,
+    )
     await expect(Promise.resolve(client.unsafe())).rejects.toMatchObject({ code: 'QUERY_TIMEOUT' })
     await expect(Promise.resolve(client.unsafe().values())).rejects.toMatchObject({ code: 'QUERY_TIMEOUT' })
   })
   test('statements inside a transaction are bounded too', async () => {
-    const client = boundedClient(fake(() => never), 50)
+    const client = boundedClient(
+      fake(() => never),
+      50,
+    )
     await expect(client.begin((scoped) => scoped.unsafe())).rejects.toMatchObject({ code: 'QUERY_TIMEOUT' })
   })
   test('answers and other properties pass through unchanged', async () => {
-    const client = boundedClient(fake(() => Promise.resolve([1])), 50)
+    const client = boundedClient(
+      fake(() => Promise.resolve([1])),
+      50,
+    )
     expect(await client.unsafe()).toEqual([1])
     expect(client.options).toEqual({ parsers: {} })
   })
@@ -94,17 +103,26 @@ describe.skipIf(!url)('on PostgreSQL (DATABASE_URL)', () => {
   })
 
   const request = (path: string, init: RequestInit = {}) =>
-    app.handle(new Request(`http://localhost${path}`, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } }))
+    app.handle(
+      new Request(`http://localhost${path}`, {
+        ...init,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      }),
+    )
 
   test('a frozen server: reads and writes answer 503 with Retry-After at the limit, and the log says QUERY_TIMEOUT', async () => {
     expect((await request('/plants')).status).toBe(200)
     proxy.freeze()
     try {
-      // A read, a write, and a write in a transaction (PUT /docs.json), whose BEGIN and COMMIT postgres.js sends itself.
+      // A read, a write, and a write in a transaction (PUT /docs.json), whose BEGIN and COMMIT postgres.js sends
+      // itself.
       const ROWS: [string, RequestInit][] = [
         ['/plants', {}],
         ['/plants', { method: 'POST', body: JSON.stringify({ name: 'Fern' }) }],
-        ['/docs.json', { method: 'PUT', body: JSON.stringify({ name: 'D', navigation: [{ group: 'G', pages: ['a'] }] }) }],
+        [
+          '/docs.json',
+          { method: 'PUT', body: JSON.stringify({ name: 'D', navigation: [{ group: 'G', pages: ['a'] }] }) },
+        ],
       ]
       for (const [path, init] of ROWS) {
         const started = performance.now()
@@ -112,7 +130,9 @@ describe.skipIf(!url)('on PostgreSQL (DATABASE_URL)', () => {
         expect(response.status).toBe(503)
         expect(response.headers.get('retry-after')).toBe('1')
         expect(performance.now() - started).toBeLessThan(LIMIT_MS * 4)
-        const line = logs.find((entry) => entry.msg === 'database unavailable' && entry.request_id === response.headers.get('x-request-id'))
+        const line = logs.find(
+          (entry) => entry.msg === 'database unavailable' && entry.request_id === response.headers.get('x-request-id'),
+        )
         expect(line).toMatchObject({ cause: { code: 'QUERY_TIMEOUT' } })
       }
       // More requests than connections: the ones waiting for a free connection are bounded as well.
@@ -125,7 +145,8 @@ describe.skipIf(!url)('on PostgreSQL (DATABASE_URL)', () => {
 
   test('once it answers again, the same pool serves', async () => {
     let status = 0
-    for (const deadline = Date.now() + 5_000; status !== 200 && Date.now() < deadline; ) status = (await request('/plants')).status
+    for (const deadline = Date.now() + 5_000; status !== 200 && Date.now() < deadline; )
+      status = (await request('/plants')).status
     expect(status).toBe(200)
   })
 
@@ -138,7 +159,9 @@ describe.skipIf(!url)('on PostgreSQL (DATABASE_URL)', () => {
     // pool's state after earlier tests), the insert succeeds at once: then the scene is set again.
     let refused: string | undefined
     for (let attempt = 0; attempt < 3 && !refused; attempt++) {
-      const busy = [1, 2].map(() => Promise.resolve(database.unbounded.execute(sql`select pg_sleep(${(LIMIT_MS * 3) / 1000})`)))
+      const busy = [1, 2].map(() =>
+        Promise.resolve(database.unbounded.execute(sql`select pg_sleep(${(LIMIT_MS * 3) / 1000})`)),
+      )
       await Bun.sleep(50)
       const name = `queued-${crypto.randomUUID()}`
       const response = await request('/plants', { method: 'POST', body: JSON.stringify({ name }) })
@@ -158,14 +181,17 @@ describe.skipIf(!url)('on PostgreSQL (DATABASE_URL)', () => {
   test('a slow statement is cancelled on the server at the limit, not left running', async () => {
     const marker = `pg_sleep(${(LIMIT_MS * 10) / 1000})`
     const started = performance.now()
-    await expect(Promise.resolve(database.db.execute(sql.raw(`select ${marker}`)))).rejects.toMatchObject({ cause: { code: 'QUERY_TIMEOUT' } })
+    await expect(Promise.resolve(database.db.execute(sql.raw(`select ${marker}`)))).rejects.toMatchObject({
+      cause: { code: 'QUERY_TIMEOUT' },
+    })
     expect(performance.now() - started).toBeLessThan(LIMIT_MS * 3)
     // Watched from a connection of its own: a cancel request names a backend, not a statement, so one
     // that arrives late can end the next statement on that connection (which a route answers as a 503).
     const watcher = postgres(scratch.url, { max: 1, onnotice: () => {} })
     let running = 1
     for (const deadline = Date.now() + LIMIT_MS * 5; running > 0 && Date.now() < deadline; await Bun.sleep(50)) {
-      const [row] = await watcher`select count(*)::int as n from pg_stat_activity where state = 'active' and query = ${`select ${marker}`}`
+      const [row] =
+        await watcher`select count(*)::int as n from pg_stat_activity where state = 'active' and query = ${`select ${marker}`}`
       running = row!.n
     }
     await watcher.end()
@@ -182,5 +208,4 @@ describe.skipIf(!url)('on PostgreSQL (DATABASE_URL)', () => {
       proxy.thaw()
     }
   })
-
 })

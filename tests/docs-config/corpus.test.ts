@@ -18,13 +18,18 @@ describe('the real-world corpus through the validator', () => {
     expect(validateDocsConfig(text, { strict: true }).errors.length).toBe(result.errors.length + result.warnings.length)
   })
 
-  test.each(DESCRIBED_FILES.map((row) => [row.file, row] as const))('%s: reported as the README describes', (_file, row) => {
-    const text = FILES.find(([name]) => name === row.file)?.[1] ?? ''
-    const result = validateDocsConfig(text)
-    const issue = result.errors.find((candidate) => candidate.path === row.path && candidate.message.includes(row.message))
-    expect(issue, JSON.stringify(result.errors)).toBeDefined()
-    if (issue && row.at) expect(textAt(text, issue.line, issue.column)).toStartWith(row.at)
-  })
+  test.each(DESCRIBED_FILES.map((row) => [row.file, row] as const))(
+    '%s: reported as the README describes',
+    (_file, row) => {
+      const text = FILES.find(([name]) => name === row.file)?.[1] ?? ''
+      const result = validateDocsConfig(text)
+      const issue = result.errors.find(
+        (candidate) => candidate.path === row.path && candidate.message.includes(row.message),
+      )
+      expect(issue, JSON.stringify(result.errors)).toBeDefined()
+      if (issue && row.at) expect(textAt(text, issue.line, issue.column)).toStartWith(row.at)
+    },
+  )
 
   test('the files that are not JSON each get exactly one error', () => {
     for (const [name, text] of FILES) {
@@ -36,7 +41,9 @@ describe('the real-world corpus through the validator', () => {
       }
       if (parses) continue
       const result = validateDocsConfig(text)
-      expect({ name, count: result.errors.length, json: result.errors[0]?.message.startsWith('invalid JSON') }).toEqual({ name, count: 1, json: true })
+      expect({ name, count: result.errors.length, json: result.errors[0]?.message.startsWith('invalid JSON') }).toEqual(
+        { name, count: 1, json: true },
+      )
     }
   })
 

@@ -25,10 +25,46 @@ export function issuesOutsideText(text: string, issues: Issue[]): Issue[] {
 /** Files the corpus README describes, and what the validator must say about each. */
 export const DESCRIBED_FILES: { file: string; kind: string; path: string; message: string; at?: string }[] = [
   { file: 'mintlify__docs__mint.json_ba27e5005', kind: 'missing comma', path: '', message: 'missing comma', at: '"x"' },
-  { file: 'AdamikHQ__adamik-documentation__mint.json_a31679d59', kind: 'invalid JSON', path: '', message: 'invalid JSON', at: '<<<<<<<' },
-  { file: 'Cloudanix__docs__docs_mint.json_32d6ae86a', kind: 'trailing comma', path: '', message: 'trailing comma', at: ',' },
-  { file: '0xStation__docs__mint.json_6e2a5e2b9', kind: 'trailing comma', path: '', message: 'trailing comma', at: ',' },
-  { file: 'mintlify__starter__docs.json', kind: 'newer shape', path: '/navigation', message: 'newer docs.json shape', at: '{' },
-  { file: 'koala73__worldmonitor__docs_docs.json_f292282ff', kind: 'newer shape', path: '/navigation', message: 'newer docs.json shape', at: '{' },
-  { file: 'mintlify__starter__mint.json', kind: 'twitter in footerSocials', path: '/footerSocials/twitter', message: 'not an allowed key', at: '"twitter"' },
+  {
+    file: 'AdamikHQ__adamik-documentation__mint.json_a31679d59',
+    kind: 'invalid JSON',
+    path: '',
+    message: 'invalid JSON',
+    at: '<<<<<<<',
+  },
+  {
+    file: 'Cloudanix__docs__docs_mint.json_32d6ae86a',
+    kind: 'trailing comma',
+    path: '',
+    message: 'trailing comma',
+    at: ',',
+  },
+  {
+    file: '0xStation__docs__mint.json_6e2a5e2b9',
+    kind: 'trailing comma',
+    path: '',
+    message: 'trailing comma',
+    at: ',',
+  },
+  {
+    file: 'mintlify__starter__docs.json',
+    kind: 'newer shape',
+    path: '/navigation',
+    message: 'newer docs.json shape',
+    at: '{',
+  },
+  {
+    file: 'koala73__worldmonitor__docs_docs.json_f292282ff',
+    kind: 'newer shape',
+    path: '/navigation',
+    message: 'newer docs.json shape',
+    at: '{',
+  },
+  {
+    file: 'mintlify__starter__mint.json',
+    kind: 'twitter in footerSocials',
+    path: '/footerSocials/twitter',
+    message: 'not an allowed key',
+    at: '"twitter"',
+  },
 ]

@@ -36,7 +36,7 @@ const SYNTAX_ROWS: { kind: string; text: string; message: string }[] = [
   },
   {
     kind: 'single-quoted value',
-    text: "{\n  \"name\": ¦'Acme'\n}",
+    text: '{\n  "name": ¦\'Acme\'\n}',
     message: 'strings must use double quotes',
   },
   {
@@ -168,7 +168,8 @@ describe('duplicate keys: an error at the second occurrence', () => {
     const text =
       '{ "name": "a:b:c", "navigation": [{ "group": "x:y", "pages": ["a:b", { "group": "x:y", "pages": ["c"] }] }], "openapi": "https://h.example:8443/o.json" }'
     expect(validateDocsConfig(text)).toMatchObject({ valid: true, errors: [] })
-    const escapes = '{ "name": "a\\\\", "navigation": [{ "group": "x \\" :", "pages": ["a\\\\\\":", "b"] }], "openapi": "http://h:1/x" }'
+    const escapes =
+      '{ "name": "a\\\\", "navigation": [{ "group": "x \\" :", "pages": ["a\\\\\\":", "b"] }], "openapi": "http://h:1/x" }'
     expect(JSON.parse(escapes).navigation[0].pages[0]).toBe('a\\":')
     expect(validateDocsConfig(escapes)).toMatchObject({ valid: true, errors: [], warnings: [] })
   })

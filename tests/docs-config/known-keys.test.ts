@@ -13,10 +13,16 @@ const base = (extra: Record<string, unknown> = {}) => ({ name: 'Acme', navigatio
 
 /** Configs whose types are all right, with and without keys the schema does not name. */
 const ROWS: { where: string; config: unknown; unknown: string[] }[] = [
-  { where: 'none', config: base({ colors: { primary: '#000', background: { light: '#fff', dark: '#000' } } }), unknown: [] },
+  {
+    where: 'none',
+    config: base({ colors: { primary: '#000', background: { light: '#fff', dark: '#000' } } }),
+    unknown: [],
+  },
   {
     where: 'in a group three levels down',
-    config: base({ navigation: [{ group: 'A', pages: [{ group: 'B', pages: [{ group: 'C', pages: ['c'], note: 1 }] }] }] }),
+    config: base({
+      navigation: [{ group: 'A', pages: [{ group: 'B', pages: [{ group: 'C', pages: ['c'], note: 1 }] }] }],
+    }),
     unknown: ['/navigation/0/pages/0/pages/0/note'],
   },
   {
@@ -26,18 +32,32 @@ const ROWS: { where: string; config: unknown; unknown: string[] }[] = [
   },
   {
     where: 'in the second topbar link',
-    config: base({ topbarLinks: [{ name: 'A', url: 'https://a.example.com' }, { name: 'B', target: '_blank' }] }),
+    config: base({
+      topbarLinks: [
+        { name: 'A', url: 'https://a.example.com' },
+        { name: 'B', target: '_blank' },
+      ],
+    }),
     unknown: ['/topbarLinks/1/target'],
   },
-  { where: 'in colors.background', config: base({ colors: { primary: '#000', background: { light: '#fff', dark: '#000', dim: '#111' } } }), unknown: ['/colors/background/dim'] },
-  { where: 'a key named like an Object.prototype member', config: base({ anchors: [{ name: 'A', url: 'a', constructor: 'x', toString: 'y' }] }), unknown: ['/anchors/0/constructor', '/anchors/0/toString'] },
+  {
+    where: 'in colors.background',
+    config: base({ colors: { primary: '#000', background: { light: '#fff', dark: '#000', dim: '#111' } } }),
+    unknown: ['/colors/background/dim'],
+  },
+  {
+    where: 'a key named like an Object.prototype member',
+    config: base({ anchors: [{ name: 'A', url: 'a', constructor: 'x', toString: 'y' }] }),
+    unknown: ['/anchors/0/constructor', '/anchors/0/toString'],
+  },
   {
     where: 'an object under an unknown key (only the outer key is reported)',
     config: base({ analytics: { ga4: { measurementId: 'G-1' }, posthog: { apiKey: 'k' } } }),
     unknown: ['/analytics'],
   },
   {
-    where: 'objects of one kind with their keys in different orders, the last with an unknown key where the one before had a known key',
+    where:
+      'objects of one kind with their keys in different orders, the last with an unknown key where the one before had a known key',
     config: base({
       anchors: [
         { name: 'A', url: 'a', icon: 'book', color: '#000' },
@@ -70,7 +90,8 @@ describe('unknown keys are found as the closed schema would find them', () => {
   })
 
   test('a "__proto__" key written in the text is an unknown key, not the prototype', () => {
-    const text = '{"name": "Acme", "navigation": [{"group": "A", "pages": ["a"]}], "logo": {"light": "/l", "dark": "/d", "__proto__": {"x": 1}}}'
+    const text =
+      '{"name": "Acme", "navigation": [{"group": "A", "pages": ["a"]}], "logo": {"light": "/l", "dark": "/d", "__proto__": {"x": 1}}}'
     expect(CLOSED.Check(JSON.parse(text))).toBe(false)
     expect(validateDocsConfig(text).warnings.map((warning) => warning.path)).toEqual(['/logo/__proto__'])
   })
@@ -86,7 +107,13 @@ describe('unknown keys are found as the closed schema would find them', () => {
 describe('defaults are filled in the schema order', () => {
   test('missing defaults are added after the keys written, in the order the schema lists them', () => {
     const config = validateDocsConfig(
-      JSON.stringify({ modeToggle: {}, name: 'Acme', anchors: [{ url: 'a', name: 'A' }], navigation: NAVIGATION, logo: { dark: '/d', light: '/l' } }),
+      JSON.stringify({
+        modeToggle: {},
+        name: 'Acme',
+        anchors: [{ url: 'a', name: 'A' }],
+        navigation: NAVIGATION,
+        logo: { dark: '/d', light: '/l' },
+      }),
     ).config
     expect(JSON.stringify(config)).toBe(
       JSON.stringify({

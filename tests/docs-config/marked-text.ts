@@ -2,12 +2,13 @@
  * Test documents mark the place an issue must be reported with `¦`, so each expectation is written where
  * it applies instead of as hand-counted numbers.
  */
-export const MARK = '¦'
+const MARK = '¦'
 
 /** The text without its mark, and the 1-based line and column where the mark stood. */
 export function unmark(marked: string): { text: string; line: number; column: number } {
   const offset = marked.indexOf(MARK)
-  if (offset === -1 || marked.indexOf(MARK, offset + 1) !== -1) throw new Error(`expected exactly one ${MARK} in ${marked}`)
+  if (offset === -1 || marked.indexOf(MARK, offset + 1) !== -1)
+    throw new Error(`expected exactly one ${MARK} in ${marked}`)
   const before = marked.slice(0, offset)
   const lines = before.split('\n')
   return { text: before + marked.slice(offset + 1), line: lines.length, column: lines[lines.length - 1].length + 1 }

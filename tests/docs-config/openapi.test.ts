@@ -7,11 +7,18 @@ beforeAll(async () => {
 }, SETUP_TIMEOUT)
 afterAll(() => t.close(), SETUP_TIMEOUT)
 
-/** The docs.json routes are in the OpenAPI document (a generator that takes dotted paths for static files would drop them). */
+/**
+ * The docs.json routes are in the OpenAPI document (a generator that takes dotted paths for static files would drop
+ * them).
+ */
 test('every docs.json route is documented, with its security and error responses', async () => {
   const document = await (await t.request('/openapi.json')).json()
   const paths = document.paths ?? {}
-  expect(Object.keys(paths).filter((path) => path.startsWith('/docs.json')).sort()).toEqual([
+  expect(
+    Object.keys(paths)
+      .filter((path) => path.startsWith('/docs.json'))
+      .sort(),
+  ).toEqual([
     '/docs.json',
     '/docs.json/revisions',
     '/docs.json/revisions/{n}',
@@ -20,7 +27,20 @@ test('every docs.json route is documented, with its security and error responses
   ])
   expect(paths['/docs.json'].get.security).toEqual([])
   expect(paths['/docs.json'].put.security).toEqual([{ bearerAuth: [] }])
-  expect(Object.keys(paths['/docs.json'].put.responses).sort()).toEqual(['200', '400', '401', '403', '412', '413', '415', '429', '500', '503'])
+  expect(Object.keys(paths['/docs.json'].put.responses).sort()).toEqual([
+    '200',
+    '400',
+    '401',
+    '403',
+    '412',
+    '413',
+    '415',
+    '429',
+    '500',
+    '503',
+  ])
   expect(paths['/docs.json'].put.requestBody.content['application/json']).toBeDefined()
-  expect(paths['/docs.json/validate'].post.responses['200'].content['application/json'].schema.properties.errors).toBeDefined()
+  expect(
+    paths['/docs.json/validate'].post.responses['200'].content['application/json'].schema.properties.errors,
+  ).toBeDefined()
 })

@@ -1,8 +1,6 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
-import { sql } from 'drizzle-orm'
-import DEFAULT_DOCS from '../../src/docs-config/default-docs.json'
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { validateDocsConfig } from '../../src/docs-config/validation/validate'
-import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
+import { SETUP_TIMEOUT } from '../helpers/app'
 import { corpusFiles, issuesOutsideText } from './corpus'
 import { unmark } from './marked-text'
 import { allSources, close, config, freshAppPerTest, MIB, open, put, t, writer } from './routes-app'
@@ -40,7 +38,11 @@ describe('revisions', () => {
     for (const text of texts) expect((await put(text)).status).toBe(200)
     const { revisions } = await (await t.request('/docs.json/revisions', { token: writer })).json()
     expect(revisions).toHaveLength(3)
-    expect(revisions[1]).toMatchObject({ revision: 2, author: 'alice', size: new TextEncoder().encode(texts[1]).byteLength })
+    expect(revisions[1]).toMatchObject({
+      revision: 2,
+      author: 'alice',
+      size: new TextEncoder().encode(texts[1]).byteLength,
+    })
     expect(Object.keys(revisions[0]).sort()).toEqual(['author', 'createdAt', 'etag', 'revision', 'size'])
     expect(await allSources()).toEqual(texts)
     const second = await (await t.request('/docs.json/revisions/2', { token: writer })).json()
@@ -85,7 +87,12 @@ describe('POST /docs.json/validate', () => {
 
   test('an invalid config is still 200, with the result; line and column refer to the text as sent', async () => {
     const { text, line, column } = unmark('{\n\n\n   "name": "A",\n      "navigation": ¦{}\n}')
-    const response = await t.request('/docs.json/validate', { method: 'POST', body: text, token: writer, headers: { 'content-type': 'text/plain' } })
+    const response = await t.request('/docs.json/validate', {
+      method: 'POST',
+      body: text,
+      token: writer,
+      headers: { 'content-type': 'text/plain' },
+    })
     expect(response.status).toBe(200)
     const result = await response.json()
     expect(result.valid).toBe(false)
@@ -96,9 +103,15 @@ describe('POST /docs.json/validate', () => {
   test('?strict=true turns warnings into errors; nothing is stored either way', async () => {
     const text = config('A', { analytics: { ga4: { measurementId: 'G-1' } } })
     const relaxed = await (await t.request('/docs.json/validate', { method: 'POST', body: text, token: writer })).json()
-    const strict = await (await t.request('/docs.json/validate?strict=true', { method: 'POST', body: text, token: writer })).json()
+    const strict = await (
+      await t.request('/docs.json/validate?strict=true', { method: 'POST', body: text, token: writer })
+    ).json()
     expect(relaxed).toMatchObject({ valid: true, warnings: [expect.objectContaining({ path: '/analytics' })] })
-    expect(strict).toMatchObject({ valid: false, warnings: [], errors: [expect.objectContaining({ path: '/analytics' })] })
+    expect(strict).toMatchObject({
+      valid: false,
+      warnings: [],
+      errors: [expect.objectContaining({ path: '/analytics' })],
+    })
     expect((await (await t.request('/docs.json/revisions', { token: writer })).json()).revisions).toEqual([])
   })
 
@@ -116,27 +129,30 @@ describe('POST /docs.json/validate', () => {
     const bytes = new TextEncoder().encode(padded(MIB + 1))
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
-        for (let offset = 0; offset < bytes.length; offset += 64 * 1024) controller.enqueue(bytes.subarray(offset, offset + 64 * 1024))
+        for (let offset = 0; offset < bytes.length; offset += 64 * 1024)
+          controller.enqueue(bytes.subarray(offset, offset + 64 * 1024))
         controller.close()
       },
     })
     const chunked = await t.request('/docs.json/validate', { method: 'POST', body: stream, token: writer })
     expect(chunked.status).toBe(413)
   })
-
 })
 
 describe('POST /docs.json/validate with the corpus (read-only: one app for all)', () => {
   beforeAll(open, SETUP_TIMEOUT)
   afterAll(close, SETUP_TIMEOUT)
 
-  test.each(corpusFiles())('corpus %s: the same result as the validator, every position inside the file', async (_name, text) => {
-    const response = await t.request('/docs.json/validate', { method: 'POST', body: text, token: writer })
-    expect(response.status).toBe(200)
-    const result = await response.json()
-    expect(result).toEqual(JSON.parse(JSON.stringify(validateDocsConfig(text))))
-    expect(issuesOutsideText(text, [...result.errors, ...result.warnings])).toEqual([])
-  })
+  test.each(corpusFiles())(
+    'corpus %s: the same result as the validator, every position inside the file',
+    async (_name, text) => {
+      const response = await t.request('/docs.json/validate', { method: 'POST', body: text, token: writer })
+      expect(response.status).toBe(200)
+      const result = await response.json()
+      expect(result).toEqual(JSON.parse(JSON.stringify(validateDocsConfig(text))))
+      expect(issuesOutsideText(text, [...result.errors, ...result.warnings])).toEqual([])
+    },
+  )
 })
 
 describe('PUT /docs.json with the corpus', () => {
@@ -165,12 +181,30 @@ describe('GET /docs.json/schema', () => {
     expect(schema.$schema).toBe('http://json-schema.org/draft-07/schema#')
     expect(schema.required).toEqual(['name', 'navigation'])
     expect(schema.properties.navigation.items).toEqual({ $ref: '#/definitions/NavigationGroup' })
-    expect(schema.definitions.NavigationGroup.properties.pages.items.anyOf[1]).toEqual({ $ref: '#/definitions/NavigationGroup' })
+    expect(schema.definitions.NavigationGroup.properties.pages.items.anyOf[1]).toEqual({
+      $ref: '#/definitions/NavigationGroup',
+    })
     expect(schema.properties.colors.properties.primary.pattern).toBe('^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$')
     expect(schema.properties.footerSocials.additionalProperties).toBe(false)
-    expect(Object.keys(schema.properties.footerSocials.properties)).toEqual(['website', 'facebook', 'x', 'discord', 'slack', 'github', 'linkedin', 'instagram', 'hacker-news'])
-    expect(schema.properties.api.properties.auth.properties.method.anyOf.map((branch: { const: string }) => branch.const)).toEqual(['bearer', 'basic', 'key'])
-    expect(schema.properties.topAnchor.default).toEqual({ name: 'Documentation', icon: 'book-open', iconType: 'duotone' })
+    expect(Object.keys(schema.properties.footerSocials.properties)).toEqual([
+      'website',
+      'facebook',
+      'x',
+      'discord',
+      'slack',
+      'github',
+      'linkedin',
+      'instagram',
+      'hacker-news',
+    ])
+    expect(
+      schema.properties.api.properties.auth.properties.method.anyOf.map((branch: { const: string }) => branch.const),
+    ).toEqual(['bearer', 'basic', 'key'])
+    expect(schema.properties.topAnchor.default).toEqual({
+      name: 'Documentation',
+      icon: 'book-open',
+      iconType: 'duotone',
+    })
     expect(schema.properties.logo.anyOf[1].properties.href.default).toBe('/')
   })
 

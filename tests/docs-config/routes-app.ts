@@ -22,12 +22,20 @@ export function freshAppPerTest() {
 }
 
 export const put = (body: string, init: { token?: string; headers?: Record<string, string>; query?: string } = {}) =>
-  t.request(`/docs.json${init.query ?? ''}`, { method: 'PUT', body, token: init.token ?? writer, headers: { 'content-type': 'application/json', ...init.headers } })
+  t.request(`/docs.json${init.query ?? ''}`, {
+    method: 'PUT',
+    body,
+    token: init.token ?? writer,
+    headers: { 'content-type': 'application/json', ...init.headers },
+  })
 
 /** The submitted text of every revision, oldest first. */
 export async function allSources(): Promise<string[]> {
   const { revisions } = await (await t.request('/docs.json/revisions', { token: writer })).json()
   return Promise.all(
-    revisions.map(async (revision: { revision: number }) => (await (await t.request(`/docs.json/revisions/${revision.revision}`, { token: writer })).json()).source),
+    revisions.map(
+      async (revision: { revision: number }) =>
+        (await (await t.request(`/docs.json/revisions/${revision.revision}`, { token: writer })).json()).source,
+    ),
   )
 }

@@ -1,11 +1,8 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
 import DEFAULT_DOCS from '../../src/docs-config/default-docs.json'
 import { validateDocsConfig } from '../../src/docs-config/validation/validate'
-import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
-import { corpusFiles, issuesOutsideText } from './corpus'
-import { unmark } from './marked-text'
-import { allSources, close, config, freshAppPerTest, MIB, open, put, t, writer } from './routes-app'
+import { allSources, config, freshAppPerTest, MIB, put, t, writer } from './routes-app'
 
 describe('GET /docs.json', () => {
   freshAppPerTest()
@@ -59,21 +56,63 @@ describe('PUT /docs.json', () => {
     expect(body.etag).toMatch(/^"r1-[0-9a-f]{16}"$/)
     expect(new Date(body.createdAt).toString()).not.toBe('Invalid Date')
     expect(body.config).toMatchObject({ name: 'Acme', modeToggle: { isHidden: false } })
-    expect(body.warnings).toEqual([expect.objectContaining({ path: '/favicn', suggestion: 'favicon', line: 11, column: 3 })])
+    expect(body.warnings).toEqual([
+      expect.objectContaining({ path: '/favicn', suggestion: 'favicon', line: 11, column: 3 }),
+    ])
   })
 
-  const REFUSALS: { case: string; body: () => string; token?: () => Promise<string | undefined>; query?: string; status: number; message: string }[] = [
+  const REFUSALS: {
+    case: string
+    body: () => string
+    token?: () => Promise<string | undefined>
+    query?: string
+    status: number
+    message: string
+  }[] = [
     { case: 'no token', body: () => config('A'), token: async () => '', status: 401, message: 'Authorization' },
-    { case: 'a token without docs:write', body: () => config('A'), token: () => t.tokenFor('bob', ['plants:read', 'chat']), status: 403, message: 'docs:write' },
-    { case: 'invalid JSON', body: () => '{ "name": "A", }', status: 400, message: 'docs.json is invalid: 1 error; the first is at line 1, column 14' },
-    { case: 'a schema error', body: () => config('A', { colors: { primary: 'red' } }), status: 400, message: 'colors.primary: "red" is not a hex colour' },
-    { case: 'an unknown property with ?strict=true', body: () => config('A', { favicn: '/f' }), query: '?strict=true', status: 400, message: 'favicn: unknown property' },
-    { case: 'a bad strict value', body: () => config('A'), query: '?strict=yes', status: 400, message: 'strict must be true or false' },
+    {
+      case: 'a token without docs:write',
+      body: () => config('A'),
+      token: () => t.tokenFor('bob', ['plants:read', 'chat']),
+      status: 403,
+      message: 'docs:write',
+    },
+    {
+      case: 'invalid JSON',
+      body: () => '{ "name": "A", }',
+      status: 400,
+      message: 'docs.json is invalid: 1 error; the first is at line 1, column 14',
+    },
+    {
+      case: 'a schema error',
+      body: () => config('A', { colors: { primary: 'red' } }),
+      status: 400,
+      message: 'colors.primary: "red" is not a hex colour',
+    },
+    {
+      case: 'an unknown property with ?strict=true',
+      body: () => config('A', { favicn: '/f' }),
+      query: '?strict=true',
+      status: 400,
+      message: 'favicn: unknown property',
+    },
+    {
+      case: 'a bad strict value',
+      body: () => config('A'),
+      query: '?strict=yes',
+      status: 400,
+      message: 'strict must be true or false',
+    },
     { case: 'a body over 1 MiB', body: () => ' '.repeat(MIB + 1), status: 413, message: 'larger than the limit' },
   ]
   test.each(REFUSALS.map((row) => [row.case, row] as const))('refuses %s and stores nothing', async (_case, row) => {
     const token = row.token ? await row.token() : writer
-    const response = await t.request(`/docs.json${row.query ?? ''}`, { method: 'PUT', body: row.body(), token: token || undefined, headers: { 'content-type': 'application/json' } })
+    const response = await t.request(`/docs.json${row.query ?? ''}`, {
+      method: 'PUT',
+      body: row.body(),
+      token: token || undefined,
+      headers: { 'content-type': 'application/json' },
+    })
     expect(response.status).toBe(row.status)
     const body = await response.json()
     expect(body.error).toBe(row.status)
@@ -87,7 +126,13 @@ describe('PUT /docs.json', () => {
     const response = await put(text)
     const body = await response.json()
     expect(response.status).toBe(400)
-    expect(body.errors.map((issue: { path: string; line: number; column: number }) => [issue.path, issue.line, issue.column])).toEqual([
+    expect(
+      body.errors.map((issue: { path: string; line: number; column: number }) => [
+        issue.path,
+        issue.line,
+        issue.column,
+      ]),
+    ).toEqual([
       ['/name', 2, 11],
       ['/navigation', 3, 17],
       ['/colors/primary', 4, 26],
@@ -163,7 +208,9 @@ describe('PUT /docs.json', () => {
 
   test('20 concurrent writers with the same If-Match: exactly one wins, the others get 412 with the new ETag', async () => {
     const etag = (await put(config('Base'))).headers.get('etag') ?? ''
-    const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => put(config(`Writer ${i}`), { headers: { 'if-match': etag } })))
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => put(config(`Writer ${i}`), { headers: { 'if-match': etag } })),
+    )
     const statuses = responses.map((response) => response.status)
     expect(statuses.filter((status) => status === 200)).toHaveLength(1)
     expect(statuses.filter((status) => status === 412)).toHaveLength(19)
@@ -172,25 +219,29 @@ describe('PUT /docs.json', () => {
   })
 
   // Only a server with several connections can hold the writers' lock while a PUT waits for it.
-  test.skipIf(!process.env.DATABASE_URL)('a writer that waits over 5 s for its turn gets 503 with Retry-After, not 412', async () => {
-    let release!: () => void
-    const held = new Promise<void>((resolve) => (release = resolve))
-    let locked!: () => void
-    const lockTaken = new Promise<void>((resolve) => (locked = resolve))
-    const holder = t.deps.database.db.transaction(async (tx) => {
-      await tx.execute(sql`SELECT pg_advisory_xact_lock(${0x7472_6c64_6f63})`)
-      locked()
-      await held
-    })
-    await lockTaken
-    const response = await put(config('Patient'))
-    release()
-    await holder
-    expect(response.status).toBe(503)
-    expect(response.headers.get('retry-after')).toBe('1')
-    expect(await response.json()).toMatchObject({ error: 503, message: expect.stringContaining('Retry') })
-    expect((await put(config('Later'))).status).toBe(200)
-  }, 15_000)
+  test.skipIf(!process.env.DATABASE_URL)(
+    'a writer that waits over 5 s for its turn gets 503 with Retry-After, not 412',
+    async () => {
+      let release!: () => void
+      const held = new Promise<void>((resolve) => (release = resolve))
+      let locked!: () => void
+      const lockTaken = new Promise<void>((resolve) => (locked = resolve))
+      const holder = t.deps.database.db.transaction(async (tx) => {
+        await tx.execute(sql`SELECT pg_advisory_xact_lock(${0x7472_6c64_6f63})`)
+        locked()
+        await held
+      })
+      await lockTaken
+      const response = await put(config('Patient'))
+      release()
+      await holder
+      expect(response.status).toBe(503)
+      expect(response.headers.get('retry-after')).toBe('1')
+      expect(await response.json()).toMatchObject({ error: 503, message: expect.stringContaining('Retry') })
+      expect((await put(config('Later'))).status).toBe(200)
+    },
+    15_000,
+  )
 })
 
 describe('PUT /docs.json media types', () => {
@@ -206,7 +257,11 @@ describe('PUT /docs.json media types', () => {
   ]
   for (const row of ROWS) {
     test(`${row.type ?? 'no Content-Type'} → ${row.status}`, async () => {
-      const request = new Request('http://localhost/docs.json', { method: 'PUT', body: new TextEncoder().encode(config('A')), headers: { authorization: `Bearer ${writer}`, ...(row.type ? { 'content-type': row.type } : {}) } })
+      const request = new Request('http://localhost/docs.json', {
+        method: 'PUT',
+        body: new TextEncoder().encode(config('A')),
+        headers: { authorization: `Bearer ${writer}`, ...(row.type ? { 'content-type': row.type } : {}) },
+      })
       const response = await t.app.handle(request)
       expect(response.status).toBe(row.status)
       if (row.message) expect((await response.json()).message).toContain(row.message)
@@ -219,19 +274,58 @@ describe('what storage cannot keep as written (text PostgreSQL refuses, integers
 
   // The body as sent (JSON escapes), the pointer and a fragment of the error.
   const ROWS = [
-    { name: 'NUL in the name', body: '{"name":"Do\\u0000cs","navigation":[{"group":"G","pages":["a"]}]}', path: '/name', message: 'name must not contain the NUL character' },
-    { name: 'a lone high surrogate in a page', body: '{"name":"D","navigation":[{"group":"G","pages":["a\\ud800"]}]}', path: '/navigation/0/pages/0', message: 'a lone surrogate (U+D800)' },
-    { name: 'a lone low surrogate in a colour', body: '{"name":"D","navigation":[{"group":"G","pages":["a"]}],"colors":{"primary":"\\udc00"}}', path: '/colors/primary', message: 'a lone surrogate (U+DC00)' },
-    { name: 'an integer beyond 2^53 in an unknown property (it would be served rounded)', body: '{"name":"D","navigation":[{"group":"G","pages":["a"]}],"extra":{"big":12345678901234567890}}', path: '/extra/big', message: 'extra.big is an integer at or beyond 2^53' },
-    { name: 'the same written with an exponent and no 16-digit run', body: '{"name":"D","navigation":[{"group":"G","pages":["a"]}],"extra":{"big":9.007199254740993e15}}', path: '/extra/big', message: 'extra.big is an integer at or beyond 2^53' },
-    { name: '1e20, whatever else the text holds', body: '{"name":"D","navigation":[{"group":"G","pages":["a"]}],"x-n":1e20}', path: '/x-n', message: 'x-n is an integer at or beyond 2^53' },
-    { name: 'NUL in an unknown key', body: '{"name":"D","navigation":[{"group":"G","pages":["a"]}],"x\\u0000":1}', path: '/x\u0000', message: 'a key must not contain the NUL character' },
+    {
+      name: 'NUL in the name',
+      body: '{"name":"Do\\u0000cs","navigation":[{"group":"G","pages":["a"]}]}',
+      path: '/name',
+      message: 'name must not contain the NUL character',
+    },
+    {
+      name: 'a lone high surrogate in a page',
+      body: '{"name":"D","navigation":[{"group":"G","pages":["a\\ud800"]}]}',
+      path: '/navigation/0/pages/0',
+      message: 'a lone surrogate (U+D800)',
+    },
+    {
+      name: 'a lone low surrogate in a colour',
+      body: '{"name":"D","navigation":[{"group":"G","pages":["a"]}],"colors":{"primary":"\\udc00"}}',
+      path: '/colors/primary',
+      message: 'a lone surrogate (U+DC00)',
+    },
+    {
+      name: 'an integer beyond 2^53 in an unknown property (it would be served rounded)',
+      body: '{"name":"D","navigation":[{"group":"G","pages":["a"]}],"extra":{"big":12345678901234567890}}',
+      path: '/extra/big',
+      message: 'extra.big is an integer at or beyond 2^53',
+    },
+    {
+      name: 'the same written with an exponent and no 16-digit run',
+      body: '{"name":"D","navigation":[{"group":"G","pages":["a"]}],"extra":{"big":9.007199254740993e15}}',
+      path: '/extra/big',
+      message: 'extra.big is an integer at or beyond 2^53',
+    },
+    {
+      name: '1e20, whatever else the text holds',
+      body: '{"name":"D","navigation":[{"group":"G","pages":["a"]}],"x-n":1e20}',
+      path: '/x-n',
+      message: 'x-n is an integer at or beyond 2^53',
+    },
+    {
+      name: 'NUL in an unknown key',
+      body: '{"name":"D","navigation":[{"group":"G","pages":["a"]}],"x\\u0000":1}',
+      path: '/x\u0000',
+      message: 'a key must not contain the NUL character',
+    },
   ]
   for (const row of ROWS) {
     test(`${row.name}: /docs.json/validate says invalid, PUT says 400, nothing is stored`, async () => {
-      const validated = await (await t.request('/docs.json/validate', { method: 'POST', body: row.body, token: writer })).json()
+      const validated = await (
+        await t.request('/docs.json/validate', { method: 'POST', body: row.body, token: writer })
+      ).json()
       expect(validated.valid).toBe(false)
-      expect(validated.errors).toContainEqual(expect.objectContaining({ path: row.path, message: expect.stringContaining(row.message) }))
+      expect(validated.errors).toContainEqual(
+        expect.objectContaining({ path: row.path, message: expect.stringContaining(row.message) }),
+      )
       const stored = await put(row.body, { headers: { 'content-type': 'application/json' } })
       expect(stored.status).toBe(400)
       expect((await stored.json()).errors).toContainEqual(expect.objectContaining({ path: row.path }))
@@ -247,7 +341,8 @@ describe('what storage cannot keep as written (text PostgreSQL refuses, integers
   })
 
   test('a 16-digit integer within 2^53, and long digit runs inside strings, pass', async () => {
-    const body = '{"name":"Docs 12345678901234567890","navigation":[{"group":"G","pages":["a"]}],"extra":{"n":9007199254740991}}'
+    const body =
+      '{"name":"Docs 12345678901234567890","navigation":[{"group":"G","pages":["a"]}],"extra":{"n":9007199254740991}}'
     const response = await put(body, { headers: { 'content-type': 'application/json' } })
     expect(response.status).toBe(200)
     expect((await response.json()).config.extra).toEqual({ n: 9007199254740991 })

@@ -59,7 +59,8 @@ export const ROWS: Row[] = [
   {
     rule: 'a page is a path or a nested group (one line for both branches)',
     document: '{ "name": "Acme", "navigation": [{ "group": "Start", "pages": ["intro", ¦3] }] }',
-    respectedDocument: '{ "name": "Acme", "navigation": [{ "group": "Start", "pages": ["intro", { "group": "More", "pages": ["more"] }] }] }',
+    respectedDocument:
+      '{ "name": "Acme", "navigation": [{ "group": "Start", "pages": ["intro", { "group": "More", "pages": ["more"] }] }] }',
     path: '/navigation/0/pages/1',
     message: 'navigation[0].pages[1]: expected a page path or a group object {group, pages}, received the number 3',
   },
@@ -196,7 +197,8 @@ export const ROWS: Row[] = [
     property: '"anchors": [{ "name": "API", "url": "api", "color": ¦"blue" }]',
     respected: '"anchors": [{ "name": "API", "url": "api", "color": "#2563EB" }]',
     path: '/anchors/0/color',
-    message: 'anchors[0].color: "blue" is not a hex colour; use #RGB or #RRGGBB such as "#16A34A" (or use a gradient object {from, to})',
+    message:
+      'anchors[0].color: "blue" is not a hex colour; use #RGB or #RRGGBB such as "#16A34A" (or use a gradient object {from, to})',
   },
   {
     rule: 'anchors[].color as a gradient has hex from and to',

@@ -13,7 +13,6 @@ function respectedText(row: Row): string {
   return 'property' in row ? withProperty(row.respected) : row.respectedDocument
 }
 
-
 describe('each rule of the contract, broken: the error names the field at its line and column', () => {
   test.each(ROWS.map((row) => [row.rule, row] as const))('%s', (_rule, row) => {
     const { text, line, column } = unmark(brokenText(row))

@@ -23,7 +23,14 @@ const SPEC_EXAMPLE = {
   topbarCtaButton: { type: 'link', name: 'Dashboard', url: 'https://dashboard.acme.example.com' },
   versions: ['v2', 'v1'],
   anchors: [
-    { icon: 'book-open', name: 'Documentation', url: 'docs', color: '#16A34A', isDefaultHidden: false, iconType: 'duotone' },
+    {
+      icon: 'book-open',
+      name: 'Documentation',
+      url: 'docs',
+      color: '#16A34A',
+      isDefaultHidden: false,
+      iconType: 'duotone',
+    },
     { icon: 'code', name: 'API', url: 'api-reference', color: { from: '#117866', to: '#2AB673' }, version: 'v2' },
   ],
   topAnchor: { name: 'Documentation', icon: 'book-open', iconType: 'duotone' },
@@ -62,12 +69,24 @@ describe('valid configs', () => {
   })
 
   const ENUM_VALUES: [string, string[], (value: string) => object][] = [
-    ['iconType (anchors)', ['brands', 'duotone', 'light', 'sharp-solid', 'solid', 'thin'], (v) => ({ anchors: [{ name: 'A', url: 'a', iconType: v }] })],
-    ['iconType (topAnchor)', ['brands', 'duotone', 'light', 'sharp-solid', 'solid', 'thin'], (v) => ({ topAnchor: { iconType: v } })],
+    [
+      'iconType (anchors)',
+      ['brands', 'duotone', 'light', 'sharp-solid', 'solid', 'thin'],
+      (v) => ({ anchors: [{ name: 'A', url: 'a', iconType: v }] }),
+    ],
+    [
+      'iconType (topAnchor)',
+      ['brands', 'duotone', 'light', 'sharp-solid', 'solid', 'thin'],
+      (v) => ({ topAnchor: { iconType: v } }),
+    ],
     ['api.auth.method', ['bearer', 'basic', 'key'], (v) => ({ api: { auth: { method: v } } })],
     ['api.playground.mode', ['show', 'simple', 'hide'], (v) => ({ api: { playground: { mode: v } } })],
     ['modeToggle.default', ['light', 'dark'], (v) => ({ modeToggle: { default: v } })],
-    ['topbarCtaButton.type', ['link', 'github'], (v) => ({ topbarCtaButton: { type: v, name: 'Go', url: 'https://github.com/acme/docs' } })],
+    [
+      'topbarCtaButton.type',
+      ['link', 'github'],
+      (v) => ({ topbarCtaButton: { type: v, name: 'Go', url: 'https://github.com/acme/docs' } }),
+    ],
   ]
   test.each(ENUM_VALUES)('every value the spec allows for %s validates', (_field, values, build) => {
     for (const value of values) {
@@ -98,7 +117,9 @@ describe('valid configs', () => {
   })
 
   test('a byte-order mark before the document is tolerated', () => {
-    expect(validateDocsConfig(`\uFEFF${JSON.stringify({ name: 'Acme', navigation: [{ group: 'A', pages: ['a'] }] })}`).valid).toBe(true)
+    expect(
+      validateDocsConfig(`\uFEFF${JSON.stringify({ name: 'Acme', navigation: [{ group: 'A', pages: ['a'] }] })}`).valid,
+    ).toBe(true)
   })
 })
 
@@ -138,7 +159,9 @@ describe('normalisation fills in the defaults', () => {
   })
 
   test('a logo given as a path stays a path', () => {
-    expect(valid({ name: 'Acme', navigation: [{ group: 'A', pages: ['a'] }], logo: '/logo.svg' }).config?.logo).toBe('/logo.svg')
+    expect(valid({ name: 'Acme', navigation: [{ group: 'A', pages: ['a'] }], logo: '/logo.svg' }).config?.logo).toBe(
+      '/logo.svg',
+    )
   })
 
   test('two normalised configs never share a default object', () => {
@@ -182,9 +205,13 @@ describe('nested groups', () => {
   })
 
   test('an empty nested group is an error at its pages', () => {
-    const text = unmark('{ "name": "Acme", "navigation": [{ "group": "A", "pages": [{ "group": "B", "pages": ¦[] }] }] }')
+    const text = unmark(
+      '{ "name": "Acme", "navigation": [{ "group": "A", "pages": [{ "group": "B", "pages": ¦[] }] }] }',
+    )
     const result = validateDocsConfig(text.text)
-    expect(result.errors).toEqual([expect.objectContaining({ path: '/navigation/0/pages/0/pages', line: 1, column: text.column })])
+    expect(result.errors).toEqual([
+      expect.objectContaining({ path: '/navigation/0/pages/0/pages', line: 1, column: text.column }),
+    ])
   })
 })
 
@@ -193,11 +220,35 @@ describe('unknown properties: warnings with suggestions, errors in strict mode',
     { where: 'top level, misspelt', property: '¦"favicn": "/favicon.svg"', path: '/favicn', suggestion: 'favicon' },
     { where: 'top level, wrong case', property: '¦"TopbarLinks": []', path: '/TopbarLinks', suggestion: 'topbarLinks' },
     { where: 'top level, swapped letters', property: '¦"tasb": []', path: '/tasb', suggestion: 'tabs' },
-    { where: 'top level, vendor extra', property: '¦"analytics": { "ga4": { "measurementId": "G-1" } }', path: '/analytics' },
-    { where: 'in colors', property: '"colors": { "primary": "#000", ¦"primry": "#111" }', path: '/colors/primry', suggestion: 'primary' },
-    { where: 'in an anchor', property: '"anchors": [{ "name": "A", "url": "a", ¦"icn": "book" }]', path: '/anchors/0/icn', suggestion: 'icon' },
-    { where: 'in api.auth', property: '"api": { "auth": { "method": "key", ¦"nmae": "x-key" } }', path: '/api/auth/nmae', suggestion: 'name' },
-    { where: 'in a logo object', property: '"logo": { "light": "/l", "dark": "/d", ¦"hrf": "/" }', path: '/logo/hrf', suggestion: 'href' },
+    {
+      where: 'top level, vendor extra',
+      property: '¦"analytics": { "ga4": { "measurementId": "G-1" } }',
+      path: '/analytics',
+    },
+    {
+      where: 'in colors',
+      property: '"colors": { "primary": "#000", ¦"primry": "#111" }',
+      path: '/colors/primry',
+      suggestion: 'primary',
+    },
+    {
+      where: 'in an anchor',
+      property: '"anchors": [{ "name": "A", "url": "a", ¦"icn": "book" }]',
+      path: '/anchors/0/icn',
+      suggestion: 'icon',
+    },
+    {
+      where: 'in api.auth',
+      property: '"api": { "auth": { "method": "key", ¦"nmae": "x-key" } }',
+      path: '/api/auth/nmae',
+      suggestion: 'name',
+    },
+    {
+      where: 'in a logo object',
+      property: '"logo": { "light": "/l", "dark": "/d", ¦"hrf": "/" }',
+      path: '/logo/hrf',
+      suggestion: 'href',
+    },
     { where: 'in feedback', property: '"feedback": { ¦"thumbsRating": true }', path: '/feedback/thumbsRating' },
   ]
 
@@ -260,7 +311,12 @@ describe('reporting', () => {
   test('a document that is not an object says so', () => {
     const result = validateDocsConfig('[{ "group": "A", "pages": ["a"] }]')
     expect(result.errors).toEqual([
-      expect.objectContaining({ path: '', line: 1, column: 1, message: expect.stringContaining('expected a JSON object') }),
+      expect.objectContaining({
+        path: '',
+        line: 1,
+        column: 1,
+        message: expect.stringContaining('expected a JSON object'),
+      }),
     ])
   })
 
@@ -294,12 +350,16 @@ describe('reporting', () => {
     expect(result.errors).toHaveLength(1001)
     expect(result.errors[999]).toMatchObject({ path: '/navigation/0/pages/999', line: 1 })
     expect(result.errors[1000].message).toContain('too many errors: the first 1000 are listed')
-    expect(result.errors.slice(0, 1000).every((issue, index) => issue.path === `/navigation/0/pages/${index}`)).toBe(true)
+    expect(result.errors.slice(0, 1000).every((issue, index) => issue.path === `/navigation/0/pages/${index}`)).toBe(
+      true,
+    )
   })
 
   test('past 1000 warnings the list stops too, and the config is still valid', () => {
     const extras = Array.from({ length: 1200 }, (_, index) => `"extra${index}": ${index}`).join(',\n')
-    const result = validateDocsConfig(`{ "name": "Acme", "navigation": [{ "group": "A", "pages": ["a"] }],\n${extras} }`)
+    const result = validateDocsConfig(
+      `{ "name": "Acme", "navigation": [{ "group": "A", "pages": ["a"] }],\n${extras} }`,
+    )
     expect(result.valid).toBe(true)
     expect(result.warnings).toHaveLength(1001)
     expect(result.warnings[1000].message).toContain('too many warnings')

@@ -6,17 +6,54 @@ describe('parseFrontMatter: what is front matter and what is body', () => {
   const ROWS: [string, string, Record<string, unknown>, string][] = [
     ['no block: all of it is the body', '# Plants\n\nText.\n', {}, '# Plants\n\nText.\n'],
     ['an empty text', '', {}, ''],
-    ['the four known keys and others, kept as written', '---\ntitle: Plants\ndescription: All about plants\nsidebarTitle: Plants\nopenapi: GET /plants\nicon: leaf\nmode: wide\n---\n# Plants\n', { title: 'Plants', description: 'All about plants', sidebarTitle: 'Plants', openapi: 'GET /plants', icon: 'leaf', mode: 'wide' }, '# Plants\n'],
+    [
+      'the four known keys and others, kept as written',
+      '---\ntitle: Plants\ndescription: All about plants\nsidebarTitle: Plants\nopenapi: GET /plants\nicon: leaf\nmode: wide\n---\n# Plants\n',
+      {
+        title: 'Plants',
+        description: 'All about plants',
+        sidebarTitle: 'Plants',
+        openapi: 'GET /plants',
+        icon: 'leaf',
+        mode: 'wide',
+      },
+      '# Plants\n',
+    ],
     ['an empty block', '---\n---\nBody\n', {}, 'Body\n'],
     ['a block of comments only', '---\n# nothing yet\n---\nBody\n', {}, 'Body\n'],
-    ['CRLF line ends; the body keeps its own', '---\r\ntitle: Plants\r\n---\r\n# Plants\r\n', { title: 'Plants' }, '# Plants\r\n'],
+    [
+      'CRLF line ends; the body keeps its own',
+      '---\r\ntitle: Plants\r\n---\r\n# Plants\r\n',
+      { title: 'Plants' },
+      '# Plants\r\n',
+    ],
     ['the closing line at the very end', '---\ntitle: Only\n---', { title: 'Only' }, ''],
     ['blanks after the dashes', '---  \ntitle: Plants\n--- \t\nBody', { title: 'Plants' }, 'Body'],
     ['a byte-order mark before the block', '\uFEFF---\ntitle: Plants\n---\nBody', { title: 'Plants' }, 'Body'],
-    ['quoted strings that look like other things', '---\ntitle: "123"\ndescription: \'true\'\n---\n', { title: '123', description: 'true' }, ''],
-    ['YAML 1.2: yes and no are strings, dates are not parsed', '---\ntitle: yes\nupdated: 2024-01-01\n---\n', { title: 'yes', updated: '2024-01-01' }, ''],
-    ['unknown keys are not checked', '---\ntag: [a, b]\nhidden: true\ncount: 3\n---\n', { tag: ['a', 'b'], hidden: true, count: 3 }, ''],
-    ['a thematic break later in the body is body', '---\ntitle: A\n---\nOne\n---\nTwo\n', { title: 'A' }, 'One\n---\nTwo\n'],
+    [
+      'quoted strings that look like other things',
+      '---\ntitle: "123"\ndescription: \'true\'\n---\n',
+      { title: '123', description: 'true' },
+      '',
+    ],
+    [
+      'YAML 1.2: yes and no are strings, dates are not parsed',
+      '---\ntitle: yes\nupdated: 2024-01-01\n---\n',
+      { title: 'yes', updated: '2024-01-01' },
+      '',
+    ],
+    [
+      'unknown keys are not checked',
+      '---\ntag: [a, b]\nhidden: true\ncount: 3\n---\n',
+      { tag: ['a', 'b'], hidden: true, count: 3 },
+      '',
+    ],
+    [
+      'a thematic break later in the body is body',
+      '---\ntitle: A\n---\nOne\n---\nTwo\n',
+      { title: 'A' },
+      'One\n---\nTwo\n',
+    ],
     ['dashes not on the first line are body', '\n---\ntitle: A\n---\n', {}, '\n---\ntitle: A\n---\n'],
     ['four dashes do not open a block', '----\ntitle: A\n----\n', {}, '----\ntitle: A\n----\n'],
     ['a few aliases are fine', '---\nbase: &b Plants\ntitle: *b\n---\n', { base: 'Plants', title: 'Plants' }, ''],
@@ -33,28 +70,104 @@ describe('parseFrontMatter: what is front matter and what is body', () => {
 })
 
 describe('parseFrontMatter: unusable front matter names the line (of the whole file) and the field', () => {
-  const bomb = ['---', 'a: &a [x, x, x, x, x, x, x, x, x]', 'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]', 'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]', 'd: [*c, *c, *c, *c, *c, *c, *c, *c, *c]', '---', ''].join('\n')
+  const bomb = [
+    '---',
+    'a: &a [x, x, x, x, x, x, x, x, x]',
+    'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]',
+    'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]',
+    'd: [*c, *c, *c, *c, *c, *c, *c, *c, *c]',
+    '---',
+    '',
+  ].join('\n')
   const ROWS: [string, string, string][] = [
     ['title is a number', '---\ntitle: 5\n---\n', 'front matter line 2: title: expected a string, got a number (5)'],
-    ['description is a list, on line 3', '---\ntitle: A\ndescription:\n  - one\n  - two\n---\n', 'front matter line 3: description: expected a string, got a list'],
-    ['sidebarTitle is a mapping', '---\nsidebarTitle: {short: A}\n---\n', 'front matter line 2: sidebarTitle: expected a string, got a mapping'],
-    ['title is empty (null)', '---\ntitle:\n---\n', 'front matter line 2: title: expected a string, got nothing (null)'],
-    ['title is a boolean', '---\n\ntitle: true\n---\n', 'front matter line 3: title: expected a string, got a boolean (true)'],
-    ['openapi is an alias of a list', '---\nx: &l [1]\nopenapi: *l\n---\n', 'front matter line 3: openapi: expected a string, got a list'],
-    ['openapi with an unknown method', '---\nopenapi: FETCH /plants\n---\n', 'front matter line 2: openapi: expected "METHOD /path" or "<document> METHOD /path" with METHOD one of GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS, TRACE, got "FETCH /plants"'],
+    [
+      'description is a list, on line 3',
+      '---\ntitle: A\ndescription:\n  - one\n  - two\n---\n',
+      'front matter line 3: description: expected a string, got a list',
+    ],
+    [
+      'sidebarTitle is a mapping',
+      '---\nsidebarTitle: {short: A}\n---\n',
+      'front matter line 2: sidebarTitle: expected a string, got a mapping',
+    ],
+    [
+      'title is empty (null)',
+      '---\ntitle:\n---\n',
+      'front matter line 2: title: expected a string, got nothing (null)',
+    ],
+    [
+      'title is a boolean',
+      '---\n\ntitle: true\n---\n',
+      'front matter line 3: title: expected a string, got a boolean (true)',
+    ],
+    [
+      'openapi is an alias of a list',
+      '---\nx: &l [1]\nopenapi: *l\n---\n',
+      'front matter line 3: openapi: expected a string, got a list',
+    ],
+    [
+      'openapi with an unknown method',
+      '---\nopenapi: FETCH /plants\n---\n',
+      'front matter line 2: openapi: expected "METHOD /path" or "<document> METHOD /path" with METHOD one of GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS, TRACE, got "FETCH /plants"',
+    ],
     ['openapi without a path', '---\nopenapi: GET\n---\n', 'front matter line 2: openapi: expected "METHOD /path"'],
-    ['openapi with a path not starting with /', '---\nopenapi: GET plants\n---\n', 'front matter line 2: openapi: expected "METHOD /path"'],
-    ['title with a NUL escape', '---\ntitle: "a\\0b"\n---\n', 'front matter line 2: title: must not contain the NUL character (U+0000)'],
-    ['title with a lone surrogate escape', '---\ntitle: "\\uD800"\n---\n', 'front matter line 2: title: must not contain a lone surrogate (U+D800)'],
-    ['a list, not a mapping', '---\n- title\n- description\n---\n', 'front matter line 2: expected a mapping of keys to values (title: …), got a list'],
-    ['a lone string, not a mapping', '---\n\nJust a sentence\n---\n', 'front matter line 3: expected a mapping of keys to values (title: …), got a string'],
-    ['never closed', '---\ntitle: A\n# Body\n', 'front matter line 1: the block opened by "---" on line 1 is never closed by a "---" line'],
-    ['a list never closed (YAML reports it where the block ends)', '---\ntitle: A\ndescription: [unclosed\n---\n', 'front matter line 4: invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]'],
-    ['a mapping where a value was expected', '---\ntitle: a: b\n---\n', 'front matter line 2: invalid YAML: Nested mappings are not allowed in compact mappings'],
-    ['a key given twice', '---\ntitle: A\ntitle: B\n---\n', 'front matter line 3: invalid YAML: Map keys must be unique'],
-    ['a tag beyond the core schema', '---\ntitle: A\nicon: !!binary aGk=\n---\n', 'front matter line 3: invalid YAML: '],
+    [
+      'openapi with a path not starting with /',
+      '---\nopenapi: GET plants\n---\n',
+      'front matter line 2: openapi: expected "METHOD /path"',
+    ],
+    [
+      'title with a NUL escape',
+      '---\ntitle: "a\\0b"\n---\n',
+      'front matter line 2: title: must not contain the NUL character (U+0000)',
+    ],
+    [
+      'title with a lone surrogate escape',
+      '---\ntitle: "\\uD800"\n---\n',
+      'front matter line 2: title: must not contain a lone surrogate (U+D800)',
+    ],
+    [
+      'a list, not a mapping',
+      '---\n- title\n- description\n---\n',
+      'front matter line 2: expected a mapping of keys to values (title: …), got a list',
+    ],
+    [
+      'a lone string, not a mapping',
+      '---\n\nJust a sentence\n---\n',
+      'front matter line 3: expected a mapping of keys to values (title: …), got a string',
+    ],
+    [
+      'never closed',
+      '---\ntitle: A\n# Body\n',
+      'front matter line 1: the block opened by "---" on line 1 is never closed by a "---" line',
+    ],
+    [
+      'a list never closed (YAML reports it where the block ends)',
+      '---\ntitle: A\ndescription: [unclosed\n---\n',
+      'front matter line 4: invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]',
+    ],
+    [
+      'a mapping where a value was expected',
+      '---\ntitle: a: b\n---\n',
+      'front matter line 2: invalid YAML: Nested mappings are not allowed in compact mappings',
+    ],
+    [
+      'a key given twice',
+      '---\ntitle: A\ntitle: B\n---\n',
+      'front matter line 3: invalid YAML: Map keys must be unique',
+    ],
+    [
+      'a tag beyond the core schema',
+      '---\ntitle: A\nicon: !!binary aGk=\n---\n',
+      'front matter line 3: invalid YAML: ',
+    ],
     ['a custom tag', '---\nicon: !leaf x\n---\n', 'front matter line 2: invalid YAML: '],
-    ['CRLF line ends count lines the same', '---\r\n\r\ntitle: 5\r\n---\r\n', 'front matter line 3: title: expected a string'],
+    [
+      'CRLF line ends count lines the same',
+      '---\r\n\r\ntitle: 5\r\n---\r\n',
+      'front matter line 3: title: expected a string',
+    ],
     ['an alias bomb', bomb, 'front matter line 2: too many YAML aliases'],
   ]
   test.each(ROWS)('%s', (_case, text, message) => {
@@ -69,7 +182,9 @@ describe('parseFrontMatter: unusable front matter names the line (of the whole f
   })
 
   test('the error carries the line and field apart from its message', () => {
-    expect(() => parseFrontMatter('---\n\n\ndescription: 1\n---\n')).toThrow(expect.objectContaining({ line: 4, field: 'description' }))
+    expect(() => parseFrontMatter('---\n\n\ndescription: 1\n---\n')).toThrow(
+      expect.objectContaining({ line: 4, field: 'description' }),
+    )
   })
 })
 
@@ -104,7 +219,16 @@ describe('parseOperationRef', () => {
 })
 
 describe('pagePathProblem', () => {
-  test.each(['intro', 'plants/overview', 'api-reference/plants/get_plant', 'v1.2/notes', 'a/b/c/d/e', 'x'.repeat(200), 'Pages/x', 'my-pages'])('%p is a page path', (path) => {
+  test.each([
+    'intro',
+    'plants/overview',
+    'api-reference/plants/get_plant',
+    'v1.2/notes',
+    'a/b/c/d/e',
+    'x'.repeat(200),
+    'Pages/x',
+    'my-pages',
+  ])('%p is a page path', (path) => {
     expect(pagePathProblem(path)).toBeUndefined()
   })
 
@@ -113,7 +237,11 @@ describe('pagePathProblem', () => {
     ['201 characters', 'x'.repeat(201), 'page path is 201 characters long; at most 200 are allowed'],
     ['a leading slash', '/plants', 'starts with "/"'],
     ['a trailing slash', 'plants/', 'ends with "/"'],
-    ['a .md extension', 'plants/overview.md', 'ends in .md; name the page without its extension, as docs.json navigation does (plants/overview)'],
+    [
+      'a .md extension',
+      'plants/overview.md',
+      'ends in .md; name the page without its extension, as docs.json navigation does (plants/overview)',
+    ],
     ['a .MDX extension', 'intro.MDX', 'ends in .MDX'],
     ['an empty segment', 'plants//overview', 'has an empty segment ("//")'],
     ['a . segment', 'plants/./overview', 'has a "." segment'],

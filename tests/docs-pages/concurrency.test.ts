@@ -23,7 +23,9 @@ describe('writers of one page take turns', () => {
 
   test(`${WRITERS} concurrent PUTs with the same If-Match: exactly one wins, the others get 412 naming the winner's ETag`, async () => {
     const base = (await put('race', page('Base'))).headers.get('etag')!
-    const responses = await Promise.all(Array.from({ length: WRITERS }, (_, i) => put('race', page(`Writer ${i}`), { headers: { 'if-match': base } })))
+    const responses = await Promise.all(
+      Array.from({ length: WRITERS }, (_, i) => put('race', page(`Writer ${i}`), { headers: { 'if-match': base } })),
+    )
     const statuses = responses.map((response) => response.status)
     expect(statuses.filter((status) => status === 200)).toHaveLength(1)
     expect(statuses.filter((status) => status === 412)).toHaveLength(WRITERS - 1)
@@ -32,7 +34,11 @@ describe('writers of one page take turns', () => {
   })
 
   test(`${WRITERS} concurrent creators with If-None-Match: *: exactly one creates, the others get 412`, async () => {
-    const responses = await Promise.all(Array.from({ length: WRITERS }, (_, i) => put('race', page(`Creator ${i}`), { headers: { 'if-none-match': '*' } })))
+    const responses = await Promise.all(
+      Array.from({ length: WRITERS }, (_, i) =>
+        put('race', page(`Creator ${i}`), { headers: { 'if-none-match': '*' } }),
+      ),
+    )
     const statuses = responses.map((response) => response.status)
     expect(statuses.filter((status) => status === 201)).toHaveLength(1)
     expect(statuses.filter((status) => status === 412)).toHaveLength(WRITERS - 1)
@@ -49,26 +55,35 @@ describe('writers of one page take turns', () => {
   })
 
   // Only a server with several connections can hold a page's turn while a PUT waits for it.
-  test.skipIf(!process.env.DATABASE_URL)('a writer that waits over 5 s for its turn gets 503 with Retry-After, not 412; other pages are not held up', async () => {
-    let release!: () => void
-    const held = new Promise<void>((resolve) => (release = resolve))
-    let locked!: () => void
-    const turnTaken = new Promise<void>((resolve) => (locked = resolve))
-    // Another writer of the same page, holding its turn: the store's own lock, whatever its key.
-    const holder = new DocsPagesStore(t.deps.database.db).appendNext('slow', async () => {
-      locked()
-      await held
-      return undefined
-    })
-    await turnTaken
-    const elsewhere = await put('fast', page('Fast'))
-    const response = await put('slow', page('Patient'))
-    release()
-    await holder.catch(() => {})
-    expect(elsewhere.status).toBe(201)
-    expect(response.status).toBe(503)
-    expect(response.headers.get('retry-after')).toBe('1')
-    expect(await response.json()).toEqual({ error: 503, message: expect.stringContaining('page slow is being written by others; this write waited 5 s for its turn. Retry shortly') })
-    expect((await put('slow', page('Later'))).status).toBe(201)
-  }, 15_000)
+  test.skipIf(!process.env.DATABASE_URL)(
+    'a writer that waits over 5 s for its turn gets 503 with Retry-After, not 412; other pages are not held up',
+    async () => {
+      let release!: () => void
+      const held = new Promise<void>((resolve) => (release = resolve))
+      let locked!: () => void
+      const turnTaken = new Promise<void>((resolve) => (locked = resolve))
+      // Another writer of the same page, holding its turn: the store's own lock, whatever its key.
+      const holder = new DocsPagesStore(t.deps.database.db).appendNext('slow', async () => {
+        locked()
+        await held
+        return undefined
+      })
+      await turnTaken
+      const elsewhere = await put('fast', page('Fast'))
+      const response = await put('slow', page('Patient'))
+      release()
+      await holder.catch(() => {})
+      expect(elsewhere.status).toBe(201)
+      expect(response.status).toBe(503)
+      expect(response.headers.get('retry-after')).toBe('1')
+      expect(await response.json()).toEqual({
+        error: 503,
+        message: expect.stringContaining(
+          'page slow is being written by others; this write waited 5 s for its turn. Retry shortly',
+        ),
+      })
+      expect((await put('slow', page('Later'))).status).toBe(201)
+    },
+    15_000,
+  )
 })

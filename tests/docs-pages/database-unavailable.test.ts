@@ -13,7 +13,12 @@ beforeAll(async () => {
   app = await makeTestApp()
   writer = await app.tokenFor('alice', ['docs:write'])
   // Verified once, so the PUT below meets the outage in the page store, not in the token lookup.
-  await app.request('/docs/pages/warm', { method: 'PUT', body: '# warm\n', token: writer, headers: { 'content-type': 'text/markdown' } })
+  await app.request('/docs/pages/warm', {
+    method: 'PUT',
+    body: '# warm\n',
+    token: writer,
+    headers: { 'content-type': 'text/markdown' },
+  })
   await app.deps.database.close()
 }, SETUP_TIMEOUT)
 
@@ -30,11 +35,21 @@ const ROWS: { method: string; path: string; body?: string }[] = [
 
 describe('with the database gone, every page route answers 503 with Retry-After', () => {
   test.each(ROWS)('$method $path', async (row) => {
-    const response = await app.request(row.path, { method: row.method, body: row.body, token: row.body === undefined ? undefined : writer, headers: row.body === undefined ? {} : { 'content-type': 'text/markdown' } })
+    const response = await app.request(row.path, {
+      method: row.method,
+      body: row.body,
+      token: row.body === undefined ? undefined : writer,
+      headers: row.body === undefined ? {} : { 'content-type': 'text/markdown' },
+    })
     expect(response.status).toBe(503)
     expect(response.headers.get('retry-after')).toBe('1')
-    expect(await response.json()).toEqual({ error: 503, message: 'the database is unavailable right now; retry shortly' })
-    const line = app.logs.find((entry) => entry.msg === 'database unavailable' && entry.request_id === response.headers.get('x-request-id'))
+    expect(await response.json()).toEqual({
+      error: 503,
+      message: 'the database is unavailable right now; retry shortly',
+    })
+    const line = app.logs.find(
+      (entry) => entry.msg === 'database unavailable' && entry.request_id === response.headers.get('x-request-id'),
+    )
     expect(line).toBeDefined()
   })
 })

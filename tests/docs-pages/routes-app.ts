@@ -5,13 +5,13 @@ import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
 export const MIB = 1024 * 1024
 
 export let t: TestApp
-export let writer: string
+let writer: string
 
-export async function open() {
+async function open() {
   t = await makeTestApp()
   writer = await t.tokenFor('alice', ['docs:write'])
 }
-export const close = () => t.close()
+const close = () => t.close()
 
 /** Every test writes: each gets a fresh app and database. */
 export function freshAppPerTest() {
@@ -28,7 +28,12 @@ type PutInit = { token?: string | null; headers?: Record<string, string>; type?:
 export const put = (path: string, body: BodyInit, init: PutInit = {}) => {
   const headers: Record<string, string> = { ...init.headers }
   if (init.type !== null) headers['content-type'] = init.type ?? 'text/markdown'
-  return t.request(`/docs/pages/${path}`, { method: 'PUT', body, token: init.token === null ? undefined : (init.token ?? writer), headers })
+  return t.request(`/docs/pages/${path}`, {
+    method: 'PUT',
+    body,
+    token: init.token === null ? undefined : (init.token ?? writer),
+    headers,
+  })
 }
 
 /** `GET /docs/pages/<path>`, anonymously, as the public reads it. */

@@ -2,13 +2,15 @@ import { describe, expect, test } from 'bun:test'
 import { freshAppPerTest, get, MIB, page, put, t } from './routes-app'
 
 const etagOf = (response: Response) => response.headers.get('etag') ?? ''
-const listed = async (query = '') => (await (await t.request(`/docs/pages${query}`)).json()).pages as Record<string, unknown>[]
+const listed = async (query = '') =>
+  (await (await t.request(`/docs/pages${query}`)).json()).pages as Record<string, unknown>[]
 
 describe('PUT and GET /docs/pages/{path}', () => {
   freshAppPerTest()
 
   test('a new page is 201 with its summary and ETag; GET serves the text exactly as stored, publicly', async () => {
-    const text = '---\ntitle: Plants\ndescription: All about plants\nopenapi: get /plants\nicon: leaf\n---\n# Plants\n\nWater them. 🌱\n'
+    const text =
+      '---\ntitle: Plants\ndescription: All about plants\nopenapi: get /plants\nicon: leaf\n---\n# Plants\n\nWater them. 🌱\n'
     const created = await put('plants/overview', text)
     expect(created.status).toBe(201)
     const body = await created.json()
@@ -66,7 +68,15 @@ describe('PUT and GET /docs/pages/{path}', () => {
 
   test('a page without front matter has no title, description or openapi, in the answer or the list', async () => {
     const created = await (await put('bare', '# Just Markdown\n')).json()
-    expect(Object.keys(created).sort()).toEqual(['author', 'createdAt', 'etag', 'path', 'revision', 'size', 'unchanged'])
+    expect(Object.keys(created).sort()).toEqual([
+      'author',
+      'createdAt',
+      'etag',
+      'path',
+      'revision',
+      'size',
+      'unchanged',
+    ])
     expect(Object.keys((await listed())[0]!).sort()).toEqual(['etag', 'path', 'revision', 'size', 'updatedAt'])
   })
 
@@ -85,7 +95,11 @@ describe('PUT and GET /docs/pages/{path}', () => {
   })
 
   const NOT_FOUND: [string, string, string][] = [
-    ['a page never written', 'nowhere', 'no page nowhere: nothing has been stored under that path, so the site shows it as "not written yet"'],
+    [
+      'a page never written',
+      'nowhere',
+      'no page nowhere: nothing has been stored under that path, so the site shows it as "not written yet"',
+    ],
     ['a revision past the newest', 'intro?revision=3', 'page intro has no revision 3; its revisions are 1 to 1'],
     ['a revision of a page never written', 'nowhere?revision=1', 'no page nowhere'],
   ]
@@ -114,20 +128,83 @@ describe('conditional PUT', () => {
     const stale = await put('intro', page('Three'), { headers: { 'if-match': first } })
     expect(stale.status).toBe(412)
     expect(etagOf(stale)).toBe(etagOf(second))
-    expect(await stale.json()).toEqual({ error: 412, message: expect.stringContaining(`the current ETag is ${etagOf(second)}`) })
+    expect(await stale.json()).toEqual({
+      error: 412,
+      message: expect.stringContaining(`the current ETag is ${etagOf(second)}`),
+    })
     expect(await (await get('intro')).text()).toBe(page('Two'))
   })
 
-  const ROWS: { case: string; exists: boolean; header: 'if-match' | 'if-none-match'; value: (etag: string) => string; status: number; message?: string }[] = [
-    { case: 'If-Match on a page that does not exist', exists: false, header: 'if-match', value: () => '"0000000000000000"', status: 412, message: 'does not exist, so If-Match cannot match' },
-    { case: 'If-Match: * on a page that does not exist', exists: false, header: 'if-match', value: () => '*', status: 412, message: 'does not exist' },
+  const ROWS: {
+    case: string
+    exists: boolean
+    header: 'if-match' | 'if-none-match'
+    value: (etag: string) => string
+    status: number
+    message?: string
+  }[] = [
+    {
+      case: 'If-Match on a page that does not exist',
+      exists: false,
+      header: 'if-match',
+      value: () => '"0000000000000000"',
+      status: 412,
+      message: 'does not exist, so If-Match cannot match',
+    },
+    {
+      case: 'If-Match: * on a page that does not exist',
+      exists: false,
+      header: 'if-match',
+      value: () => '*',
+      status: 412,
+      message: 'does not exist',
+    },
     { case: 'If-Match: * on a page that exists', exists: true, header: 'if-match', value: () => '*', status: 200 },
-    { case: 'If-Match with a weak tag (strong comparison)', exists: true, header: 'if-match', value: (etag) => `W/${etag}`, status: 412, message: 'has changed' },
-    { case: 'If-Match listing the current tag among others', exists: true, header: 'if-match', value: (etag) => `"nope", ${etag}`, status: 200 },
-    { case: 'If-None-Match: * on a new page (create only)', exists: false, header: 'if-none-match', value: () => '*', status: 201 },
-    { case: 'If-None-Match: * on a page that exists', exists: true, header: 'if-none-match', value: () => '*', status: 412, message: 'already exists, and If-None-Match: * only creates' },
-    { case: 'If-None-Match naming the current ETag', exists: true, header: 'if-none-match', value: (etag) => etag, status: 412, message: 'is already at the version If-None-Match names' },
-    { case: 'If-None-Match naming another ETag', exists: true, header: 'if-none-match', value: () => '"0000000000000000"', status: 200 },
+    {
+      case: 'If-Match with a weak tag (strong comparison)',
+      exists: true,
+      header: 'if-match',
+      value: (etag) => `W/${etag}`,
+      status: 412,
+      message: 'has changed',
+    },
+    {
+      case: 'If-Match listing the current tag among others',
+      exists: true,
+      header: 'if-match',
+      value: (etag) => `"nope", ${etag}`,
+      status: 200,
+    },
+    {
+      case: 'If-None-Match: * on a new page (create only)',
+      exists: false,
+      header: 'if-none-match',
+      value: () => '*',
+      status: 201,
+    },
+    {
+      case: 'If-None-Match: * on a page that exists',
+      exists: true,
+      header: 'if-none-match',
+      value: () => '*',
+      status: 412,
+      message: 'already exists, and If-None-Match: * only creates',
+    },
+    {
+      case: 'If-None-Match naming the current ETag',
+      exists: true,
+      header: 'if-none-match',
+      value: (etag) => etag,
+      status: 412,
+      message: 'is already at the version If-None-Match names',
+    },
+    {
+      case: 'If-None-Match naming another ETag',
+      exists: true,
+      header: 'if-none-match',
+      value: () => '"0000000000000000"',
+      status: 200,
+    },
   ]
   test.each(ROWS)('$case: $status', async (row) => {
     const etag = row.exists ? etagOf(await put('intro', page('Before'))) : ''
@@ -190,7 +267,10 @@ describe('GET /docs/pages', () => {
     ['?limit=0', 'limit must be an integer from 1 to 1000'],
     ['?limit=1001', 'limit must be an integer from 1 to 1000'],
     ['?limit=x', 'limit must be an integer from 1 to 1000'],
-    [`?after=${'x'.repeat(201)}`, 'after must be a page path (letters, digits, ".", "_", "-" and "/") of at most 200 characters'],
+    [
+      `?after=${'x'.repeat(201)}`,
+      'after must be a page path (letters, digits, ".", "_", "-" and "/") of at most 200 characters',
+    ],
     ['?after=%00', 'after must not contain the NUL character (U+0000), which cannot be stored'],
     ['?after=a%20b', 'after must be a page path (letters, digits, ".", "_", "-" and "/") of at most 200 characters'],
   ])('GET /docs/pages%s is a 400: %s', async (query, message) => {
@@ -239,23 +319,88 @@ describe('bad writes: each a 400, 413 or 415 naming what is wrong, and nothing s
     ['a malformed escape', { path: '%zz' }, 400, 'the page path "%zz" has a malformed percent-escape'],
     ['an escape that is not UTF-8', { path: '%E0%A4%A' }, 400, 'malformed percent-escape'],
     // Media types
-    ['no Content-Type', { type: null }, 415, 'Content-Type must be one of text/markdown, text/x-markdown or text/plain; the header is missing'],
-    ['application/json', { type: 'application/json' }, 415, 'Content-Type must be one of text/markdown, text/x-markdown or text/plain, got "application/json"'],
+    [
+      'no Content-Type',
+      { type: null },
+      415,
+      'Content-Type must be one of text/markdown, text/x-markdown or text/plain; the header is missing',
+    ],
+    [
+      'application/json',
+      { type: 'application/json' },
+      415,
+      'Content-Type must be one of text/markdown, text/x-markdown or text/plain, got "application/json"',
+    ],
     ['text/html', { type: 'text/html' }, 415, 'got "text/html"'],
-    ['a charset other than UTF-8', { type: 'text/markdown; charset=iso-8859-1' }, 415, 'a page must be sent in UTF-8; the Content-Type names charset=iso-8859-1'],
+    [
+      'a charset other than UTF-8',
+      { type: 'text/markdown; charset=iso-8859-1' },
+      415,
+      'a page must be sent in UTF-8; the Content-Type names charset=iso-8859-1',
+    ],
     // Bodies
-    ['bytes that are not UTF-8', { body: new Uint8Array([0x23, 0x20, 0xc3, 0x28]) }, 400, 'request body is not valid UTF-8'],
+    [
+      'bytes that are not UTF-8',
+      { body: new Uint8Array([0x23, 0x20, 0xc3, 0x28]) },
+      400,
+      'request body is not valid UTF-8',
+    ],
     ['a NUL character', { body: '# A\u0000B' }, 400, 'the page text must not contain the NUL character'],
-    ['one byte over 1 MiB', { body: 'x'.repeat(MIB + 1) }, 413, 'request body is larger than the limit of 1048576 bytes'],
+    [
+      'one byte over 1 MiB',
+      { body: 'x'.repeat(MIB + 1) },
+      413,
+      'request body is larger than the limit of 1048576 bytes',
+    ],
     // Front matter
-    ['a title that is a number', { body: '---\ntitle: 42\n---\n# A\n' }, 400, 'front matter line 2: title: expected a string, got a number (42)'],
-    ['a description that is a list', { body: '---\ntitle: A\ndescription: [a, b]\n---\n' }, 400, 'front matter line 3: description: expected a string, got a list'],
-    ['a sidebarTitle that is empty', { body: '---\n\n\nsidebarTitle:\n---\n' }, 400, 'front matter line 4: sidebarTitle: expected a string, got nothing (null)'],
-    ['an openapi that is not "METHOD /path"', { body: '---\nopenapi: FETCH /plants\n---\n' }, 400, 'front matter line 2: openapi: expected "METHOD /path" or "<document> METHOD /path"'],
-    ['front matter that is a list', { body: '---\n- a\n---\n' }, 400, 'front matter line 2: expected a mapping of keys to values'],
-    ['front matter never closed', { body: '---\ntitle: A\n' }, 400, 'front matter line 1: the block opened by "---" on line 1 is never closed'],
-    ['a key given twice', { body: '---\ntitle: A\ntitle: B\n---\n' }, 400, 'front matter line 3: invalid YAML: Map keys must be unique'],
-    ['CRLF front matter with a bad title', { body: '---\r\ntitle: [x]\r\n---\r\n' }, 400, 'front matter line 2: title: expected a string, got a list'],
+    [
+      'a title that is a number',
+      { body: '---\ntitle: 42\n---\n# A\n' },
+      400,
+      'front matter line 2: title: expected a string, got a number (42)',
+    ],
+    [
+      'a description that is a list',
+      { body: '---\ntitle: A\ndescription: [a, b]\n---\n' },
+      400,
+      'front matter line 3: description: expected a string, got a list',
+    ],
+    [
+      'a sidebarTitle that is empty',
+      { body: '---\n\n\nsidebarTitle:\n---\n' },
+      400,
+      'front matter line 4: sidebarTitle: expected a string, got nothing (null)',
+    ],
+    [
+      'an openapi that is not "METHOD /path"',
+      { body: '---\nopenapi: FETCH /plants\n---\n' },
+      400,
+      'front matter line 2: openapi: expected "METHOD /path" or "<document> METHOD /path"',
+    ],
+    [
+      'front matter that is a list',
+      { body: '---\n- a\n---\n' },
+      400,
+      'front matter line 2: expected a mapping of keys to values',
+    ],
+    [
+      'front matter never closed',
+      { body: '---\ntitle: A\n' },
+      400,
+      'front matter line 1: the block opened by "---" on line 1 is never closed',
+    ],
+    [
+      'a key given twice',
+      { body: '---\ntitle: A\ntitle: B\n---\n' },
+      400,
+      'front matter line 3: invalid YAML: Map keys must be unique',
+    ],
+    [
+      'CRLF front matter with a bad title',
+      { body: '---\r\ntitle: [x]\r\n---\r\n' },
+      400,
+      'front matter line 2: title: expected a string, got a list',
+    ],
   ]
   test.each(ROWS)('%s: %d', async (_case, row, status, message) => {
     const response = await put(row.path ?? 'intro', row.body ?? page('Fine'), { type: row.type })
@@ -271,7 +416,8 @@ describe('bad writes: each a 400, 413 or 415 naming what is wrong, and nothing s
     const bytes = new TextEncoder().encode(`${atLimit}x`)
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
-        for (let offset = 0; offset < bytes.length; offset += 64 * 1024) controller.enqueue(bytes.subarray(offset, offset + 64 * 1024))
+        for (let offset = 0; offset < bytes.length; offset += 64 * 1024)
+          controller.enqueue(bytes.subarray(offset, offset + 64 * 1024))
         controller.close()
       },
     })
@@ -280,7 +426,13 @@ describe('bad writes: each a 400, 413 or 415 naming what is wrong, and nothing s
     expect((await (await get('big')).text()).length).toBe(MIB)
   })
 
-  test.each(['text/markdown', 'text/x-markdown', 'text/plain', 'TEXT/Markdown; charset="UTF-8"', 'text/plain; charset=utf8'])('Content-Type %s is accepted', async (type) => {
+  test.each([
+    'text/markdown',
+    'text/x-markdown',
+    'text/plain',
+    'TEXT/Markdown; charset="UTF-8"',
+    'text/plain; charset=utf8',
+  ])('Content-Type %s is accepted', async (type) => {
     expect((await put('intro', page('A'), { type })).status).toBe(201)
   })
 })
@@ -291,15 +443,42 @@ describe('the OpenAPI document', () => {
   test('documents the three routes, public reads, the written body as text/markdown, and the path parameter', async () => {
     const document = await (await t.request('/openapi.json')).json()
     const paths = document.paths
-    expect(Object.keys(paths).filter((path) => path.startsWith('/docs/pages')).sort()).toEqual(['/docs/pages', '/docs/pages/{path}'])
+    expect(
+      Object.keys(paths)
+        .filter((path) => path.startsWith('/docs/pages'))
+        .sort(),
+    ).toEqual(['/docs/pages', '/docs/pages/{path}'])
     expect(paths['/docs/pages'].get.security).toEqual([])
     expect(paths['/docs/pages/{path}'].get.security).toEqual([])
     expect(paths['/docs/pages/{path}'].put.security).toEqual([{ bearerAuth: [] }])
-    expect(Object.keys(paths['/docs/pages/{path}'].put.responses).sort()).toEqual(['200', '201', '400', '401', '403', '412', '413', '415', '429', '500', '503'])
-    expect(Object.keys(paths['/docs/pages/{path}'].put.requestBody.content)).toEqual(['text/markdown', 'text/x-markdown', 'text/plain'])
-    expect(paths['/docs/pages/{path}'].get.responses['200'].content).toEqual({ 'text/markdown': { schema: { type: 'string' } } })
+    expect(Object.keys(paths['/docs/pages/{path}'].put.responses).sort()).toEqual([
+      '200',
+      '201',
+      '400',
+      '401',
+      '403',
+      '412',
+      '413',
+      '415',
+      '429',
+      '500',
+      '503',
+    ])
+    expect(Object.keys(paths['/docs/pages/{path}'].put.requestBody.content)).toEqual([
+      'text/markdown',
+      'text/x-markdown',
+      'text/plain',
+    ])
+    expect(paths['/docs/pages/{path}'].get.responses['200'].content).toEqual({
+      'text/markdown': { schema: { type: 'string' } },
+    })
     expect(paths['/docs/pages/{path}'].get.parameters[0]).toMatchObject({ name: 'path', in: 'path', required: true })
-    for (const operation of [paths['/docs/pages'].get, paths['/docs/pages/{path}'].get, paths['/docs/pages/{path}'].put]) expect(operation.tags).toEqual(['docs pages'])
+    for (const operation of [
+      paths['/docs/pages'].get,
+      paths['/docs/pages/{path}'].get,
+      paths['/docs/pages/{path}'].put,
+    ])
+      expect(operation.tags).toEqual(['docs pages'])
     expect(document.tags.map((tag: { name: string }) => tag.name)).toContain('docs pages')
   })
 })

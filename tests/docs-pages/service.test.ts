@@ -44,7 +44,12 @@ describe('DocsPagesService', () => {
   test('revision: any stored revision by number; undefined past the newest or for another page', async () => {
     await service.put({ path: 'intro', text: text('One'), author: 'alice' })
     await service.put({ path: 'intro', text: text('Two'), author: 'alice' })
-    expect(await service.revision('intro', 1)).toMatchObject({ revision: 1, source: text('One'), body: '# One\n', frontMatter: { title: 'One' } })
+    expect(await service.revision('intro', 1)).toMatchObject({
+      revision: 1,
+      source: text('One'),
+      body: '# One\n',
+      frontMatter: { title: 'One' },
+    })
     expect(await service.revision('intro', 3)).toBeUndefined()
     expect(await service.revision('other', 1)).toBeUndefined()
   })
@@ -58,8 +63,22 @@ describe('DocsPagesService', () => {
     await service.put({ path: 'b', text: api, author: 'alice' })
     const summaries = await service.summaries()
     expect([...summaries.keys()]).toEqual(['a', 'b'])
-    expect(summaries.get('a')).toEqual({ path: 'a', revision: 1, etag: expect.any(String), size: bare.length, createdAt: now.toISOString() })
-    expect(summaries.get('b')).toEqual({ path: 'b', revision: 2, etag: expect.any(String), title: 'B2', openapi: 'GET /plants', size: api.length, createdAt: now.toISOString() })
+    expect(summaries.get('a')).toEqual({
+      path: 'a',
+      revision: 1,
+      etag: expect.any(String),
+      size: bare.length,
+      createdAt: now.toISOString(),
+    })
+    expect(summaries.get('b')).toEqual({
+      path: 'b',
+      revision: 2,
+      etag: expect.any(String),
+      title: 'B2',
+      openapi: 'GET /plants',
+      size: api.length,
+      createdAt: now.toISOString(),
+    })
   })
 
   test('generation: 0 before any page, then grows with every revision stored, and not with an unchanged one', async () => {
@@ -75,15 +94,33 @@ describe('DocsPagesService', () => {
   })
 
   test('put: created for a first revision only', async () => {
-    expect(await service.put({ path: 'a', text: text('A'), author: 'alice' })).toMatchObject({ created: true, unchanged: false, page: { revision: 1 } })
-    expect(await service.put({ path: 'a', text: text('A2'), author: 'alice' })).toMatchObject({ created: false, unchanged: false, page: { revision: 2 } })
+    expect(await service.put({ path: 'a', text: text('A'), author: 'alice' })).toMatchObject({
+      created: true,
+      unchanged: false,
+      page: { revision: 1 },
+    })
+    expect(await service.put({ path: 'a', text: text('A2'), author: 'alice' })).toMatchObject({
+      created: false,
+      unchanged: false,
+      page: { revision: 2 },
+    })
   })
 
   const REFUSALS: [string, Parameters<DocsPagesService['put']>[0], new (...args: never[]) => Error, string][] = [
     ['a bad path', { path: 'a.mdx', text: 'x', author: 'alice' }, InvalidPagePath, 'ends in .mdx'],
-    ['bad front matter', { path: 'a', text: '---\ntitle: [1]\n---\n', author: 'alice' }, FrontMatterError, 'front matter line 2: title'],
+    [
+      'bad front matter',
+      { path: 'a', text: '---\ntitle: [1]\n---\n', author: 'alice' },
+      FrontMatterError,
+      'front matter line 2: title',
+    ],
     ['a NUL character', { path: 'a', text: 'a\u0000', author: 'alice' }, UnstorablePage, 'NUL'],
-    ['If-Match on a page never written', { path: 'a', text: 'x', author: 'alice', ifMatch: '*' }, PagePreconditionFailed, 'does not exist'],
+    [
+      'If-Match on a page never written',
+      { path: 'a', text: 'x', author: 'alice', ifMatch: '*' },
+      PagePreconditionFailed,
+      'does not exist',
+    ],
   ]
   test.each(REFUSALS)('put refuses %s, storing nothing', async (_case, input, kind, message) => {
     await expect(service.put(input)).rejects.toThrow(kind)

@@ -35,14 +35,42 @@ const STORED_HOSTILE_PAGES: { name: string; markdown: string; click?: string; ho
   { name: 'a javascript: Markdown link, clicked', markdown: `[click me](javascript:${RUN})`, click: 'click me' },
   { name: 'an <svg> with onload', markdown: `<svg onload="${RUN}"><circle r="5"/></svg>` },
   { name: 'an <iframe srcdoc>', markdown: `<iframe srcdoc="<script>parent.__pwned=1;alert(1)</script>"></iframe>` },
-  { name: 'a raw <a> whose scheme hides behind a tab entity, clicked', markdown: `<a href="jav&#x09;ascript:${RUN}">raw link</a>`, click: 'raw link' },
-  { name: 'a <div> with onmouseover, hovered', markdown: `<div onmouseover="${RUN}">hover me</div>`, hover: 'hover me' },
-  { name: 'an MDX <Card> with a javascript: href, clicked', markdown: `<Card title="Open me" href="javascript:${RUN}">card</Card>`, click: 'Open me' },
-  { name: 'a <details> with ontoggle', markdown: `<details open ontoggle="${RUN}"><summary>more</summary>inside</details>` },
-  { name: 'a <meta http-equiv="refresh"> to a javascript: URL', markdown: `<meta http-equiv="refresh" content="0;url=javascript:${RUN}">` },
-  { name: 'an <embed> and an <object>', markdown: `<embed src="javascript:${RUN}"><object data="javascript:${RUN}"></object>` },
-  { name: 'a <form> posting to a javascript: URL, submitted', markdown: `<form action="javascript:${RUN}"><button>submit me</button></form>`, click: 'submit me' },
-  { name: 'front matter that closes the <title>', markdown: `---\ntitle: "</title><script>${RUN}</script>"\ndescription: "\\"><script>${RUN}</script>"\n---\nbody text` },
+  {
+    name: 'a raw <a> whose scheme hides behind a tab entity, clicked',
+    markdown: `<a href="jav&#x09;ascript:${RUN}">raw link</a>`,
+    click: 'raw link',
+  },
+  {
+    name: 'a <div> with onmouseover, hovered',
+    markdown: `<div onmouseover="${RUN}">hover me</div>`,
+    hover: 'hover me',
+  },
+  {
+    name: 'an MDX <Card> with a javascript: href, clicked',
+    markdown: `<Card title="Open me" href="javascript:${RUN}">card</Card>`,
+    click: 'Open me',
+  },
+  {
+    name: 'a <details> with ontoggle',
+    markdown: `<details open ontoggle="${RUN}"><summary>more</summary>inside</details>`,
+  },
+  {
+    name: 'a <meta http-equiv="refresh"> to a javascript: URL',
+    markdown: `<meta http-equiv="refresh" content="0;url=javascript:${RUN}">`,
+  },
+  {
+    name: 'an <embed> and an <object>',
+    markdown: `<embed src="javascript:${RUN}"><object data="javascript:${RUN}"></object>`,
+  },
+  {
+    name: 'a <form> posting to a javascript: URL, submitted',
+    markdown: `<form action="javascript:${RUN}"><button>submit me</button></form>`,
+    click: 'submit me',
+  },
+  {
+    name: 'front matter that closes the <title>',
+    markdown: `---\ntitle: "</title><script>${RUN}</script>"\ndescription: "\\"><script>${RUN}</script>"\n---\nbody text`,
+  },
 ]
 
 /** Clicks or hovers what a row asks for, when the element survived at all, then gives handlers time to fire. */
@@ -85,7 +113,9 @@ describe.skipIf(!browser)('the docs site in Chromium: what authors store', () =>
       expect(policy).toBeString()
       const directives = policy!.split(';').map((part) => part.trim())
       // Without script-src, default-src is what governs scripts.
-      const scriptSources = directives.find((part) => part.startsWith('script-src ')) ?? directives.find((part) => part.startsWith('default-src '))
+      const scriptSources =
+        directives.find((part) => part.startsWith('script-src ')) ??
+        directives.find((part) => part.startsWith('default-src '))
       expect(scriptSources).toBeString()
       expect(scriptSources).not.toContain("'unsafe-inline'")
       expect(scriptSources).not.toContain("'unsafe-eval'")
@@ -161,7 +191,9 @@ describe.skipIf(!browser)('the docs site in Chromium: what authors store', () =>
       expect(status).toBe(200)
       expect(await page.textContent('main')).toContain('not written yet')
       expect(await page.textContent('main h1')).toBe('Unwritten')
-      expect(await page.$eval('nav.sidebar a[aria-current="page"]', (link) => link.getAttribute('href'))).toBe('/docs/unwritten')
+      expect(await page.$eval('nav.sidebar a[aria-current="page"]', (link) => link.getAttribute('href'))).toBe(
+        '/docs/unwritten',
+      )
     })
 
     test("an unknown address is the site's own 404 page", async () => {
@@ -170,7 +202,9 @@ describe.skipIf(!browser)('the docs site in Chromium: what authors store', () =>
       expect(status).toBe(404)
       expect(await page.textContent('main h1')).toBe('Page not found')
       // Inside the site's layout, with its navigation, so the reader can go on from there.
-      expect(await page.$$eval('nav.sidebar a:not(.anchor)', (links) => links.map((link) => link.getAttribute('href')))).toContain('/docs/introduction')
+      expect(
+        await page.$$eval('nav.sidebar a:not(.anchor)', (links) => links.map((link) => link.getAttribute('href'))),
+      ).toContain('/docs/introduction')
       expect(await page.title()).toContain('Greenhouse')
     })
   })

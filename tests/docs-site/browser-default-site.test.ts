@@ -20,15 +20,31 @@ const HOME = '/docs/'
 const CREATE_PLANT_PAGE = '/docs/api-reference/plants/post-plants'
 const MODES = ['light', 'dark'] as const
 
-type AxeViolation = { id: string; impact: string | null; help: string; helpUrl: string; nodes: { target: unknown[]; failureSummary?: string }[] }
+type AxeViolation = {
+  id: string
+  impact: string | null
+  help: string
+  helpUrl: string
+  nodes: { target: unknown[]; failureSummary?: string }[]
+}
 
 /** axe-core's violations of impact serious or critical on the page as it is now. */
 async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   await page.addScriptTag({ path: AXE_SCRIPT })
   const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: AxeViolation[] }> } }).axe
+    const axe = (
+      window as unknown as {
+        axe: { run: (context: Document, options: object) => Promise<{ violations: AxeViolation[] }> }
+      }
+    ).axe
     const results = await axe.run(document, { resultTypes: ['violations'] })
-    return results.violations.map(({ id, impact, help, helpUrl, nodes }) => ({ id, impact, help, helpUrl, nodes: nodes.map(({ target, failureSummary }) => ({ target, failureSummary })) }))
+    return results.violations.map(({ id, impact, help, helpUrl, nodes }) => ({
+      id,
+      impact,
+      help,
+      helpUrl,
+      nodes: nodes.map(({ target, failureSummary }) => ({ target, failureSummary })),
+    }))
   })
   return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
 }
@@ -37,9 +53,15 @@ async function seriousViolations(page: Page): Promise<AxeViolation[]> {
 function describeViolations(violations: AxeViolation[]): string {
   return violations
     .map((violation) => {
-      const nodes = violation.nodes.slice(0, 5).map((node) => `    at ${JSON.stringify(node.target)}: ${(node.failureSummary ?? '').replace(/\s+/g, ' ')}`)
+      const nodes = violation.nodes
+        .slice(0, 5)
+        .map((node) => `    at ${JSON.stringify(node.target)}: ${(node.failureSummary ?? '').replace(/\s+/g, ' ')}`)
       const more = violation.nodes.length > 5 ? [`    … and ${violation.nodes.length - 5} more`] : []
-      return [`  [${violation.impact}] ${violation.id}: ${violation.help} (${violation.helpUrl})`, ...nodes, ...more].join('\n')
+      return [
+        `  [${violation.impact}] ${violation.id}: ${violation.help} (${violation.helpUrl})`,
+        ...nodes,
+        ...more,
+      ].join('\n')
     })
     .join('\n')
 }
@@ -62,7 +84,11 @@ describe.skipIf(!browser)('the built-in docs site in Chromium', () => {
     await page.fill('input[name="auth"]', token)
     await page.fill('textarea[name="body"]', JSON.stringify({ name, tag: 'fern' }, null, 2))
     await page.click('.playground button[type="submit"]')
-    await page.waitForFunction(() => /^\d{3}\b/.test(document.querySelector('.playground-status')?.textContent ?? ''), undefined, { timeout: 10_000 })
+    await page.waitForFunction(
+      () => /^\d{3}\b/.test(document.querySelector('.playground-status')?.textContent ?? ''),
+      undefined,
+      { timeout: 10_000 },
+    )
 
     expect(await page.textContent('.playground-status')).toMatch(/^(201 Created|200 OK)$/)
     expect(await page.textContent('.playground-body')).toContain(name)
@@ -70,7 +96,9 @@ describe.skipIf(!browser)('the built-in docs site in Chromium', () => {
 
     const listed = await site().app.request('/plants?limit=1000', { token })
     expect(listed.status).toBe(200)
-    expect(((await listed.json()) as { name: string; tag?: string }[]).filter((plant) => plant.name === name)).toEqual([{ name, tag: 'fern' }])
+    expect(((await listed.json()) as { name: string; tag?: string }[]).filter((plant) => plant.name === name)).toEqual([
+      { name, tag: 'fern' },
+    ])
   })
 
   describe('axe-core finds no serious or critical violation', () => {
@@ -112,7 +140,11 @@ describe.skipIf(!browser)('the built-in docs site in Chromium', () => {
       saved.push(await screenshot(page, `api-post-plants-${mode}`))
     }
     const PNG_SIGNATURE = '89504e470d0a1a0a'
-    for (const path of saved) expect({ path, signature: readFileSync(path).subarray(0, 8).toString('hex') }).toEqual({ path, signature: PNG_SIGNATURE })
+    for (const path of saved)
+      expect({ path, signature: readFileSync(path).subarray(0, 8).toString('hex') }).toEqual({
+        path,
+        signature: PNG_SIGNATURE,
+      })
     console.info(`docs site screenshots:\n${saved.map((path) => `  ${path}`).join('\n')}`)
   })
 })

@@ -35,7 +35,11 @@ const ORCHARD = {
   navigation: [
     {
       group: 'Get Started',
-      pages: ['introduction', 'quickstart', { group: 'Concepts', pages: ['concepts/model', { group: 'Storage', pages: ['concepts/storage'] }] }],
+      pages: [
+        'introduction',
+        'quickstart',
+        { group: 'Concepts', pages: ['concepts/model', { group: 'Storage', pages: ['concepts/storage'] }] },
+      ],
     },
     { group: 'Guides', pages: ['guides/planting', 'guides/pruning'] },
     { group: 'Endpoints', pages: ['api-reference/list-trees', 'api-reference/plant-tree'] },
@@ -47,7 +51,8 @@ const ORCHARD = {
 }
 
 /** The hrefs of the sidebar's page links, in order. */
-const sidebarPages = (page: Page) => page.$$eval(SIDEBAR_PAGE_LINKS, (links) => links.map((link) => link.getAttribute('href')))
+const sidebarPages = (page: Page) =>
+  page.$$eval(SIDEBAR_PAGE_LINKS, (links) => links.map((link) => link.getAttribute('href')))
 
 /** The names of the groups a sidebar link sits in, outermost first (a group is a list item holding a list). */
 const groupsAround = (page: Page, href: string) =>
@@ -80,19 +85,30 @@ describe.skipIf(!browser)('the docs site in Chromium: navigation, theme, mode an
       await site().putDocsJson(ORCHARD)
       const { page, status } = await site().open('/docs/concepts/storage')
       expect(status).toBe(200)
-      expect(await sidebarPages(page)).toEqual(['/docs/introduction', '/docs/quickstart', '/docs/concepts/model', '/docs/concepts/storage'])
+      expect(await sidebarPages(page)).toEqual([
+        '/docs/introduction',
+        '/docs/quickstart',
+        '/docs/concepts/model',
+        '/docs/concepts/storage',
+      ])
       expect(await groupsAround(page, '/docs/concepts/storage')).toEqual(['Get Started', 'Concepts', 'Storage'])
       expect(await groupsAround(page, '/docs/concepts/model')).toEqual(['Get Started', 'Concepts'])
-      expect(await page.$$eval(CURRENT_PAGE_LINK, (links) => links.map((link) => link.getAttribute('href')))).toEqual(['/docs/concepts/storage'])
+      expect(await page.$$eval(CURRENT_PAGE_LINK, (links) => links.map((link) => link.getAttribute('href')))).toEqual([
+        '/docs/concepts/storage',
+      ])
     })
 
     test('a tab filters the sidebar by its URL prefix, and the tabs row marks it as current', async () => {
       await site().putDocsJson(ORCHARD)
       const { page } = await site().open('/docs/guides/pruning')
       expect(await sidebarPages(page)).toEqual(['/docs/guides/planting', '/docs/guides/pruning'])
-      expect(await page.$$eval(CURRENT_PAGE_LINK, (links) => links.map((link) => link.getAttribute('href')))).toEqual(['/docs/guides/pruning'])
+      expect(await page.$$eval(CURRENT_PAGE_LINK, (links) => links.map((link) => link.getAttribute('href')))).toEqual([
+        '/docs/guides/pruning',
+      ])
 
-      const tabs = await page.$$eval(TAB_LINKS, (links) => links.map((link) => ({ name: link.textContent?.trim(), current: link.getAttribute('aria-current') })))
+      const tabs = await page.$$eval(TAB_LINKS, (links) =>
+        links.map((link) => ({ name: link.textContent?.trim(), current: link.getAttribute('aria-current') })),
+      )
       const named = tabs.map((tab) => tab.name)
       expect(named).toContain('API Reference')
       expect(named).toContain('Guides')
@@ -128,19 +144,27 @@ describe.skipIf(!browser)('the docs site in Chromium: navigation, theme, mode an
   })
 
   describe('colours follow docs.json colors in both modes', () => {
-    const COLORS = { primary: '#0E7490', light: '#67E8F9', dark: '#155E75', background: { light: '#FAF7F0', dark: '#101418' } }
+    const COLORS = {
+      primary: '#0E7490',
+      light: '#67E8F9',
+      dark: '#155E75',
+      background: { light: '#FAF7F0', dark: '#101418' },
+    }
     const cases = [
       { mode: 'light' as const, background: COLORS.background.light, marker: COLORS.primary },
       { mode: 'dark' as const, background: COLORS.background.dark, marker: COLORS.light },
     ]
 
-    test.each(cases)('$mode mode: the body is background.$mode and the current page is marked in its primary colour', async ({ mode, background, marker }) => {
-      await site().putDocsJson({ ...ORCHARD, colors: COLORS })
-      const { page } = await site().open('/docs/quickstart', { colorScheme: mode })
-      expect(await modeOf(page)).toBe(mode)
-      expect(await computedStyle(page, 'body', 'background-color')).toBe(rgb(background))
-      expect(await computedStyle(page, CURRENT_PAGE_LINK, 'border-left-color')).toBe(rgb(marker))
-    })
+    test.each(cases)(
+      '$mode mode: the body is background.$mode and the current page is marked in its primary colour',
+      async ({ mode, background, marker }) => {
+        await site().putDocsJson({ ...ORCHARD, colors: COLORS })
+        const { page } = await site().open('/docs/quickstart', { colorScheme: mode })
+        expect(await modeOf(page)).toBe(mode)
+        expect(await computedStyle(page, 'body', 'background-color')).toBe(rgb(background))
+        expect(await computedStyle(page, CURRENT_PAGE_LINK, 'border-left-color')).toBe(rgb(marker))
+      },
+    )
   })
 
   describe('the mode toggle', () => {
@@ -165,7 +189,11 @@ describe.skipIf(!browser)('the docs site in Chromium: navigation, theme, mode an
 
     test('modeToggle { default: "dark", isHidden: true } forces dark mode and shows no toggle', async () => {
       const background = { light: '#FFFFFF', dark: '#0B0B0F' }
-      await site().putDocsJson({ ...ORCHARD, colors: { primary: '#0E7490', background }, modeToggle: { default: 'dark', isHidden: true } })
+      await site().putDocsJson({
+        ...ORCHARD,
+        colors: { primary: '#0E7490', background },
+        modeToggle: { default: 'dark', isHidden: true },
+      })
       const { page } = await site().open('/docs/introduction', { colorScheme: 'light' })
       // Even a reader who chose light mode earlier, while the toggle was shown.
       await page.evaluate(() => localStorage.setItem('trellis-docs-mode', 'light'))
@@ -199,7 +227,9 @@ describe.skipIf(!browser)('the docs site in Chromium: navigation, theme, mode an
       await site().putDocsJson(ORCHARD)
       const { page } = await site().open('/docs/introduction')
       expect(await anchorNamed(page, 'Internal')).toMatchObject({ shown: false })
-      expect(await page.$$eval(SIDEBAR_PAGE_LINKS, (links) => links.map((link) => link.getAttribute('href')))).not.toContain('/docs/internal/runbook')
+      expect(
+        await page.$$eval(SIDEBAR_PAGE_LINKS, (links) => links.map((link) => link.getAttribute('href'))),
+      ).not.toContain('/docs/internal/runbook')
 
       await page.goto(`${site().origin}/docs/internal/runbook`)
       expect(await anchorNamed(page, 'Internal')).toMatchObject({ shown: true, icon: true })

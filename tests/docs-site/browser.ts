@@ -13,13 +13,13 @@ import { ROOT } from '../helpers/process'
  * with TRELLIS_REQUIRE_BROWSER=1 (as .ci/run sets) a missing browser is a failing test instead.
  */
 
-export const CHROMIUM_PATH = process.env.CHROMIUM_BIN || '/usr/bin/chromium'
+const CHROMIUM_PATH = process.env.CHROMIUM_BIN || '/usr/bin/chromium'
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking']
 const LAUNCH_TIMEOUT_MS = 30_000
 const ACTION_TIMEOUT_MS = 5_000
 
 /** Where the screenshots go: artifacts/docs-site/ at the repository root (ignored by git). */
-export const SCREENSHOT_DIR = join(ROOT, 'artifacts', 'docs-site')
+const SCREENSHOT_DIR = join(ROOT, 'artifacts', 'docs-site')
 
 /** The scopes of the docs author the tests play. */
 const WRITER_SCOPES = ['docs:write'] as const
@@ -35,7 +35,11 @@ export async function launchChromium(testFile: string): Promise<Browser | undefi
     reason = `there is no Chromium at ${CHROMIUM_PATH} (install it: apt-get install chromium, or set CHROMIUM_BIN)`
   } else {
     try {
-      const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, timeout: LAUNCH_TIMEOUT_MS })
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM_PATH,
+        args: CHROMIUM_ARGS,
+        timeout: LAUNCH_TIMEOUT_MS,
+      })
       afterAll(() => browser.close())
       return browser
     } catch (error) {
@@ -48,7 +52,9 @@ export async function launchChromium(testFile: string): Promise<Browser | undefi
     })
   } else {
     const rule = '!'.repeat(100)
-    console.warn(`\n${rule}\n!! SKIPPED: the browser tests of ${name}\n!! because ${reason}.\n!! Set TRELLIS_REQUIRE_BROWSER=1 to make this a failure (CI does).\n${rule}\n`)
+    console.warn(
+      `\n${rule}\n!! SKIPPED: the browser tests of ${name}\n!! because ${reason}.\n!! Set TRELLIS_REQUIRE_BROWSER=1 to make this a failure (CI does).\n${rule}\n`,
+    )
   }
   return undefined
 }
@@ -67,7 +73,7 @@ export type DocsSite = {
   open: (path: string, options?: BrowserContextOptions) => Promise<OpenedPage>
 }
 
-export type OpenedPage = { page: Page; context: BrowserContext; status: number; headers: Record<string, string> }
+type OpenedPage = { page: Page; context: BrowserContext; status: number; headers: Record<string, string> }
 
 /**
  * The real app with a listening server for this file's tests (set up in beforeAll, stopped in afterAll), and
@@ -78,7 +84,10 @@ export function useDocsSite(browser: Browser | undefined): () => DocsSite {
   let app: TestApp
   let writer: string
   const contexts: BrowserContext[] = []
-  if (browser === undefined) return () => { throw new Error('no browser: this describe block should have been skipped') }
+  if (browser === undefined)
+    return () => {
+      throw new Error('no browser: this describe block should have been skipped')
+    }
 
   beforeAll(async () => {
     app = await makeTestApp({ transport: 'listening server' })
@@ -101,7 +110,10 @@ export function useDocsSite(browser: Browser | undefined): () => DocsSite {
     app,
     origin: app.origin!,
     putDocsJson: async (config) => {
-      await expectStored(await app.request('/docs.json', { method: 'PUT', token: writer, json: config }), 'PUT /docs.json')
+      await expectStored(
+        await app.request('/docs.json', { method: 'PUT', token: writer, json: config }),
+        'PUT /docs.json',
+      )
     },
     putPage: async (path, markdown) => {
       const init = { method: 'PUT', token: writer, body: markdown, headers: { 'content-type': 'text/markdown' } }
@@ -120,7 +132,8 @@ export function useDocsSite(browser: Browser | undefined): () => DocsSite {
 
 /** A write the test depends on: 200 or 201, else the test stops here with what the server said. */
 async function expectStored(response: Response, what: string): Promise<void> {
-  if (response.status !== 200 && response.status !== 201) throw new Error(`${what} answered ${response.status}: ${await response.text()}`)
+  if (response.status !== 200 && response.status !== 201)
+    throw new Error(`${what} answered ${response.status}: ${await response.text()}`)
 }
 
 /** `#0E7490` → `rgb(14, 116, 144)`, the form getComputedStyle answers in. */
@@ -202,12 +215,17 @@ export function dangerousMarkup(page: Page, needle: string): Promise<string[]> {
     for (const element of document.querySelectorAll('*')) {
       const tag = element.tagName.toLowerCase()
       if (['iframe', 'frame', 'object', 'embed', 'form', 'base'].includes(tag)) found.push(`<${tag}>`)
-      if (tag === 'meta' && element.hasAttribute('http-equiv')) found.push(`<meta http-equiv="${element.getAttribute('http-equiv')}">`)
-      if (tag === 'script' && (element.textContent ?? '').includes(needle)) found.push(`<script>${element.textContent}</script>`)
+      if (tag === 'meta' && element.hasAttribute('http-equiv'))
+        found.push(`<meta http-equiv="${element.getAttribute('http-equiv')}">`)
+      if (tag === 'script' && (element.textContent ?? '').includes(needle))
+        found.push(`<script>${element.textContent}</script>`)
       for (const attribute of element.attributes) {
         const name = attribute.name.toLowerCase()
         if (name.startsWith('on')) found.push(`<${tag} ${name}="${attribute.value}">`)
-        if (['href', 'src', 'action', 'formaction', 'xlink:href', 'data', 'srcdoc'].includes(name) && (name === 'srcdoc' || unsafeUrl.test(attribute.value.replace(/[\u0000-\u0020]/g, '')))) {
+        if (
+          ['href', 'src', 'action', 'formaction', 'xlink:href', 'data', 'srcdoc'].includes(name) &&
+          (name === 'srcdoc' || unsafeUrl.test(attribute.value.replace(/[\u0000-\u0020]/g, '')))
+        ) {
           found.push(`<${tag} ${name}="${attribute.value}">`)
         }
       }

@@ -24,7 +24,13 @@ const get = async (path: string, init: RequestInit = {}) => {
   return { response, html: await response.text() }
 }
 const putDocs = (config: unknown) => t.request('/docs.json', { method: 'PUT', token: writer, json: config })
-const putPage = (path: string, text: string) => t.request(`/docs/pages/${path}`, { method: 'PUT', token: writer, body: text, headers: { 'content-type': 'text/markdown' } })
+const putPage = (path: string, text: string) =>
+  t.request(`/docs/pages/${path}`, {
+    method: 'PUT',
+    token: writer,
+    body: text,
+    headers: { 'content-type': 'text/markdown' },
+  })
 const timed = async <T>(work: () => Promise<T>): Promise<[T, number]> => {
   const started = performance.now()
   const result = await work()
@@ -47,11 +53,14 @@ function layoutProblems(html: string, csp: string): string[] {
       onopentag(name, attributes) {
         if (['iframe', 'object', 'embed', 'base', 'x-evil', 'frame', 'math'].includes(name)) problems.push(`<${name}>`)
         if (name === 'meta' && attributes['http-equiv'] !== undefined) problems.push('<meta http-equiv>')
-        if (name === 'link' && !['icon', 'stylesheet'].includes(attributes.rel ?? '')) problems.push(`<link rel=${attributes.rel}>`)
+        if (name === 'link' && !['icon', 'stylesheet'].includes(attributes.rel ?? ''))
+          problems.push(`<link rel=${attributes.rel}>`)
         for (const [attribute, value] of Object.entries(attributes)) {
-          if (/^on/i.test(attribute) || attribute === 'x-evil' || attribute === 'style') problems.push(`${attribute} on <${name}>`)
+          if (/^on/i.test(attribute) || attribute === 'x-evil' || attribute === 'style')
+            problems.push(`${attribute} on <${name}>`)
           const reading = value.replace(/[\u0000-\u0020\u007F-\u009F]/g, '').toLowerCase()
-          if (['href', 'src', 'action', 'formaction', 'xlink:href'].includes(attribute) && SCRIPT_URL.test(reading)) problems.push(`${attribute}="${value}" on <${name}>`)
+          if (['href', 'src', 'action', 'formaction', 'xlink:href'].includes(attribute) && SCRIPT_URL.test(reading))
+            problems.push(`${attribute}="${value}" on <${name}>`)
         }
         if (name === 'script' || name === 'style') open = { name, attributes, text: '' }
       },
@@ -68,7 +77,8 @@ function layoutProblems(html: string, csp: string): string[] {
           if (/<\/?script|<!--/i.test(text)) problems.push('markup inside the JSON data block')
           JSON.parse(text)
         } else if (attributes.src !== undefined) {
-          if (!/^\/docs\/_assets\/client\.[\w-]+\.js$/.test(attributes.src)) problems.push(`script src ${attributes.src}`)
+          if (!/^\/docs\/_assets\/client\.[\w-]+\.js$/.test(attributes.src))
+            problems.push(`script src ${attributes.src}`)
         } else if (!csp.includes(sha256(text))) problems.push(`inline script ${text.slice(0, 40)}`)
       },
     },
@@ -81,27 +91,87 @@ function layoutProblems(html: string, csp: string): string[] {
 }
 
 const TEXT = `"'><x-evil x-evil=1 onmouseover=alert(1)></x-evil></title></style></script><script>alert(1)</script><!--`
-const URLS = ['javascript:alert(1)', ' JaVa\tScRiPt:alert(1)', '\u0001javascript:alert(1)', 'data:text/html,<script>alert(1)</script>', 'vbscript:msgbox(1)', `https://ok.example/"><script>alert(1)</script>`]
+const URLS = [
+  'javascript:alert(1)',
+  ' JaVa\tScRiPt:alert(1)',
+  '\u0001javascript:alert(1)',
+  'data:text/html,<script>alert(1)</script>',
+  'vbscript:msgbox(1)',
+  `https://ok.example/"><script>alert(1)</script>`,
+]
 
 describe('a hostile docs.json: no field reaches the page as markup, script or style', () => {
   const cases: [string, Record<string, unknown>][] = [
     ['name', { name: TEXT }],
-    ['navigation group names, nested', { navigation: [{ group: TEXT, pages: ['intro', { group: TEXT, pages: ['api/create'] }] }] }],
+    [
+      'navigation group names, nested',
+      { navigation: [{ group: TEXT, pages: ['intro', { group: TEXT, pages: ['api/create'] }] }] },
+    ],
     ['navigation page names', { navigation: [{ group: 'G', pages: ['intro', TEXT, `${TEXT}/x.mdx`] }] }],
     ['topbarLinks names', { topbarLinks: [{ name: TEXT, url: 'https://ok.example' }] }],
     ['topbarCtaButton name', { topbarCtaButton: { name: TEXT, url: 'https://ok.example' } }],
-    ['a github CTA with markup in its path', { topbarCtaButton: { type: 'github', url: `https://github.com/${TEXT}` }, feedback: { suggestEdit: true, raiseIssue: true } }],
-    ['tabs and anchors names, icons, versions', { versions: [TEXT, 'v2'], tabs: [{ name: TEXT, url: TEXT }], anchors: [{ name: TEXT, url: TEXT, icon: TEXT, version: TEXT }] }],
+    [
+      'a github CTA with markup in its path',
+      {
+        topbarCtaButton: { type: 'github', url: `https://github.com/${TEXT}` },
+        feedback: { suggestEdit: true, raiseIssue: true },
+      },
+    ],
+    [
+      'tabs and anchors names, icons, versions',
+      {
+        versions: [TEXT, 'v2'],
+        tabs: [{ name: TEXT, url: TEXT }],
+        anchors: [{ name: TEXT, url: TEXT, icon: TEXT, version: TEXT }],
+      },
+    ],
     ['topAnchor', { topAnchor: { name: TEXT, icon: TEXT } }],
     ['versions', { versions: [TEXT, `${TEXT}2`] }],
-    ['api auth name, input prefix and base URL (the playground data block)', { api: { baseUrl: [`https://api.example/</script><script>alert(1)</script>`, 'https://b.example'], auth: { method: 'key', name: TEXT, inputPrefix: TEXT } } }],
-    ['basic auth labels', { api: { auth: { method: 'basic', name: `${TEXT}:${TEXT}` }, playground: { mode: 'show' } } }],
-    ['simple playground with a quote-laden base URL', { api: { baseUrl: `https://api.example/'"><script>alert(1)</script>`, playground: { mode: 'simple' }, auth: { method: 'key', name: TEXT } } }],
-    ['a background image that closes the style element', { backgroundImage: `https://i.example/");}</style><script>alert(1)</script>` }],
-    ['a data: SVG background that breaks out of url()', { backgroundImage: `data:image/svg+xml,"); } body { background: red } x { ("` }],
+    [
+      'api auth name, input prefix and base URL (the playground data block)',
+      {
+        api: {
+          baseUrl: [`https://api.example/</script><script>alert(1)</script>`, 'https://b.example'],
+          auth: { method: 'key', name: TEXT, inputPrefix: TEXT },
+        },
+      },
+    ],
+    [
+      'basic auth labels',
+      { api: { auth: { method: 'basic', name: `${TEXT}:${TEXT}` }, playground: { mode: 'show' } } },
+    ],
+    [
+      'simple playground with a quote-laden base URL',
+      {
+        api: {
+          baseUrl: `https://api.example/'"><script>alert(1)</script>`,
+          playground: { mode: 'simple' },
+          auth: { method: 'key', name: TEXT },
+        },
+      },
+    ],
+    [
+      'a background image that closes the style element',
+      { backgroundImage: `https://i.example/");}</style><script>alert(1)</script>` },
+    ],
+    [
+      'a data: SVG background that breaks out of url()',
+      { backgroundImage: `data:image/svg+xml,"); } body { background: red } x { ("` },
+    ],
     ...URLS.flatMap((url): [string, Record<string, unknown>][] => [
-      [`URL ${JSON.stringify(url)} in logo, favicon and background`, { logo: { light: url, dark: url, href: url }, favicon: url, backgroundImage: url }],
-      [`URL ${JSON.stringify(url)} in links`, { topbarLinks: [{ name: 'x', url }], topbarCtaButton: { name: 'y', url }, anchors: [{ name: 'a', url }], tabs: [{ name: 't', url }] }],
+      [
+        `URL ${JSON.stringify(url)} in logo, favicon and background`,
+        { logo: { light: url, dark: url, href: url }, favicon: url, backgroundImage: url },
+      ],
+      [
+        `URL ${JSON.stringify(url)} in links`,
+        {
+          topbarLinks: [{ name: 'x', url }],
+          topbarCtaButton: { name: 'y', url },
+          anchors: [{ name: 'a', url }],
+          tabs: [{ name: 't', url }],
+        },
+      ],
       [`URL ${JSON.stringify(url)} in footerSocials`, { footerSocials: { website: url, github: url } }],
     ]),
   ]
@@ -114,22 +184,38 @@ describe('a hostile docs.json: no field reaches the page as markup, script or st
     for (const path of ['/docs/', '/docs/intro', '/docs/api/create', '/docs/no/such/page']) {
       const { response, html } = await get(path)
       expect({ path, status: response.status }).toEqual({ path, status: path.includes('no/such') ? 404 : 200 })
-      expect({ path, problems: layoutProblems(html, response.headers.get('content-security-policy') ?? '') }).toEqual({ path, problems: [] })
+      expect({ path, problems: layoutProblems(html, response.headers.get('content-security-policy') ?? '') }).toEqual({
+        path,
+        problems: [],
+      })
     }
   })
 
   test('colours that are not hex are refused with the field named, so nothing but #RRGGBB reaches the CSS', async () => {
-    for (const colors of [{ primary: 'red;}</style><script>alert(1)</script>' }, { primary: '#fff', background: { light: '#fff\n}', dark: '#000' } }]) {
+    for (const colors of [
+      { primary: 'red;}</style><script>alert(1)</script>' },
+      { primary: '#fff', background: { light: '#fff\n}', dark: '#000' } },
+    ]) {
       const response = await putDocs({ ...BASE, colors })
       expect(response.status).toBe(400)
       expect(JSON.stringify((await response.json()).errors)).toContain('/colors/')
     }
-    const response = await putDocs({ ...BASE, anchors: [{ name: 'a', url: 'x', color: { from: 'url(javascript:alert(1))', to: '#000' } }] })
+    const response = await putDocs({
+      ...BASE,
+      anchors: [{ name: 'a', url: 'x', color: { from: 'url(javascript:alert(1))', to: '#000' } }],
+    })
     expect(response.status).toBe(400)
   })
 
   test('a base URL whose host holds ";" or "," adds no CSP directive or policy', async () => {
-    expect((await putDocs({ ...BASE, api: { baseUrl: ['https://a;sandbox', 'https://b,script-src', 'https://api.example.com:8443/v1'] } })).status).toBe(200)
+    expect(
+      (
+        await putDocs({
+          ...BASE,
+          api: { baseUrl: ['https://a;sandbox', 'https://b,script-src', 'https://api.example.com:8443/v1'] },
+        })
+      ).status,
+    ).toBe(200)
     const csp = (await t.request('/docs/intro')).headers.get('content-security-policy')!
     expect(csp).toContain("connect-src 'self' https://api.example.com:8443;")
     expect(csp).not.toContain('sandbox')
@@ -141,7 +227,14 @@ describe('hostile pages and front matter', () => {
   beforeAll(async () => void (await putDocs(BASE)))
 
   test('front matter title, description and sidebarTitle are text wherever they show', async () => {
-    expect((await putPage('intro', `---\ntitle: ${JSON.stringify(TEXT)}\ndescription: ${JSON.stringify(TEXT)}\nsidebarTitle: ${JSON.stringify(TEXT)}\n---\nBody`)).status).toBeLessThan(300)
+    expect(
+      (
+        await putPage(
+          'intro',
+          `---\ntitle: ${JSON.stringify(TEXT)}\ndescription: ${JSON.stringify(TEXT)}\nsidebarTitle: ${JSON.stringify(TEXT)}\n---\nBody`,
+        )
+      ).status,
+    ).toBeLessThan(300)
     for (const path of ['/docs/intro', '/docs/api/create']) {
       const { response, html } = await get(path)
       expect(layoutProblems(html, response.headers.get('content-security-policy')!)).toEqual([])
@@ -158,7 +251,14 @@ describe('hostile pages and front matter', () => {
   })
 
   test('odd openapi references are notices on the page, never a 500', async () => {
-    for (const openapi of ['GET /__proto__', 'GET /constructor', 'constructor GET /plants', '__proto__ GET /plants', 'TRACE /plants', 'GET /plants/{id}/../../']) {
+    for (const openapi of [
+      'GET /__proto__',
+      'GET /constructor',
+      'constructor GET /plants',
+      '__proto__ GET /plants',
+      'TRACE /plants',
+      'GET /plants/{id}/../../',
+    ]) {
       expect((await putPage('api/create', `---\nopenapi: ${JSON.stringify(openapi)}\n---\n`)).status).toBeLessThan(300)
       const { response } = await get('/docs/api/create')
       expect({ openapi, status: response.status }).toEqual({ openapi, status: 200 })
@@ -176,7 +276,10 @@ describe('hostile pages and front matter', () => {
   // ~29 s a parse, and every public read parses the stored text again). Front matter is now capped at 64 KiB
   // and duplicates are found with a set per mapping.
   test('front matter over 64 KiB is refused; just under it, with thousands of keys, costs readers linear time', async () => {
-    const over = await putPage('many-keys', `---\n${Array.from({ length: 20_000 }, (_, i) => `k${i}: v`).join('\n')}\n---\nBody`)
+    const over = await putPage(
+      'many-keys',
+      `---\n${Array.from({ length: 20_000 }, (_, i) => `k${i}: v`).join('\n')}\n---\nBody`,
+    )
     expect(over.status).toBe(400)
     expect(await over.text()).toContain('front matter holds at most 65536')
     const text = `---\n${Array.from({ length: 7_000 }, (_, i) => `k${i}: v`).join('\n')}\n---\nBody`
@@ -197,7 +300,16 @@ describe('hostile pages and front matter', () => {
 
   test('author headings never repeat an id the layout or an API page uses', async () => {
     await putDocs({ name: 'Mine', navigation: [{ group: 'G', pages: ['intro', 'api'] }], openapi: '/openapi.json' })
-    const headings = ['Parameters', 'Request body', 'Responses', 'Version select', 'Mode toggle', 'Content', 'Playground title', 'Request title']
+    const headings = [
+      'Parameters',
+      'Request body',
+      'Responses',
+      'Version select',
+      'Mode toggle',
+      'Content',
+      'Playground title',
+      'Request title',
+    ]
     await putPage('api', `---\nopenapi: "GET /plants"\n---\n${headings.map((heading) => `## ${heading}\n`).join('')}`)
     const { html } = await get('/docs/api')
     const ids = [...html.matchAll(/\sid="([^"]+)"/g)].map((match) => match[1])
@@ -227,7 +339,16 @@ describe('unbounded work: what a crawler or an author can make one request cost'
 
   test('long runs of slashes, in a URL or in docs.json values, cost linear time', async () => {
     const slashes = `a${'/'.repeat(300_000)}b`
-    expect((await putDocs({ name: 'S', navigation: [{ group: 'G', pages: ['intro', slashes] }], topbarLinks: [{ name: 'x', url: slashes }], logo: { light: '/l.svg', dark: '/d.svg', href: slashes } })).status).toBe(200)
+    expect(
+      (
+        await putDocs({
+          name: 'S',
+          navigation: [{ group: 'G', pages: ['intro', slashes] }],
+          topbarLinks: [{ name: 'x', url: slashes }],
+          logo: { light: '/l.svg', dark: '/d.svg', href: slashes },
+        })
+      ).status,
+    ).toBe(200)
     const [home, elapsed] = await timed(() => get('/docs/'))
     expect(home.response.status).toBe(200)
     expect(elapsed).toBeLessThan(2000)
@@ -249,7 +370,8 @@ describe('unbounded work: what a crawler or an author can make one request cost'
     const sources = fakeSources(['intro'], 1)
     const service = new DocsSiteService(sources)
     const first = await service.render('intro')
-    for (const spelling of ['/intro/', 'intro.mdx', 'intro.md', ' intro ', '//intro', `intro${' '.repeat(50)}`]) expect(await service.render(spelling)).toBe(first)
+    for (const spelling of ['/intro/', 'intro.mdx', 'intro.md', ' intro ', '//intro', `intro${' '.repeat(50)}`])
+      expect(await service.render(spelling)).toBe(first)
     expect(sources.reads).toBe(1)
     expect((await service.render(' ')).status).toBe(404)
   })
@@ -286,7 +408,14 @@ function fakeSources(pages: string[], generation: number): SiteSources & { reads
 
 describe('correctness: what is served is the current site, and only it', () => {
   test('after a PUT, Trellis\'s built-in pages are gone: named ones are "not written yet", unnamed ones 404', async () => {
-    expect((await putDocs({ name: 'Mine', navigation: [{ group: 'G', pages: ['introduction', 'api-reference/plants/post-plants'] }] })).status).toBe(200)
+    expect(
+      (
+        await putDocs({
+          name: 'Mine',
+          navigation: [{ group: 'G', pages: ['introduction', 'api-reference/plants/post-plants'] }],
+        })
+      ).status,
+    ).toBe(200)
     for (const path of ['/docs/introduction', '/docs/api-reference/plants/post-plants']) {
       const { response, html } = await get(path)
       expect({ path, status: response.status }).toEqual({ path, status: 200 })
@@ -294,7 +423,8 @@ describe('correctness: what is served is the current site, and only it', () => {
       expect(html).not.toContain('class="operation"')
       expect(html).not.toContain('playground')
     }
-    for (const path of ['/docs/errors', '/docs/chat/streaming', '/docs/api-reference/plants/get-plants']) expect((await t.request(path)).status).toBe(404)
+    for (const path of ['/docs/errors', '/docs/chat/streaming', '/docs/api-reference/plants/get-plants'])
+      expect((await t.request(path)).status).toBe(404)
   })
 
   test('a page that leaves navigation: unwritten, it is 404; written, it stays reachable but leaves the sidebar', async () => {
@@ -309,10 +439,11 @@ describe('correctness: what is served is the current site, and only it', () => {
     expect((await get('/docs/intro')).html).not.toContain('Kept page')
   })
 
-  test('another page\'s new title changes this page\'s sidebar, so this page\'s ETag no longer matches', async () => {
+  test("another page's new title changes this page's sidebar, so this page's ETag no longer matches", async () => {
     await putDocs({ name: 'Mine', navigation: [{ group: 'G', pages: ['intro', 'other'] }] })
     const etag = (await t.request('/docs/intro')).headers.get('etag')!
-    for (const header of [etag, `W/${etag}`, `"nope", ${etag}`, '*']) expect((await t.request('/docs/intro', { headers: { 'if-none-match': header } })).status).toBe(304)
+    for (const header of [etag, `W/${etag}`, `"nope", ${etag}`, '*'])
+      expect((await t.request('/docs/intro', { headers: { 'if-none-match': header } })).status).toBe(304)
     await putPage('other', '---\ntitle: Renamed sibling\n---\n')
     const { response, html } = await get('/docs/intro', { headers: { 'if-none-match': etag } })
     expect(response.status).toBe(200)
@@ -345,11 +476,32 @@ describe('correctness: what is served is the current site, and only it', () => {
 })
 
 describe('HTTP oddities are a clear 4xx or the 404 page, never a 500', () => {
-  beforeAll(async () => void (await putDocs({ name: 'Odd', navigation: [{ group: 'G', pages: ['intro', 'café/naïve', '..', 'a/../b', `${'x'.repeat(5000)}`, 'pages/intro', '_assets/x'] }] })))
+  beforeAll(
+    async () =>
+      void (await putDocs({
+        name: 'Odd',
+        navigation: [
+          {
+            group: 'G',
+            pages: ['intro', 'café/naïve', '..', 'a/../b', `${'x'.repeat(5000)}`, 'pages/intro', '_assets/x'],
+          },
+        ],
+      })),
+  )
 
   test.each([
-    '/docs/%', '/docs/%E0%A4%A', '/docs/%00', '/docs/%2e%2e%2f%2e%2e%2fpackage.json', '/docs/_files/..%2F..%2Fpackage.json', '/docs/_assets/%zz',
-    '/docs/_assets/../../package.json', '/docs/a%2F..%2F..%2Fb', `/docs/${'%C3'.repeat(3000)}`, '/docs/\u00e9\u0301', '/docs/_files/', '/docs/_assets/',
+    '/docs/%',
+    '/docs/%E0%A4%A',
+    '/docs/%00',
+    '/docs/%2e%2e%2f%2e%2e%2fpackage.json',
+    '/docs/_files/..%2F..%2Fpackage.json',
+    '/docs/_assets/%zz',
+    '/docs/_assets/../../package.json',
+    '/docs/a%2F..%2F..%2Fb',
+    `/docs/${'%C3'.repeat(3000)}`,
+    '/docs/\u00e9\u0301',
+    '/docs/_files/',
+    '/docs/_assets/',
   ])('GET %s', async (path) => {
     const response = await t.request(path)
     expect(response.status).toBe(404)
@@ -383,8 +535,11 @@ describe('HTTP oddities are a clear 4xx or the 404 page, never a 500', () => {
     expect(json.status).toBe(404)
   })
 
-  test('navigation pages under pages/, _assets/ or _files/ are named without a link (their addresses are the API and the site\'s files)', async () => {
-    await putDocs({ name: 'Mine', navigation: [{ group: 'G', pages: ['intro', 'pages/intro', '_assets/x', '_files/y'] }] })
+  test("navigation pages under pages/, _assets/ or _files/ are named without a link (their addresses are the API and the site's files)", async () => {
+    await putDocs({
+      name: 'Mine',
+      navigation: [{ group: 'G', pages: ['intro', 'pages/intro', '_assets/x', '_files/y'] }],
+    })
     const { html } = await get('/docs/intro')
     for (const path of ['pages/intro', '_assets/x', '_files/y']) expect(html).not.toContain(`href="/docs/${path}"`)
     expect(html.match(/<span class="nav-unreachable"/g)?.length).toBe(3)

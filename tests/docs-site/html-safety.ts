@@ -7,12 +7,71 @@ import { Parser } from 'htmlparser2'
  */
 
 const ELEMENTS = new Set([
-  'p', 'br', 'hr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'ul', 'ol', 'li', 'dl', 'dt', 'dd',
-  'strong', 'em', 'b', 'i', 's', 'del', 'ins', 'sub', 'sup', 'kbd', 'mark', 'code', 'pre', 'span', 'a', 'img',
-  'table', 'caption', 'thead', 'tbody', 'tfoot', 'tr', 'th', 'td', 'figure', 'figcaption',
-  'aside', 'div', 'details', 'summary',
+  'p',
+  'br',
+  'hr',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'blockquote',
+  'ul',
+  'ol',
+  'li',
+  'dl',
+  'dt',
+  'dd',
+  'strong',
+  'em',
+  'b',
+  'i',
+  's',
+  'del',
+  'ins',
+  'sub',
+  'sup',
+  'kbd',
+  'mark',
+  'code',
+  'pre',
+  'span',
+  'a',
+  'img',
+  'table',
+  'caption',
+  'thead',
+  'tbody',
+  'tfoot',
+  'tr',
+  'th',
+  'td',
+  'figure',
+  'figcaption',
+  'aside',
+  'div',
+  'details',
+  'summary',
 ])
-const ATTRIBUTES = new Set(['href', 'src', 'alt', 'title', 'id', 'class', 'rel', 'colspan', 'rowspan', 'align', 'start', 'role', 'aria-label', 'open', 'width', 'height'])
+const ATTRIBUTES = new Set([
+  'href',
+  'src',
+  'alt',
+  'title',
+  'id',
+  'class',
+  'rel',
+  'colspan',
+  'rowspan',
+  'align',
+  'start',
+  'role',
+  'aria-label',
+  'open',
+  'width',
+  'height',
+])
 const CLASS = /^(hljs.*|language-.*|callout.*|card.*|steps.*|code-group|[a-z]+_{1,2})$/
 const SCRIPT_URL = /javascript:|vbscript:|livescript:|data:text\/html/
 const IMAGE_DATA_URL = /^data:image\/(png|jpeg|gif|webp)[;,]/
@@ -42,10 +101,16 @@ export function unsafeParts(html: string): string[] {
           if (/^on/i.test(attribute)) problems.push(`event handler ${attribute} on <${name}>`)
           else if (!ATTRIBUTES.has(attribute)) problems.push(`attribute ${attribute} on <${name}>`)
           if (attribute === 'id' && !/^h[2-4]$/.test(name)) problems.push(`id on <${name}>`)
-          if (attribute === 'class') for (const word of value.split(/\s+/).filter(Boolean)) if (!CLASS.test(word)) problems.push(`class ${word} on <${name}>`)
+          if (attribute === 'class')
+            for (const word of value.split(/\s+/).filter(Boolean))
+              if (!CLASS.test(word)) problems.push(`class ${word} on <${name}>`)
           for (const reading of readings(value)) {
             if (SCRIPT_URL.test(reading)) problems.push(`script URL in ${attribute}="${value}" on <${name}>`)
-            if ((attribute === 'href' || attribute === 'src') && reading.startsWith('data:') && !(name === 'img' && IMAGE_DATA_URL.test(reading))) {
+            if (
+              (attribute === 'href' || attribute === 'src') &&
+              reading.startsWith('data:') &&
+              !(name === 'img' && IMAGE_DATA_URL.test(reading))
+            ) {
               problems.push(`data URL in ${attribute} on <${name}>`)
             }
           }

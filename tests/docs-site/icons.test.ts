@@ -46,7 +46,7 @@ describe('which icon a name draws', () => {
   })
 })
 
-describe("unknown or hostile names draw nothing and never throw", () => {
+describe('unknown or hostile names draw nothing and never throw', () => {
   test.each([
     ['an unknown name', 'no-such-icon'],
     ['undefined', undefined],
@@ -66,13 +66,19 @@ describe("unknown or hostile names draw nothing and never throw", () => {
 describe('the markup', () => {
   test('viewBox from the icon size, currentColor, hidden from screen readers by default', () => {
     const svg = iconSvg('github', 'brands')
-    expect(svg).toStartWith('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 496 512" fill="currentColor" aria-hidden="true"><path d="M165.9 397.4')
+    expect(svg).toStartWith(
+      '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 496 512" fill="currentColor" aria-hidden="true"><path d="M165.9 397.4',
+    )
     expect(svg).toEndWith('"/></svg>')
   })
 
   test.each([
     ['a label makes it an image', { label: 'GitHub' }, ' role="img" aria-label="GitHub"'],
-    ['the label is escaped', { label: '"><script>alert(1)</script>' }, ' role="img" aria-label="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"'],
+    [
+      'the label is escaped',
+      { label: '"><script>alert(1)</script>' },
+      ' role="img" aria-label="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"',
+    ],
     ['a class, escaped', { className: 'icon" onload="x' }, ' class="icon&quot; onload=&quot;x" aria-hidden="true"'],
   ] as const)('%s', (_name, options, fragment) => {
     const svg = iconSvg('github', 'brands', options)

@@ -32,7 +32,9 @@ let calls: string[] = []
 
 async function load(html: string): Promise<string[]> {
   calls = []
-  await page.setContent(`<!doctype html><html><head><meta charset="utf-8"></head><body>${html}</body></html>`, { waitUntil: 'load' })
+  await page.setContent(`<!doctype html><html><head><meta charset="utf-8"></head><body>${html}</body></html>`, {
+    waitUntil: 'load',
+  })
   await page.evaluate(PROVOKE)
   return calls
 }
@@ -47,11 +49,15 @@ describe.skipIf(browser === undefined)('hostile pages in a browser: no script ru
   })
 
   test('the harness sees a payload run when the markup is not sanitised', async () => {
-    expect(await load('<img src="x" onerror="alert(1)"><a href="jav&#x09;ascript:alert(2)">x</a>')).toEqual(expect.arrayContaining(['alert(1)', 'alert(2)']))
+    expect(await load('<img src="x" onerror="alert(1)"><a href="jav&#x09;ascript:alert(2)">x</a>')).toEqual(
+      expect.arrayContaining(['alert(1)', 'alert(2)']),
+    )
   })
 
   test.each(HOSTILE_PAGES.map((row) => [row.name, row.page] as const))('%s', async (_name, hostile) => {
-    const { html } = renderMarkdown(hostile, { pageHref: (target) => (target.startsWith('/') ? `/docs${target}` : undefined) })
+    const { html } = renderMarkdown(hostile, {
+      pageHref: (target) => (target.startsWith('/') ? `/docs${target}` : undefined),
+    })
     expect(await load(html)).toEqual([])
   })
 })

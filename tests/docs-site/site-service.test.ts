@@ -45,7 +45,9 @@ test('the cache stays bounded and consistent whatever the order of renders: it n
   const service = new DocsSiteService(fake)
   // More pages than the cache holds, each asked for by several readers at once, twice over.
   for (let round = 0; round < 2; round++) {
-    await Promise.all(Array.from({ length: 400 }, (_, i) => Promise.all([service.render(`p${i}`), service.render(`p${i}`)])))
+    await Promise.all(
+      Array.from({ length: 400 }, (_, i) => Promise.all([service.render(`p${i}`), service.render(`p${i}`)])),
+    )
   }
   const again = await service.render('p399')
   expect(again.status).toBe(200)
@@ -53,14 +55,24 @@ test('the cache stays bounded and consistent whatever the order of renders: it n
 })
 
 test('a docs.json stored before tabs and anchors needed name and url still renders, leaving those entries out', () => {
-  const config = { name: 'Old', navigation: [{ group: 'G', pages: ['a'] }], tabs: [{ name: 'No url' }, { url: 'no-name' }, { name: 'API', url: 'api' }], anchors: [{ url: 'x' }] } as unknown as DocsConfig
+  const config = {
+    name: 'Old',
+    navigation: [{ group: 'G', pages: ['a'] }],
+    tabs: [{ name: 'No url' }, { url: 'no-name' }, { name: 'API', url: 'api' }],
+    anchors: [{ url: 'x' }],
+  } as unknown as DocsConfig
   const map = new SiteMap(config)
   expect(map.tabs.map((tab) => tab.name)).toEqual(['API'])
   expect(map.anchors).toEqual([])
 })
 
 test('and so does its every page', async () => {
-  const { fake } = sources({ name: 'Old', navigation: [{ group: 'G', pages: ['a'] }], tabs: [{ name: 'No url' }], anchors: [{ url: 'x' }] })
+  const { fake } = sources({
+    name: 'Old',
+    navigation: [{ group: 'G', pages: ['a'] }],
+    tabs: [{ name: 'No url' }],
+    anchors: [{ url: 'x' }],
+  })
   const page = await new DocsSiteService(fake).render('a')
   expect(page.status).toBe(200)
 })

@@ -25,7 +25,12 @@ const putDocs = async (config: unknown) => {
   expect(response.status).toBe(200)
 }
 const putPage = async (path: string, text: string) => {
-  const response = await t.request(`/docs/pages/${path}`, { method: 'PUT', token: writer, body: text, headers: { 'content-type': 'text/markdown' } })
+  const response = await t.request(`/docs/pages/${path}`, {
+    method: 'PUT',
+    token: writer,
+    body: text,
+    headers: { 'content-type': 'text/markdown' },
+  })
   expect([200, 201]).toContain(response.status)
 }
 /** The sidebar's page links, in order. */
@@ -62,27 +67,37 @@ describe('the built-in default site (before any docs.json is stored)', () => {
     expect(html).toContain('<link rel="icon" href="/docs/_files/favicon.svg">')
     for (const file of ['logo/light.svg', 'logo/dark.svg', 'favicon.svg']) {
       const response = await t.request(`/docs/_files/${file}`)
-      expect({ file, status: response.status, type: response.headers.get('content-type') }).toEqual({ file, status: 200, type: 'image/svg+xml' })
+      expect({ file, status: response.status, type: response.headers.get('content-type') }).toEqual({
+        file,
+        status: 200,
+        type: 'image/svg+xml',
+      })
     }
   })
 
   test('every operation of /openapi.json has an API reference page in the default navigation, and it renders', async () => {
     const document = await (await t.request('/openapi.json')).json()
     const named = new Set(JSON.stringify(DEFAULT_DOCS.navigation).match(/api-reference\/[^"]+/g))
-    const operations = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(([path, methods]) =>
-      Object.keys(methods).map((method) => ({ method: method.toUpperCase(), path })),
+    const operations = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(
+      ([path, methods]) => Object.keys(methods).map((method) => ({ method: method.toUpperCase(), path })),
     )
     expect(operations.length).toBeGreaterThan(20)
     const missing: string[] = []
     for (const operation of operations) {
       const tag = ((document.paths[operation.path][operation.method.toLowerCase()].tags ?? ['other']) as string[])[0]!
-      const slug = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '')
+      const slug = (text: string) =>
+        text
+          .toLowerCase()
+          .replace(/[^a-z0-9]+/g, '-')
+          .replace(/^-+|-+$/g, '')
       const words = slug(operation.path.replace(/[{}]/g, ''))
       const path = `api-reference/${slug(tag)}/${operation.method.toLowerCase()}${words === '' ? '' : `-${words}`}`
       if (!named.has(path)) missing.push(`${operation.method} ${operation.path} (${path})`)
       const rendered = await page(`/docs/${path}`)
       expect({ path, status: rendered.response.status }).toEqual({ path, status: 200 })
-      expect(rendered.html).toContain(`<span class="method method-${operation.method.toLowerCase()}">${operation.method}</span> <code>${operation.path}</code>`)
+      expect(rendered.html).toContain(
+        `<span class="method method-${operation.method.toLowerCase()}">${operation.method}</span> <code>${operation.path}</code>`,
+      )
     }
     expect(missing).toEqual([])
     // And no page of the default navigation names an operation that does not exist.
@@ -107,7 +122,7 @@ describe('the built-in default site (before any docs.json is stored)', () => {
     expect(html).toMatch(/<a href="\/docs\/chat\/tool-calls">Tool calls<\/a>/)
   })
 
-  test('an unknown page is the site\'s 404 page; a malformed escape is one too, never a 500', async () => {
+  test("an unknown page is the site's 404 page; a malformed escape is one too, never a 500", async () => {
     for (const path of ['/docs/no/such/page', '/docs/%E0%A4%A', '/docs/_assets/nope.css']) {
       const response = await t.request(path)
       expect({ path, status: response.status }).toEqual({ path, status: 404 })
@@ -118,9 +133,17 @@ describe('the built-in default site (before any docs.json is stored)', () => {
     const { html } = await page('/docs/')
     const css = /<link rel="stylesheet" href="([^"]+)">/.exec(html)![1]!
     const js = /<script defer src="([^"]+)"><\/script>/.exec(html)![1]!
-    for (const [url, type] of [[css, 'text/css; charset=utf-8'], [js, 'text/javascript; charset=utf-8']] as const) {
+    for (const [url, type] of [
+      [css, 'text/css; charset=utf-8'],
+      [js, 'text/javascript; charset=utf-8'],
+    ] as const) {
       const response = await t.request(url)
-      expect({ url, status: response.status, type: response.headers.get('content-type'), cache: response.headers.get('cache-control') }).toEqual({ url, status: 200, type, cache: 'public, max-age=31536000, immutable' })
+      expect({
+        url,
+        status: response.status,
+        type: response.headers.get('content-type'),
+        cache: response.headers.get('cache-control'),
+      }).toEqual({ url, status: 200, type, cache: 'public, max-age=31536000, immutable' })
       const again = await t.request(url, { headers: { 'if-none-match': response.headers.get('etag')! } })
       expect(again.status).toBe(304)
     }
@@ -165,16 +188,21 @@ describe('a stored docs.json: every field shows', () => {
     expect(html).toContain('<span class="site-name">Acme Docs</span>')
   })
 
-  test('the home page is the top anchor\'s first page; the top anchor carries topAnchor\'s name and its default icon', async () => {
+  test("the home page is the top anchor's first page; the top anchor carries topAnchor's name and its default icon", async () => {
     const { html } = await page('/docs/')
     expect(html).toContain('<title>Intro · Acme Docs</title>')
-    expect(html).toMatch(/<span class="anchor-icon" data-anchor="top"><svg[^>]*>.*?<\/svg><\/span><span>Handbook<\/span>/)
+    expect(html).toMatch(
+      /<span class="anchor-icon" data-anchor="top"><svg[^>]*>.*?<\/svg><\/span><span>Handbook<\/span>/,
+    )
   })
 
-  test('the sidebar follows navigation, nested groups included, showing only the current section\'s pages', async () => {
+  test("the sidebar follows navigation, nested groups included, showing only the current section's pages", async () => {
     const intro = sidebarLinks((await page('/docs/intro')).html)
     expect(intro).toEqual(['intro', 'setup', 'setup/advanced'])
-    expect(sidebarLinks((await page('/docs/api-reference/create')).html)).toEqual(['api-reference/overview', 'api-reference/create'])
+    expect(sidebarLinks((await page('/docs/api-reference/create')).html)).toEqual([
+      'api-reference/overview',
+      'api-reference/create',
+    ])
     expect(sidebarLinks((await page('/docs/guides/one')).html)).toEqual(['guides/one'])
     const { html } = await page('/docs/setup/advanced')
     expect(html).toContain('<span class="nav-subgroup">Deeper</span>')
@@ -183,7 +211,9 @@ describe('a stored docs.json: every field shows', () => {
 
   test('tabs: the top bar lists the top anchor and each tab, the current one marked', async () => {
     const { html } = await page('/docs/api-reference/overview')
-    expect(html).toContain('<nav class="tabs" aria-label="Tabs"><ul><li><a href="/docs/">Handbook</a></li><li><a href="/docs/api-reference/overview" aria-current="page">API</a></li></ul></nav>')
+    expect(html).toContain(
+      '<nav class="tabs" aria-label="Tabs"><ul><li><a href="/docs/">Handbook</a></li><li><a href="/docs/api-reference/overview" aria-current="page">API</a></li></ul></nav>',
+    )
   })
 
   test('anchors: icon, colour (plain and gradient), URL; version and isDefaultHidden hide them; an unknown icon is no icon', async () => {
@@ -194,10 +224,12 @@ describe('a stored docs.json: every field shows', () => {
     expect(html).toMatch(/<li data-default-hidden="true" hidden><a href="\/docs\/legacy\/old" class="anchor">/)
     expect(html).toContain('<span class="anchor-icon" data-anchor="3"></span><span>Bad icon</span>')
     // Inside the isDefaultHidden anchor, it shows.
-    expect((await page('/docs/legacy/old')).html).toMatch(/<li><a href="\/docs\/legacy\/old" aria-current="true" class="anchor">/)
+    expect((await page('/docs/legacy/old')).html).toMatch(
+      /<li><a href="\/docs\/legacy\/old" aria-current="true" class="anchor">/,
+    )
   })
 
-  test('colours drive both modes\' variables, with readable link colours; the background image is behind every page', async () => {
+  test("colours drive both modes' variables, with readable link colours; the background image is behind every page", async () => {
     const { html } = await page('/docs/intro')
     expect(html).toContain(':root,[data-mode="light"]{--primary:#0D9488;')
     expect(html).toContain('[data-mode="dark"]{--primary:#5EEAD4;')
@@ -210,8 +242,12 @@ describe('a stored docs.json: every field shows', () => {
   test('the top bar: links, the github button as owner/repo (no star count offline), the version picker, the mode toggle', async () => {
     const { html } = await page('/docs/intro')
     expect(html).toContain('<a href="https://status.example.com">Status</a>')
-    expect(html).toMatch(/<a class="cta-github" href="https:\/\/github.com\/acme\/docs" title="[^"]*star count[^"]*"><svg[^>]*>.*?<\/svg><span>acme\/docs<\/span><\/a>/)
-    expect(html).toContain('<select id="version-select" data-default-version="v1"><option>v1</option><option>v2</option></select>')
+    expect(html).toMatch(
+      /<a class="cta-github" href="https:\/\/github.com\/acme\/docs" title="[^"]*star count[^"]*"><svg[^>]*>.*?<\/svg><span>acme\/docs<\/span><\/a>/,
+    )
+    expect(html).toContain(
+      '<select id="version-select" data-default-version="v1"><option>v1</option><option>v2</option></select>',
+    )
     expect(html).toContain('id="mode-toggle"')
     expect(html).toContain('data-default-mode="dark"')
   })
@@ -220,7 +256,9 @@ describe('a stored docs.json: every field shows', () => {
     const { html } = await page('/docs/intro')
     expect(html).toContain('href="https://github.com/acme/docs/edit/main/intro.mdx"')
     expect(html).toContain('href="https://github.com/acme/docs/issues/new?title=')
-    expect(html).toMatch(/<ul class="socials" aria-label="Social links"><li><a href="https:\/\/x.com\/acme" aria-label="x"[^>]*><svg/)
+    expect(html).toMatch(
+      /<ul class="socials" aria-label="Social links"><li><a href="https:\/\/x.com\/acme" aria-label="x"[^>]*><svg/,
+    )
   })
 
   test('modeToggle.isHidden with a default forces the mode and hides the toggle', async () => {
@@ -233,7 +271,7 @@ describe('a stored docs.json: every field shows', () => {
 })
 
 describe('live: a change shows on the next request, and an unchanged page is not rendered again', () => {
-  test('If-None-Match with the page\'s ETag is 304 until docs.json or a page changes', async () => {
+  test("If-None-Match with the page's ETag is 304 until docs.json or a page changes", async () => {
     await putDocs(SITE)
     const first = await t.request('/docs/intro')
     const etag = first.headers.get('etag')!
@@ -255,10 +293,14 @@ describe('API pages and the playground mode', () => {
   const apiPage = '---\ntitle: Create\nopenapi: "POST /plants"\n---\n\nNotes under the operation.\n'
   test.each([
     ['show', ['<form class="playground-form">'], ['class="curl"']],
-    ['simple', ['class="curl"', "curl -X POST &#39;https://api.acme.test/plants&#39;"], ['<form']],
+    ['simple', ['class="curl"', 'curl -X POST &#39;https://api.acme.test/plants&#39;'], ['<form']],
     ['hide', [], ['<form', 'class="curl"']],
   ] as const)('api.playground.mode %s', async (mode, present, absent) => {
-    await putDocs({ ...SITE, api: { baseUrl: 'https://api.acme.test', playground: { mode }, auth: { method: 'bearer' } }, openapi: '/openapi.json' })
+    await putDocs({
+      ...SITE,
+      api: { baseUrl: 'https://api.acme.test', playground: { mode }, auth: { method: 'bearer' } },
+      openapi: '/openapi.json',
+    })
     await putPage('api-reference/create', apiPage)
     const { response, html } = await page('/docs/api-reference/create')
     expect(html).toContain('<span class="method method-post">POST</span> <code>/plants</code>')
@@ -271,7 +313,9 @@ describe('API pages and the playground mode', () => {
 
   test('an operation the document does not have, or a document Trellis cannot fetch, is a notice on the page', async () => {
     await putPage('api-reference/overview', '---\nopenapi: "GET /nowhere"\n---\n')
-    expect((await page('/docs/api-reference/overview')).html).toContain('GET /nowhere is not an operation of /openapi.json.')
+    expect((await page('/docs/api-reference/overview')).html).toContain(
+      'GET /nowhere is not an operation of /openapi.json.',
+    )
     await putDocs({ ...SITE, openapi: 'https://example.com/openapi.yaml' })
     expect((await page('/docs/api-reference/overview')).html).toContain('Documents at other addresses are not fetched')
   })
@@ -280,13 +324,29 @@ describe('API pages and the playground mode', () => {
 describe('a hostile docs.json cannot put script or markup on the page', () => {
   test.each([
     ['a javascript: topbar link', { topbarLinks: [{ name: 'x', url: 'javascript:alert(1)' }] }, ['javascript:']],
-    ['a javascript: link hidden behind a tab character', { topbarLinks: [{ name: 'x', url: 'java\tscript:alert(1)' }] }, ['script:alert']],
-    ['a data: CTA', { topbarCtaButton: { name: 'x', url: 'data:text/html,<script>alert(1)</script>' } }, ['data:text/html']],
+    [
+      'a javascript: link hidden behind a tab character',
+      { topbarLinks: [{ name: 'x', url: 'java\tscript:alert(1)' }] },
+      ['script:alert'],
+    ],
+    [
+      'a data: CTA',
+      { topbarCtaButton: { name: 'x', url: 'data:text/html,<script>alert(1)</script>' } },
+      ['data:text/html'],
+    ],
     ['markup in the name', { name: '</title><script>alert(1)</script>' }, ['<script>alert(1)']],
-    ['a background image that tries to close the style element', { backgroundImage: '");}</style><script>alert(1)</script>' }, ['<script>alert', '</style><script>alert']],
+    [
+      'a background image that tries to close the style element',
+      { backgroundImage: '");}</style><script>alert(1)</script>' },
+      ['<script>alert', '</style><script>alert'],
+    ],
     ['a javascript: logo', { logo: 'javascript:alert(1)' }, ['javascript:']],
     ['a javascript: anchor', { anchors: [{ name: 'x', url: 'javascript:alert(1)' }] }, ['javascript:']],
-    ['markup in a group name', { navigation: [{ group: '<img src=x onerror=alert(1)>', pages: ['intro'] }] }, ['<img src=x']],
+    [
+      'markup in a group name',
+      { navigation: [{ group: '<img src=x onerror=alert(1)>', pages: ['intro'] }] },
+      ['<img src=x'],
+    ],
     ['a javascript: social link', { footerSocials: { website: 'javascript:alert(1)' } }, ['javascript:']],
   ])('%s', async (_, fields, forbidden) => {
     // Refused by validation, or stored and neutralised on the page: either way nothing runs.

@@ -24,7 +24,11 @@ beforeAll(async () => {
   trellis = await makeTestApp({
     env: {
       CHAT_KEEPALIVE_MS: '50',
-      CHAT_PROVIDERS: JSON.stringify({ claude, patient: { ...claude, maxRetries: 1, retryBaseMs: 1 }, beta: { ...claude, headers: { 'anthropic-beta': 'configured-2025-01-01' } } }),
+      CHAT_PROVIDERS: JSON.stringify({
+        claude,
+        patient: { ...claude, maxRetries: 1, retryBaseMs: 1 },
+        beta: { ...claude, headers: { 'anthropic-beta': 'configured-2025-01-01' } },
+      }),
       CHAT_MODELS: JSON.stringify({
         claude: [{ provider: 'claude', model: 'claude-sonnet-4-5' }],
         'claude-patient': [{ provider: 'patient', model: 'claude-sonnet-4-5' }],
@@ -55,7 +59,14 @@ const TOOL_TURN: AnthropicReply = {
 
 describe('the request reaches an Anthropic upstream as the client sent it', () => {
   test('only model is rewritten; fields Trellis does not model pass through', async () => {
-    const sent = { ...ASK, max_tokens: 2048, top_k: 5, thinking: { type: 'enabled', budget_tokens: 1024 }, container: { id: 'ctr_1' }, context_management: { edits: [] } }
+    const sent = {
+      ...ASK,
+      max_tokens: 2048,
+      top_k: 5,
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+      container: { id: 'ctr_1' },
+      context_management: { edits: [] },
+    }
     await client.messages.create(sent as unknown as Anthropic.MessageCreateParamsNonStreaming)
     const { body, headers, path } = anthropic.requests[0]!
     expect(path).toBe('/v1/messages')
@@ -81,7 +92,9 @@ describe('the client’s anthropic-beta header reaches the upstream', () => {
 
   test('after the betas the provider’s configuration sends, as one list', async () => {
     await client.messages.create({ ...ASK, model: 'claude-beta' }, BETA)
-    expect(anthropic.requests[0]!.headers.get('anthropic-beta')).toBe('configured-2025-01-01,interleaved-thinking-2025-05-14')
+    expect(anthropic.requests[0]!.headers.get('anthropic-beta')).toBe(
+      'configured-2025-01-01,interleaved-thinking-2025-05-14',
+    )
   })
 
   test('without one, none is sent', async () => {
@@ -93,13 +106,19 @@ describe('the client’s anthropic-beta header reaches the upstream', () => {
 describe('answers come back as the upstream sent them', () => {
   test('messages.create: the upstream message, thinking signature and cache counters included', async () => {
     anthropic.script(TOOL_TURN)
-    const message = await client.messages.create({ ...ASK, tools: [{ name: 'get_weather', input_schema: { type: 'object' } }] })
+    const message = await client.messages.create({
+      ...ASK,
+      tools: [{ name: 'get_weather', input_schema: { type: 'object' } }],
+    })
     expect(message).toEqual(messageOf(TOOL_TURN, { model: 'claude-sonnet-4-5' }) as unknown as Anthropic.Message)
   })
 
   test('messages.stream().finalMessage() on a thinking + tool-use turn', async () => {
     anthropic.script(TOOL_TURN)
-    const stream = client.messages.stream({ ...ASK, tools: [{ name: 'get_weather', input_schema: { type: 'object' } }] })
+    const stream = client.messages.stream({
+      ...ASK,
+      tools: [{ name: 'get_weather', input_schema: { type: 'object' } }],
+    })
     const message = await stream.finalMessage()
     expect(message.content as unknown[]).toEqual([
       { type: 'thinking', thinking: 'The user wants the weather.', signature: 'EqQBCkYIBxgCKkDsig' },
@@ -118,13 +137,18 @@ describe('answers come back as the upstream sent them', () => {
       body: JSON.stringify({ ...ASK, stream: true }),
     })
     expect(response.headers.get('content-type')).toStartWith('text/event-stream')
-    const expected = anthropicEventsOf(TOOL_TURN, { model: 'claude-sonnet-4-5' }).filter((event) => event.event !== 'ping').map(sseOf).join('')
+    const expected = anthropicEventsOf(TOOL_TURN, { model: 'claude-sonnet-4-5' })
+      .filter((event) => event.event !== 'ping')
+      .map(sseOf)
+      .join('')
     expect(await response.text()).toBe(expected)
   })
 
   test('messages.countTokens asks the upstream', async () => {
     anthropic.script({ countedTokens: 321 })
-    expect(await client.messages.countTokens({ model: 'claude', messages: ASK.messages })).toEqual({ input_tokens: 321 })
+    expect(await client.messages.countTokens({ model: 'claude', messages: ASK.messages })).toEqual({
+      input_tokens: 321,
+    })
     expect(anthropic.requests[0]!.path).toBe('/v1/messages/count_tokens')
     expect(anthropic.requests[0]!.body.model).toBe('claude-sonnet-4-5')
   })
@@ -145,7 +169,12 @@ describe('a long-lived native stream', () => {
     const text = await (await rawStream()).text()
     const [before] = text.split('event: message_start\n')
     expect(before!.length).toBeGreaterThan(0)
-    expect(before!.split('\n\n').filter(Boolean).every((event) => event === 'event: ping\ndata: {"type": "ping"}')).toBe(true)
+    expect(
+      before!
+        .split('\n\n')
+        .filter(Boolean)
+        .every((event) => event === 'event: ping\ndata: {"type": "ping"}'),
+    ).toBe(true)
     expect(text).toEndWith('event: message_stop\ndata: {"type":"message_stop"}\n\n')
   })
 

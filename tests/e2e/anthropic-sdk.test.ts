@@ -72,14 +72,28 @@ beforeAll(async () => {
     'echo-reasoner': echo,
     // An echo of its own, whose prompt cache only the count test below uses.
     'echo-fresh': createEchoProvider(),
-    'rate-limited': failing('rate-limited', () => new ProviderError(429, 'Rate limit reached for requests', { retryAfter: 20 })),
+    'rate-limited': failing(
+      'rate-limited',
+      () => new ProviderError(429, 'Rate limit reached for requests', { retryAfter: 20 }),
+    ),
     // What the anthropic provider makes of an upstream's 529 (src/chat/providers/anthropic/errors.ts).
-    overloaded: failing('overloaded', () => new ProviderError(503, 'The upstream provider is unavailable.', { type: 'api_error', code: 'upstream_unavailable', retryable: true })),
+    overloaded: failing(
+      'overloaded',
+      () =>
+        new ProviderError(503, 'The upstream provider is unavailable.', {
+          type: 'api_error',
+          code: 'upstream_unavailable',
+          retryable: true,
+        }),
+    ),
     buggy: failing('buggy', () => new TypeError('cannot read properties of undefined')),
     breaks: breaksMidStream,
     slow,
   })
-  trellis = await makeChatApp({ chat: { registry, keepAliveMs: 50 }, deps: { onLongLivedRequest: (request) => server.timeout(request, 0) } })
+  trellis = await makeChatApp({
+    chat: { registry, keepAliveMs: 50 },
+    deps: { onLongLivedRequest: (request) => server.timeout(request, 0) },
+  })
   server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: trellis.app.fetch })
   baseURL = `http://127.0.0.1:${server.port}`
   client = new Anthropic({ apiKey: trellis.token, baseURL, maxRetries: 0 })
@@ -96,22 +110,46 @@ const blocksOf = (message: Anthropic.Message): unknown[] => message.content
 const weatherTool = {
   name: 'get_weather',
   description: 'Weather for a city',
-  input_schema: { type: 'object' as const, properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1 } }, required: ['city'] },
+  input_schema: {
+    type: 'object' as const,
+    properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1 } },
+    required: ['city'],
+  },
 }
 
 describe('messages.create', () => {
   test('without streaming: a message with a text block and usage', async () => {
-    const message = await client.messages.create({ model: 'echo', max_tokens: 64, messages: [{ role: 'user', content: 'Hello, SDK!' }] })
-    expect(message).toMatchObject({ type: 'message', role: 'assistant', model: 'echo', stop_reason: 'end_turn', stop_sequence: null })
+    const message = await client.messages.create({
+      model: 'echo',
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'Hello, SDK!' }],
+    })
+    expect(message).toMatchObject({
+      type: 'message',
+      role: 'assistant',
+      model: 'echo',
+      stop_reason: 'end_turn',
+      stop_sequence: null,
+    })
     expect(message.id).toStartWith('msg_')
     expect(blocksOf(message)).toEqual([{ type: 'text', text: 'Hello, SDK!' }])
     // echo counts `<|user|>` and the four tokens of the text; its answer is the same four.
-    expect(message.usage).toMatchObject({ input_tokens: 5, output_tokens: 4, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 })
+    expect(message.usage).toMatchObject({
+      input_tokens: 5,
+      output_tokens: 4,
+      cache_read_input_tokens: 0,
+      cache_creation_input_tokens: 0,
+    })
     expect(message._request_id).toBeString()
   })
 
   test('streamed: the raw events in order, text deltas that add up, and max_tokens as the stop reason', async () => {
-    const stream = await client.messages.create({ model: 'echo', max_tokens: 2, stream: true, messages: [{ role: 'user', content: 'one two three' }] })
+    const stream = await client.messages.create({
+      model: 'echo',
+      max_tokens: 2,
+      stream: true,
+      messages: [{ role: 'user', content: 'one two three' }],
+    })
     const types: string[] = []
     let text = ''
     let stop: string | null = null
@@ -129,15 +167,27 @@ describe('messages.create', () => {
 
   test('thinking from echo-reasoner comes as a thinking block before the text', async () => {
     const message = await client.messages
-      .stream({ model: 'echo-reasoner', max_tokens: 2048, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [{ role: 'user', content: 'think' }] })
+      .stream({
+        model: 'echo-reasoner',
+        max_tokens: 2048,
+        thinking: { type: 'enabled', budget_tokens: 1024 },
+        messages: [{ role: 'user', content: 'think' }],
+      })
       .finalMessage()
     expect(message.content.map((block) => block.type)).toEqual(['thinking', 'text'])
-    expect(message.content[0]).toMatchObject({ type: 'thinking', thinking: 'Echo provider, not a model: repeating 1 tokens.' })
+    expect(message.content[0]).toMatchObject({
+      type: 'thinking',
+      thinking: 'Echo provider, not a model: repeating 1 tokens.',
+    })
     expect(blocksOf(message)[1]).toEqual({ type: 'text', text: 'think' })
   })
 
   test('without thinking enabled, a reasoning model answers text alone (its reasoning still counts as output)', async () => {
-    const message = await client.messages.create({ model: 'echo-reasoner', max_tokens: 2048, messages: [{ role: 'user', content: 'think' }] })
+    const message = await client.messages.create({
+      model: 'echo-reasoner',
+      max_tokens: 2048,
+      messages: [{ role: 'user', content: 'think' }],
+    })
     expect(blocksOf(message)).toEqual([{ type: 'text', text: 'think' }])
     expect(message.usage.output_tokens).toBeGreaterThan(1)
   })
@@ -178,15 +228,26 @@ describe('messages.stream', () => {
       tools: [weatherTool],
       messages: [
         { role: 'user', content: 'Lisbon' },
-        { role: 'assistant', content: [{ type: 'tool_use', id: 'call_1', name: 'get_weather', input: { city: 'Lisbon' } }] },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_1', content: 'sunny' }, { type: 'text', text: 'and tomorrow?' }] },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 'call_1', name: 'get_weather', input: { city: 'Lisbon' } }],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 'call_1', content: 'sunny' },
+            { type: 'text', text: 'and tomorrow?' },
+          ],
+        },
       ],
     })
     expect(blocksOf(message)).toEqual([{ type: 'text', text: 'and tomorrow?' }])
   })
 
   test('keep-alive pings under a slow provider are skipped by the SDK, and the answer arrives', async () => {
-    const message = await client.messages.stream({ model: 'slow', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }).finalMessage()
+    const message = await client.messages
+      .stream({ model: 'slow', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] })
+      .finalMessage()
     expect(blocksOf(message)).toEqual([{ type: 'text', text: 'at last' }])
   })
 })
@@ -205,7 +266,8 @@ describe('messages.countTokens', () => {
     // The first prompt this echo sees: nothing was read from its cache, so the two agree exactly.
     expect(message.usage.cache_read_input_tokens).toBe(0)
     expect(input_tokens).toBe(message.usage.input_tokens)
-    // Asked again, the prompt is read from the cache: Anthropic's input_tokens leave cache reads out, the count does not.
+    // Asked again, the prompt is read from the cache: Anthropic's input_tokens leave cache reads out, the count does
+    // not.
     const again = await client.messages.create({ ...prompt, max_tokens: 16 })
     expect(again.usage.cache_read_input_tokens).toBeGreaterThan(0)
     expect(again.usage.input_tokens + again.usage.cache_read_input_tokens!).toBe(input_tokens)
@@ -222,37 +284,112 @@ describe('credentials: the same token as x-api-key or as a bearer', () => {
       return fetch(input, { ...init, headers })
     }
     const sdk = new Anthropic({ apiKey: trellis.token, baseURL, maxRetries: 0, fetch: fetchWithApiKey })
-    const message = await sdk.messages.create({ model: 'echo', max_tokens: 8, messages: [{ role: 'user', content: 'key' }] })
+    const message = await sdk.messages.create({
+      model: 'echo',
+      max_tokens: 8,
+      messages: [{ role: 'user', content: 'key' }],
+    })
     expect(blocksOf(message)).toEqual([{ type: 'text', text: 'key' }])
   })
 
   test('Authorization: Bearer, from authToken', async () => {
     const sdk = new Anthropic({ authToken: trellis.token, baseURL, maxRetries: 0 })
-    expect(blocksOf(await sdk.messages.create({ model: 'echo', max_tokens: 8, messages: [{ role: 'user', content: 'bearer' }] }))).toEqual([{ type: 'text', text: 'bearer' }])
+    expect(
+      blocksOf(
+        await sdk.messages.create({ model: 'echo', max_tokens: 8, messages: [{ role: 'user', content: 'bearer' }] }),
+      ),
+    ).toEqual([{ type: 'text', text: 'bearer' }])
   })
 })
 
 describe('each SDK error class for its status, with Anthropic error types', () => {
   // Untyped overrides: this SDK's types no longer list the sampling parameters, which the API still takes.
   const ask = (overrides: Record<string, unknown> = {}, sdk = client) =>
-    sdk.messages.create({ model: 'echo', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }], ...overrides } as Anthropic.MessageCreateParamsNonStreaming).catch((caught: unknown) => caught)
+    sdk.messages
+      .create({
+        model: 'echo',
+        max_tokens: 16,
+        messages: [{ role: 'user', content: 'hi' }],
+        ...overrides,
+      } as Anthropic.MessageCreateParamsNonStreaming)
+      .catch((caught: unknown) => caught)
 
-  const rows: { name: string; error: () => Promise<unknown>; type: new (...args: never[]) => APIError; status: number; errorType: string; message?: string }[] = [
-    { name: '400 temperature above 1', error: () => ask({ temperature: 1.5 }), type: BadRequestError, status: 400, errorType: 'invalid_request_error', message: 'temperature: Input should be less than or equal to 1' },
-    { name: '400 top_k on a model served through OpenAI\'s form', error: () => ask({ top_k: 5 }), type: BadRequestError, status: 400, errorType: 'invalid_request_error', message: "top_k: not supported by model 'echo'" },
-    { name: '401 unknown key', error: async () => ask({}, new Anthropic({ apiKey: 'trl_not_a_real_token', baseURL, maxRetries: 0 })), type: AuthenticationError, status: 401, errorType: 'authentication_error' },
+  const rows: {
+    name: string
+    error: () => Promise<unknown>
+    type: new (...args: never[]) => APIError
+    status: number
+    errorType: string
+    message?: string
+  }[] = [
+    {
+      name: '400 temperature above 1',
+      error: () => ask({ temperature: 1.5 }),
+      type: BadRequestError,
+      status: 400,
+      errorType: 'invalid_request_error',
+      message: 'temperature: Input should be less than or equal to 1',
+    },
+    {
+      name: "400 top_k on a model served through OpenAI's form",
+      error: () => ask({ top_k: 5 }),
+      type: BadRequestError,
+      status: 400,
+      errorType: 'invalid_request_error',
+      message: "top_k: not supported by model 'echo'",
+    },
+    {
+      name: '401 unknown key',
+      error: async () => ask({}, new Anthropic({ apiKey: 'trl_not_a_real_token', baseURL, maxRetries: 0 })),
+      type: AuthenticationError,
+      status: 401,
+      errorType: 'authentication_error',
+    },
     {
       name: '403 without the chat scope',
-      error: async () => ask({}, new Anthropic({ apiKey: await trellis.tokenFor('gardener', ['plants:read']), baseURL, maxRetries: 0 })),
+      error: async () =>
+        ask({}, new Anthropic({ apiKey: await trellis.tokenFor('gardener', ['plants:read']), baseURL, maxRetries: 0 })),
       type: PermissionDeniedError,
       status: 403,
       errorType: 'permission_error',
     },
-    { name: '404 unknown model', error: () => ask({ model: 'claude-9' }), type: NotFoundError, status: 404, errorType: 'not_found_error', message: 'The model `claude-9` does not exist' },
-    { name: '413 body above BODY_LIMIT', error: () => ask({ messages: [{ role: 'user', content: 'x'.repeat(1_100_000) }] }), type: ContentTooLargeError, status: 413, errorType: 'request_too_large' },
-    { name: '429 from the provider', error: () => ask({ model: 'rate-limited' }), type: RateLimitError, status: 429, errorType: 'rate_limit_error' },
-    { name: '500 a bug of ours', error: () => ask({ model: 'buggy' }), type: InternalServerError, status: 500, errorType: 'api_error', message: 'request id' },
-    { name: '503 an overloaded upstream', error: () => ask({ model: 'overloaded' }), type: InternalServerError, status: 503, errorType: 'overloaded_error' },
+    {
+      name: '404 unknown model',
+      error: () => ask({ model: 'claude-9' }),
+      type: NotFoundError,
+      status: 404,
+      errorType: 'not_found_error',
+      message: 'The model `claude-9` does not exist',
+    },
+    {
+      name: '413 body above BODY_LIMIT',
+      error: () => ask({ messages: [{ role: 'user', content: 'x'.repeat(1_100_000) }] }),
+      type: ContentTooLargeError,
+      status: 413,
+      errorType: 'request_too_large',
+    },
+    {
+      name: '429 from the provider',
+      error: () => ask({ model: 'rate-limited' }),
+      type: RateLimitError,
+      status: 429,
+      errorType: 'rate_limit_error',
+    },
+    {
+      name: '500 a bug of ours',
+      error: () => ask({ model: 'buggy' }),
+      type: InternalServerError,
+      status: 500,
+      errorType: 'api_error',
+      message: 'request id',
+    },
+    {
+      name: '503 an overloaded upstream',
+      error: () => ask({ model: 'overloaded' }),
+      type: InternalServerError,
+      status: 503,
+      errorType: 'overloaded_error',
+    },
   ]
   for (const row of rows) {
     test(row.name, async () => {
@@ -269,12 +406,25 @@ describe('each SDK error class for its status, with Anthropic error types', () =
   test('a body nested 100,000 deep is a 400 naming the field, on /v1/messages and count_tokens', async () => {
     const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`
     const prompt = `"messages":[{"role":"user","content":"hi"}],"tools":[{"name":"f","input_schema":{"type":"object","p":${deep}}}]`
-    for (const [path, body] of [['/v1/messages', `{"model":"echo","max_tokens":16,${prompt}}`], ['/v1/messages/count_tokens', `{"model":"echo",${prompt}}`]]) {
-      const response = await fetch(`${baseURL}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': trellis.token }, body })
+    for (const [path, body] of [
+      ['/v1/messages', `{"model":"echo","max_tokens":16,${prompt}}`],
+      ['/v1/messages/count_tokens', `{"model":"echo",${prompt}}`],
+    ]) {
+      const response = await fetch(`${baseURL}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': trellis.token },
+        body,
+      })
       expect(response.status).toBe(400)
       const answer = await response.json()
-      expect(answer).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: expect.any(String) }, request_id: response.headers.get('request-id') })
-      expect(answer.error.message).toStartWith('tools.0.input_schema.p.0: Input should not nest objects and lists more than 128 levels deep')
+      expect(answer).toEqual({
+        type: 'error',
+        error: { type: 'invalid_request_error', message: expect.any(String) },
+        request_id: response.headers.get('request-id'),
+      })
+      expect(answer.error.message).toStartWith(
+        'tools.0.input_schema.p.0: Input should not nest objects and lists more than 128 levels deep',
+      )
     }
   })
 
@@ -284,15 +434,23 @@ describe('each SDK error class for its status, with Anthropic error types', () =
   })
 
   test('a 429 before the first byte of a stream is a RateLimitError too', async () => {
-    const error = await client.messages.create({ model: 'rate-limited', max_tokens: 8, stream: true, messages: [{ role: 'user', content: 'hi' }] }).catch((caught: unknown) => caught)
+    const error = await client.messages
+      .create({ model: 'rate-limited', max_tokens: 8, stream: true, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(RateLimitError)
   })
 
   test('an error event after the first byte surfaces as an APIError while iterating, after the text before it', async () => {
-    const stream = await client.messages.create({ model: 'breaks', max_tokens: 16, stream: true, messages: [{ role: 'user', content: 'hi' }] })
+    const stream = await client.messages.create({
+      model: 'breaks',
+      max_tokens: 16,
+      stream: true,
+      messages: [{ role: 'user', content: 'hi' }],
+    })
     let text = ''
     const error = await (async () => {
-      for await (const event of stream) if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') text += event.delta.text
+      for await (const event of stream)
+        if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') text += event.delta.text
     })().catch((caught: unknown) => caught)
     expect(text).toBe('partial')
     expect(error).toBeInstanceOf(APIError)

@@ -28,13 +28,23 @@ afterAll(() => {
 
 /** The binary's environment: nothing of the suite's database, the embedded PGlite in ./data. */
 function env(extra: Record<string, string> = {}): Record<string, string | undefined> {
-  const base: Record<string, string | undefined> = { PATH: process.env.PATH, HOME: home, LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0' }
+  const base: Record<string, string | undefined> = {
+    PATH: process.env.PATH,
+    HOME: home,
+    LOG_LEVEL: 'info',
+    HOST: '127.0.0.1',
+    PORT: '0',
+  }
   return { ...base, ...extra }
 }
 
 async function run(args: string[], extra: Record<string, string> = {}) {
   const child = Bun.spawn([binary(), ...args], { cwd: home, env: env(extra), stdout: 'pipe', stderr: 'pipe' })
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ])
   return { stdout, stderr, code }
 }
 
@@ -58,7 +68,12 @@ async function serve() {
       void (async () => {
         while (!(await reader.read()).done);
       })()
-      return { child, url: (JSON.parse(listening).url as string).replace(/\/$/, ''), port: new URL(JSON.parse(listening).url).port, lines }
+      return {
+        child,
+        url: (JSON.parse(listening).url as string).replace(/\/$/, ''),
+        port: new URL(JSON.parse(listening).url).port,
+        lines,
+      }
     }
   }
   child.kill('SIGKILL')
@@ -74,7 +89,17 @@ describe('the compiled binary, alone in an empty directory', () => {
     expect(await run(['--version'])).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: '' })
     const help = await run(['--help'])
     expect(help.code).toBe(0)
-    for (const command of ['serve', '--workers', 'migrate', 'token create', 'token list', 'token revoke', 'docs validate', 'docs push', 'healthcheck'])
+    for (const command of [
+      'serve',
+      '--workers',
+      'migrate',
+      'token create',
+      'token list',
+      'token revoke',
+      'docs validate',
+      'docs push',
+      'healthcheck',
+    ])
       expect(help.stdout).toContain(command)
   })
 
@@ -93,7 +118,10 @@ describe('the compiled binary, alone in an empty directory', () => {
     expect((await run(['token', 'revoke', doomed])).code).toBe(0)
     const row = (await run(['token', 'list'])).stdout.split('\n').find((line) => line.startsWith(`${doomed}\t`))!
     const [, owner, , , , , , revokedAt] = row.split('\t')
-    expect({ owner, revoked: revokedAt !== '-' && !Number.isNaN(Date.parse(revokedAt)) }).toEqual({ owner: 'mallory', revoked: true })
+    expect({ owner, revoked: revokedAt !== '-' && !Number.isNaN(Date.parse(revokedAt)) }).toEqual({
+      owner: 'mallory',
+      revoked: true,
+    })
 
     const server = await serve()
     try {
@@ -104,11 +132,20 @@ describe('the compiled binary, alone in an empty directory', () => {
       expect(await (await fetch(`${server.url}/ready`)).json()).toEqual({ status: 'ready', database: 'pglite' })
 
       const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
-      const plant = await fetch(`${server.url}/plants`, { method: 'POST', headers: auth, body: '{"name":"Monstera","tag":"tropical","id":9223372036854775807}' })
+      const plant = await fetch(`${server.url}/plants`, {
+        method: 'POST',
+        headers: auth,
+        body: '{"name":"Monstera","tag":"tropical","id":9223372036854775807}',
+      })
       expect(plant.status).toBe(200)
-      expect(await (await fetch(`${server.url}/plants`, { headers: auth })).json()).toEqual([{ name: 'Monstera', tag: 'tropical' }])
+      expect(await (await fetch(`${server.url}/plants`, { headers: auth })).json()).toEqual([
+        { name: 'Monstera', tag: 'tropical' },
+      ])
 
-      for (const [asset, type] of [['swagger-ui.css', 'text/css'], ['swagger-ui-bundle.js', 'text/javascript']]) {
+      for (const [asset, type] of [
+        ['swagger-ui.css', 'text/css'],
+        ['swagger-ui-bundle.js', 'text/javascript'],
+      ]) {
         const response = await fetch(`${server.url}/openapi/assets/${asset}`)
         expect(response.status).toBe(200)
         expect(response.headers.get('content-type')).toStartWith(type)
@@ -125,7 +162,11 @@ describe('the compiled binary, alone in an empty directory', () => {
       expect(html).toMatch(/<span class="anchor-icon" data-anchor="top"><svg/)
       const guide = await (await fetch(`${server.url}/docs/introduction`)).text()
       expect(guide).toContain('<code class="hljs language-bash">')
-      for (const asset of [/<link rel="stylesheet" href="([^"]+)">/.exec(html)![1]!, /<script defer src="([^"]+)">/.exec(html)![1]!, '/docs/_files/logo/light.svg']) {
+      for (const asset of [
+        /<link rel="stylesheet" href="([^"]+)">/.exec(html)![1]!,
+        /<script defer src="([^"]+)">/.exec(html)![1]!,
+        '/docs/_files/logo/light.svg',
+      ]) {
         const response = await fetch(`${server.url}${asset}`)
         expect({ asset, status: response.status }).toEqual({ asset, status: 200 })
       }
@@ -133,7 +174,11 @@ describe('the compiled binary, alone in an empty directory', () => {
       const stream = await fetch(`${server.url}/v1/chat/completions`, {
         method: 'POST',
         headers: auth,
-        body: JSON.stringify({ model: 'echo', stream: true, messages: [{ role: 'user', content: 'grow, little seed' }] }),
+        body: JSON.stringify({
+          model: 'echo',
+          stream: true,
+          messages: [{ role: 'user', content: 'grow, little seed' }],
+        }),
       })
       expect(stream.headers.get('content-type')).toBe('text/event-stream')
       expect(await stream.text()).toEndWith('data: [DONE]\n\n')
@@ -150,8 +195,15 @@ describe('the compiled binary, alone in an empty directory', () => {
     const valid = join(scratch, 'valid.json')
     const invalid = join(scratch, 'invalid.json')
     writeFileSync(valid, '{\n  "name": "Acme",\n  "navigation": [{ "group": "A", "pages": ["a"] }]\n}\n')
-    writeFileSync(invalid, '{\n  "name": "Acme",\n  "navigation": [{ "group": "A", "pages": ["a"] }],\n  "colors": { "primary": "red" }\n}\n')
-    expect(await run(['docs', 'validate', valid])).toEqual({ code: 0, stdout: `${valid}: valid, 0 errors, 0 warnings\n`, stderr: '' })
+    writeFileSync(
+      invalid,
+      '{\n  "name": "Acme",\n  "navigation": [{ "group": "A", "pages": ["a"] }],\n  "colors": { "primary": "red" }\n}\n',
+    )
+    expect(await run(['docs', 'validate', valid])).toEqual({
+      code: 0,
+      stdout: `${valid}: valid, 0 errors, 0 warnings\n`,
+      stderr: '',
+    })
     const result = await run(['docs', 'validate', invalid])
     expect(result.code).toBe(1)
     expect(result.stdout).toContain(`${invalid}:4:`)

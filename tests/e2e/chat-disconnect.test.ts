@@ -22,7 +22,13 @@ const patient: ChatProvider = {
   stream: async function* (_request, signal) {
     seen.started++
     signal.addEventListener('abort', () => (seen.aborted++, onAbort()), { once: true })
-    yield { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'patient', choices: [{ index: 0, delta: { role: 'assistant', content: 'first' }, finish_reason: null }] }
+    yield {
+      id: 'c',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: 'patient',
+      choices: [{ index: 0, delta: { role: 'assistant', content: 'first' }, finish_reason: null }],
+    }
     await new Promise((resolve) => setTimeout(resolve, 60_000))
   },
 }

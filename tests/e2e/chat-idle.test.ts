@@ -41,7 +41,8 @@ async function streamOnce(url: string, token: string): Promise<{ body: string; f
   const reader = response.body!.getReader()
   const decoder = new TextDecoder()
   try {
-    for (let piece = await reader.read(); !piece.done; piece = await reader.read()) body += decoder.decode(piece.value, { stream: true })
+    for (let piece = await reader.read(); !piece.done; piece = await reader.read())
+      body += decoder.decode(piece.value, { stream: true })
     return { body, failed: false }
   } catch {
     return { body, failed: true }
@@ -56,7 +57,11 @@ describe('a stream that outlives the idle timeout', () => {
     // five chunks 1.5 s apart: well past the 1 s idle timeout, several times over
     expect(performance.now() - started).toBeGreaterThan(5_000)
     expect(failed).toBe(false)
-    expect(eventsOf(body).map((event) => event.choices[0]?.delta.content ?? '').join('')).toBe('slow but sure')
+    expect(
+      eventsOf(body)
+        .map((event) => event.choices[0]?.delta.content ?? '')
+        .join(''),
+    ).toBe('slow but sure')
     expect(body.endsWith('data: [DONE]\n\n')).toBe(true)
   })
 

@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
-import OpenAI, { APIError, AuthenticationError, BadRequestError, NotFoundError, PermissionDeniedError, RateLimitError } from 'openai'
+import OpenAI, {
+  APIError,
+  AuthenticationError,
+  BadRequestError,
+  NotFoundError,
+  PermissionDeniedError,
+  RateLimitError,
+} from 'openai'
 import { ProviderError, type ChatProvider } from '../../src/chat/providers/provider'
 import { createEchoProvider } from '../../src/chat/providers/echo/echo'
 import { makeChatApp, registryOf } from '../chat/chat-app'
@@ -31,7 +38,10 @@ let client: OpenAI
 beforeAll(async () => {
   const echo = createEchoProvider()
   const registry = registryOf({ echo, 'echo-reasoner': echo, 'rate-limited': rateLimited })
-  trellis = await makeChatApp({ chat: { registry, keepAliveMs: 15_000 }, deps: { onLongLivedRequest: (request) => server.timeout(request, 0) } })
+  trellis = await makeChatApp({
+    chat: { registry, keepAliveMs: 15_000 },
+    deps: { onLongLivedRequest: (request) => server.timeout(request, 0) },
+  })
   server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: trellis.app.fetch })
   client = new OpenAI({ apiKey: trellis.token, baseURL: `http://127.0.0.1:${server.port}/v1`, maxRetries: 0 })
 })
@@ -46,13 +56,20 @@ const weatherTool = {
   function: {
     name: 'get_weather',
     description: 'Weather for a city',
-    parameters: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1 } }, required: ['city'] },
+    parameters: {
+      type: 'object',
+      properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1 } },
+      required: ['city'],
+    },
   },
 }
 
 describe('chat.completions.create', () => {
   test('without streaming', async () => {
-    const completion = await client.chat.completions.create({ model: 'echo', messages: [{ role: 'user', content: 'Hello, SDK!' }] })
+    const completion = await client.chat.completions.create({
+      model: 'echo',
+      messages: [{ role: 'user', content: 'Hello, SDK!' }],
+    })
     expect(completion.object).toBe('chat.completion')
     expect(completion.choices[0]!.message).toEqual({ role: 'assistant', content: 'Hello, SDK!', refusal: null })
     expect(completion.choices[0]!.finish_reason).toBe('stop')
@@ -60,7 +77,11 @@ describe('chat.completions.create', () => {
   })
 
   test('streaming without include_usage', async () => {
-    const stream = await client.chat.completions.create({ model: 'echo', messages: [{ role: 'user', content: 'one two three' }], stream: true })
+    const stream = await client.chat.completions.create({
+      model: 'echo',
+      messages: [{ role: 'user', content: 'one two three' }],
+      stream: true,
+    })
     let text = ''
     const finishes: (string | null)[] = []
     let usage: unknown
@@ -92,10 +113,16 @@ describe('chat.completions.create', () => {
   })
 
   test('reasoning_content arrives before content', async () => {
-    const stream = await client.chat.completions.create({ model: 'echo-reasoner', messages: [{ role: 'user', content: 'think' }], stream: true })
+    const stream = await client.chat.completions.create({
+      model: 'echo-reasoner',
+      messages: [{ role: 'user', content: 'think' }],
+      stream: true,
+    })
     const order: string[] = []
     for await (const chunk of stream) {
-      const delta = chunk.choices[0]?.delta as { content?: string | null; reasoning_content?: string | null } | undefined
+      const delta = chunk.choices[0]?.delta as
+        | { content?: string | null; reasoning_content?: string | null }
+        | undefined
       if (delta?.reasoning_content) order.push('reasoning')
       if (delta?.content) order.push('content')
     }
@@ -157,7 +184,11 @@ describe('each SDK error class for its status', () => {
   })
 
   test('403 → PermissionDeniedError', async () => {
-    const gardener = new OpenAI({ apiKey: await trellis.tokenFor('gardener', ['plants:read']), baseURL: client.baseURL, maxRetries: 0 })
+    const gardener = new OpenAI({
+      apiKey: await trellis.tokenFor('gardener', ['plants:read']),
+      baseURL: client.baseURL,
+      maxRetries: 0,
+    })
     expect(await ask({}, gardener).catch((caught: unknown) => caught)).toBeInstanceOf(PermissionDeniedError)
   })
 
@@ -187,7 +218,13 @@ describe('each SDK error class for its status', () => {
         throw new Error('unused')
       },
       stream: async function* () {
-        yield { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'failing', choices: [{ index: 0, delta: { role: 'assistant', content: 'partial' }, finish_reason: null }] }
+        yield {
+          id: 'c',
+          object: 'chat.completion.chunk',
+          created: 1,
+          model: 'failing',
+          choices: [{ index: 0, delta: { role: 'assistant', content: 'partial' }, finish_reason: null }],
+        }
         throw new ProviderError(502, 'upstream went away mid-stream')
       },
     }
@@ -195,7 +232,11 @@ describe('each SDK error class for its status', () => {
     const otherServer = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: other.app.fetch })
     try {
       const sdk = new OpenAI({ apiKey: other.token, baseURL: `http://127.0.0.1:${otherServer.port}/v1`, maxRetries: 0 })
-      const stream = await sdk.chat.completions.create({ model: 'failing', messages: [{ role: 'user', content: 'hi' }], stream: true })
+      const stream = await sdk.chat.completions.create({
+        model: 'failing',
+        messages: [{ role: 'user', content: 'hi' }],
+        stream: true,
+      })
       let text = ''
       const error = await (async () => {
         for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? ''

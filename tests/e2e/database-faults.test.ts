@@ -17,7 +17,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { PrivateCluster } from '../helpers/pg-cluster'
 import { type RunningServer, runCli, startServer } from '../helpers/process'
 
-const skipped = !process.env.DATABASE_URL ? 'runs in the PostgreSQL pass of the suite (DATABASE_URL unset)' : PrivateCluster.unavailable()
+const skipped = !process.env.DATABASE_URL
+  ? 'runs in the PostgreSQL pass of the suite (DATABASE_URL unset)'
+  : PrivateCluster.unavailable()
 if (skipped) console.warn(`tests/e2e/database-faults.test.ts SKIPPED: ${skipped}`)
 
 let cluster: PrivateCluster
@@ -37,7 +39,10 @@ beforeAll(async () => {
   const env = { DATABASE_URL: cluster.url }
   // Tokens are cached for 5 s once used: each request below that must meet the outage gets one never used before.
   for (let i = 0; i < 13; i++) {
-    const created = await runCli(['token', 'create', '--owner', `fault-${i}`, '--scope', i === 12 ? 'chat' : 'admin'], env)
+    const created = await runCli(
+      ['token', 'create', '--owner', `fault-${i}`, '--scope', i === 12 ? 'chat' : 'admin'],
+      env,
+    )
     if (created.code !== 0) throw new Error(created.stderr)
     tokens.push(created.stdout.match(/trl_[A-Za-z0-9_-]{43}/)![0])
   }
@@ -63,18 +68,28 @@ const NEEDS_THE_DATABASE: Row[] = [
   { method: 'POST', path: '/docs.json/validate', body: '{"name":"x"}', contract: 'plant store' },
   { method: 'GET', path: '/docs.json/revisions', contract: 'plant store' },
   { method: 'GET', path: '/docs.json', contract: 'plant store' },
-  { method: 'POST', path: '/v1/chat/completions', body: '{"model":"echo","messages":[{"role":"user","content":"hi"}]}', contract: 'openai' },
+  {
+    method: 'POST',
+    path: '/v1/chat/completions',
+    body: '{"model":"echo","messages":[{"role":"user","content":"hi"}]}',
+    contract: 'openai',
+  },
   { method: 'GET', path: '/v1/models', contract: 'openai' },
 ]
 
 function send(row: Row, token: string) {
   const headers: Record<string, string> = { authorization: `Bearer ${token}` }
   if (row.body) headers['content-type'] = 'application/json'
-  return fetch(`${server.url}${row.path}`, { method: row.method, headers, body: row.body, signal: AbortSignal.timeout(10_000) })
+  return fetch(`${server.url}${row.path}`, {
+    method: row.method,
+    headers,
+    body: row.body,
+    signal: AbortSignal.timeout(10_000),
+  })
 }
 
 describe.skipIf(Boolean(skipped))('the database stops, then comes back', () => {
-  test('while it is down: 503 with Retry-After in each route\'s contract, fast; /ready within 2 s; the log has the cause; then recovery without a restart', async () => {
+  test("while it is down: 503 with Retry-After in each route's contract, fast; /ready within 2 s; the log has the cause; then recovery without a restart", async () => {
     await cluster.stop()
     try {
       for (const [i, row] of NEEDS_THE_DATABASE.entries()) {
@@ -82,10 +97,14 @@ describe.skipIf(Boolean(skipped))('the database stops, then comes back', () => {
         const response = await send(row, tokens[i]!)
         const took = performance.now() - started
         const body = await response.json()
-        expect({ route: `${row.method} ${row.path}`, status: response.status }).toEqual({ route: `${row.method} ${row.path}`, status: 503 })
+        expect({ route: `${row.method} ${row.path}`, status: response.status }).toEqual({
+          route: `${row.method} ${row.path}`,
+          status: 503,
+        })
         expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0)
         expect(took).toBeLessThan(3_000)
-        if (row.contract === 'openai') expect(body.error).toMatchObject({ type: 'server_error', code: 'service_unavailable' })
+        if (row.contract === 'openai')
+          expect(body.error).toMatchObject({ type: 'server_error', code: 'service_unavailable' })
         else expect(body).toEqual({ error: 503, message: expect.stringContaining('database') })
       }
       const started = performance.now()
@@ -94,7 +113,9 @@ describe.skipIf(Boolean(skipped))('the database stops, then comes back', () => {
       expect(ready.status).toBe(503)
       const text = await ready.text()
       expect(text).not.toMatch(/Failed query|select|ECONNREFUSED/i)
-      const causes = server.output.filter((line) => line.includes('"msg":"database unavailable"')).map((line) => JSON.parse(line).cause.code)
+      const causes = server.output
+        .filter((line) => line.includes('"msg":"database unavailable"'))
+        .map((line) => JSON.parse(line).cause.code)
       expect(causes).toContain('ECONNREFUSED')
     } finally {
       await cluster.start()
@@ -131,7 +152,9 @@ describe.skipIf(Boolean(skipped))('the database stops, then comes back', () => {
     let requests = 0
     for (let i = 0; i < 100 && requests < 5; i++) {
       await Bun.sleep(200)
-      const response = await fetch(`${server.url}/usage?group_by=owner&owner=fault-12`, { headers: { authorization: `Bearer ${tokens[11]}` } })
+      const response = await fetch(`${server.url}/usage?group_by=owner&owner=fault-12`, {
+        headers: { authorization: `Bearer ${tokens[11]}` },
+      })
       if (response.status === 200) requests = (await response.json()).data[0]?.requests ?? 0
     }
     expect(requests).toBe(5)
@@ -183,7 +206,9 @@ describe.skipIf(Boolean(skipped))('the database stops, then comes back', () => {
     // What was acknowledged is there, read back after the restart.
     const stored = new Set<string>()
     for (let after: string | undefined, page = 0; page < 1000; page++) {
-      const response = await fetch(`${server.url}/plants?limit=1000${after ? `&after=${after}` : ''}`, { headers: { authorization: `Bearer ${token}` } })
+      const response = await fetch(`${server.url}/plants?limit=1000${after ? `&after=${after}` : ''}`, {
+        headers: { authorization: `Bearer ${token}` },
+      })
       for (const plant of (await response.json()) as { name: string }[]) stored.add(plant.name)
       after = /after=(\d+)/.exec(response.headers.get('link') ?? '')?.[1]
       if (!after) break

@@ -18,10 +18,16 @@ let token = ''
 beforeAll(async () => {
   if (skipped) return
   storage = await storageEnv()
-  const created = await runCli(['token', 'create', '--owner', 'shared', '--scope', 'plants:read', '--rpm', String(RPM)], storage.env)
+  const created = await runCli(
+    ['token', 'create', '--owner', 'shared', '--scope', 'plants:read', '--rpm', String(RPM)],
+    storage.env,
+  )
   if (created.code !== 0) throw new Error(created.stderr)
   token = created.stdout.match(/trl_[A-Za-z0-9_-]{43}/)![0]
-  replicas = await Promise.all([startServer({ ...storage.env, MIGRATE_ON_START: 'false' }), startServer({ ...storage.env, MIGRATE_ON_START: 'false' })])
+  replicas = await Promise.all([
+    startServer({ ...storage.env, MIGRATE_ON_START: 'false' }),
+    startServer({ ...storage.env, MIGRATE_ON_START: 'false' }),
+  ])
 }, 120_000)
 
 afterAll(async () => {
@@ -33,7 +39,11 @@ describe.skipIf(Boolean(skipped))('two replicas, one rpm', () => {
   test(`${RPM} rpm shared: a burst of 240 requests spread over both admits about ${RPM} in all, not ${2 * RPM}`, async () => {
     const started = performance.now()
     const statuses = await Promise.all(
-      Array.from({ length: 240 }, (_, i) => fetch(`${replicas[i % 2]!.url}/plants`, { headers: { authorization: `Bearer ${token}` } }).then((response) => response.status)),
+      Array.from({ length: 240 }, (_, i) =>
+        fetch(`${replicas[i % 2]!.url}/plants`, { headers: { authorization: `Bearer ${token}` } }).then(
+          (response) => response.status,
+        ),
+      ),
     )
     const seconds = (performance.now() - started) / 1000
     const admitted = statuses.filter((status) => status === 200).length

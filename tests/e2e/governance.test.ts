@@ -16,17 +16,43 @@ const json = (token: string) => ({ authorization: `Bearer ${token}`, 'content-ty
 describe('the CLI, with no server running', () => {
   test('token create and update take limits, models and expiry; token list shows them; usage prints a table', async () => {
     const created = await runCli(
-      ['token', 'create', '--owner', 'alice', '--scope', 'chat', '--rpm', '60', '--tpm', '100000', '--streams', '4', '--budget-tokens', '5000000', '--models', 'echo,gpt-4o', '--expires', '30d'],
+      [
+        'token',
+        'create',
+        '--owner',
+        'alice',
+        '--scope',
+        'chat',
+        '--rpm',
+        '60',
+        '--tpm',
+        '100000',
+        '--streams',
+        '4',
+        '--budget-tokens',
+        '5000000',
+        '--models',
+        'echo,gpt-4o',
+        '--expires',
+        '30d',
+      ],
       storage.env,
     )
     expect(created.code).toBe(0)
-    expect(created.stdout).toContain('with limits rpm=60, tpm=100000, streams=4, budget_tokens=5000000; models echo, gpt-4o; expires 20')
+    expect(created.stdout).toContain(
+      'with limits rpm=60, tpm=100000, streams=4, budget_tokens=5000000; models echo, gpt-4o; expires 20',
+    )
     const id = created.stdout.match(/created (tok_\S+)/)![1]!
-    const updated = await runCli(['token', 'update', id, '--rpm', '120', '--tpm', 'none', '--models', 'none'], storage.env)
+    const updated = await runCli(
+      ['token', 'update', id, '--rpm', '120', '--tpm', 'none', '--models', 'none'],
+      storage.env,
+    )
     expect(updated.code).toBe(0)
     expect(updated.stdout).toContain('limits rpm=120, streams=4, budget_tokens=5000000')
     const listed = await runCli(['token', 'list'], storage.env)
-    expect(listed.stdout).toMatch(new RegExp(`${id}\\talice\\tchat\\trpm=120,streams=4,budget_tokens=5000000\\t\\*\\t20`))
+    expect(listed.stdout).toMatch(
+      new RegExp(`${id}\\talice\\tchat\\trpm=120,streams=4,budget_tokens=5000000\\t\\*\\t20`),
+    )
     const usage = await runCli(['usage', '--by', 'owner'], storage.env)
     expect(usage.code).toBe(0)
     expect(usage.stdout.trim()).toBe('no usage in that time')
@@ -45,7 +71,11 @@ describe('a running server', () => {
   afterAll(() => server?.stop(), 60_000)
 
   test('tokens are made over HTTP meanwhile; on the embedded database the CLI says so, in one line', async () => {
-    const response = await fetch(`${server.url}/admin/tokens`, { method: 'POST', headers: json(admin), body: JSON.stringify({ owner: 'bob', scopes: ['chat'], limits: { rpm: 100 } }) })
+    const response = await fetch(`${server.url}/admin/tokens`, {
+      method: 'POST',
+      headers: json(admin),
+      body: JSON.stringify({ owner: 'bob', scopes: ['chat'], limits: { rpm: 100 } }),
+    })
     expect(response.status).toBe(201)
     const { token } = await response.json()
     expect((await fetch(`${server.url}/v1/models`, { headers: json(token) })).status).toBe(200)
@@ -58,10 +88,18 @@ describe('a running server', () => {
   }, 60_000)
 
   test('the usage ledger is written out on SIGTERM: what was answered is in GET /usage after a restart', async () => {
-    const response = await fetch(`${server.url}/admin/tokens`, { method: 'POST', headers: json(admin), body: JSON.stringify({ owner: 'carol', scopes: ['chat'] }) })
+    const response = await fetch(`${server.url}/admin/tokens`, {
+      method: 'POST',
+      headers: json(admin),
+      body: JSON.stringify({ owner: 'carol', scopes: ['chat'] }),
+    })
     const { token } = await response.json()
     for (let i = 0; i < 5; i++) {
-      const answer = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers: json(token), body: JSON.stringify({ model: 'echo', messages: [{ role: 'user', content: `hello ${i}` }] }) })
+      const answer = await fetch(`${server.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: json(token),
+        body: JSON.stringify({ model: 'echo', messages: [{ role: 'user', content: `hello ${i}` }] }),
+      })
       expect(answer.status).toBe(200)
     }
     // At once: well inside the ledger's one-second batch.

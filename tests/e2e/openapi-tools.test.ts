@@ -30,8 +30,17 @@ afterAll(async () => {
 
 /** Runs a tool from node_modules/.bin; its output comes back whatever its exit code. */
 async function run(command: string[], cwd = work) {
-  const child = Bun.spawn(command, { cwd, stdout: 'pipe', stderr: 'pipe', env: { ...process.env, NO_COLOR: '1', REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } })
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+  const child = Bun.spawn(command, {
+    cwd,
+    stdout: 'pipe',
+    stderr: 'pipe',
+    env: { ...process.env, NO_COLOR: '1', REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+  })
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ])
   return { code, output: `${stdout}\n${stderr}` }
 }
 
@@ -41,7 +50,15 @@ test(
   'Redocly (recommended rules) finds no error in the served document',
   async () => {
     writeFileSync(join(work, 'redocly.yaml'), 'extends:\n  - recommended\n')
-    const { code, output } = await run([bin('redocly'), 'lint', documentUrl, '--config', join(work, 'redocly.yaml'), '--format', 'stylish'])
+    const { code, output } = await run([
+      bin('redocly'),
+      'lint',
+      documentUrl,
+      '--config',
+      join(work, 'redocly.yaml'),
+      '--format',
+      'stylish',
+    ])
     expect(output).not.toMatch(/\berror\b/)
     expect(output).toContain('Your API description is valid')
     expect(code).toBe(0)
@@ -53,7 +70,17 @@ test(
   'Spectral (spectral:oas) finds no error in the served document',
   async () => {
     writeFileSync(join(work, '.spectral.yaml'), 'extends: ["spectral:oas"]\n')
-    const { code, output } = await run([bin('spectral'), 'lint', documentUrl, '--ruleset', join(work, '.spectral.yaml'), '--fail-severity', 'error', '-f', 'text'])
+    const { code, output } = await run([
+      bin('spectral'),
+      'lint',
+      documentUrl,
+      '--ruleset',
+      join(work, '.spectral.yaml'),
+      '--fail-severity',
+      'error',
+      '-f',
+      'text',
+    ])
     expect(output).not.toMatch(/\berror\b/)
     expect(code).toBe(0)
   },
@@ -97,7 +124,16 @@ test(
     writeFileSync(
       join(work, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'ESNext', moduleResolution: 'bundler', lib: ['ES2022', 'DOM'], types: ['bun'], skipLibCheck: true },
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          target: 'ES2022',
+          module: 'ESNext',
+          moduleResolution: 'bundler',
+          lib: ['ES2022', 'DOM'],
+          types: ['bun'],
+          skipLibCheck: true,
+        },
         files: ['round-trip.ts'],
       }),
     )
@@ -108,7 +144,12 @@ test(
     const token = await t.tokenFor('typed-client')
     const ran = await run(['bun', join(work, 'round-trip.ts'), t.origin!, token])
     expect(ran.code).toBe(0)
-    const result = JSON.parse(ran.output.trim().split('\n').find((line) => line.startsWith('{'))!)
+    const result = JSON.parse(
+      ran.output
+        .trim()
+        .split('\n')
+        .find((line) => line.startsWith('{'))!,
+    )
     expect(result.name).toBe('Orphan')
     expect(result.location).toMatch(/^\/plants\/\d+$/)
     expect(result.names).toEqual(['Orphan', 'Chosen'])

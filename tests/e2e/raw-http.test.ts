@@ -26,7 +26,9 @@ async function raw(request: string): Promise<string> {
 
 test('two Authorization header lines, each holding a valid token, are a 400 invalid_request', async () => {
   const token = await t.tokenFor('twice')
-  const response = await raw(`GET /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`)
+  const response = await raw(
+    `GET /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`,
+  )
   expect(response).toStartWith('HTTP/1.1 400')
   expect(response.toLowerCase()).toContain('www-authenticate: bearer realm="trellis", error="invalid_request"')
   expect(response).toContain('"error":400')
@@ -34,29 +36,43 @@ test('two Authorization header lines, each holding a valid token, are a 400 inva
 
 test('one Authorization line with the same token is fine', async () => {
   const token = await t.tokenFor('once')
-  const response = await raw(`GET /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`)
+  const response = await raw(
+    `GET /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`,
+  )
   expect(response).toStartWith('HTTP/1.1 200')
 })
 
 test('a body shorter than its Content-Length never reaches a handler as valid JSON', async () => {
   const token = await t.tokenFor('short')
-  const response = await raw(`POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 40\r\nConnection: close\r\n\r\n{"name":"cut`)
+  const response = await raw(
+    `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 40\r\nConnection: close\r\n\r\n{"name":"cut`,
+  )
   // The client stops sending; the server either waits (no response within the window) or answers 400.
   expect(response === '' || response.startsWith('HTTP/1.1 400')).toBe(true)
   expect(response).not.toContain('HTTP/1.1 200')
   expect(response).not.toContain('HTTP/1.1 500')
 })
 
-test.each(['x', 'api', 'db:80', 'localhost:3000', '10.0.0.1'])('routing works whatever the Host header (%s)', async (host) => {
-  const response = await raw(`GET /health HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`)
-  expect(response).toStartWith('HTTP/1.1 200')
-  expect(response).toEndWith('{"status":"ok"}')
-})
+test.each(['x', 'api', 'db:80', 'localhost:3000', '10.0.0.1'])(
+  'routing works whatever the Host header (%s)',
+  async (host) => {
+    const response = await raw(`GET /health HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`)
+    expect(response).toStartWith('HTTP/1.1 200')
+    expect(response).toEndWith('{"status":"ok"}')
+  },
+)
 
-test('unknown paths under /v1 answer in OpenAI\'s error shape, for OpenAI SDKs', async () => {
+test("unknown paths under /v1 answer in OpenAI's error shape, for OpenAI SDKs", async () => {
   const response = await t.request('/v1/embeddings', { method: 'POST', json: {} })
   expect(response.status).toBe(404)
-  expect(await response.json()).toEqual({ error: { message: 'Invalid URL (POST /v1/embeddings)', type: 'invalid_request_error', param: null, code: 'not_found' } })
+  expect(await response.json()).toEqual({
+    error: {
+      message: 'Invalid URL (POST /v1/embeddings)',
+      type: 'invalid_request_error',
+      param: null,
+      code: 'not_found',
+    },
+  })
   const wrongMethod = await t.request('/v1/chat/completions')
   expect(wrongMethod.status).toBe(405)
   expect(wrongMethod.headers.get('allow')).toContain('POST')

@@ -28,7 +28,8 @@ let adminToken: string
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'trellis-readme-'))
-  for (const entry of ['package.json', 'bunfig.toml', 'tsconfig.json', 'src', 'examples', 'drizzle']) cpSync(join(ROOT, entry), join(dir, entry), { recursive: true })
+  for (const entry of ['package.json', 'bunfig.toml', 'tsconfig.json', 'src', 'examples', 'drizzle'])
+    cpSync(join(ROOT, entry), join(dir, entry), { recursive: true })
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'))
   // `bun start` as the README says, with its defaults: the embedded database in ./data.
   server = await startServer({ PORT: '0', HOST: '127.0.0.1' }, ['bun', 'start'], dir)
@@ -49,15 +50,28 @@ test(
     const script = blocks.join('\n')
     expect(script.split(PLACEHOLDER).length).toBe(2)
     const port = new URL(server.url).port
-    const filled = script.replace(PLACEHOLDER, `export ADMIN_TOKEN=${adminToken}`).replaceAll('localhost:3000', `127.0.0.1:${port}`)
+    const filled = script
+      .replace(PLACEHOLDER, `export ADMIN_TOKEN=${adminToken}`)
+      .replaceAll('localhost:3000', `127.0.0.1:${port}`)
     // A failing HTTP status fails the step (the README's lines use -s, which hides it).
     const prelude = 'set -euo pipefail\ncurl() { command curl --fail-with-body "$@"; }\n'
-    const child = Bun.spawn(['bash', '-c', prelude + filled], { cwd: dir, stdout: 'pipe', stderr: 'pipe', env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? dir } })
-    const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+    const child = Bun.spawn(['bash', '-c', prelude + filled], {
+      cwd: dir,
+      stdout: 'pipe',
+      stderr: 'pipe',
+      env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? dir },
+    })
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+      child.exited,
+    ])
     expect({ code, stderr }).toEqual({ code: 0, stderr: expect.any(String) })
 
     // The create answers 200 with the contract's body and a Location naming the assigned id.
-    expect(stdout).toMatch(/HTTP\/1\.1 200[\s\S]*?location: \/plants\/\d+[\s\S]*?\{"name":"Monstera","tag":"tropical"\}/i)
+    expect(stdout).toMatch(
+      /HTTP\/1\.1 200[\s\S]*?location: \/plants\/\d+[\s\S]*?\{"name":"Monstera","tag":"tropical"\}/i,
+    )
     expect(stdout).toContain('{"name":"Ficus"}')
     expect(stdout).toMatch(/HTTP\/1\.1 204/)
     // The stream ends properly, and the docs.json example is valid, stored, and listed.

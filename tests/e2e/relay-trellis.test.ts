@@ -93,13 +93,24 @@ const PROMPT = 'Relay me byte for byte: ünïcödé, 🌱 emoji, "quotes", back\
 describe('a Trellis relaying to a Trellis', () => {
   for (const [name, extra] of [
     ['plain stream', {}],
-    ['stream with include_usage and logprobs', { stream_options: { include_usage: true }, logprobs: true, top_logprobs: 2 }],
+    [
+      'stream with include_usage and logprobs',
+      { stream_options: { include_usage: true }, logprobs: true, top_logprobs: 2 },
+    ],
     ['stream cut by max_tokens', { max_tokens: 5 }],
     ['reasoner stream', { model: 'echo-reasoner' }],
     [
       'tool-call stream',
       {
-        tools: [{ type: 'function', function: { name: 'water', parameters: { type: 'object', properties: { litres: { type: 'number' } }, required: ['litres'] } } }],
+        tools: [
+          {
+            type: 'function',
+            function: {
+              name: 'water',
+              parameters: { type: 'object', properties: { litres: { type: 'number' } }, required: ['litres'] },
+            },
+          },
+        ],
         tool_choice: 'required',
       },
     ],
@@ -147,7 +158,9 @@ describe('a Trellis relaying to a Trellis', () => {
 
   test('an upstream that rejects the gateway key is a 502 for the client, not a 401', async () => {
     const client = new OpenAI({ baseURL: `${front.url}/v1`, apiKey: front.token, maxRetries: 0 })
-    const error = await client.chat.completions.create({ model: 'misconfigured', messages: [{ role: 'user', content: 'x' }] }).catch((caught) => caught)
+    const error = await client.chat.completions
+      .create({ model: 'misconfigured', messages: [{ role: 'user', content: 'x' }] })
+      .catch((caught) => caught)
     expect(error).toBeInstanceOf(OpenAI.InternalServerError)
     expect(error.status).toBe(502)
     expect(error.message).toContain("rejected this gateway's credentials")
@@ -155,15 +168,22 @@ describe('a Trellis relaying to a Trellis', () => {
 
   test('a model the upstream does not serve is a 404 model_not_found', async () => {
     const client = new OpenAI({ baseURL: `${front.url}/v1`, apiKey: front.token, maxRetries: 0 })
-    const error = await client.chat.completions.create({ model: 'ghost', messages: [{ role: 'user', content: 'x' }], stream: true }).catch((caught) => caught)
+    const error = await client.chat.completions
+      .create({ model: 'ghost', messages: [{ role: 'user', content: 'x' }], stream: true })
+      .catch((caught) => caught)
     expect(error).toBeInstanceOf(OpenAI.NotFoundError)
     expect(error.code).toBe('model_not_found')
   })
 
   test('an upstream 400 reaches the client as a 400 naming the param', async () => {
-    mock.script({ status: 400, errorBody: { error: { message: 'seed must be even', type: 'invalid_request_error', param: 'seed', code: null } } })
+    mock.script({
+      status: 400,
+      errorBody: { error: { message: 'seed must be even', type: 'invalid_request_error', param: 'seed', code: null } },
+    })
     const client = new OpenAI({ baseURL: `${front.url}/v1`, apiKey: front.token, maxRetries: 0 })
-    const error = await client.chat.completions.create({ model: 'mocked', messages: [{ role: 'user', content: 'x' }], seed: 3 }).catch((caught) => caught)
+    const error = await client.chat.completions
+      .create({ model: 'mocked', messages: [{ role: 'user', content: 'x' }], seed: 3 })
+      .catch((caught) => caught)
     expect(error).toBeInstanceOf(OpenAI.BadRequestError)
     expect(error.param).toBe('seed')
     expect(error.message).toContain('seed must be even')
@@ -186,7 +206,15 @@ describe('a client disconnect travels upstream', () => {
   test('through a real Trellis to a real Trellis: the upstream request is aborted', async () => {
     const client = new AbortController()
     const before = pacedUpstream.upstreamRequests.length
-    const response = await post(front, { model: 'relayed-slowly', messages: [{ role: 'user', content: 'one two three four five six seven eight nine ten '.repeat(20) }], stream: true }, client.signal)
+    const response = await post(
+      front,
+      {
+        model: 'relayed-slowly',
+        messages: [{ role: 'user', content: 'one two three four five six seven eight nine ten '.repeat(20) }],
+        stream: true,
+      },
+      client.signal,
+    )
     const reader = response.body!.getReader()
     await reader.read()
     await reader.read()
@@ -194,7 +222,9 @@ describe('a client disconnect travels upstream', () => {
     expect(upstreamRequest.signal.aborted).toBe(false)
 
     client.abort()
-    const aborted = new Promise<void>((resolve) => upstreamRequest.signal.addEventListener('abort', () => resolve(), { once: true }))
+    const aborted = new Promise<void>((resolve) =>
+      upstreamRequest.signal.addEventListener('abort', () => resolve(), { once: true }),
+    )
     await Promise.race([aborted, Bun.sleep(2000)])
     expect(upstreamRequest.signal.aborted).toBe(true)
   })
@@ -203,7 +233,11 @@ describe('a client disconnect travels upstream', () => {
     mock.script({ chunks: 500, chunkDelayMs: 10 })
     const before = mock.requests.length
     const client = new AbortController()
-    const response = await post(front, { model: 'mocked', messages: [{ role: 'user', content: 'x' }], stream: true }, client.signal)
+    const response = await post(
+      front,
+      { model: 'mocked', messages: [{ role: 'user', content: 'x' }], stream: true },
+      client.signal,
+    )
     const reader = response.body!.getReader()
     await reader.read()
     client.abort()
@@ -218,7 +252,11 @@ describe('before the first byte, failures are retried or fall back; the client n
   test('two 503s, then the stream: the client gets a clean 200 stream', async () => {
     mock.script({ status: 503 }, { status: 503 }, { chunks: 3 })
     const before = mock.requests.length
-    const response = await post(front, { model: 'mocked-patiently', messages: [{ role: 'user', content: 'x' }], stream: true })
+    const response = await post(front, {
+      model: 'mocked-patiently',
+      messages: [{ role: 'user', content: 'x' }],
+      stream: true,
+    })
     expect(response.status).toBe(200)
     const text = await response.text()
     expect(text.endsWith('data: [DONE]\n\n')).toBe(true)
@@ -229,7 +267,10 @@ describe('before the first byte, failures are retried or fall back; the client n
   test('a failing first entry falls back to the next one, here another Trellis', async () => {
     mock.script({ status: 500 })
     const client = new OpenAI({ baseURL: `${front.url}/v1`, apiKey: front.token, maxRetries: 0 })
-    const completion = await client.chat.completions.create({ model: 'mocked-else-echo', messages: [{ role: 'user', content: 'fall back to me' }] })
+    const completion = await client.chat.completions.create({
+      model: 'mocked-else-echo',
+      messages: [{ role: 'user', content: 'fall back to me' }],
+    })
     expect(completion.choices[0].message.content).toBe('fall back to me')
     expect(completion.model).toBe('echo')
   })
@@ -251,7 +292,11 @@ describe('slow upstreams', () => {
     const patientFront = await slowFront(300)
     try {
       mock.script({ chunks: 2, firstChunkDelayMs: 1300 })
-      const response = await post(patientFront, { model: 'slow', messages: [{ role: 'user', content: 'x' }], stream: true })
+      const response = await post(patientFront, {
+        model: 'slow',
+        messages: [{ role: 'user', content: 'x' }],
+        stream: true,
+      })
       const text = await response.text()
       expect(response.status).toBe(200)
       const beforeFirstChunk = text.slice(0, text.indexOf('data: '))
@@ -267,7 +312,11 @@ describe('slow upstreams', () => {
     const patientFront = await slowFront(60_000)
     try {
       mock.script({ chunks: 2, chunkDelayMs: 6000 })
-      const response = await post(patientFront, { model: 'slow', messages: [{ role: 'user', content: 'x' }], stream: true })
+      const response = await post(patientFront, {
+        model: 'slow',
+        messages: [{ role: 'user', content: 'x' }],
+        stream: true,
+      })
       const text = await response.text()
       expect(text).not.toContain('keep-alive')
       expect(text.slice(-300)).toEndWith('data: [DONE]\n\n')

@@ -31,12 +31,20 @@ describe('a fresh start', () => {
     expect(token).toBeDefined()
     expect(running.output.join('\n')).toContain(`curl -s -X POST http://127.0.0.1:`)
     const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
-    const created = await fetch(`${running.url}/plants`, { method: 'POST', headers: auth, body: '{"name":"Monstera","tag":"tropical","id":9223372036854775807}' })
+    const created = await fetch(`${running.url}/plants`, {
+      method: 'POST',
+      headers: auth,
+      body: '{"name":"Monstera","tag":"tropical","id":9223372036854775807}',
+    })
     expect(created.status).toBe(200)
     expect(created.headers.get('x-request-id')).toBeTruthy()
     expect(await created.json()).toEqual({ name: 'Monstera', tag: 'tropical' })
-    expect(await (await fetch(`${running.url}/plants`, { headers: auth })).json()).toEqual([{ name: 'Monstera', tag: 'tropical' }])
-    expect((await fetch(`${running.url}/plants/9223372036854775807`, { method: 'DELETE', headers: auth })).status).toBe(204)
+    expect(await (await fetch(`${running.url}/plants`, { headers: auth })).json()).toEqual([
+      { name: 'Monstera', tag: 'tropical' },
+    ])
+    expect((await fetch(`${running.url}/plants/9223372036854775807`, { method: 'DELETE', headers: auth })).status).toBe(
+      204,
+    )
     expect((await fetch(`${running.url}/plants`)).status).toBe(401)
     expect(await running.stop('SIGTERM')).toBe(0)
   }, 90_000)
@@ -60,7 +68,16 @@ describe('durability', () => {
     const first = await server(env)
     const token = devToken(first.output)!
     const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
-    for (let i = 0; i < 20; i++) expect((await fetch(`${first.url}/plants`, { method: 'POST', headers: auth, body: JSON.stringify({ name: `kept ${i}` }) })).status).toBe(200)
+    for (let i = 0; i < 20; i++)
+      expect(
+        (
+          await fetch(`${first.url}/plants`, {
+            method: 'POST',
+            headers: auth,
+            body: JSON.stringify({ name: `kept ${i}` }),
+          })
+        ).status,
+      ).toBe(200)
     expect(await first.stop('SIGKILL')).not.toBe(0)
     const second = await server(env)
     expect(devToken(second.output)).toBeUndefined()
@@ -94,7 +111,9 @@ describe('the CLI', () => {
       expect(await running.stop()).toBe(0)
     } else {
       const restarted = await server(env)
-      expect((await fetch(`${restarted.url}/plants`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401)
+      expect((await fetch(`${restarted.url}/plants`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(
+        401,
+      )
     }
     expect((await runCli(['token', 'revoke', id], env)).code).toBe(1)
   }, 120_000)
@@ -121,13 +140,17 @@ describe('the CLI', () => {
     expect((await runCli(['migrate'], env)).stdout).toContain('database is up to date')
   }, 60_000)
 
-  test.skipIf(!!process.env.DATABASE_URL)('the embedded database refuses a second process with a clear message', async () => {
-    const env = await storage()
-    const running = await server(env)
-    const second = await runCli(['token', 'list'], env)
-    expect(second.code).toBe(1)
-    expect(second.stderr.trim()).toMatch(/^trellis: the embedded database in .* is in use by another process/)
-    expect(second.stderr.trim().split('\n')).toHaveLength(1)
-    expect(await running.stop()).toBe(0)
-  }, 90_000)
+  test.skipIf(!!process.env.DATABASE_URL)(
+    'the embedded database refuses a second process with a clear message',
+    async () => {
+      const env = await storage()
+      const running = await server(env)
+      const second = await runCli(['token', 'list'], env)
+      expect(second.code).toBe(1)
+      expect(second.stderr.trim()).toMatch(/^trellis: the embedded database in .* is in use by another process/)
+      expect(second.stderr.trim().split('\n')).toHaveLength(1)
+      expect(await running.stop()).toBe(0)
+    },
+    90_000,
+  )
 })

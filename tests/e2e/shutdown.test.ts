@@ -27,7 +27,11 @@ async function openStream(url: string) {
   const response = await fetch(`${url}/v1/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'echo', stream: true, messages: [{ role: 'user', content: Array.from({ length: WORDS }, (_, i) => `word${i}`).join(' ') }] }),
+    body: JSON.stringify({
+      model: 'echo',
+      stream: true,
+      messages: [{ role: 'user', content: Array.from({ length: WORDS }, (_, i) => `word${i}`).join(' ') }],
+    }),
   })
   expect(response.status).toBe(200)
   const reader = response.body!.getReader()
@@ -41,7 +45,8 @@ async function openStream(url: string) {
   return {
     /** Everything the stream sends, to its end. */
     rest: async () => {
-      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += decoder.decode(chunk.value, { stream: true })
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+        text += decoder.decode(chunk.value, { stream: true })
       return text
     },
   }
@@ -134,7 +139,10 @@ describe('SIGTERM with a stream in flight', () => {
 describe('SIGTERM under keep-alive write load', () => {
   test('requests in flight finish, their responses say Connection: close, nothing is a 5xx, and every acknowledged write is kept', async () => {
     const server = await serverWith({ SHUTDOWN_TIMEOUT_MS: '5000' })
-    const created = await runCli(['token', 'create', '--owner', 'drain', '--scope', 'plants:read,plants:write'], { ...storage.env, MIGRATE_ON_START: 'false' })
+    const created = await runCli(['token', 'create', '--owner', 'drain', '--scope', 'plants:read,plants:write'], {
+      ...storage.env,
+      MIGRATE_ON_START: 'false',
+    })
     // The CLI cannot open the embedded database beside the server; on PGlite the chat token's owner writes instead.
     const writer = created.code === 0 ? created.stdout.match(/trl_[A-Za-z0-9_-]{43}/)![0] : undefined
     const { hostname, port } = new URL(server.url)
@@ -191,9 +199,15 @@ describe('SIGTERM under keep-alive write load', () => {
     await until(() => seen.before > 200, 'some load')
     // One request sure to be in flight at the signal: its body is half sent.
     let answer = ''
-    const slow = await Bun.connect({ hostname, port: Number(port), socket: { data: (_socket, data) => void (answer += data.toString()) } })
+    const slow = await Bun.connect({
+      hostname,
+      port: Number(port),
+      socket: { data: (_socket, data) => void (answer += data.toString()) },
+    })
     const docs = '{"name":"Docs","navigation":[{"group":"G","pages":["a"]}]}'
-    slow.write(`POST /docs.json/validate HTTP/1.1\r\nhost: t\r\nauthorization: Bearer ${token}\r\ncontent-length: ${docs.length}\r\n\r\n${docs.slice(0, 10)}`)
+    slow.write(
+      `POST /docs.json/validate HTTP/1.1\r\nhost: t\r\nauthorization: Bearer ${token}\r\ncontent-length: ${docs.length}\r\n\r\n${docs.slice(0, 10)}`,
+    )
     await Bun.sleep(50)
     signalled = true
     server.child.kill('SIGTERM')
@@ -209,13 +223,17 @@ describe('SIGTERM under keep-alive write load', () => {
     expect(seen.after).toBeLessThanOrEqual(16)
     expect([...seen.statuses.keys()].filter((status) => status >= 500 && status !== 503)).toEqual([])
     expect(server.output.filter((line) => line.includes('"level":"error"'))).toEqual([])
-    expect(server.output.some((line) => line.includes('closing the database with requests still being handled'))).toBe(false)
+    expect(server.output.some((line) => line.includes('closing the database with requests still being handled'))).toBe(
+      false,
+    )
     if (writer) {
       const restarted = await serverWith({})
       try {
         const names = new Set<string>()
         for (let after: string | undefined, page = 0; page < 100; page++) {
-          const response = await fetch(`${restarted.url}/plants?limit=1000${after ? `&after=${after}` : ''}`, { headers: { authorization: `Bearer ${writer}` } })
+          const response = await fetch(`${restarted.url}/plants?limit=1000${after ? `&after=${after}` : ''}`, {
+            headers: { authorization: `Bearer ${writer}` },
+          })
           for (const plant of (await response.json()) as { name: string }[]) names.add(plant.name)
           after = /after=(\d+)/.exec(response.headers.get('link') ?? '')?.[1]
           if (!after) break

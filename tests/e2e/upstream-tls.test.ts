@@ -18,7 +18,12 @@ const pem = (name: string) => Bun.file(join(TLS, name)).text()
 /** Each upstream: the certificate chain it presents, and what Trellis must make of it. */
 const UPSTREAMS = [
   { name: 'good', chain: ['good'], trusted: true, why: 'issued by the private CA for 127.0.0.1' },
-  { name: 'intermediate', chain: ['intermediate-leaf', 'intermediate'], trusted: true, why: 'through an intermediate CA (the control for not-a-ca)' },
+  {
+    name: 'intermediate',
+    chain: ['intermediate-leaf', 'intermediate'],
+    trusted: true,
+    why: 'through an intermediate CA (the control for not-a-ca)',
+  },
   { name: 'self-signed', chain: ['self-signed'], trusted: false, why: 'DEPTH_ZERO_SELF_SIGNED_CERT' },
   { name: 'other-host', chain: ['other-host'], trusted: false, why: 'ERR_TLS_CERT_ALTNAME_INVALID' },
   { name: 'expired', chain: ['expired'], trusted: false, why: 'CERT_HAS_EXPIRED' },
@@ -26,7 +31,13 @@ const UPSTREAMS = [
   { name: 'client-only', chain: ['client-only'], trusted: false, why: 'INVALID_PURPOSE' },
 ] as const
 
-const completion = { id: 'chatcmpl-tls', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'over TLS' }, finish_reason: 'stop' }] }
+const completion = {
+  id: 'chatcmpl-tls',
+  object: 'chat.completion',
+  created: 1,
+  model: 'm',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'over TLS' }, finish_reason: 'stop' }],
+}
 
 const upstreams: ReturnType<typeof Bun.serve>[] = []
 const cleanups: (() => Promise<unknown>)[] = []
@@ -37,7 +48,9 @@ let withoutCa: Trellis
 async function trellis(env: Record<string, string>): Promise<Trellis> {
   const storage = await storageEnv()
   cleanups.push(storage.cleanup)
-  const providers = Object.fromEntries(UPSTREAMS.map(({ name }, i) => [name, { baseUrl: `https://127.0.0.1:${upstreams[i]!.port}/v1`, maxRetries: 0 }]))
+  const providers = Object.fromEntries(
+    UPSTREAMS.map(({ name }, i) => [name, { baseUrl: `https://127.0.0.1:${upstreams[i]!.port}/v1`, maxRetries: 0 }]),
+  )
   const models = Object.fromEntries(UPSTREAMS.map(({ name }) => [name, [{ provider: name, model: 'm' }]]))
   const all = { ...storage.env, ...env, CHAT_PROVIDERS: JSON.stringify(providers), CHAT_MODELS: JSON.stringify(models) }
   const created = await runCli(['token', 'create', '--owner', 'tls', '--scope', 'chat'], all)
@@ -50,7 +63,14 @@ async function trellis(env: Record<string, string>): Promise<Trellis> {
 beforeAll(async () => {
   for (const { chain } of UPSTREAMS) {
     const cert = (await Promise.all(chain.map((name) => pem(`${name}.crt`)))).join('\n')
-    upstreams.push(Bun.serve({ port: 0, hostname: '127.0.0.1', tls: { cert, key: await pem(`${chain[0]}.key`) }, fetch: () => Response.json(completion) }))
+    upstreams.push(
+      Bun.serve({
+        port: 0,
+        hostname: '127.0.0.1',
+        tls: { cert, key: await pem(`${chain[0]}.key`) },
+        fetch: () => Response.json(completion),
+      }),
+    )
   }
   withCa = await trellis({ NODE_EXTRA_CA_CERTS: join(TLS, 'ca.crt') })
   withoutCa = await trellis({})

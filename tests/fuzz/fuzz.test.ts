@@ -10,7 +10,8 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
 import { generate, type FuzzRequest } from './requests'
 
-const seed = process.env.FUZZ_SEED === 'random' ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.FUZZ_SEED ?? 20_261_125)
+const seed =
+  process.env.FUZZ_SEED === 'random' ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.FUZZ_SEED ?? 20_261_125)
 const count = Number(process.env.FUZZ_COUNT ?? 3_000)
 const PER_REQUEST_MS = 5_000
 const STACK_TRACE = /\n\s+at \S|\bat [\w.<>]+ \(.*:\d+:\d+\)|node_modules|\/src\/[\w/.-]+\.ts|\.ts:\d+:\d+/
@@ -39,7 +40,12 @@ afterAll(async () => {
 async function overTheWire(request: FuzzRequest): Promise<{ status: number; body: string } | 'timeout' | undefined> {
   let sent: Promise<Response>
   try {
-    sent = fetch(`${server.url.origin}${request.path}`, { method: request.method, headers: request.headers, body: request.body as BodyInit | undefined, signal: AbortSignal.timeout(PER_REQUEST_MS) })
+    sent = fetch(`${server.url.origin}${request.path}`, {
+      method: request.method,
+      headers: request.headers,
+      body: request.body as BodyInit | undefined,
+      signal: AbortSignal.timeout(PER_REQUEST_MS),
+    })
   } catch {
     return undefined
   }
@@ -57,7 +63,13 @@ async function overTheWire(request: FuzzRequest): Promise<{ status: number; body
 async function answer(request: FuzzRequest): Promise<{ status: number; body: string } | 'timeout'> {
   const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), PER_REQUEST_MS).unref?.())
   const work = (async () => {
-    const response = await t.app.handle(new Request(`http://localhost${request.path}`, { method: request.method, headers: request.headers, body: request.body as BodyInit | undefined }))
+    const response = await t.app.handle(
+      new Request(`http://localhost${request.path}`, {
+        method: request.method,
+        headers: request.headers,
+        body: request.body as BodyInit | undefined,
+      }),
+    )
     return { status: response.status, body: await response.text() }
   })()
   return Promise.race([work, timeout])
@@ -81,8 +93,10 @@ test(
         continue
       }
       statuses.set(outcome.status, (statuses.get(outcome.status) ?? 0) + 1)
-      if (outcome.status >= 500 && outcome.status !== 503) failures.push(`${request.label}: ${outcome.status} ${outcome.body.slice(0, 200)}`)
-      if (STACK_TRACE.test(outcome.body)) failures.push(`${request.label}: a stack trace in the body: ${outcome.body.slice(0, 300)}`)
+      if (outcome.status >= 500 && outcome.status !== 503)
+        failures.push(`${request.label}: ${outcome.status} ${outcome.body.slice(0, 200)}`)
+      if (STACK_TRACE.test(outcome.body))
+        failures.push(`${request.label}: a stack trace in the body: ${outcome.body.slice(0, 300)}`)
     }
     console.log(`fuzz: statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}`)
     expect(failures.slice(0, 20)).toEqual([])
@@ -101,7 +115,8 @@ test(
       const outcome = await overTheWire(request)
       if (outcome === undefined) continue
       if (outcome === 'timeout') failures.push(`${request.label}: no answer within ${PER_REQUEST_MS} ms`)
-      else if (outcome.status >= 500 && outcome.status !== 503) failures.push(`${request.label}: ${outcome.status} ${outcome.body.slice(0, 200)}`)
+      else if (outcome.status >= 500 && outcome.status !== 503)
+        failures.push(`${request.label}: ${outcome.status} ${outcome.body.slice(0, 200)}`)
       else if (STACK_TRACE.test(outcome.body)) failures.push(`${request.label}: a stack trace in the body`)
     }
     expect(failures.slice(0, 20)).toEqual([])

@@ -22,8 +22,16 @@ let tokenSeq = 0
 const key = (kind: string) => ({ tokenId: `tok_lease${tokenSeq++}`, kind, period: '' })
 
 /** Takes one unit at a time through `replicas`, round robin, `tries` times in all, concurrently. */
-async function burst(replicas: QuotaLeases[], quota: ReturnType<typeof key>, shape: QuotaShape, limit: number, tries: number) {
-  const outcomes = await Promise.all(Array.from({ length: tries }, (_, i) => replicas[i % replicas.length]!.take(quota, shape, limit, 1)))
+async function burst(
+  replicas: QuotaLeases[],
+  quota: ReturnType<typeof key>,
+  shape: QuotaShape,
+  limit: number,
+  tries: number,
+) {
+  const outcomes = await Promise.all(
+    Array.from({ length: tries }, (_, i) => replicas[i % replicas.length]!.take(quota, shape, limit, 1)),
+  )
   return outcomes.filter((taken) => taken.ok).length
 }
 

@@ -18,7 +18,11 @@ afterAll(() => t.close(), SETUP_TIMEOUT)
 /** A token made through the admin API, as an operator would. */
 async function token(body: Record<string, unknown>): Promise<string> {
   const admin = await t.tokenFor('root', ['admin'])
-  const response = await t.request('/admin/tokens', { method: 'POST', token: admin, json: { owner: `o-${crypto.randomUUID().slice(0, 8)}`, scopes: ['plants:read', 'plants:write', 'chat'], ...body } })
+  const response = await t.request('/admin/tokens', {
+    method: 'POST',
+    token: admin,
+    json: { owner: `o-${crypto.randomUUID().slice(0, 8)}`, scopes: ['plants:read', 'plants:write', 'chat'], ...body },
+  })
   expect(response.status).toBe(201)
   return (await response.json()).token
 }
@@ -36,7 +40,10 @@ describe('rpm', () => {
       if (response.status === 429) refused ??= response
     }
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429])
-    expect(await refused!.json()).toEqual({ error: 429, message: 'Rate limit reached for requests: this token may make 5 requests per minute.' })
+    expect(await refused!.json()).toEqual({
+      error: 429,
+      message: 'Rate limit reached for requests: this token may make 5 requests per minute.',
+    })
     // A bucket of 5 refilled at 5 a minute: the next request is one 12 s away.
     expect(Number(refused!.headers.get('retry-after'))).toBeGreaterThanOrEqual(11)
     expect(Number(refused!.headers.get('retry-after'))).toBeLessThanOrEqual(12)
@@ -79,9 +86,13 @@ describe('tpm', () => {
     expect(error.code).toBe('rate_limit_exceeded')
   })
 
-  test('chat answers of a limited token carry OpenAI\'s x-ratelimit headers', async () => {
+  test("chat answers of a limited token carry OpenAI's x-ratelimit headers", async () => {
     const limited = await token({ limits: { rpm: 100, tpm: 100_000 } })
-    const response = await t.request('/v1/chat/completions', { method: 'POST', token: limited, json: { ...ask(), max_tokens: 16 } })
+    const response = await t.request('/v1/chat/completions', {
+      method: 'POST',
+      token: limited,
+      json: { ...ask(), max_tokens: 16 },
+    })
     expect(response.status).toBe(200)
     expect(response.headers.get('x-ratelimit-limit-requests')).toBe('100')
     expect(Number(response.headers.get('x-ratelimit-remaining-requests'))).toBeLessThan(100)
@@ -97,9 +108,18 @@ describe('streams', () => {
     const slow = await makeTestApp({ transport: 'listening server', env: { ECHO_TOKEN_DELAY_MS: '40' } })
     try {
       const admin = await slow.tokenFor('root', ['admin'])
-      const created = await slow.request('/admin/tokens', { method: 'POST', token: admin, json: { owner: 'streamer', scopes: ['chat'], limits: { streams: 2 } } })
+      const created = await slow.request('/admin/tokens', {
+        method: 'POST',
+        token: admin,
+        json: { owner: 'streamer', scopes: ['chat'], limits: { streams: 2 } },
+      })
       const limited = (await created.json()).token
-      const open = () => slow.request('/v1/chat/completions', { method: 'POST', token: limited, json: { ...ask('one two three four five six seven eight'), stream: true } })
+      const open = () =>
+        slow.request('/v1/chat/completions', {
+          method: 'POST',
+          token: limited,
+          json: { ...ask('one two three four five six seven eight'), stream: true },
+        })
       const first = await open()
       const second = await open()
       expect([first.status, second.status]).toEqual([200, 200])
@@ -117,11 +137,15 @@ describe('streams', () => {
 })
 
 describe('budget_tokens', () => {
-  test('spent, the month\'s budget is 429 insufficient_quota (InsufficientQuota in the SDK\'s terms) until the month turns', async () => {
+  test("spent, the month's budget is 429 insufficient_quota (InsufficientQuota in the SDK's terms) until the month turns", async () => {
     const limited = await token({ limits: { budget_tokens: 40 } })
     const client = sdk(limited)
     let error: unknown
-    for (let i = 0; i < 20 && !error; i++) error = await client.chat.completions.create({ ...ask(), max_tokens: 5 }).then(() => undefined, (caught) => caught)
+    for (let i = 0; i < 20 && !error; i++)
+      error = await client.chat.completions.create({ ...ask(), max_tokens: 5 }).then(
+        () => undefined,
+        (caught) => caught,
+      )
     expect(error).toBeInstanceOf(OpenAI.RateLimitError)
     expect((error as InstanceType<typeof OpenAI.RateLimitError>).code).toBe('insufficient_quota')
     expect((error as InstanceType<typeof OpenAI.RateLimitError>).type).toBe('insufficient_quota')

@@ -21,17 +21,31 @@ export const TRANSPORTS: Transport[] = ['app.handle', 'listening server']
  * The real application on a fresh database. `request` goes through `transport`;
  * `logs` collects the structured log lines instead of printing them.
  */
-export async function makeTestApp(options: { env?: Record<string, string>; deps?: Partial<AppDeps>; transport?: Transport } = {}) {
+export async function makeTestApp(
+  options: { env?: Record<string, string>; deps?: Partial<AppDeps>; transport?: Transport } = {},
+) {
   const config = loadConfig({ LOG_LEVEL: 'info', ...options.env }, PROVIDER_KINDS)
   const database = await freshDatabase()
   const logs: Record<string, unknown>[] = []
   const logger = createLogger(config.logLevel, (line) => logs.push(JSON.parse(line)))
   const tokens = new TokenService(database.db)
-  const deps: AppDeps = { config, database, tokens, logger, clock: () => new Date(), uiAssets: bunUiAssets, ...options.deps }
-  // The ledger the app would make itself, made here so a test can flush it (`deps.ledger.flush()`) rather than sleep past its batch delay.
+  const deps: AppDeps = {
+    config,
+    database,
+    tokens,
+    logger,
+    clock: () => new Date(),
+    uiAssets: bunUiAssets,
+    ...options.deps,
+  }
+  // The ledger the app would make itself, made here so a test can flush it (`deps.ledger.flush()`) rather than sleep
+  // past its batch delay.
   deps.ledger ??= deps.config.usageLedger ? new UsageLedger(deps.database, deps.logger) : undefined
   const app = createApp(deps)
-  const server = options.transport === 'listening server' ? Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: app.fetch }) : undefined
+  const server =
+    options.transport === 'listening server'
+      ? Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: app.fetch })
+      : undefined
   return {
     app,
     deps,
@@ -39,7 +53,8 @@ export async function makeTestApp(options: { env?: Record<string, string>; deps?
     /** The listening server's origin (only with the 'listening server' transport). */
     origin: server?.url.origin,
     /** Issues a real token through the token service. */
-    tokenFor: async (owner: string, scopes: Scope[] = ['plants:read', 'plants:write']) => (await tokens.create({ owner, scopes })).token,
+    tokenFor: async (owner: string, scopes: Scope[] = ['plants:read', 'plants:write']) =>
+      (await tokens.create({ owner, scopes })).token,
     /** `app.handle` with a path and optional init; JSON bodies get their content type. */
     request: (path: string, init: RequestInit & { token?: string; json?: unknown } = {}) => {
       const headers = new Headers(init.headers)

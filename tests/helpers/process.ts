@@ -16,7 +16,10 @@ export async function storageEnv(): Promise<{ env: Record<string, string>; clean
     return { env: { DATABASE_URL: scratch.url }, cleanup: scratch.drop }
   }
   const dir = mkdtempSync(join(tmpdir(), 'trellis-e2e-'))
-  return { env: { TRELLIS_DATA_DIR: join(dir, 'data') }, cleanup: async () => rmSync(dir, { recursive: true, force: true }) }
+  return {
+    env: { TRELLIS_DATA_DIR: join(dir, 'data') },
+    cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+  }
 }
 
 /** The environment every child gets: the machine's, minus the suite's own DATABASE_URL. */
@@ -29,10 +32,15 @@ function childEnv(env: Record<string, string>) {
 export type RunningServer = Awaited<ReturnType<typeof startServer>>
 
 /**
- * Starts `command` (default: `bun src/runtimes/bun.ts`) in `cwd` (default: the checkout) and waits for its "listening" log line,
+ * Starts `command` (default: `bun src/runtimes/bun.ts`) in `cwd` (default: the checkout) and waits for its "listening"
+ * log line,
  * which carries the port it was given. Collects everything it prints.
  */
-export async function startServer(env: Record<string, string>, command = ['bun', join(ROOT, 'src/runtimes/bun.ts')], cwd = ROOT) {
+export async function startServer(
+  env: Record<string, string>,
+  command = ['bun', join(ROOT, 'src/runtimes/bun.ts')],
+  cwd = ROOT,
+) {
   const child = Bun.spawn(command, { cwd, env: childEnv(env), stdout: 'pipe', stderr: 'pipe' })
   const output: string[] = []
   const errors: string[] = []
@@ -84,8 +92,23 @@ async function collect(stream: ReadableStream<Uint8Array>, into: string[], onLin
 }
 
 /** Runs the CLI (`bun src/cli/main.ts …` by default) to completion. */
-export async function runCli(args: string[], env: Record<string, string> = {}, command = ['bun', join(ROOT, 'src/cli/main.ts')], stdin?: string) {
-  const child = Bun.spawn([...command, ...args], { cwd: ROOT, env: childEnv(env), stdout: 'pipe', stderr: 'pipe', stdin: stdin === undefined ? 'ignore' : new TextEncoder().encode(stdin) })
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+export async function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+  command = ['bun', join(ROOT, 'src/cli/main.ts')],
+  stdin?: string,
+) {
+  const child = Bun.spawn([...command, ...args], {
+    cwd: ROOT,
+    env: childEnv(env),
+    stdout: 'pipe',
+    stderr: 'pipe',
+    stdin: stdin === undefined ? 'ignore' : new TextEncoder().encode(stdin),
+  })
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ])
   return { stdout, stderr, code }
 }

@@ -94,7 +94,10 @@ export type HangUp = {
  * change) for the answer being sent on `socket`. `gone()` says whether sending is still of use;
  * `complete()` marks the answer whole.
  */
-export function watchHangUp<Recorded extends object>(socket: Socket, recorded: Recorded): { recorded: Recorded & HangUp; gone: () => boolean; complete: () => void } {
+export function watchHangUp<Recorded extends object>(
+  socket: Socket,
+  recorded: Recorded,
+): { recorded: Recorded & HangUp; gone: () => boolean; complete: () => void } {
   let markAborted = () => {}
   const watched = Object.assign(recorded, {
     aborted: new Promise<void>((resolve) => (markAborted = resolve)),
@@ -126,7 +129,8 @@ export function writeHead(socket: Socket, status: number, headers: Record<string
 
 /** Writes `bytes` as one chunk of a chunked body; an empty chunk would end the body, so none is written. */
 export function writeChunk(socket: Socket, bytes: Uint8Array): void {
-  if (bytes.length > 0) socket.write(Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, Buffer.from('\r\n')]))
+  if (bytes.length > 0)
+    socket.write(Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, Buffer.from('\r\n')]))
 }
 
 /** Ends a chunked body. */

@@ -24,7 +24,13 @@ const CLOSED_CODE = { pglite: 'PGLITE_CLOSED', postgres: 'CONNECTION_ENDED' } as
 
 // Bodies are valid, so the only thing wrong is the database. Each row gets a token never used
 // before: a verified token is cached, and then a route would not need the database to say 401/403.
-const ROWS: { method: string; path: string; json?: unknown; raw?: string; contract: 'plant store' | 'openai' | 'anthropic' }[] = [
+const ROWS: {
+  method: string
+  path: string
+  json?: unknown
+  raw?: string
+  contract: 'plant store' | 'openai' | 'anthropic'
+}[] = [
   { method: 'POST', path: '/plants', json: { name: 'Fern' }, contract: 'plant store' },
   { method: 'GET', path: '/plants', contract: 'plant store' },
   { method: 'DELETE', path: '/plants/5', contract: 'plant store' },
@@ -32,25 +38,60 @@ const ROWS: { method: string; path: string; json?: unknown; raw?: string; contra
   { method: 'POST', path: '/docs.json/validate', raw: '{"name":"x"}', contract: 'plant store' },
   { method: 'GET', path: '/docs.json/revisions', contract: 'plant store' },
   { method: 'GET', path: '/docs.json', contract: 'plant store' },
-  { method: 'POST', path: '/v1/chat/completions', json: { model: 'echo', messages: [{ role: 'user', content: 'hi' }] }, contract: 'openai' },
-  { method: 'POST', path: '/chat/completions', json: { model: 'echo', stream: true, messages: [{ role: 'user', content: 'hi' }] }, contract: 'openai' },
+  {
+    method: 'POST',
+    path: '/v1/chat/completions',
+    json: { model: 'echo', messages: [{ role: 'user', content: 'hi' }] },
+    contract: 'openai',
+  },
+  {
+    method: 'POST',
+    path: '/chat/completions',
+    json: { model: 'echo', stream: true, messages: [{ role: 'user', content: 'hi' }] },
+    contract: 'openai',
+  },
   { method: 'GET', path: '/v1/models', contract: 'openai' },
-  { method: 'POST', path: '/v1/messages', json: { model: 'echo', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }, contract: 'anthropic' },
-  { method: 'POST', path: '/v1/messages/count_tokens', json: { model: 'echo', messages: [{ role: 'user', content: 'hi' }] }, contract: 'anthropic' },
+  {
+    method: 'POST',
+    path: '/v1/messages',
+    json: { model: 'echo', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] },
+    contract: 'anthropic',
+  },
+  {
+    method: 'POST',
+    path: '/v1/messages/count_tokens',
+    json: { model: 'echo', messages: [{ role: 'user', content: 'hi' }] },
+    contract: 'anthropic',
+  },
 ]
 
 describe('with the database gone, every route that needs it answers 503 with Retry-After, in its own contract', () => {
   for (const [i, row] of ROWS.entries()) {
     test(`${row.method} ${row.path}`, async () => {
-      const response = await app.request(row.path, { method: row.method, token: tokens[i], json: row.json, body: row.raw })
+      const response = await app.request(row.path, {
+        method: row.method,
+        token: tokens[i],
+        json: row.json,
+        body: row.raw,
+      })
       expect(response.status).toBe(503)
       expect(response.headers.get('retry-after')).toBe('1')
       const body = await response.json()
-      if (row.contract === 'openai') expect(body).toEqual({ error: { message: expect.any(String), type: 'server_error', param: null, code: 'service_unavailable' } })
-      else if (row.contract === 'anthropic') expect(body).toEqual({ type: 'error', error: { type: 'overloaded_error', message: expect.any(String) }, request_id: response.headers.get('request-id') })
+      if (row.contract === 'openai')
+        expect(body).toEqual({
+          error: { message: expect.any(String), type: 'server_error', param: null, code: 'service_unavailable' },
+        })
+      else if (row.contract === 'anthropic')
+        expect(body).toEqual({
+          type: 'error',
+          error: { type: 'overloaded_error', message: expect.any(String) },
+          request_id: response.headers.get('request-id'),
+        })
       else expect(body).toEqual({ error: 503, message: 'the database is unavailable right now; retry shortly' })
       // The log line keeps the real cause, under the request id the client was given.
-      const line = app.logs.find((entry) => entry.msg === 'database unavailable' && entry.request_id === response.headers.get('x-request-id'))
+      const line = app.logs.find(
+        (entry) => entry.msg === 'database unavailable' && entry.request_id === response.headers.get('x-request-id'),
+      )
       expect(line).toMatchObject({ cause: { code: CLOSED_CODE[app.deps.database.kind] } })
     })
   }

@@ -18,7 +18,15 @@ beforeAll(async () => {
 }, SETUP_TIMEOUT)
 afterAll(() => app.close(), SETUP_TIMEOUT)
 
-const handle = (gate_: RequestGate) => (path: string, init: RequestInit = {}) => gate_.track(app.app.fetch)(new Request(`http://localhost${path}`, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...init.headers } }))
+const handle =
+  (gate_: RequestGate) =>
+  (path: string, init: RequestInit = {}) =>
+    gate_.track(app.app.fetch)(
+      new Request(`http://localhost${path}`, {
+        ...init,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...init.headers },
+      }),
+    )
 
 describe('while draining', () => {
   test('a request in flight when draining starts completes, and its response says Connection: close', async () => {
@@ -44,9 +52,17 @@ describe('while draining', () => {
     { path: '/plants', init: { method: 'POST', body: '{"name":"Fern"}' }, contract: 'plant store' },
     { path: '/docs.json', init: {}, contract: 'plant store' },
     { path: '/health', init: {}, contract: 'plant store' },
-    { path: '/v1/chat/completions', init: { method: 'POST', body: '{"model":"echo","messages":[{"role":"user","content":"hi"}]}' }, contract: 'openai' },
+    {
+      path: '/v1/chat/completions',
+      init: { method: 'POST', body: '{"model":"echo","messages":[{"role":"user","content":"hi"}]}' },
+      contract: 'openai',
+    },
     { path: '/models', init: {}, contract: 'openai' },
-    { path: '/v1/messages', init: { method: 'POST', body: '{"model":"echo","max_tokens":8,"messages":[{"role":"user","content":"hi"}]}' }, contract: 'anthropic' },
+    {
+      path: '/v1/messages',
+      init: { method: 'POST', body: '{"model":"echo","max_tokens":8,"messages":[{"role":"user","content":"hi"}]}' },
+      contract: 'anthropic',
+    },
   ]
   for (const row of ROWS) {
     test(`a request that arrives after it started is a 503 with Retry-After in its contract: ${row.path}`, async () => {
@@ -57,8 +73,14 @@ describe('while draining', () => {
       expect(response.headers.get('connection')).toBe('close')
       expect(response.headers.get('x-request-id')).toBeTruthy()
       const body = await response.json()
-      if (row.contract === 'openai') expect(body.error).toMatchObject({ type: 'server_error', code: 'service_unavailable' })
-      else if (row.contract === 'anthropic') expect(body).toEqual({ type: 'error', error: { type: 'overloaded_error', message: 'this server is shutting down; retry the request' }, request_id: response.headers.get('request-id') })
+      if (row.contract === 'openai')
+        expect(body.error).toMatchObject({ type: 'server_error', code: 'service_unavailable' })
+      else if (row.contract === 'anthropic')
+        expect(body).toEqual({
+          type: 'error',
+          error: { type: 'overloaded_error', message: 'this server is shutting down; retry the request' },
+          request_id: response.headers.get('request-id'),
+        })
       else expect(body).toEqual({ error: 503, message: 'this server is shutting down; retry the request' })
     })
   }

@@ -18,7 +18,9 @@ describe('lossless JSON parsing', () => {
     expect(parseJsonLossless('9007199254740991')).toBe(9007199254740991)
     expect(parseJsonLossless('1.5')).toBe(1.5)
     expect(parseJsonLossless('1e300')).toBe(1e300)
-    expect(parseJsonLossless('[5.0, 1e3, -2.50e1, 0.0e-999, 9007199254740992.0]')).toEqual([5, 1000, -25, 0, 9007199254740992])
+    expect(parseJsonLossless('[5.0, 1e3, -2.50e1, 0.0e-999, 9007199254740992.0]')).toEqual([
+      5, 1000, -25, 0, 9007199254740992,
+    ])
   })
 
   test('"__proto__" is an ordinary key, not a prototype', () => {
@@ -29,8 +31,8 @@ describe('lossless JSON parsing', () => {
 
   test.each([
     ['', 'line 1, column 1: the body is empty'],
-    ['{"a":1,}', "line 1, column 8: unexpected character \"}\"; expected a property name"],
-    ['{"a" 1}', "expected ':' after property name \"a\""],
+    ['{"a":1,}', 'line 1, column 8: unexpected character "}"; expected a property name'],
+    ['{"a" 1}', 'expected \':\' after property name "a"'],
     ['[1 2]', "expected ',' or ']' in array"],
     ['{a:1}', 'expected a property name in double quotes'],
     ['"abc', 'unterminated string'],

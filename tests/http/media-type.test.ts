@@ -9,7 +9,11 @@ beforeAll(async () => {
 }, SETUP_TIMEOUT)
 afterAll(() => t.close(), SETUP_TIMEOUT)
 
-const json = (body: unknown) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+const json = (body: unknown) => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+})
 const chat = { model: 'echo', messages: [{ role: 'user', content: 'hi' }] }
 
 // [what, path, init (with the admin token unless anonymous), status, content type or null for none]

@@ -9,8 +9,8 @@ afterAll(() => t.close(), SETUP_TIMEOUT)
 
 test('/openapi.json documents every public route of the three APIs', async () => {
   const document = await (await t.request('/openapi.json')).json()
-  const operations = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(([path, methods]) =>
-    Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
+  const operations = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(
+    ([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
   )
   for (const expected of [
     'GET /health',
@@ -30,12 +30,17 @@ test('/openapi.json documents every public route of the three APIs', async () =>
   ])
     expect(operations).toContain(expected)
   expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' })
-  expect(document.components.securitySchemes.apiKeyAuth).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-api-key' })
+  expect(document.components.securitySchemes.apiKeyAuth).toMatchObject({
+    type: 'apiKey',
+    in: 'header',
+    name: 'x-api-key',
+  })
 })
 
 test('the plant operations document every status they can answer', async () => {
   const document = await (await t.request('/openapi.json')).json()
-  const statuses = (path: string, method: string) => Object.keys(document.paths[path][method].responses).map(Number).sort()
+  const statuses = (path: string, method: string) =>
+    Object.keys(document.paths[path][method].responses).map(Number).sort()
   expect(statuses('/plants', 'post')).toEqual([200, 400, 401, 403, 409, 413, 415, 429, 500, 503])
   expect(statuses('/plants', 'get')).toEqual([200, 400, 401, 403, 429, 500, 503])
   expect(statuses('/plants/{id}', 'delete')).toEqual([204, 400, 401, 403, 404, 429, 500, 503])
@@ -81,7 +86,9 @@ test('asset names that an object inherits (__proto__, constructor, toString) are
 type Operation = { security?: unknown[]; requestBody?: unknown; responses: Record<string, { description: string }> }
 
 const operationsOf = (document: { paths: Record<string, Record<string, Operation>> }) =>
-  Object.entries(document.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, operation })))
+  Object.entries(document.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, operation })),
+  )
 
 test('every operation says its security, and documents the failures any route of its kind can send, each with a real description', async () => {
   const document = await (await t.request('/openapi.json')).json()
@@ -90,10 +97,18 @@ test('every operation says its security, and documents the failures any route of
     expect({ name, security: Array.isArray(operation.security) }).toEqual({ name, security: true })
     // Draining (any route) and the database (any route that reads it, tokens included) answer 503.
     expect({ name, has503: statuses.includes('503') }).toEqual({ name, has503: true })
-    if (operation.security!.length > 0) for (const status of ['400', '401', '429', '500']) expect({ name, status, documented: statuses.includes(status) }).toEqual({ name, status, documented: true })
-    if (operation.requestBody) for (const status of ['400', '413']) expect({ name, status, documented: statuses.includes(status) }).toEqual({ name, status, documented: true })
+    if (operation.security!.length > 0)
+      for (const status of ['400', '401', '429', '500'])
+        expect({ name, status, documented: statuses.includes(status) }).toEqual({ name, status, documented: true })
+    if (operation.requestBody)
+      for (const status of ['400', '413'])
+        expect({ name, status, documented: statuses.includes(status) }).toEqual({ name, status, documented: true })
     for (const [status, response] of Object.entries(operation.responses)) {
-      expect({ name, status, generic: /^Response for status/.test(response.description) }).toEqual({ name, status, generic: false })
+      expect({ name, status, generic: /^Response for status/.test(response.description) }).toEqual({
+        name,
+        status,
+        generic: false,
+      })
       expect(response.description.length).toBeGreaterThan(8)
     }
   }
@@ -103,43 +118,90 @@ test('the chat routes are documented under / and under /v1, with request bodies 
   const document = await (await t.request('/openapi.json')).json()
   for (const prefix of ['', '/v1']) {
     const completion = document.paths[`${prefix}/chat/completions`].post
-    expect(completion.requestBody.content['application/json'].schema.required).toEqual(expect.arrayContaining(['model', 'messages']))
-    expect(Object.keys(completion.responses)).toEqual(['200', '400', '401', '403', '404', '413', '415', '429', '500', '502', '503', '504'])
-    expect(completion.responses['404'].content['application/json'].schema.properties.error.required).toEqual(['message', 'type', 'param', 'code'])
-    expect(document.paths[`${prefix}/models/{model}`].get.parameters).toEqual([{ name: 'model', in: 'path', required: true, schema: { type: 'string' } }])
+    expect(completion.requestBody.content['application/json'].schema.required).toEqual(
+      expect.arrayContaining(['model', 'messages']),
+    )
+    expect(Object.keys(completion.responses)).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '404',
+      '413',
+      '415',
+      '429',
+      '500',
+      '502',
+      '503',
+      '504',
+    ])
+    expect(completion.responses['404'].content['application/json'].schema.properties.error.required).toEqual([
+      'message',
+      'type',
+      'param',
+      'code',
+    ])
+    expect(document.paths[`${prefix}/models/{model}`].get.parameters).toEqual([
+      { name: 'model', in: 'path', required: true, schema: { type: 'string' } },
+    ])
   }
   // Each operation has its own id, so a generated client has one method per route.
   const ids = operationsOf(document).map(({ operation }) => (operation as { operationId?: string }).operationId)
   expect(new Set(ids).size).toBe(ids.length)
 })
 
-test("the Messages routes take x-api-key or a bearer, and document Anthropic-shaped errors", async () => {
+test('the Messages routes take x-api-key or a bearer, and document Anthropic-shaped errors', async () => {
   const document = await (await t.request('/openapi.json')).json()
   for (const path of ['/v1/messages', '/v1/messages/count_tokens']) {
     const operation = document.paths[path].post
     expect(operation.security).toEqual([{ bearerAuth: [] }, { apiKeyAuth: [] }])
-    expect(operation.requestBody.content['application/json'].schema.required).toEqual(expect.arrayContaining(['model', 'messages']))
-    expect(Object.keys(operation.responses)).toEqual(['200', '400', '401', '403', '404', '413', '415', '429', '500', '502', '503', '504'])
+    expect(operation.requestBody.content['application/json'].schema.required).toEqual(
+      expect.arrayContaining(['model', 'messages']),
+    )
+    expect(Object.keys(operation.responses)).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '404',
+      '413',
+      '415',
+      '429',
+      '500',
+      '502',
+      '503',
+      '504',
+    ])
     const error = operation.responses['429'].content['application/json'].schema
     expect(error.required).toEqual(['type', 'error', 'request_id'])
     expect(error.properties.error.required).toEqual(['type', 'message'])
     expect(Object.keys(operation.responses['503'].headers)).toEqual(['Retry-After'])
   }
-  expect(document.paths['/v1/messages'].post.requestBody.content['application/json'].schema.required).toEqual(expect.arrayContaining(['max_tokens']))
-  expect(Object.keys(document.paths['/v1/messages'].post.responses['200'].content)).toEqual(['application/json', 'text/event-stream'])
+  expect(document.paths['/v1/messages'].post.requestBody.content['application/json'].schema.required).toEqual(
+    expect.arrayContaining(['max_tokens']),
+  )
+  expect(Object.keys(document.paths['/v1/messages'].post.responses['200'].content)).toEqual([
+    'application/json',
+    'text/event-stream',
+  ])
 })
 
 test('info carries the package version and explains the auth model; servers is relative, so it holds behind any proxy', async () => {
   const document = await (await t.request('/openapi.json')).json()
   const { version } = await Bun.file(new URL('../../package.json', import.meta.url)).json()
   expect(document.info.version).toBe(version)
-  for (const phrase of ['Authorization: Bearer', 'plants:write', 'chat', 'docs:write', 'admin', '401', '403']) expect(document.info.description).toContain(phrase)
+  for (const phrase of ['Authorization: Bearer', 'plants:write', 'chat', 'docs:write', 'admin', '401', '403'])
+    expect(document.info.description).toContain(phrase)
   expect(document.servers).toEqual([{ url: '/', description: expect.any(String) }])
 })
 
 test('a body integer is only a JSON integer: "max_tokens": "5" is a 400 naming the field, as OpenAI answers it', async () => {
   const token = await t.tokenFor('strict-integers', ['chat'])
-  const response = await t.request('/chat/completions', { method: 'POST', token, json: { model: 'echo', messages: [{ role: 'user', content: 'hi' }], max_tokens: '5' } })
+  const response = await t.request('/chat/completions', {
+    method: 'POST',
+    token,
+    json: { model: 'echo', messages: [{ role: 'user', content: 'hi' }], max_tokens: '5' },
+  })
   expect(response.status).toBe(400)
   expect((await response.json()).error.param).toBe('max_tokens')
 })

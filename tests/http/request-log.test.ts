@@ -22,12 +22,24 @@ const ROWS: Row[] = [
   { name: 'an unknown route', path: '/nowhere' },
   { name: 'an unknown route under /v1', path: '/v1/nowhere' },
   { name: 'a method the route does not allow', path: '/plants', init: { method: 'PATCH' } },
-  { name: 'a body that is not JSON', path: '/plants', init: { method: 'POST', body: '{"name":"a"}', headers: { 'content-type': 'text/plain' } } },
+  {
+    name: 'a body that is not JSON',
+    path: '/plants',
+    init: { method: 'POST', body: '{"name":"a"}', headers: { 'content-type': 'text/plain' } },
+  },
   { name: 'limit=0', path: '/plants?limit=0' },
   { name: 'malformed JSON', path: '/plants', init: { method: 'POST', json: '{"name":' } },
   { name: 'no token', path: '/plants', init: { token: '' } },
-  { name: 'a chat request with a bad temperature', path: '/v1/chat/completions', init: { method: 'POST', json: { model: 'echo', temperature: 9, messages: [{ role: 'user', content: 'x' }] } } },
-  { name: 'an unknown model', path: '/v1/chat/completions', init: { method: 'POST', json: { model: 'nope', messages: [{ role: 'user', content: 'x' }] } } },
+  {
+    name: 'a chat request with a bad temperature',
+    path: '/v1/chat/completions',
+    init: { method: 'POST', json: { model: 'echo', temperature: 9, messages: [{ role: 'user', content: 'x' }] } },
+  },
+  {
+    name: 'an unknown model',
+    path: '/v1/chat/completions',
+    init: { method: 'POST', json: { model: 'nope', messages: [{ role: 'user', content: 'x' }] } },
+  },
   { name: 'a missing scope', path: '/v1/models', init: { token: 'plants-only' } },
   { name: 'a docs.json revision that does not exist', path: '/docs.json/revisions/99' },
   { name: 'an asset that does not exist', path: '/openapi/assets/nope.js' },
@@ -36,7 +48,15 @@ const ROWS: Row[] = [
 
 for (const row of ROWS) {
   test(`${row.name}: the status logged is the status sent`, async () => {
-    const init = { ...row.init, token: row.init?.token === '' ? undefined : row.init?.token === 'plants-only' ? token : (row.init?.token ?? (row.path.startsWith('/v1/chat') ? chatOnly : token)) }
+    const init = {
+      ...row.init,
+      token:
+        row.init?.token === ''
+          ? undefined
+          : row.init?.token === 'plants-only'
+            ? token
+            : (row.init?.token ?? (row.path.startsWith('/v1/chat') ? chatOnly : token)),
+    }
     const response = await t.request(row.path, init)
     const id = response.headers.get('x-request-id')
     let line: Record<string, unknown> | undefined

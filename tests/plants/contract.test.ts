@@ -22,7 +22,13 @@ afterAll(() => t.close(), SETUP_TIMEOUT)
 
 async function call(method: string, template: string, path: string, init: Parameters<TestApp['request']>[1] = {}) {
   const response = await t.request(path, { method, ...init })
-  observed.push({ method, template, status: response.status, contentType: response.headers.get('content-type'), body: await response.text() })
+  observed.push({
+    method,
+    template,
+    status: response.status,
+    contentType: response.headers.get('content-type'),
+    body: await response.text(),
+  })
 }
 
 test('a scenario exercising every status of the three operations', async () => {
@@ -33,11 +39,16 @@ test('a scenario exercising every status of the three operations', async () => {
   await call('post', '/plants', '/plants', { token: alice, json: { name: 'Again', id: 1 } })
   await call('post', '/plants', '/plants', { token: alice, json: '{"name":' })
   await call('post', '/plants', '/plants', { token: alice, json: { name: 'x', extra: 1 } })
-  await call('post', '/plants', '/plants', { token: alice, body: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+  await call('post', '/plants', '/plants', {
+    token: alice,
+    body: 'name=x',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  })
   await call('post', '/plants', '/plants', { token: alice, json: { name: 'x'.repeat(2 * 1024 * 1024) } })
   await call('post', '/plants', '/plants', { json: { name: 'anonymous' } })
   await call('post', '/plants', '/plants', { token: reader, json: { name: 'read-only' } })
-  for (let i = 0; i < 3; i++) await call('post', '/plants', '/plants', { token: alice, json: { name: `bulk ${i}`, tag: 'b' } })
+  for (let i = 0; i < 3; i++)
+    await call('post', '/plants', '/plants', { token: alice, json: { name: `bulk ${i}`, tag: 'b' } })
   await call('get', '/plants', '/plants', { token: alice })
   await call('get', '/plants', '/plants?limit=2', { token: alice })
   await call('get', '/plants', '/plants?limit=0', { token: alice })
@@ -54,7 +65,10 @@ test('a scenario exercising every status of the three operations', async () => {
 test('every observed response validates against the published contract (extended with our documented statuses)', async () => {
   const ours = await (await t.request('/openapi.json')).json()
   const ajv = new Ajv({ strict: false, allErrors: true })
-  ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 })
+  ajv.addFormat('int32', {
+    type: 'number',
+    validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31,
+  })
   ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) })
   ajv.addSchema({ $id: 'contract', components: REFERENCE.components })
   const problems: string[] = []
@@ -71,8 +85,11 @@ test('every observed response validates against the published contract (extended
     // Statuses beyond the contract's own use the contract's Error schema, as our document declares.
     const schema = declared?.content?.['application/json']?.schema ?? { $ref: '#/components/schemas/Error' }
     if (!o.contentType?.startsWith('application/json')) problems.push(`${where}: content-type ${o.contentType}`)
-    const validate = ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components', '"contract#/components')))
-    if (!validate(JSON.parse(o.body))) problems.push(`${where}: ${ajv.errorsText(validate.errors)} in ${o.body.slice(0, 120)}`)
+    const validate = ajv.compile(
+      JSON.parse(JSON.stringify(schema).replaceAll('"#/components', '"contract#/components')),
+    )
+    if (!validate(JSON.parse(o.body)))
+      problems.push(`${where}: ${ajv.errorsText(validate.errors)} in ${o.body.slice(0, 120)}`)
   }
   expect(problems).toEqual([])
 })
@@ -87,7 +104,7 @@ test('the validator really rejects a body that breaks the contract', () => {
   expect(validate({ message: 'no status' })).toBe(false)
 })
 
-test('our OpenAPI document declares bearerAuth and the contract\'s parameter types', async () => {
+test("our OpenAPI document declares bearerAuth and the contract's parameter types", async () => {
   const ours = await (await t.request('/openapi.json')).json()
   expect(ours.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' })
   const del = ours.paths['/plants/{id}'].delete
@@ -96,8 +113,15 @@ test('our OpenAPI document declares bearerAuth and the contract\'s parameter typ
   const id = del.parameters.find((p: { name: string }) => p.name === 'id')
   expect(id.schema).toEqual({ type: 'string', pattern: '^(0|-?[1-9][0-9]{0,18})$' })
   expect(id.description).toContain('2^53')
-  expect(ours.paths['/plants'].post.requestBody.content['application/json'].schema.properties.id).toMatchObject({ type: 'integer', format: 'int64' })
+  expect(ours.paths['/plants'].post.requestBody.content['application/json'].schema.properties.id).toMatchObject({
+    type: 'integer',
+    format: 'int64',
+  })
   const get = ours.paths['/plants'].get
-  expect(get.parameters.find((p: { name: string }) => p.name === 'limit').schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 1000 })
+  expect(get.parameters.find((p: { name: string }) => p.name === 'limit').schema).toMatchObject({
+    type: 'integer',
+    minimum: 1,
+    maximum: 1000,
+  })
   for (const op of [ours.paths['/plants'].post, get, del]) expect(op.security).toEqual([{ bearerAuth: [] }])
 })

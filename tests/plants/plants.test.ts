@@ -94,7 +94,7 @@ describe.each(TRANSPORTS)('through %s', (transport) => {
   })
 
   describe('GET /plants', () => {
-    test('lists the caller\'s plants oldest first, default limit 100', async () => {
+    test("lists the caller's plants oldest first, default limit 100", async () => {
       const token = await t.tokenFor(uniqueOwner('list'))
       for (let i = 0; i < 105; i++) await create(token, { name: `p${i}` })
       const page = await list(token)
@@ -142,14 +142,17 @@ describe.each(TRANSPORTS)('through %s', (transport) => {
     })
 
     test('an unknown id is 404', async () => {
-      const response = await t.request('/plants/880999', { method: 'DELETE', token: await t.tokenFor(uniqueOwner('none')) })
+      const response = await t.request('/plants/880999', {
+        method: 'DELETE',
+        token: await t.tokenFor(uniqueOwner('none')),
+      })
       expect(response.status).toBe(404)
       expect(await response.json()).toEqual({ error: 404, message: 'no plant with id 880999' })
     })
   })
 
   describe('visibility between owners (OWASP API1, BOLA)', () => {
-    test('owner B can neither list nor delete owner A\'s plants; the answer equals a missing plant', async () => {
+    test("owner B can neither list nor delete owner A's plants; the answer equals a missing plant", async () => {
       const alice = await t.tokenFor(uniqueOwner('alice'))
       const bob = await t.tokenFor(uniqueOwner('bob'))
       await create(alice, { name: 'alice plant', id: 990001 })
@@ -162,7 +165,7 @@ describe.each(TRANSPORTS)('through %s', (transport) => {
       expect((await list(alice)).body).toEqual([{ name: 'alice plant' }])
     })
 
-    test('an admin token sees every owner\'s plants, and deletes another owner\'s by naming the owner', async () => {
+    test("an admin token sees every owner's plants, and deletes another owner's by naming the owner", async () => {
       const aliceName = uniqueOwner('alice')
       const alice = await t.tokenFor(aliceName)
       const admin = await t.tokenFor(uniqueOwner('root'), ['admin'])
@@ -170,7 +173,9 @@ describe.each(TRANSPORTS)('through %s', (transport) => {
       expect((await list(admin, '?limit=1000')).body).toContainEqual({ name: 'visible to admin' })
       // Without ?owner= an admin names its own plants, like anyone.
       expect((await t.request('/plants/990101', { method: 'DELETE', token: admin })).status).toBe(404)
-      expect((await t.request(`/plants/990101?owner=${aliceName}`, { method: 'DELETE', token: admin })).status).toBe(204)
+      expect((await t.request(`/plants/990101?owner=${aliceName}`, { method: 'DELETE', token: admin })).status).toBe(
+        204,
+      )
       expect((await list(alice)).body).toEqual([])
     })
 
@@ -203,7 +208,9 @@ describe.each(TRANSPORTS)('through %s', (transport) => {
       // An id that is not plain is replaced by a fresh one. (Not "does not contain 'bad'":
       // a random UUID holds the hex letters b, a, d in a row now and then.)
       const refused = await t.request('/health', { headers: { 'x-request-id': 'bad id\twith tabs' } })
-      expect(refused.headers.get('x-request-id')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
+      expect(refused.headers.get('x-request-id')).toMatch(
+        /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+      )
     })
 
     test('one structured log line per request with time, id, method, path, status, duration, owner', async () => {

@@ -7,7 +7,11 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import parsePrometheusTextFormat from 'parse-prometheus-text-format'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
 
-type Family = { name: string; type: string; metrics: { labels?: Record<string, string>; value?: string; buckets?: Record<string, string> }[] }
+type Family = {
+  name: string
+  type: string
+  metrics: { labels?: Record<string, string>; value?: string; buckets?: Record<string, string> }[]
+}
 
 let t: TestApp
 let admin: string
@@ -29,7 +33,10 @@ async function scrape(token = reader): Promise<Map<string, Family>> {
 }
 
 const value = (families: Map<string, Family>, name: string, labels: Record<string, string> = {}) =>
-  families.get(name)?.metrics.filter((metric) => Object.entries(labels).every(([key, expected]) => metric.labels?.[key] === expected)).reduce((sum, metric) => sum + Number(metric.value ?? 0), 0) ?? 0
+  families
+    .get(name)
+    ?.metrics.filter((metric) => Object.entries(labels).every(([key, expected]) => metric.labels?.[key] === expected))
+    .reduce((sum, metric) => sum + Number(metric.value ?? 0), 0) ?? 0
 
 test('needs the metrics or admin scope', async () => {
   expect((await t.request('/metrics')).status).toBe(401)
@@ -38,14 +45,26 @@ test('needs the metrics or admin scope', async () => {
 })
 
 test('every series the governance issue names is there, and follows what is done', async () => {
-  const limitedResponse = await t.request('/admin/tokens', { method: 'POST', token: admin, json: { owner: 'limited', scopes: ['chat', 'plants:read'], limits: { rpm: 1 } } })
+  const limitedResponse = await t.request('/admin/tokens', {
+    method: 'POST',
+    token: admin,
+    json: { owner: 'limited', scopes: ['chat', 'plants:read'], limits: { rpm: 1 } },
+  })
   const limited = (await limitedResponse.json()).token
   const before = await scrape()
   const chatter = await t.tokenFor('chatter', ['chat', 'plants:read'])
   await t.request('/plants', { token: chatter })
   await t.request('/nowhere')
-  await t.request('/v1/chat/completions', { method: 'POST', token: chatter, json: { model: 'echo', messages: [{ role: 'user', content: 'count these words' }] } })
-  const streamed = await t.request('/v1/chat/completions', { method: 'POST', token: chatter, json: { model: 'echo-reasoner', stream: true, messages: [{ role: 'user', content: 'and these' }] } })
+  await t.request('/v1/chat/completions', {
+    method: 'POST',
+    token: chatter,
+    json: { model: 'echo', messages: [{ role: 'user', content: 'count these words' }] },
+  })
+  const streamed = await t.request('/v1/chat/completions', {
+    method: 'POST',
+    token: chatter,
+    json: { model: 'echo-reasoner', stream: true, messages: [{ role: 'user', content: 'and these' }] },
+  })
   await streamed.text()
   await t.request('/plants', { token: limited })
   await t.request('/plants', { token: limited })
@@ -66,7 +85,8 @@ test('every series the governance issue names is there, and follows what is done
   ])
     expect([name, after.has(name)]).toEqual([name, true])
 
-  const delta = (name: string, labels: Record<string, string> = {}) => value(after, name, labels) - value(before, name, labels)
+  const delta = (name: string, labels: Record<string, string> = {}) =>
+    value(after, name, labels) - value(before, name, labels)
   expect(delta('trellis_http_requests_total', { route: '/plants', method: 'GET', status: '200' })).toBe(2)
   expect(delta('trellis_http_requests_total', { route: 'unmatched', status: '404' })).toBe(1)
   expect(delta('trellis_http_requests_total', { route: '/plants', status: '429' })).toBe(1)
@@ -75,7 +95,8 @@ test('every series the governance issue names is there, and follows what is done
   expect(delta('trellis_chat_tokens_total', { model: 'echo-reasoner', kind: 'reasoning' })).toBeGreaterThan(0)
   // parse-prometheus-text-format folds a labelled histogram's label sets into one set of buckets
   // (the last one's): histograms are checked where one label set was observed, by their +Inf bucket.
-  const observations = (families: Map<string, Family>, name: string) => Number(families.get(name)?.metrics[0]?.buckets?.['+Inf'] ?? 0)
+  const observations = (families: Map<string, Family>, name: string) =>
+    Number(families.get(name)?.metrics[0]?.buckets?.['+Inf'] ?? 0)
   expect(observations(before, 'trellis_chat_time_to_first_token_seconds')).toBe(0)
   expect(observations(after, 'trellis_chat_time_to_first_token_seconds')).toBe(1)
   expect(observations(after, 'trellis_chat_stream_duration_seconds')).toBeGreaterThan(0)
@@ -84,6 +105,9 @@ test('every series the governance issue names is there, and follows what is done
   expect(value(after, 'trellis_db_pool_connections', { state: 'open' })).toBeGreaterThanOrEqual(1)
 
   // Labels whose number has no bound never appear.
-  const labels = new Set([...after.values()].flatMap((family) => family.metrics.flatMap((metric) => Object.keys(metric.labels ?? {}))))
-  for (const forbidden of ['owner', 'token', 'token_id', 'request_id', 'path']) expect(labels.has(forbidden)).toBe(false)
+  const labels = new Set(
+    [...after.values()].flatMap((family) => family.metrics.flatMap((metric) => Object.keys(metric.labels ?? {}))),
+  )
+  for (const forbidden of ['owner', 'token', 'token_id', 'request_id', 'path'])
+    expect(labels.has(forbidden)).toBe(false)
 })

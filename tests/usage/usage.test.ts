@@ -23,10 +23,19 @@ beforeAll(async () => {
 }, SETUP_TIMEOUT)
 afterAll(() => t.close(), SETUP_TIMEOUT)
 
-type Usage = { prompt_tokens: number; completion_tokens: number; prompt_tokens_details?: { cached_tokens: number }; completion_tokens_details?: { reasoning_tokens: number } }
+type Usage = {
+  prompt_tokens: number
+  completion_tokens: number
+  prompt_tokens_details?: { cached_tokens: number }
+  completion_tokens_details?: { reasoning_tokens: number }
+}
 
 async function chat(token: string, body: Record<string, unknown>): Promise<Usage> {
-  const response = await t.request('/v1/chat/completions', { method: 'POST', token, json: { messages: [{ role: 'user', content: 'the quick brown fox' }], ...body } })
+  const response = await t.request('/v1/chat/completions', {
+    method: 'POST',
+    token,
+    json: { messages: [{ role: 'user', content: 'the quick brown fox' }], ...body },
+  })
   expect(response.status).toBe(200)
   if (!body.stream) return (await response.json()).usage
   const events = (await response.text()).split('\n\n').filter((event) => event.startsWith('data: {'))
@@ -69,13 +78,17 @@ describe('GET /usage', () => {
     expect(sum((each) => each.completion_tokens_details?.reasoning_tokens ?? 0)).toBeGreaterThan(0)
   })
 
-  test('grouped by model and day; an owner sees only their own, an admin everyone\'s or one owner\'s', async () => {
+  test("grouped by model and day; an owner sees only their own, an admin everyone's or one owner's", async () => {
     await chat(bob, { model: 'echo' })
     await settled()
     const mine = await usage(bob, '?group_by=model,day')
-    expect(mine.body.data).toEqual([expect.objectContaining({ model: 'echo', day: new Date().toISOString().slice(0, 10), requests: 1 })])
+    expect(mine.body.data).toEqual([
+      expect.objectContaining({ model: 'echo', day: new Date().toISOString().slice(0, 10), requests: 1 }),
+    ])
     const everyone = await usage(admin, '?group_by=owner')
-    expect(everyone.body.data.map((row: { owner: string }) => row.owner)).toEqual(expect.arrayContaining(['alice', 'bob']))
+    expect(everyone.body.data.map((row: { owner: string }) => row.owner)).toEqual(
+      expect.arrayContaining(['alice', 'bob']),
+    )
     const justBob = await usage(admin, '?group_by=owner&owner=bob')
     expect(justBob.body.data.map((row: { owner: string }) => row.owner)).toEqual(['bob'])
     expect((await usage(bob, '?owner=alice')).status).toBe(403)
@@ -104,7 +117,11 @@ describe('what a request leaves in the ledger', () => {
       const response = await slow.request('/v1/chat/completions', {
         method: 'POST',
         token: carol,
-        json: { model: 'echo', stream: true, messages: [{ role: 'user', content: Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ') }] },
+        json: {
+          model: 'echo',
+          stream: true,
+          messages: [{ role: 'user', content: Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ') }],
+        },
         signal: abort.signal,
       })
       const reader = response.body!.getReader()
@@ -147,7 +164,11 @@ describe('the ledger itself', () => {
 
   test('a full batch is written at once; a partial one within flushMs; each in one write', async () => {
     const logs: Record<string, unknown>[] = []
-    const own = new UsageLedger(t.deps.database, createLogger('info', (line) => logs.push(JSON.parse(line))), { batchSize: 10, flushMs: 200 })
+    const own = new UsageLedger(
+      t.deps.database,
+      createLogger('info', (line) => logs.push(JSON.parse(line))),
+      { batchSize: 10, flushMs: 200 },
+    )
     for (let i = 0; i < 10; i++) own.record(row(i))
     await Bun.sleep(50)
     expect(own.depth).toBe(0)
@@ -161,21 +182,31 @@ describe('the ledger itself', () => {
 
   test('a row the database refuses is dropped and logged; the rows beside it are written', async () => {
     const logs: Record<string, unknown>[] = []
-    const own = new UsageLedger(t.deps.database, createLogger('info', (line) => logs.push(JSON.parse(line))), { batchSize: 3, flushMs: 60_000 })
+    const own = new UsageLedger(
+      t.deps.database,
+      createLogger('info', (line) => logs.push(JSON.parse(line))),
+      { batchSize: 3, flushMs: 60_000 },
+    )
     own.record({ ...row(0), request_id: 'refused-a' })
     own.record({ ...row(1), request_id: 'refused-b', finish_reason: 'st\u0000op' })
     own.record({ ...row(2), request_id: 'refused-c' })
     expect(await own.flush()).toBe(true)
     expect(own.depth).toBe(0)
     expect(own.dropped).toBe(1)
-    const kept = await t.deps.database.db.execute(sql`select request_id from usage_records where request_id like 'refused-%' order by request_id`)
+    const kept = await t.deps.database.db.execute(
+      sql`select request_id from usage_records where request_id like 'refused-%' order by request_id`,
+    )
     expect(rowsOf<{ request_id: string }>(kept).map((r) => r.request_id)).toEqual(['refused-a', 'refused-c'])
     expect(logs.find((line) => line.msg === 'usage ledger: row refused and dropped')?.request_id).toBe('refused-b')
   })
 
   test('the queue is bounded: past it rows are dropped, counted and logged, never buffered', async () => {
     const logs: Record<string, unknown>[] = []
-    const own = new UsageLedger(t.deps.database, createLogger('info', (line) => logs.push(JSON.parse(line))), { maxQueue: 5, batchSize: 1000, flushMs: 60_000 })
+    const own = new UsageLedger(
+      t.deps.database,
+      createLogger('info', (line) => logs.push(JSON.parse(line))),
+      { maxQueue: 5, batchSize: 1000, flushMs: 60_000 },
+    )
     for (let i = 0; i < 12; i++) own.record(row(i))
     expect(own.depth).toBe(5)
     expect(own.dropped).toBe(7)

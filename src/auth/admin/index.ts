@@ -82,7 +82,11 @@ export const adminPlugin = (deps: AdminDeps) => {
           description: 'Needs the admin scope. Never the secret.',
           security: BEARER_SECURITY,
           tags: ['admin'],
-          responses: { 200: { description: 'The token.' }, 403: ADMIN_ONLY, 404: { description: 'No token with this id.' } },
+          responses: {
+            200: { description: 'The token.' },
+            403: ADMIN_ONLY,
+            404: { description: 'No token with this id.' },
+          },
         },
       },
     )
@@ -93,7 +97,12 @@ export const adminPlugin = (deps: AdminDeps) => {
         const updated = await deps.tokens.update(params.id, {
           limits: change.limits,
           models: change.models,
-          expiresAt: change.expires_at === undefined ? undefined : change.expires_at === null ? null : new Date(change.expires_at),
+          expiresAt:
+            change.expires_at === undefined
+              ? undefined
+              : change.expires_at === null
+                ? null
+                : new Date(change.expires_at),
         })
         return recordOf(found(params.id, updated))
       },
@@ -105,10 +114,15 @@ export const adminPlugin = (deps: AdminDeps) => {
         detail: {
           summary: "Change a token's limits, models or expiry",
           description:
-            'Needs the admin scope. Each field present replaces the token\'s (null clears it); `limits` merges field by field, and null removes one limit. Other replicas see the change within 5 s.',
+            "Needs the admin scope. Each field present replaces the token's (null clears it); `limits` merges " +
+            'field by field, and null removes one limit. Other replicas see the change within 5 s.',
           security: BEARER_SECURITY,
           tags: ['admin'],
-          responses: { 200: { description: 'The token as changed.' }, 403: ADMIN_ONLY, 404: { description: 'No live token with this id.' } },
+          responses: {
+            200: { description: 'The token as changed.' },
+            403: ADMIN_ONLY,
+            404: { description: 'No live token with this id.' },
+          },
         },
       },
     )
@@ -127,7 +141,11 @@ export const adminPlugin = (deps: AdminDeps) => {
           description: 'Needs the admin scope. Other replicas stop accepting it within 5 s.',
           security: BEARER_SECURITY,
           tags: ['admin'],
-          responses: { 204: { description: 'The token is revoked.' }, 403: ADMIN_ONLY, 404: { description: 'No live token with this id.' } },
+          responses: {
+            204: { description: 'The token is revoked.' },
+            403: ADMIN_ONLY,
+            404: { description: 'No live token with this id.' },
+          },
         },
       },
     )

@@ -4,14 +4,37 @@ import { ScopeSchema } from '../model'
 import { LimitsSchema } from '../../config/limits'
 import { StoredText } from '../../http/int64'
 
-const ModelName = StoredText({ minLength: 1, maxLength: 200, description: 'A public model name (see GET /models)', error: 'models must be names of 1 to 200 characters' })
-const Models = t.Array(ModelName, { maxItems: 1000, description: 'The public model names this token may use; absent or null: every model' })
-const ExpiresAt = t.String({ format: 'date-time', description: 'When the token stops working (RFC 3339); absent or null: never', error: 'expires_at must be an RFC 3339 date-time, such as 2026-12-31T23:59:59Z' })
+const ModelName = StoredText({
+  minLength: 1,
+  maxLength: 200,
+  description: 'A public model name (see GET /models)',
+  error: 'models must be names of 1 to 200 characters',
+})
+const Models = t.Array(ModelName, {
+  maxItems: 1000,
+  description: 'The public model names this token may use; absent or null: every model',
+})
+const ExpiresAt = t.String({
+  format: 'date-time',
+  description: 'When the token stops working (RFC 3339); absent or null: never',
+  error: 'expires_at must be an RFC 3339 date-time, such as 2026-12-31T23:59:59Z',
+})
 
 export const NewToken = t.Object(
   {
-    owner: StoredText({ trimmed: true, minLength: 1, maxLength: 200, description: 'Who the token acts for; plants and usage belong to owners', error: 'owner must be 1 to 200 characters' }),
-    scopes: t.Array(ScopeSchema, { minItems: 1, maxItems: 5, description: 'plants:read, plants:write, chat, docs:write, admin (admin implies all)', error: 'scopes must be a non-empty list of plants:read, plants:write, chat, docs:write, admin' }),
+    owner: StoredText({
+      trimmed: true,
+      minLength: 1,
+      maxLength: 200,
+      description: 'Who the token acts for; plants and usage belong to owners',
+      error: 'owner must be 1 to 200 characters',
+    }),
+    scopes: t.Array(ScopeSchema, {
+      minItems: 1,
+      maxItems: 5,
+      description: 'plants:read, plants:write, chat, docs:write, admin (admin implies all)',
+      error: 'scopes must be a non-empty list of plants:read, plants:write, chat, docs:write, admin',
+    }),
     limits: t.Optional(LimitsSchema),
     models: t.Optional(Models),
     expires_at: t.Optional(ExpiresAt),
@@ -19,7 +42,8 @@ export const NewToken = t.Object(
   { additionalProperties: false },
 )
 
-const Removable = <S extends Parameters<typeof t.Union>[0][number]>(schema: S) => t.Optional(t.Union([schema, t.Null()]))
+const Removable = <S extends Parameters<typeof t.Union>[0][number]>(schema: S) =>
+  t.Optional(t.Union([schema, t.Null()]))
 
 /** A change: each field present replaces the token's (null clears it); `limits` merges per field, null clearing one. */
 export const TokenChange = t.Object(
@@ -41,21 +65,30 @@ export const TokenChange = t.Object(
   { additionalProperties: false },
 )
 
-export const TokenRecord = t.Object(
-  {
-    id: t.String({ description: 'The token id (not the secret)' }),
-    owner: t.String(),
-    scopes: t.Array(t.String()),
-    limits: t.Union([LimitsSchema, t.Null()], { description: "The token's own limits; TRELLIS_DEFAULT_LIMITS fills the rest" }),
-    models: t.Union([t.Array(t.String()), t.Null()]),
-    expires_at: t.Union([t.String({ format: 'date-time' }), t.Null()]),
-    created_at: t.String({ format: 'date-time' }),
-    revoked_at: t.Union([t.String({ format: 'date-time' }), t.Null()]),
-  },
-)
+export const TokenRecord = t.Object({
+  id: t.String({ description: 'The token id (not the secret)' }),
+  owner: t.String(),
+  scopes: t.Array(t.String()),
+  limits: t.Union([LimitsSchema, t.Null()], {
+    description: "The token's own limits; TRELLIS_DEFAULT_LIMITS fills the rest",
+  }),
+  models: t.Union([t.Array(t.String()), t.Null()]),
+  expires_at: t.Union([t.String({ format: 'date-time' }), t.Null()]),
+  created_at: t.String({ format: 'date-time' }),
+  revoked_at: t.Union([t.String({ format: 'date-time' }), t.Null()]),
+})
 
-export const CreatedToken = t.Composite([TokenRecord, t.Object({ token: t.String({ description: 'The secret: shown in this answer only, never again' }) })])
+export const CreatedToken = t.Composite([
+  TokenRecord,
+  t.Object({ token: t.String({ description: 'The secret: shown in this answer only, never again' }) }),
+])
 
 export const TokenList = t.Object({ data: t.Array(TokenRecord) })
 
-export const TokenIdParams = t.Object({ id: t.String({ pattern: '^tok_[A-Za-z0-9_-]{12}$', description: 'A token id from POST or GET /admin/tokens', error: 'id must be a token id such as tok_AbCdEfGhIjKl' }) })
+export const TokenIdParams = t.Object({
+  id: t.String({
+    pattern: '^tok_[A-Za-z0-9_-]{12}$',
+    description: 'A token id from POST or GET /admin/tokens',
+    error: 'id must be a token id such as tok_AbCdEfGhIjKl',
+  }),
+})

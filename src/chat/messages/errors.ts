@@ -11,7 +11,14 @@ import { eventText } from './events'
  */
 export function toAnthropicError(error: unknown, requestId?: string): AnthropicErrorInit & { isInternal?: boolean } {
   const init = toOpenAIError(error, requestId)
-  return { status: init.status, message: init.message, type: init.type, retryAfter: init.retryAfter, headers: init.headers, isInternal: init.isInternal }
+  return {
+    status: init.status,
+    message: init.message,
+    type: init.type,
+    retryAfter: init.retryAfter,
+    headers: init.headers,
+    isInternal: init.isInternal,
+  }
 }
 
 const encoder = new TextEncoder()
@@ -24,5 +31,6 @@ const encoder = new TextEncoder()
 export const ANTHROPIC_FRAMING: StreamFraming = {
   keepAlive: encoder.encode('event: ping\ndata: {"type": "ping"}\n\n'),
   done: undefined,
-  errorEvent: (error, requestId) => encoder.encode(eventText(anthropicErrorBody(toAnthropicError(error, requestId), requestId))),
+  errorEvent: (error, requestId) =>
+    encoder.encode(eventText(anthropicErrorBody(toAnthropicError(error, requestId), requestId))),
 }

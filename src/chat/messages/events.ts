@@ -1,4 +1,12 @@
-import { ProviderError, type ChatCompletion, type ChatCompletionChunk, isObject, type JsonObject, noteChunk, type StreamReport } from '../providers/provider'
+import {
+  ProviderError,
+  type ChatCompletion,
+  type ChatCompletionChunk,
+  isObject,
+  type JsonObject,
+  noteChunk,
+  type StreamReport,
+} from '../providers/provider'
 import { namedEventText } from '../sse/encode'
 import { tooLarge } from '../sse/writer'
 
@@ -29,15 +37,17 @@ const STOP_REASONS: Record<string, string> = {
  * `end_turn`: the answer did end, and Anthropic's SDKs type `stop_reason` as a closed set, so an
  * upstream's own word would not be understood by them.
  */
-export const stopReasonOf = (finishReason: unknown): string =>
-  typeof finishReason === 'string' && Object.hasOwn(STOP_REASONS, finishReason) ? STOP_REASONS[finishReason] : 'end_turn'
+const stopReasonOf = (finishReason: unknown): string =>
+  typeof finishReason === 'string' && Object.hasOwn(STOP_REASONS, finishReason)
+    ? STOP_REASONS[finishReason]
+    : 'end_turn'
 
 /**
  * OpenAI's usage as Anthropic counts it: `input_tokens` are those not read from the cache
  * (OpenAI's `prompt_tokens` include them), cache reads apart, and no cache writes, which
  * OpenAI-style caching does not charge.
  */
-export function usageOf(usage: JsonObject | undefined) {
+function usageOf(usage: JsonObject | undefined) {
   const count = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : 0)
   const details = isObject(usage?.prompt_tokens_details) ? usage.prompt_tokens_details : undefined
   const cached = count(details?.cached_tokens) || count(usage?.prompt_cache_hit_tokens)
@@ -52,7 +62,7 @@ export function usageOf(usage: JsonObject | undefined) {
 /** An id as Anthropic shapes them: a prefix (`msg_`, `toolu_`) and 24 random hex digits. */
 const anthropicId = (prefix: string) => `${prefix}${crypto.randomUUID().replaceAll('-', '').slice(0, 24)}`
 
-export const messageId = () => anthropicId('msg_')
+const messageId = () => anthropicId('msg_')
 
 /**
  * The choice a message is made of: the first, which is choice 0. An upstream asked for one choice
@@ -60,7 +70,9 @@ export const messageId = () => anthropicId('msg_')
  */
 function firstChoice(choices: unknown): JsonObject | undefined {
   if (!Array.isArray(choices)) return undefined
-  const choice: unknown = choices.find((candidate) => isObject(candidate) && (candidate.index === 0 || candidate.index === undefined))
+  const choice: unknown = choices.find(
+    (candidate) => isObject(candidate) && (candidate.index === 0 || candidate.index === undefined),
+  )
   return isObject(choice) ? choice : undefined
 }
 
@@ -72,8 +84,10 @@ export function messageOf(completion: ChatCompletion, model: string, showThinkin
   if (showThinking && typeof message.reasoning_content === 'string' && message.reasoning_content !== '') {
     content.push({ type: 'thinking', thinking: message.reasoning_content, signature: '' })
   }
-  if (typeof message.content === 'string' && message.content !== '') content.push({ type: 'text', text: message.content })
-  if (typeof message.refusal === 'string' && message.refusal !== '') content.push({ type: 'text', text: message.refusal })
+  if (typeof message.content === 'string' && message.content !== '')
+    content.push({ type: 'text', text: message.content })
+  if (typeof message.refusal === 'string' && message.refusal !== '')
+    content.push({ type: 'text', text: message.refusal })
   for (const call of Array.isArray(message.tool_calls) ? (message.tool_calls as JsonObject[]) : []) {
     const fn = (isObject(call.function) ? call.function : {}) as { name?: unknown; arguments?: unknown }
     content.push({ type: 'tool_use', id: toolUseId(call.id), name: toolName(fn.name), input: toolInput(fn.arguments) })
@@ -109,7 +123,9 @@ function toolInput(text: unknown): JsonObject {
       // Reported below, with the rest of what is not an object.
     }
   }
-  throw new ProviderError(502, 'The upstream answered a tool call whose arguments are not a JSON object.', { detail: String(text).slice(0, 200) })
+  throw new ProviderError(502, 'The upstream answered a tool call whose arguments are not a JSON object.', {
+    detail: String(text).slice(0, 200),
+  })
 }
 
 type Block = 'text' | 'thinking' | 'tool_use'
@@ -129,14 +145,30 @@ type ToolCall = { id?: string; name?: string; args: string; state: 'held' | 'liv
  * reports only in its last chunk) and `message_stop`. Each item is the events one chunk made.
  * `maxHeld`: the most bytes of tool-call arguments held back (the response's own cap).
  */
-export async function* anthropicEvents(chunks: AsyncIterable<ChatCompletionChunk>, model: string, showThinking: boolean, report: StreamReport, maxHeld: number): AsyncGenerator<Uint8Array> {
+export async function* anthropicEvents(
+  chunks: AsyncIterable<ChatCompletionChunk>,
+  model: string,
+  showThinking: boolean,
+  report: StreamReport,
+  maxHeld: number,
+): AsyncGenerator<Uint8Array> {
   const iterator = chunks[Symbol.asyncIterator]()
   const blocks = new BlockWriter(showThinking, maxHeld)
   try {
     let result = await iterator.next()
     const usage = report.usage ? usageOf(report.usage) : usageOf(undefined)
-    const start = { id: messageId(), type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage }
-    // An upstream that sent no chunk at all still gets a whole (empty) message: the SDKs refuse events without message_start.
+    const start = {
+      id: messageId(),
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage,
+    }
+    // An upstream that sent no chunk at all still gets a whole (empty) message: the SDKs refuse events without
+    // message_start.
     let text = eventText({ type: 'message_start', message: start })
     while (!result.done) {
       const finishReason = report.finishReason
@@ -188,11 +220,15 @@ class BlockWriter {
       text += this.#ensure('text', { type: 'text', text: '' })
       text += this.#delta({ type: 'text_delta', text: piece })
     }
-    for (const call of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) if (isObject(call)) text += this.#toolCallDelta(call)
+    for (const call of Array.isArray(delta.tool_calls) ? delta.tool_calls : [])
+      if (isObject(call)) text += this.#toolCallDelta(call)
     return text
   }
 
-  /** Closes the open block and sends the tool calls still held, each whole; then the stop reason and the whole usage, and the end. */
+  /**
+   * Closes the open block and sends the tool calls still held, each whole; then the stop reason and the whole usage,
+   * and the end.
+   */
   finish(report: StreamReport): string {
     let text = this.#close()
     for (const index of [...this.#calls.keys()].sort((a, b) => a - b)) {
@@ -201,7 +237,11 @@ class BlockWriter {
       text += this.#startTool(call) + this.#close()
     }
     const usage = report.usage ? usageOf(report.usage) : { output_tokens: report.events }
-    const end = eventText({ type: 'message_delta', delta: { stop_reason: stopReasonOf(report.finishReason), stop_sequence: null }, usage })
+    const end = eventText({
+      type: 'message_delta',
+      delta: { stop_reason: stopReasonOf(report.finishReason), stop_sequence: null },
+      usage,
+    })
     return text + end + eventText({ type: 'message_stop' })
   }
 
@@ -210,7 +250,8 @@ class BlockWriter {
     const index = typeof delta.index === 'number' ? delta.index : 0
     let call = this.#calls.get(index)
     if (!call) this.#calls.set(index, (call = { args: '', state: 'held' }))
-    if (call.state === 'done') throw new ProviderError(502, 'The upstream continued a tool call after other content had followed it.')
+    if (call.state === 'done')
+      throw new ProviderError(502, 'The upstream continued a tool call after other content had followed it.')
     if (call.id === undefined && typeof delta.id === 'string' && delta.id !== '') call.id = delta.id
     if (call.name === undefined && typeof fn.name === 'string' && fn.name !== '') call.name = fn.name
     const piece = typeof fn.arguments === 'string' ? fn.arguments : ''

@@ -13,7 +13,9 @@ import { CountTokensRequest, CountTokensResponse, MessageResponse, MessagesReque
 import { parseCountTokensRequest, parseMessagesRequest } from './request'
 import { countTokens, passedHeaders, serveMessages } from './service'
 
-/** What the Messages routes need from the chat feature: how completions are served, and how its routes log and check. */
+/**
+ * What the Messages routes need from the chat feature: how completions are served, and how its routes log and check.
+ */
 export type MessagesDeps = {
   auth: AuthDeps
   bodyLimit: number
@@ -34,20 +36,30 @@ type RequestPlace = { method: string; url: string; requestId?: string }
 type HandlerContext = { request: Request; set: { headers: Record<string, unknown> }; principal: Principal }
 
 const ERRORS: Record<number, string> = {
-  400: '`invalid_request_error`: the request is invalid (the message starts with the field, as `messages.0.content: …`), a field has no equivalent for a model that is not served by an Anthropic provider, or the Authorization header is malformed.',
+  400:
+    '`invalid_request_error`: the request is invalid (the message starts with the field, as `messages.0.content: ' +
+    '…`), a field has no equivalent for a model that is not served by an Anthropic provider, or the Authorization ' +
+    'header is malformed.',
   401: '`authentication_error`: the token (`x-api-key` or `Authorization: Bearer`) is missing, unknown, expired or revoked.',
   403: '`permission_error`: the token lacks the chat scope.',
   404: '`not_found_error`: no such model, or the token may not use it.',
   413: '`request_too_large`: the body is larger than BODY_LIMIT.',
   415: '`invalid_request_error`: the body is not declared as application/json.',
-  429: "`rate_limit_error`: a limit of the token, or the peer's failed-authentication limit, was reached, or every provider of the model answered 429; Retry-After says when to try again.",
+  429:
+    "`rate_limit_error`: a limit of the token, or the peer's failed-authentication limit, was reached, or every " +
+    'provider of the model answered 429; Retry-After says when to try again.',
   500: '`api_error`: an unexpected fault; the server log has the details under the request id.',
   502: '`api_error`: the upstream failed or answered something that is not a message.',
-  503: '`overloaded_error`: every provider of the model is unavailable, the database is unavailable, or this replica is shutting down; Retry-After says when to try again.',
+  503:
+    '`overloaded_error`: every provider of the model is unavailable, the database is unavailable, or this replica ' +
+    'is shutting down; Retry-After says when to try again.',
   504: '`timeout_error`: the upstream did not answer in time.',
 }
 
-const anthropicErrors = (statuses: number[]) => Object.fromEntries(statuses.map((status) => [status, { description: ERRORS[status], content: jsonContent(AnthropicErrorSchema) }]))
+const anthropicErrors = (statuses: number[]) =>
+  Object.fromEntries(
+    statuses.map((status) => [status, { description: ERRORS[status], content: jsonContent(AnthropicErrorSchema) }]),
+  )
 
 /**
  * Anthropic's Messages API over the same model registry: `POST /v1/messages` (streamed or not) and
@@ -65,7 +77,8 @@ export function messagesPlugin(deps: MessagesDeps) {
     requireJsonContentType(request)
     const parsed = parse(await readBodyText(request, deps.bodyLimit))
     // A model outside the token's allow-list is answered exactly like one that does not exist.
-    if (!deps.completion.registry.has(parsed.model) || !deps.allows(principal, parsed.model)) throw modelNotFound(parsed.model)
+    if (!deps.completion.registry.has(parsed.model) || !deps.allows(principal, parsed.model))
+      throw modelNotFound(parsed.model)
     return parsed
   }
 
@@ -74,14 +87,27 @@ export function messagesPlugin(deps: MessagesDeps) {
     const { set, principal } = context
     deps.onLongLivedRequest?.(context.request)
     const requestId = requestIdOf(set)
-    const onStreamError = deps.streamErrorLogger({ method: context.request.method, url: context.request.url, requestId })
+    const onStreamError = deps.streamErrorLogger({
+      method: context.request.method,
+      url: context.request.url,
+      requestId,
+    })
     const setHeaders = (headers: Record<string, string>) => Object.assign(set.headers, headers)
-    return serveMessages({ ...deps.completion, onStreamError }, { request: context.request, principal, requestId, setHeaders }, request)
+    return serveMessages(
+      { ...deps.completion, onStreamError },
+      { request: context.request, principal, requestId, setHeaders },
+      request,
+    )
   }
 
   const count = async (context: HandlerContext) => {
     const request = (await read(context, parseCountTokensRequest)) as CountTokensRequest
-    const { input_tokens, method } = await countTokens(deps.completion.registry, request, context.request.signal, passedHeaders(context.request))
+    const { input_tokens, method } = await countTokens(
+      deps.completion.registry,
+      request,
+      context.request.signal,
+      passedHeaders(context.request),
+    )
     context.set.headers['x-trellis-token-count'] = method
     return { input_tokens }
   }
@@ -89,19 +115,43 @@ export function messagesPlugin(deps: MessagesDeps) {
   return new Elysia({ name: 'chat-messages' })
     .use(authPlugin(deps.auth))
     .onError(
-      recordingStatus(({ error, request, set }: { error: unknown; request: Request; set: { headers: Record<string, unknown>; status?: unknown } }) => {
-        const requestId = requestIdOf(set)
-        const unavailable = databaseUnavailable(error)
-        if (unavailable) {
-          deps.logger.warn('database unavailable', { request_id: requestId, method: request.method, path: new URL(request.url).pathname, cause: unavailable })
-          return anthropicErrorResponse({ status: 503, message: 'The service is briefly unavailable; retry the request.', retryAfter: DATABASE_RETRY_AFTER_SECONDS }, requestId)
-        }
-        // Bodies are read and validated by the handlers (parse: 'none'), so Elysia's own 422s and parse errors cannot arise here.
-        const init = toAnthropicError(error, requestId)
-        // A client that hung up before the first byte aborted its own request; nothing to report.
-        if ((init.isInternal || init.status >= 500) && !request.signal.aborted) deps.logFailure(error, { method: request.method, url: request.url, requestId }, 'messages request failed')
-        return anthropicErrorResponse(init, requestId)
-      }),
+      recordingStatus(
+        ({
+          error,
+          request,
+          set,
+        }: {
+          error: unknown
+          request: Request
+          set: { headers: Record<string, unknown>; status?: unknown }
+        }) => {
+          const requestId = requestIdOf(set)
+          const unavailable = databaseUnavailable(error)
+          if (unavailable) {
+            deps.logger.warn('database unavailable', {
+              request_id: requestId,
+              method: request.method,
+              path: new URL(request.url).pathname,
+              cause: unavailable,
+            })
+            return anthropicErrorResponse(
+              {
+                status: 503,
+                message: 'The service is briefly unavailable; retry the request.',
+                retryAfter: DATABASE_RETRY_AFTER_SECONDS,
+              },
+              requestId,
+            )
+          }
+          // Bodies are read and validated by the handlers (parse: 'none'), so Elysia's own 422s and parse errors cannot
+          // arise here.
+          const init = toAnthropicError(error, requestId)
+          // A client that hung up before the first byte aborted its own request; nothing to report.
+          if ((init.isInternal || init.status >= 500) && !request.signal.aborted)
+            deps.logFailure(error, { method: request.method, url: request.url, requestId }, 'messages request failed')
+          return anthropicErrorResponse(init, requestId)
+        },
+      ),
     )
     .post('/v1/messages', create, {
       apiKeyAuth: 'chat',
@@ -109,16 +159,26 @@ export function messagesPlugin(deps: MessagesDeps) {
       detail: {
         summary: 'Create a message (Anthropic Messages API)',
         description:
-          "Anthropic's Messages API over any Trellis model, for Anthropic SDKs given `http://host:port` as their base URL. A model served by an Anthropic provider gets the request as it came; any other gets it in OpenAI's form (fields without an equivalent, such as `top_k`, are a 400 naming them). With `stream: true` the answer is Anthropic's event stream, with `ping` events while waiting.",
+          "Anthropic's Messages API over any Trellis model, for Anthropic SDKs given `http://host:port` as their " +
+          'base URL. A model served by an Anthropic provider gets the request as it came; any other gets it in ' +
+          "OpenAI's form (fields without an equivalent, such as `top_k`, are a 400 naming them). With `stream: " +
+          "true` the answer is Anthropic's event stream, with `ping` events while waiting.",
         tags: ['chat'],
         security: API_KEY_SECURITY,
         requestBody: { required: true, content: jsonContent(MessagesRequest) },
         responses: {
           200: {
-            description: 'The message, or with `stream: true` its events. An error after the first byte comes as an `error` event.',
+            description:
+              'The message, or with `stream: true` its events. An error after the first byte comes as an `error` event.',
             content: {
               ...jsonContent(MessageResponse),
-              'text/event-stream': { schema: { type: 'string', description: '`event: <type>` and `data: <json>` lines: message_start, content_block_start/delta/stop, message_delta, message_stop; ping while waiting' } },
+              'text/event-stream': {
+                schema: {
+                  type: 'string',
+                  description:
+                    '`event: <type>` and `data: <json>` lines: message_start, content_block_start/delta/stop, message_delta, message_stop; ping while waiting',
+                },
+              },
             },
           },
           ...anthropicErrors([400, 401, 403, 404, 413, 415, 429, 500, 502, 503, 504]),
@@ -131,14 +191,22 @@ export function messagesPlugin(deps: MessagesDeps) {
       detail: {
         summary: 'Count the input tokens of a message (Anthropic Messages API)',
         description:
-          "The input tokens a message with this prompt would use: exact for echo (what its `/v1/messages` usage reports as input plus cache reads), the upstream's own count for a model served by an Anthropic provider, and for any other model an estimate (a token per three bytes of UTF-8, which errs high). `x-trellis-token-count` says which: `exact`, `upstream` or `estimate`.",
+          'The input tokens a message with this prompt would use: exact for echo (what its `/v1/messages` usage ' +
+          "reports as input plus cache reads), the upstream's own count for a model served by an Anthropic " +
+          'provider, and for any other model an estimate (a token per three bytes of UTF-8, which errs high). ' +
+          '`x-trellis-token-count` says which: `exact`, `upstream` or `estimate`.',
         tags: ['chat'],
         security: API_KEY_SECURITY,
         requestBody: { required: true, content: jsonContent(CountTokensRequest) },
         responses: {
           200: {
             description: 'The count.',
-            headers: { 'x-trellis-token-count': { description: 'How the count was made: `exact`, `upstream` or `estimate`.', schema: { type: 'string', enum: ['exact', 'upstream', 'estimate'] } } },
+            headers: {
+              'x-trellis-token-count': {
+                description: 'How the count was made: `exact`, `upstream` or `estimate`.',
+                schema: { type: 'string', enum: ['exact', 'upstream', 'estimate'] },
+              },
+            },
             content: jsonContent(CountTokensResponse),
           },
           ...anthropicErrors([400, 401, 403, 404, 413, 415, 429, 500, 502, 503, 504]),

@@ -15,16 +15,33 @@ import { MAX_CONTENT_PARTS, MAX_MESSAGES, MAX_OUTPUT_TOKENS, MAX_STOP_SEQUENCES,
 
 const open = { additionalProperties: true } as const
 
-/** Any content block: its `type` picks the schema it must then match (see {@link BLOCKS}); unknown types pass as they are. */
-export const ContentBlock = t.Object({ type: t.String({ minLength: 1 }) }, { ...open, description: 'A content block; `type` picks its shape' })
+/**
+ * Any content block: its `type` picks the schema it must then match (see {@link BLOCKS}); unknown types pass as they
+ * are.
+ */
+export const ContentBlock = t.Object(
+  { type: t.String({ minLength: 1 }) },
+  { ...open, description: 'A content block; `type` picks its shape' },
+)
 
 export const TextBlock = t.Object({ type: t.Literal('text'), text: t.String() }, open)
 
 /** `base64` (`media_type`, `data`), `url` (`url`) or `file` (`file_id`). */
-export const ImageSource = t.Object({ type: t.String({ minLength: 1 }) }, open)
+const ImageSource = t.Object({ type: t.String({ minLength: 1 }) }, open)
 export const ImageBlock = t.Object({ type: t.Literal('image'), source: ImageSource }, open)
-export const DocumentBlock = t.Object({ type: t.Literal('document'), source: t.Object({ type: t.String({ minLength: 1 }) }, open) }, open)
-export const ToolUseBlock = t.Object({ type: t.Literal('tool_use'), id: t.String({ minLength: 1 }), name: t.String({ minLength: 1 }), input: t.Object({}, open) }, open)
+const DocumentBlock = t.Object(
+  { type: t.Literal('document'), source: t.Object({ type: t.String({ minLength: 1 }) }, open) },
+  open,
+)
+export const ToolUseBlock = t.Object(
+  {
+    type: t.Literal('tool_use'),
+    id: t.String({ minLength: 1 }),
+    name: t.String({ minLength: 1 }),
+    input: t.Object({}, open),
+  },
+  open,
+)
 export const ToolResultBlock = t.Object(
   {
     type: t.Literal('tool_result'),
@@ -34,8 +51,8 @@ export const ToolResultBlock = t.Object(
   },
   open,
 )
-export const ThinkingBlock = t.Object({ type: t.Literal('thinking'), thinking: t.String(), signature: t.String() }, open)
-export const RedactedThinkingBlock = t.Object({ type: t.Literal('redacted_thinking'), data: t.String() }, open)
+const ThinkingBlock = t.Object({ type: t.Literal('thinking'), thinking: t.String(), signature: t.String() }, open)
+const RedactedThinkingBlock = t.Object({ type: t.Literal('redacted_thinking'), data: t.String() }, open)
 
 /** The blocks Trellis models, by `type`: a block of one of these types must match its schema. */
 export const BLOCKS: Record<string, TSchema> = {
@@ -51,7 +68,7 @@ export type TextBlock = Static<typeof TextBlock>
 export type ImageBlock = Static<typeof ImageBlock>
 export type ToolUseBlock = Static<typeof ToolUseBlock>
 export type ToolResultBlock = Static<typeof ToolResultBlock>
-export type ThinkingBlock = Static<typeof ThinkingBlock>
+type ThinkingBlock = Static<typeof ThinkingBlock>
 export type ContentBlock = Static<typeof ContentBlock>
 
 export const MessageParam = t.Object(
@@ -98,7 +115,7 @@ export const ThinkingConfig = t.Object(
 )
 export type ThinkingConfig = Static<typeof ThinkingConfig>
 
-export const System = t.Union([t.String(), t.Array(TextBlock, { maxItems: MAX_CONTENT_PARTS })])
+const System = t.Union([t.String(), t.Array(TextBlock, { maxItems: MAX_CONTENT_PARTS })])
 
 /** What a Messages request and a count_tokens request share: the prompt. */
 const promptFields = {
@@ -133,7 +150,7 @@ export type CountTokensRequest = Static<typeof CountTokensRequest>
 export const CountTokensResponse = t.Object({ input_tokens: Integer({ minimum: 0 }) })
 
 /** `cache_creation_input_tokens` is 0 for a translated model: OpenAI-style caching writes nothing that is charged. */
-export const MessageUsage = t.Object(
+const MessageUsage = t.Object(
   {
     input_tokens: Integer({ minimum: 0, description: 'Input tokens not read from the cache' }),
     output_tokens: Integer({ minimum: 0 }),
@@ -143,7 +160,14 @@ export const MessageUsage = t.Object(
   open,
 )
 
-export const StopReason = t.Union([t.Literal('end_turn'), t.Literal('max_tokens'), t.Literal('stop_sequence'), t.Literal('tool_use'), t.Literal('pause_turn'), t.Literal('refusal')])
+const StopReason = t.Union([
+  t.Literal('end_turn'),
+  t.Literal('max_tokens'),
+  t.Literal('stop_sequence'),
+  t.Literal('tool_use'),
+  t.Literal('pause_turn'),
+  t.Literal('refusal'),
+])
 
 /** The non-streaming answer, a `message`. */
 export const MessageResponse = t.Object(

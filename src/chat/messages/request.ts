@@ -4,7 +4,17 @@ import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors'
 import { HttpError } from '../../http/errors'
 import { MAX_DEPTH } from '../../json/grammar'
 import { deepestPath } from '../../json/depth'
-import { BLOCKS, type ContentBlock, CountTokensRequest, type MessageParam, MessagesRequest, type Tool, type ToolChoice, type ToolResultBlock, type ToolUseBlock } from './model'
+import {
+  BLOCKS,
+  type ContentBlock,
+  CountTokensRequest,
+  type MessageParam,
+  MessagesRequest,
+  type Tool,
+  type ToolChoice,
+  type ToolResultBlock,
+  type ToolUseBlock,
+} from './model'
 
 /*
  * Parsing and validating Messages requests, with Anthropic's rules and in Anthropic's words: a
@@ -21,7 +31,11 @@ export function parseMessagesRequest(text: string): MessagesRequest {
   const request = checked<MessagesRequest>(text, messagesCheck)
   checkPrompt(request)
   const thinking = request.thinking
-  if (thinking?.type === 'enabled' && thinking.budget_tokens !== undefined && thinking.budget_tokens >= request.max_tokens) {
+  if (
+    thinking?.type === 'enabled' &&
+    thinking.budget_tokens !== undefined &&
+    thinking.budget_tokens >= request.max_tokens
+  ) {
     throw invalid('max_tokens', `Input should be greater than thinking.budget_tokens (${thinking.budget_tokens})`)
   }
   return request
@@ -41,10 +55,18 @@ function checked<T>(text: string, check: TypeCheck<TSchema>): T {
   } catch {
     throw new HttpError(400, 'The request body is not valid JSON.', { type: 'invalid_request_error' })
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('', 'Input should be a valid dictionary (a JSON object)')
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw invalid('', 'Input should be a valid dictionary (a JSON object)')
   // JSON.parse takes any depth, but every later walk (the estimate, the translation, the body sent on) recurses.
   const deep = deepestPath(body)
-  if (deep) throw invalid(deep.slice(0, 5).map((key) => key.slice(0, 64)).join('.'), `Input should not nest objects and lists more than ${MAX_DEPTH} levels deep`)
+  if (deep)
+    throw invalid(
+      deep
+        .slice(0, 5)
+        .map((key) => key.slice(0, 64))
+        .join('.'),
+      `Input should not nest objects and lists more than ${MAX_DEPTH} levels deep`,
+    )
   // Check first: walking Errors() on a valid body costs far more than the compiled check.
   if (!check.Check(body)) throw describeIssue(check.Errors(body).First()!)
   return body as T
@@ -55,20 +77,27 @@ function checkPrompt(request: CountTokensRequest): void {
   const last = request.messages.length - 1
   request.messages.forEach((message, i) => {
     const empty = message.content.length === 0
-    if (empty && !(i === last && message.role === 'assistant')) throw invalid(`messages.${i}.content`, 'all messages must have non-empty content except for the optional final assistant message')
+    if (empty && !(i === last && message.role === 'assistant'))
+      throw invalid(
+        `messages.${i}.content`,
+        'all messages must have non-empty content except for the optional final assistant message',
+      )
     if (Array.isArray(message.content)) checkBlocks(message.content, `/messages/${i}/content`)
   })
   checkToolPairs(request.messages)
   const tools: Tool[] = request.tools ?? []
   const names = new Set<string>()
   tools.forEach((tool, i) => {
-    if ((tool.type === undefined || tool.type === 'custom') && tool.input_schema === undefined) throw invalid(`tools.${i}.input_schema`, 'Field required')
-    if (names.has(tool.name)) throw invalid(`tools.${i}.name`, `Tool names must be unique; '${tool.name}' is used twice`)
+    if ((tool.type === undefined || tool.type === 'custom') && tool.input_schema === undefined)
+      throw invalid(`tools.${i}.input_schema`, 'Field required')
+    if (names.has(tool.name))
+      throw invalid(`tools.${i}.name`, `Tool names must be unique; '${tool.name}' is used twice`)
     names.add(tool.name)
   })
   checkToolChoice(request.tool_choice, names)
   const thinking = request.thinking
-  if (thinking?.type === 'enabled' && thinking.budget_tokens === undefined) throw invalid('thinking.budget_tokens', 'Field required')
+  if (thinking?.type === 'enabled' && thinking.budget_tokens === undefined)
+    throw invalid('thinking.budget_tokens', 'Field required')
 }
 
 /**
@@ -85,16 +114,26 @@ function checkToolPairs(messages: MessageParam[]): void {
     blocks.forEach((block, j) => {
       if (block.type === 'tool_result') {
         const id = (block as ToolResultBlock).tool_use_id
-        if (!asked.has(id)) throw invalid(`messages.${i}.content.${j}.tool_use_id`, `unexpected tool_use_id '${id}': each tool_result must answer a tool_use block of the previous message`)
+        if (!asked.has(id))
+          throw invalid(
+            `messages.${i}.content.${j}.tool_use_id`,
+            `unexpected tool_use_id '${id}': each tool_result must answer a tool_use block of the previous message`,
+          )
         answered.add(id)
       }
     })
-    for (const id of asked) if (!answered.has(id)) throw invalid(`messages.${i}.content`, `tool_use id '${id}' of messages.${i - 1} has no tool_result block here, immediately after it`)
+    for (const id of asked)
+      if (!answered.has(id))
+        throw invalid(
+          `messages.${i}.content`,
+          `tool_use id '${id}' of messages.${i - 1} has no tool_result block here, immediately after it`,
+        )
     asked = new Set()
     blocks.forEach((block, j) => {
       if (block.type !== 'tool_use') return
       const id = (block as ToolUseBlock).id
-      if (seen.has(id)) throw invalid(`messages.${i}.content.${j}.id`, `tool_use ids must be unique; '${id}' is used twice`)
+      if (seen.has(id))
+        throw invalid(`messages.${i}.content.${j}.id`, `tool_use ids must be unique; '${id}' is used twice`)
       seen.add(id)
       if (message.role === 'assistant') asked.add(id)
     })
@@ -116,13 +155,17 @@ function checkBlocks(blocks: ContentBlock[], at: string): void {
     if (!check) return
     if (!check.Check(block)) throw describeIssue(check.Errors(block).First()!, `${at}/${i}`)
     const content = (block as { content?: unknown }).content
-    if (block.type === 'tool_result' && Array.isArray(content)) checkBlocks(content as ContentBlock[], `${at}/${i}/content`)
+    if (block.type === 'tool_result' && Array.isArray(content))
+      checkBlocks(content as ContentBlock[], `${at}/${i}/content`)
   })
 }
 
 /** A 400 naming `field` (dotted, as Anthropic writes it) and what is wrong with it. */
-export function invalid(field: string, sentence: string): HttpError {
-  return new HttpError(400, field ? `${field}: ${sentence}` : sentence, { type: 'invalid_request_error', param: field || undefined })
+function invalid(field: string, sentence: string): HttpError {
+  return new HttpError(400, field ? `${field}: ${sentence}` : sentence, {
+    type: 'invalid_request_error',
+    param: field || undefined,
+  })
 }
 
 /** `/messages/0/content` → `messages.0.content` */
@@ -134,12 +177,16 @@ function dotted(pointer: string): string {
     .join('.')
 }
 
-/** TypeBox's first complaint, in the words of Anthropic's validator. `prefix` is the pointer of the value that was checked. */
-export function describeIssue(issue: ValueError, prefix = ''): HttpError {
+/**
+ * TypeBox's first complaint, in the words of Anthropic's validator. `prefix` is the pointer of the value that was
+ * checked.
+ */
+function describeIssue(issue: ValueError, prefix = ''): HttpError {
   const field = dotted(prefix + issue.path)
   const schema = issue.schema as Record<string, unknown>
   // JSON.parse reads 1e999 as Infinity, which no number field takes.
-  if (typeof issue.value === 'number' && !Number.isFinite(issue.value)) return invalid(field, 'Input should be a finite number')
+  if (typeof issue.value === 'number' && !Number.isFinite(issue.value))
+    return invalid(field, 'Input should be a finite number')
   switch (issue.type) {
     case ValueErrorType.ObjectRequiredProperty:
       return invalid(field, 'Field required')
@@ -148,11 +195,17 @@ export function describeIssue(issue: ValueError, prefix = ''): HttpError {
     case ValueErrorType.Literal:
       return invalid(field, `Input should be ${quoted(schema.const)}`)
     case ValueErrorType.ArrayMinItems:
-      return invalid(field, `List should have at least ${schema.minItems} item${schema.minItems === 1 ? '' : 's'}, not ${lengthOf(issue.value)}`)
+      return invalid(
+        field,
+        `List should have at least ${schema.minItems} item${schema.minItems === 1 ? '' : 's'}, not ${lengthOf(issue.value)}`,
+      )
     case ValueErrorType.ArrayMaxItems:
       return invalid(field, `List should have at most ${schema.maxItems} items, not ${lengthOf(issue.value)}`)
     case ValueErrorType.StringMinLength:
-      return invalid(field, `String should have at least ${schema.minLength} character${schema.minLength === 1 ? '' : 's'}`)
+      return invalid(
+        field,
+        `String should have at least ${schema.minLength} character${schema.minLength === 1 ? '' : 's'}`,
+      )
     case ValueErrorType.StringMaxLength:
       return invalid(field, `String should have at most ${schema.maxLength} characters`)
     case ValueErrorType.StringPattern:
@@ -173,11 +226,23 @@ export function describeIssue(issue: ValueError, prefix = ''): HttpError {
 function describeUnion(issue: ValueError, prefix: string, field: string): HttpError {
   const branches = (issue.schema.anyOf ?? []) as Record<string, unknown>[]
   const literals = branches.filter((branch) => 'const' in branch)
-  if (literals.length === branches.length) return invalid(field, `Input should be ${literals.map((branch) => quoted(branch.const)).join(', ').replace(/, ([^,]*)$/, ' or $1')}`)
-  const matching = branches.findIndex((branch) => branch.type === jsonKind(issue.value) || (branch.type === 'integer' && typeof issue.value === 'number'))
+  if (literals.length === branches.length)
+    return invalid(
+      field,
+      `Input should be ${literals
+        .map((branch) => quoted(branch.const))
+        .join(', ')
+        .replace(/, ([^,]*)$/, ' or $1')}`,
+    )
+  const matching = branches.findIndex(
+    (branch) => branch.type === jsonKind(issue.value) || (branch.type === 'integer' && typeof issue.value === 'number'),
+  )
   const nested = matching >= 0 ? issue.errors[matching]?.First() : undefined
   if (nested) return describeIssue(nested, prefix)
-  return invalid(field, `Input should be ${branches.map((branch) => KINDS[String(branch.type)] ?? 'null').join(' or ')}`)
+  return invalid(
+    field,
+    `Input should be ${branches.map((branch) => KINDS[String(branch.type)] ?? 'null').join(' or ')}`,
+  )
 }
 
 const KINDS: Record<string, string> = {

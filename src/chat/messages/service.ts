@@ -1,7 +1,20 @@
 import { DEFAULT_MAX_RESPONSE_BYTES, ECHO_PROVIDER } from '../../config/chat'
 import { JSON_MEDIA_TYPE } from '../../http/media-type'
-import { type CompletionContext, type CompletionDeps, CompletionRun, estimatedTokens, type Reservable } from '../completion'
-import { type ChatRequest, type JsonObject, type MessagesRequest as NativeRequest, type PassedHeaders, type StreamReport, isObject } from '../providers/provider'
+import {
+  type CompletionContext,
+  type CompletionDeps,
+  CompletionRun,
+  estimatedTokens,
+  type Reservable,
+} from '../completion'
+import {
+  type ChatRequest,
+  type JsonObject,
+  type MessagesRequest as NativeRequest,
+  type PassedHeaders,
+  type StreamReport,
+  isObject,
+} from '../providers/provider'
 import { promptOf as echoPrompt } from '../providers/echo/tokenizer'
 import { utf8Length } from '../../utf8'
 import type { ModelRegistry, RouteEntry } from '../registry'
@@ -14,7 +27,10 @@ import { promptOf, showsThinking, toChatRequest } from './translate'
  * A Messages request for admission: the estimate of its prompt (system, messages, tools) and
  * `max_tokens`, the most it may answer.
  */
-const MESSAGES_REQUEST: Reservable<MessagesRequest> = { promptEstimate: (request) => estimatedTokens(promptBytes(request)), answerTokens: (request) => request.max_tokens }
+const MESSAGES_REQUEST: Reservable<MessagesRequest> = {
+  promptEstimate: (request) => estimatedTokens(promptBytes(request)),
+  answerTokens: (request) => request.max_tokens,
+}
 
 function promptBytes(request: CountTokensRequest): number {
   const text = (value: unknown) => utf8Length(typeof value === 'string' ? value : JSON.stringify(value ?? ''))
@@ -31,13 +47,28 @@ function promptBytes(request: CountTokensRequest): number {
  * are; any other gets the request in OpenAI's form (translate.ts) and its answer comes back in
  * Anthropic's (events.ts). Entries may mix, and retry and fall back as for chat completions.
  */
-export async function serveMessages(deps: CompletionDeps, context: CompletionContext, request: MessagesRequest): Promise<Response> {
+export async function serveMessages(
+  deps: CompletionDeps,
+  context: CompletionContext,
+  request: MessagesRequest,
+): Promise<Response> {
   const streamed = request.stream === true
   const run = await CompletionRun.admit(deps, context, MESSAGES_REQUEST, request, request.model, streamed)
-  const routes = new EntryRequests(request, run.abort.signal, run.report, deps.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, passedHeaders(context.request))
+  const routes = new EntryRequests(
+    request,
+    run.abort.signal,
+    run.report,
+    deps.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    passedHeaders(context.request),
+  )
   if (!streamed) {
     try {
-      const message = await deps.registry.completeWith(request.model, run.abort.signal, (entry) => routes.complete(entry), run.report)
+      const message = await deps.registry.completeWith(
+        request.model,
+        run.abort.signal,
+        (entry) => routes.complete(entry),
+        run.report,
+      )
       run.finish(200, undefined)
       return Response.json(message, { headers: { 'content-type': JSON_MEDIA_TYPE } })
     } catch (error) {
@@ -46,7 +77,11 @@ export async function serveMessages(deps: CompletionDeps, context: CompletionCon
     }
   }
   const state = { committed: false }
-  return run.stream(deps.registry.streamWith(request.model, run.abort.signal, state, (entry) => routes.stream(entry), run.report), state, ANTHROPIC_FRAMING)
+  return run.stream(
+    deps.registry.streamWith(request.model, run.abort.signal, state, (entry) => routes.stream(entry), run.report),
+    state,
+    ANTHROPIC_FRAMING,
+  )
 }
 
 /** The request as each registry entry takes it; the OpenAI form is made once, on the first entry that needs it. */
@@ -58,7 +93,13 @@ class EntryRequests {
   readonly #passed: PassedHeaders
   #chat: ChatRequest | undefined
 
-  constructor(request: MessagesRequest, signal: AbortSignal, report: StreamReport, maxBytes: number, passed: PassedHeaders) {
+  constructor(
+    request: MessagesRequest,
+    signal: AbortSignal,
+    report: StreamReport,
+    maxBytes: number,
+    passed: PassedHeaders,
+  ) {
     this.#request = request
     this.#signal = signal
     this.#report = report
@@ -80,7 +121,13 @@ class EntryRequests {
     const native = entry.provider.messages
     if (native) return native.streamEvents(this.#native(entry), this.#signal, this.#report, this.#passed)
     const chunks = entry.provider.stream({ ...this.#translated(), model: entry.model }, this.#signal)
-    return anthropicEvents(chunks, this.#request.model, showsThinking(this.#request.thinking), this.#report, this.#maxBytes)
+    return anthropicEvents(
+      chunks,
+      this.#request.model,
+      showsThinking(this.#request.thinking),
+      this.#report,
+      this.#maxBytes,
+    )
   }
 
   #native(entry: RouteEntry): NativeRequest {
@@ -116,14 +163,26 @@ export type TokenCountMethod = 'exact' | 'upstream' | 'estimate'
  * prompt is read (`promptOf`): top-level fields that `/v1/messages` would refuse for such a model
  * do not change a count, so they are not refused here.
  */
-export async function countTokens(registry: ModelRegistry, request: CountTokensRequest, signal: AbortSignal, passed: PassedHeaders = {}): Promise<{ input_tokens: number; method: TokenCountMethod }> {
+export async function countTokens(
+  registry: ModelRegistry,
+  request: CountTokensRequest,
+  signal: AbortSignal,
+  passed: PassedHeaders = {},
+): Promise<{ input_tokens: number; method: TokenCountMethod }> {
   return registry.completeWith(request.model, signal, async (entry) => {
     const native = entry.provider.messages
     // A count_tokens body is a Messages request without `max_tokens`; the provider sends it on as it is.
-    if (native) return { input_tokens: (await native.countTokens({ ...request, model: entry.model } as unknown as NativeRequest, signal, passed)).input_tokens, method: 'upstream' as const }
+    if (native)
+      return {
+        input_tokens: (
+          await native.countTokens({ ...request, model: entry.model } as unknown as NativeRequest, signal, passed)
+        ).input_tokens,
+        method: 'upstream' as const,
+      }
     const prompt = promptOf(request)
     // The count echo's usage reports as prompt tokens (input plus cache reads) for the same request.
-    if (entry.provider.name === ECHO_PROVIDER) return { input_tokens: echoPrompt(prompt.messages, prompt.tools).ends.length, method: 'exact' as const }
+    if (entry.provider.name === ECHO_PROVIDER)
+      return { input_tokens: echoPrompt(prompt.messages, prompt.tools).ends.length, method: 'exact' as const }
     return { input_tokens: estimatedTokens(promptBytes(request)), method: 'estimate' as const }
   })
 }

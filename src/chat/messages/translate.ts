@@ -1,6 +1,16 @@
 import type { ChatCompletionRequest, FunctionTool, RequestMessage } from '../model'
 import { ProviderError, type ChatRequest, type JsonObject } from '../providers/provider'
-import type { ContentBlock, CountTokensRequest, ImageBlock, MessagesRequest, TextBlock, ThinkingConfig, ToolChoice, ToolResultBlock, ToolUseBlock } from './model'
+import type {
+  ContentBlock,
+  CountTokensRequest,
+  ImageBlock,
+  MessagesRequest,
+  TextBlock,
+  ThinkingConfig,
+  ToolChoice,
+  ToolResultBlock,
+  ToolUseBlock,
+} from './model'
 
 /*
  * A Messages request in OpenAI's form, for a provider that does not speak Anthropic's API
@@ -27,17 +37,35 @@ import type { ContentBlock, CountTokensRequest, ImageBlock, MessagesRequest, Tex
 
 /** Top-level fields of a Messages request that translate (or, for the hints, need not). */
 const TRANSLATED = new Set([
-  'model', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'max_tokens', 'stop_sequences', 'stream',
-  'temperature', 'top_p', 'metadata', 'service_tier', 'cache_control',
+  'model',
+  'messages',
+  'system',
+  'tools',
+  'tool_choice',
+  'thinking',
+  'max_tokens',
+  'stop_sequences',
+  'stream',
+  'temperature',
+  'top_p',
+  'metadata',
+  'service_tier',
+  'cache_control',
 ])
 
 /** Whether the answer's reasoning is shown as `thinking` blocks. */
-export const showsThinking = (thinking: ThinkingConfig | undefined) => thinking !== undefined && thinking.type !== 'disabled'
+export const showsThinking = (thinking: ThinkingConfig | undefined) =>
+  thinking !== undefined && thinking.type !== 'disabled'
 
 /** The whole request in OpenAI's form; `model` is rewritten per registry entry by the caller. */
 export function toChatRequest(request: MessagesRequest): ChatRequest {
   for (const field of Object.keys(request)) {
-    if (!TRANSLATED.has(field)) throw untranslatable(request.model, field, field === 'top_k' ? "OpenAI's API has no top_k" : 'Trellis does not model this field')
+    if (!TRANSLATED.has(field))
+      throw untranslatable(
+        request.model,
+        field,
+        field === 'top_k' ? "OpenAI's API has no top_k" : 'Trellis does not model this field',
+      )
   }
   const chat: ChatCompletionRequest = { ...promptOf(request), model: request.model, max_tokens: request.max_tokens }
   if (request.stop_sequences !== undefined) chat.stop = request.stop_sequences
@@ -53,12 +81,15 @@ export function toChatRequest(request: MessagesRequest): ChatRequest {
 }
 
 /** The prompt in OpenAI's form: messages (the system prompt first), tools and tool choice. */
-export function promptOf(request: CountTokensRequest): Pick<ChatCompletionRequest, 'messages' | 'tools' | 'tool_choice' | 'parallel_tool_calls'> {
+export function promptOf(
+  request: CountTokensRequest,
+): Pick<ChatCompletionRequest, 'messages' | 'tools' | 'tool_choice' | 'parallel_tool_calls'> {
   const model = request.model
   const messages: RequestMessage[] = []
   const system = request.system
   if (typeof system === 'string') messages.push({ role: 'system', content: system })
-  else if (system !== undefined) messages.push({ role: 'system', content: system.map((block) => ({ type: 'text', text: block.text })) })
+  else if (system !== undefined)
+    messages.push({ role: 'system', content: system.map((block) => ({ type: 'text', text: block.text })) })
   request.messages.forEach((message, i) => {
     if (typeof message.content === 'string') messages.push({ role: message.role, content: message.content })
     else if (message.role === 'user') messages.push(...userMessages(model, message.content, `messages.${i}.content`))
@@ -67,7 +98,8 @@ export function promptOf(request: CountTokensRequest): Pick<ChatCompletionReques
   const prompt: ReturnType<typeof promptOf> = { messages }
   if (request.tools?.length) {
     prompt.tools = request.tools.map((tool, i): FunctionTool => {
-      if (tool.type !== undefined && tool.type !== 'custom') throw untranslatable(model, `tools.${i}.type`, `'${tool.type}' is one of Anthropic's server tools`)
+      if (tool.type !== undefined && tool.type !== 'custom')
+        throw untranslatable(model, `tools.${i}.type`, `'${tool.type}' is one of Anthropic's server tools`)
       const fn: FunctionTool['function'] = { name: tool.name, parameters: tool.input_schema as JsonObject }
       if (tool.description !== undefined) fn.description = tool.description
       return { type: 'function', function: fn }
@@ -87,7 +119,10 @@ function toolChoiceOf(choice: ToolChoice): ChatCompletionRequest['tool_choice'] 
   return choice.type
 }
 
-/** A user turn: its tool results as `tool` messages (they must follow the assistant's calls), then the rest as one user message. */
+/**
+ * A user turn: its tool results as `tool` messages (they must follow the assistant's calls), then the rest as one user
+ * message.
+ */
 function userMessages(model: string, blocks: ContentBlock[], at: string): RequestMessage[] {
   const tools: RequestMessage[] = []
   const parts: JsonObject[] = []
@@ -114,7 +149,8 @@ function assistantMessage(model: string, blocks: ContentBlock[], at: string): Re
     else if (block.type === 'tool_use') {
       const use = block as ToolUseBlock
       calls.push({ id: use.id, type: 'function', function: { name: use.name, arguments: JSON.stringify(use.input) } })
-    } else if (block.type !== 'thinking' && block.type !== 'redacted_thinking') throw untranslatable(model, `${at}.${i}.type`, blockReason(block.type, 'an assistant message'))
+    } else if (block.type !== 'thinking' && block.type !== 'redacted_thinking')
+      throw untranslatable(model, `${at}.${i}.type`, blockReason(block.type, 'an assistant message'))
   })
   const message: RequestMessage = { role: 'assistant', content: text }
   if (calls.length > 0) message.tool_calls = calls
@@ -126,7 +162,8 @@ function toolMessage(model: string, block: ToolResultBlock, at: string): Request
   if (typeof block.content === 'string') text = block.content
   else {
     for (const [i, part] of (block.content ?? []).entries()) {
-      if (part.type !== 'text') throw untranslatable(model, `${at}.content.${i}.type`, "OpenAI's tool messages hold only text")
+      if (part.type !== 'text')
+        throw untranslatable(model, `${at}.content.${i}.type`, "OpenAI's tool messages hold only text")
       text += (text === '' ? '' : '\n') + (part as TextBlock).text
     }
   }
@@ -138,19 +175,29 @@ function imagePart(model: string, block: ImageBlock, at: string): JsonObject {
   if (source.type === 'base64' && typeof source.media_type === 'string' && typeof source.data === 'string') {
     return { type: 'image_url', image_url: { url: `data:${source.media_type};base64,${source.data}` } }
   }
-  if (source.type === 'url' && typeof source.url === 'string') return { type: 'image_url', image_url: { url: source.url } }
-  throw untranslatable(model, `${at}.source`, "only base64 (with media_type and data) and url images have an OpenAI form")
+  if (source.type === 'url' && typeof source.url === 'string')
+    return { type: 'image_url', image_url: { url: source.url } }
+  throw untranslatable(
+    model,
+    `${at}.source`,
+    'only base64 (with media_type and data) and url images have an OpenAI form',
+  )
 }
 
 function blockReason(type: string, where: string): string {
-  if (type === 'tool_use' || type === 'tool_result' || type === 'thinking') return `a '${type}' block cannot be in ${where}`
+  if (type === 'tool_use' || type === 'tool_result' || type === 'thinking')
+    return `a '${type}' block cannot be in ${where}`
   return `'${type}' blocks have no OpenAI form`
 }
 
 /** The 400 for what a model served through OpenAI's form cannot take. */
 function untranslatable(model: string, field: string, why: string): ProviderError {
-  return new ProviderError(400, `${field}: not supported by model '${model}', which is not served by an Anthropic provider (${why}).`, {
-    type: 'invalid_request_error',
-    param: field,
-  })
+  return new ProviderError(
+    400,
+    `${field}: not supported by model '${model}', which is not served by an Anthropic provider (${why}).`,
+    {
+      type: 'invalid_request_error',
+      param: field,
+    },
+  )
 }

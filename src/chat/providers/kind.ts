@@ -11,7 +11,10 @@ export type ProviderOptions = Omit<ProviderConfig, 'maxRetries' | 'retryBaseMs'>
   clock?: () => Date
   /** Most bytes of a non-streamed answer, after decoding (`CHAT_MAX_RESPONSE_BYTES`); past it, 502. */
   maxResponseBytes?: number
-  /** Most bytes one streamed event may hold before it ends (`CHAT_MAX_EVENT_BYTES`); past it, the stream ends with an error. */
+  /**
+   * Most bytes one streamed event may hold before it ends (`CHAT_MAX_EVENT_BYTES`); past it, the stream ends with an
+   * error.
+   */
   maxEventBytes?: number
 }
 

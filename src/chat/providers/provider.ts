@@ -63,7 +63,12 @@ export interface ChatProvider {
 }
 
 /** A Messages request as the client sent it, after validation, with `model` rewritten to the upstream model. */
-export type MessagesRequest = JsonObject & { model: string; messages: JsonObject[]; max_tokens: number; stream?: boolean }
+export type MessagesRequest = JsonObject & {
+  model: string
+  messages: JsonObject[]
+  max_tokens: number
+  stream?: boolean
+}
 
 /**
  * Anthropic's Messages API spoken natively (see {@link ChatProvider.messages}). Both methods fill
@@ -80,14 +85,24 @@ export type PassedHeaders = { anthropicBeta?: string }
 
 export interface NativeMessages {
   /** The whole `message` object (`stream` false or absent). */
-  complete(request: MessagesRequest, signal: AbortSignal, report?: StreamReport, passed?: PassedHeaders): Promise<JsonObject>
+  complete(
+    request: MessagesRequest,
+    signal: AbortSignal,
+    report?: StreamReport,
+    passed?: PassedHeaders,
+  ): Promise<JsonObject>
   /**
    * The upstream's event stream as the bytes to send: whole `event: <type>\ndata: <json>\n\n`
    * events in order, as soon as each read completes them, ending after `message_stop`. An in-stream
    * `error` event is thrown as a {@link ProviderError} instead of forwarded, so that the route can
    * retry before the first byte and write its own error event after it.
    */
-  streamEvents(request: MessagesRequest, signal: AbortSignal, report?: StreamReport, passed?: PassedHeaders): AsyncIterable<Uint8Array>
+  streamEvents(
+    request: MessagesRequest,
+    signal: AbortSignal,
+    report?: StreamReport,
+    passed?: PassedHeaders,
+  ): AsyncIterable<Uint8Array>
   /** `POST /v1/messages/count_tokens` upstream, for the same request: its `{ input_tokens }`. */
   countTokens(request: MessagesRequest, signal: AbortSignal, passed?: PassedHeaders): Promise<{ input_tokens: number }>
 }
@@ -128,8 +143,10 @@ export function noteChunk(report: StreamReport, chunk: JsonObject): void {
     report.events++
     const finish = (choices[0] as { finish_reason?: unknown }).finish_reason
     // The reason goes to the ledger and the metrics: an upstream's odd value is kept only when short and storable.
-    if (typeof finish === 'string') report.finishReason = finish.length <= 64 && storable(finish) ? finish : 'unrecognized'
+    if (typeof finish === 'string')
+      report.finishReason = finish.length <= 64 && storable(finish) ? finish : 'unrecognized'
   }
 }
 
-export const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value)
+export const isObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -46,7 +46,10 @@ export class UpstreamCall {
     return this.#controller.signal
   }
 
-  /** Aborts the upstream if `ms` pass before the next {@link unwatch} or {@link watch}; `reportedMs` is the limit named in the error. */
+  /**
+   * Aborts the upstream if `ms` pass before the next {@link unwatch} or {@link watch}; `reportedMs` is the limit named
+   * in the error.
+   */
   watch(phase: TimeoutPhase, ms: number, reportedMs = ms): void {
     const deadline = performance.now() + ms
     if (this.#watched) {
@@ -121,7 +124,13 @@ export class UpstreamCall {
 }
 
 /** POSTs `body` as JSON on `call`'s signal; a failure to connect becomes the call's {@link UpstreamCall.failure}. */
-export async function postJson(fetch: UpstreamFetch, url: string, call: UpstreamCall, body: JsonObject, headers: Record<string, string>): Promise<Response> {
+export async function postJson(
+  fetch: UpstreamFetch,
+  url: string,
+  call: UpstreamCall,
+  body: JsonObject,
+  headers: Record<string, string>,
+): Promise<Response> {
   try {
     return await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal: call.signal })
   } catch (error) {
@@ -138,10 +147,16 @@ export async function readText(call: UpstreamCall, response: Response, limit: nu
   return bytes === undefined ? undefined : utf8.decode(bytes)
 }
 
-/** What one read of an event stream gave: bytes ready to hand over, whether the answer is whole, and what to throw after the bytes. */
+/**
+ * What one read of an event stream gave: bytes ready to hand over, whether the answer is whole, and what to throw after
+ * the bytes.
+ */
 export type EventStep = { bytes: Uint8Array; done: boolean; error?: unknown }
 
-/** Turns an upstream's event stream, read by read, into what the provider hands over (its wire format's framing and checks). */
+/**
+ * Turns an upstream's event stream, read by read, into what the provider hands over (its wire format's framing and
+ * checks).
+ */
 export interface EventReader {
   push(read: Uint8Array): EventStep
   /** The upstream body ended. */
@@ -170,7 +185,12 @@ export type EventStreamRequest = {
  * idle limit between reads after that; neither runs while the consumer holds a batch. Events that
  * arrived before a failure reach the consumer, in order, before the error is thrown.
  */
-export async function* streamEvents(provider: string, signal: AbortSignal, request: EventStreamRequest, reader: EventReader): AsyncGenerator<Uint8Array> {
+export async function* streamEvents(
+  provider: string,
+  signal: AbortSignal,
+  request: EventStreamRequest,
+  reader: EventReader,
+): AsyncGenerator<Uint8Array> {
   const { connectTimeoutMs, firstTokenTimeoutMs, idleTimeoutMs } = request
   const call = new UpstreamCall(provider, signal)
   try {

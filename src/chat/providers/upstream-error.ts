@@ -41,7 +41,8 @@ export function upstreamHttpError(
     case status === 401 || status === 403:
       return new ProviderError(
         502,
-        `The upstream provider '${provider}' rejected this gateway's credentials (HTTP ${status}); its API key is missing or wrong in the gateway's configuration.`,
+        `The upstream provider '${provider}' rejected this gateway's credentials (HTTP ${status}); its API key ` +
+          `is missing or wrong in the gateway's configuration.`,
         { type: 'api_error', code: 'upstream_auth_failed', detail },
       )
     case status === 404:
@@ -95,7 +96,9 @@ export function upstreamHttpError(
  * it names hosts and certificates of our infrastructure.
  */
 export function connectionError(provider: string, cause: unknown, midResponse = false): ProviderError {
-  const what = midResponse ? `The connection to the upstream provider '${provider}' broke mid-response.` : `Could not reach the upstream provider '${provider}'.`
+  const what = midResponse
+    ? `The connection to the upstream provider '${provider}' broke mid-response.`
+    : `Could not reach the upstream provider '${provider}'.`
   return new ProviderError(502, what, {
     type: 'api_error',
     code: 'upstream_unreachable',
@@ -105,7 +108,7 @@ export function connectionError(provider: string, cause: unknown, midResponse = 
 }
 
 /** An error's code and message, as runtimes give them (`ECONNREFUSED`, `CERT_HAS_EXPIRED`, …). */
-export function describeCause(cause: unknown): string {
+function describeCause(cause: unknown): string {
   if (!(cause instanceof Error)) return String(cause)
   const code = (cause as { code?: unknown }).code
   return typeof code === 'string' && !cause.message.startsWith(code) ? `${code}: ${cause.message}` : cause.message
@@ -158,7 +161,9 @@ function describeUpstreamBody(body: string): { message?: string; param: string |
   }
   const root = isRecord(parsed) ? parsed : {}
   const error = isRecord(root.error) ? root.error : root
-  const message = [error.message, root.error, root.detail].find((value) => typeof value === 'string') as string | undefined
+  const message = [error.message, root.error, root.detail].find((value) => typeof value === 'string') as
+    | string
+    | undefined
   return {
     message,
     param: typeof error.param === 'string' ? error.param : null,

@@ -6,4 +6,9 @@
  */
 export type UpstreamFetch = (url: string, init: UpstreamRequestInit) => Promise<Response>
 
-export type UpstreamRequestInit = { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }
+type UpstreamRequestInit = {
+  method: string
+  headers: Record<string, string>
+  body?: string
+  signal?: AbortSignal
+}

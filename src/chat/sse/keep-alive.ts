@@ -36,21 +36,24 @@ export function watchSilence(ms: number, watched: Watched): () => void {
 }
 
 function startSweeping(ms: number, group: Group): ReturnType<typeof setInterval> {
-  const timer = setInterval(() => {
-    // An empty group stops on its next sweep rather than at once, so that one stream after
-    // another (a client at concurrency 1) does not arm and clear a timer each.
-    if (group.members.size === 0) {
-      clearInterval(timer)
-      group.timer = undefined
-      return
-    }
-    const now = performance.now()
-    for (const watched of group.members) {
-      if (now - watched.lastActiveAt < ms) continue
-      watched.lastActiveAt = now
-      watched.onSilence()
-    }
-  }, Math.max(1, ms / 4))
+  const timer = setInterval(
+    () => {
+      // An empty group stops on its next sweep rather than at once, so that one stream after
+      // another (a client at concurrency 1) does not arm and clear a timer each.
+      if (group.members.size === 0) {
+        clearInterval(timer)
+        group.timer = undefined
+        return
+      }
+      const now = performance.now()
+      for (const watched of group.members) {
+        if (now - watched.lastActiveAt < ms) continue
+        watched.lastActiveAt = now
+        watched.onSilence()
+      }
+    },
+    Math.max(1, ms / 4),
+  )
   // Open streams keep the process alive through their sockets; the sweep alone must not.
   return unref(timer)
 }

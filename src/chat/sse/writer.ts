@@ -31,7 +31,7 @@ export type StreamFraming = {
 }
 
 /** The headers of every event stream. Compression is never applied: it would hold bytes back. */
-export const SSE_HEADERS: Record<string, string> = {
+const SSE_HEADERS: Record<string, string> = {
   'content-type': 'text/event-stream',
   'cache-control': 'no-cache',
   'x-accel-buffering': 'no',
@@ -41,7 +41,10 @@ export const SSE_HEADERS: Record<string, string> = {
  * How a stream ended: `done` with `[DONE]`; `failed` with an error event (after the first byte) or,
  * with `beforeFirstByte`, as an HTTP error; `cancelled` when the client went away.
  */
-export type StreamOutcome = { ended: 'done' } | { ended: 'failed'; error: unknown; beforeFirstByte: boolean } | { ended: 'cancelled' }
+export type StreamOutcome =
+  | { ended: 'done' }
+  | { ended: 'failed'; error: unknown; beforeFirstByte: boolean }
+  | { ended: 'cancelled' }
 
 const DONE_OUTCOME: StreamOutcome = { ended: 'done' }
 const CANCELLED: StreamOutcome = { ended: 'cancelled' }
@@ -191,7 +194,8 @@ class EventStream implements UnderlyingDefaultSource<Uint8Array> {
     if (!result.done) {
       if (result.value.length === 0) return
       const limit = this.#options.maxBytes
-      if (limit !== undefined && this.#sent + result.value.length + (done?.length ?? 0) > limit) return this.#fail(tooLarge(limit))
+      if (limit !== undefined && this.#sent + result.value.length + (done?.length ?? 0) > limit)
+        return this.#fail(tooLarge(limit))
       this.#write(result.value)
       if (done === undefined || !endsWith(result.value, done)) return
       this.#close(DONE_OUTCOME)

@@ -43,7 +43,8 @@ export function findUnknownProperties(schema: TSchema, value: unknown, findings:
  */
 function unknowns(plan: Plan, value: unknown, base: string, path: (string | number)[], findings: Finding[]): void {
   if (plan.kind === 'union') {
-    for (const branch of plan.branches) if (hasJsonType(branch.schema, value)) return unknowns(branch, value, base, path, findings)
+    for (const branch of plan.branches)
+      if (hasJsonType(branch.schema, value)) return unknowns(branch, value, base, path, findings)
   } else if (plan.kind === 'array') {
     if (!Array.isArray(value) || plan.items === undefined || !plan.items.holdsObjects) return
     for (let index = 0; index < value.length; index++) {
@@ -63,7 +64,10 @@ function unknowns(plan: Plan, value: unknown, base: string, path: (string | numb
       // At the top, a compiled check clears an array of objects (the navigation above all) at once; it is
       // not repeated deeper, where it would check again what the walk is about to visit anyway. Single
       // objects hold a handful of keys, which the walk reads for less than the check costs.
-      else if (property.holdsObjects && (path.length > 0 || property.kind !== 'array' || !hasOnlyKnownKeys(property, value[key]))) {
+      else if (
+        property.holdsObjects &&
+        (path.length > 0 || property.kind !== 'array' || !hasOnlyKnownKeys(property, value[key]))
+      ) {
         path.push(key)
         unknowns(property, value[key], base, path, findings)
         path.pop()
@@ -93,7 +97,9 @@ function walk(plan: Plan, value: unknown, pointer: string, findings: Finding[]):
       if (!hasJsonType(plan.schema, value)) return mismatch(plan.schema, value, pointer, findings)
       if (plan.pattern !== undefined && typeof value === 'string' && !plan.pattern.test(value)) {
         const rule = plan.schema.patternErrorMessage ?? `does not match the pattern ${plan.schema.pattern}`
-        findings.push(valueError(pointer, `${fieldName(pointer, 'docs.json')}: ${quote(value)} is ${rule}`, plan.schema, value))
+        findings.push(
+          valueError(pointer, `${fieldName(pointer, 'docs.json')}: ${quote(value)} is ${rule}`, plan.schema, value),
+        )
       }
   }
 }
@@ -173,7 +179,12 @@ function notAllowed(plan: Plan, value: unknown, pointer: string): Finding {
   const suggestion = typeof value === 'string' ? closestMatch(value, names) : undefined
   const shown = typeof value === 'string' ? quote(value) : describeValue(value)
   return {
-    ...valueError(pointer, `${fieldName(pointer, 'docs.json')}: ${shown} is not allowed; use one of ${names.join(', ')}`, plan.schema, value),
+    ...valueError(
+      pointer,
+      `${fieldName(pointer, 'docs.json')}: ${shown} is not allowed; use one of ${names.join(', ')}`,
+      plan.schema,
+      value,
+    ),
     ...(suggestion !== undefined ? { suggestion } : {}),
   }
 }
@@ -192,7 +203,9 @@ function union(plan: Plan, value: unknown, pointer: string, findings: Finding[])
   for (let index = before; index < findings.length; index++) {
     const finding = findings[index]
     if (finding.severity !== 'error' || finding.path !== pointer) continue
-    const others = plan.branches.filter((candidate) => candidate !== branch).map((other) => describeSchema(other.schema))
+    const others = plan.branches
+      .filter((candidate) => candidate !== branch)
+      .map((other) => describeSchema(other.schema))
     finding.message += ` (or use ${others.join(' or ')})`
     finding.expected = describeSchema(plan.schema)
   }
@@ -201,7 +214,12 @@ function union(plan: Plan, value: unknown, pointer: string, findings: Finding[])
 function mismatch(schema: TSchema, value: unknown, pointer: string, findings: Finding[]): void {
   const expected = describeSchema(schema)
   findings.push(
-    valueError(pointer, `${fieldName(pointer, 'docs.json')}: expected ${expected}, received ${describeValue(value)}`, schema, value),
+    valueError(
+      pointer,
+      `${fieldName(pointer, 'docs.json')}: expected ${expected}, received ${describeValue(value)}`,
+      schema,
+      value,
+    ),
   )
 }
 
@@ -218,7 +236,7 @@ function valueError(pointer: string, message: string, schema: TSchema, value: un
 }
 
 /** What a schema accepts, in a few words: its title when it has one. */
-export function describeSchema(schema: TSchema): string {
+function describeSchema(schema: TSchema): string {
   const resolved = resolve(schema)
   if (typeof resolved.title === 'string') return resolved.title
   if (resolved.anyOf) {

@@ -15,7 +15,11 @@ export function keysInText(text: string): number {
   let keys = 0
   for (let colon = text.indexOf(':'); colon !== -1; colon = text.indexOf(':', colon + 1)) {
     let quote = colon - 1
-    for (let code = text.charCodeAt(quote); code === 32 || code === 10 || code === 13 || code === 9; code = text.charCodeAt(--quote));
+    for (
+      let code = text.charCodeAt(quote);
+      code === 32 || code === 10 || code === 13 || code === 9;
+      code = text.charCodeAt(--quote)
+    );
     if (text.charCodeAt(quote) !== 34) continue
     let backslash = quote - 1
     while (text.charCodeAt(backslash) === 92) backslash--

@@ -92,7 +92,9 @@ function buildPlan(resolved: TSchema): Plan {
     // object (or two array) branches would hide the second one's. No docs.json union has; fail loudly if one ever does.
     for (const sample of [{}, []]) {
       if (plan.branches.filter((branch) => hasJsonType(branch.schema, sample)).length > 1) {
-        throw new Error(`docs.json schema: a union has two ${Array.isArray(sample) ? 'array' : 'object'} branches; the unknown-key walk cannot tell them apart`)
+        throw new Error(
+          `docs.json schema: a union has two ${Array.isArray(sample) ? 'array' : 'object'} branches; the unknown-key walk cannot tell them apart`,
+        )
       }
     }
   } else if (resolved.type === 'object') {
@@ -107,7 +109,11 @@ function buildPlan(resolved: TSchema): Plan {
     plan.items = planOf(resolved.items)
   }
   plan.holdsObjects = holds(plan, (candidate) => candidate.kind === 'object', new Set())
-  plan.holdsDefaults = holds(plan, (candidate) => [...candidate.properties.values()].some((property) => property.schema.default !== undefined), new Set())
+  plan.holdsDefaults = holds(
+    plan,
+    (candidate) => [...candidate.properties.values()].some((property) => property.schema.default !== undefined),
+    new Set(),
+  )
   return plan
 }
 

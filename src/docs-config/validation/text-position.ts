@@ -28,7 +28,11 @@ export class TextPositions {
     const text = this.text
     let line = this.line
     let lineStart = this.lineStart
-    for (let newline = text.indexOf('\n', this.countedTo); newline !== -1 && newline < clamped; newline = text.indexOf('\n', newline + 1)) {
+    for (
+      let newline = text.indexOf('\n', this.countedTo);
+      newline !== -1 && newline < clamped;
+      newline = text.indexOf('\n', newline + 1)
+    ) {
       line++
       lineStart = newline + 1
     }

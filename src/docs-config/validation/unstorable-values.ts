@@ -6,7 +6,8 @@ import type { Finding } from './finding'
 const SUSPECT = /\\u0000|\\u[dD][89a-fA-F]|[\ud800-\udfff]/
 
 /**
- * Errors for every integer at or beyond 2^53 (served back, it may have changed), and for every key and string that PostgreSQL could not store as written (NUL, lone
+ * Errors for every integer at or beyond 2^53 (served back, it may have changed), and for every key and string that
+ * PostgreSQL could not store as written (NUL, lone
  * surrogates; see src/http/text.ts): docs.json is kept as `jsonb`, which refuses them, so
  * validation refuses them first, and `/docs.json/validate` agrees with `PUT /docs.json`.
  * A quick look at the text first: almost no file has an escape that could produce one.
@@ -25,7 +26,14 @@ function walk(value: unknown, pointer: string, findings: Finding[], depth: numbe
     return
   }
   if (typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value)) {
-    findings.push(error(pointer, 'value', `${fieldName(pointer, 'docs.json')} is an integer at or beyond 2^53, which JSON numbers cannot carry exactly (it may be served rounded); write it as a string`))
+    findings.push(
+      error(
+        pointer,
+        'value',
+        `${fieldName(pointer, 'docs.json')} is an integer at or beyond 2^53, which JSON numbers cannot carry ` +
+          `exactly (it may be served rounded); write it as a string`,
+      ),
+    )
     return
   }
   // The caller has already refused values nested deeper than the scanner's limit.

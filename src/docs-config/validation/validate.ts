@@ -4,7 +4,8 @@ import { FINDING_LIMIT, findUnknownProperties, inspect } from './inspect'
 import { MAX_DEPTH } from '../../json/grammar'
 import { keysInText, keysInValue, TOO_DEEP, type Walked } from './key-count'
 import { planOf, type Plan } from './plan'
-import { scanJson, type NodePosition } from '../../json/positional'
+import { scanJson } from '../../json/positional'
+import type { NodePosition } from '../../json/positions'
 import type { Issue, ValidateOptions, ValidationResult } from '../model'
 import { checkCrossFieldRules } from '../rules'
 import { applyDefaults } from '../defaults'
@@ -42,7 +43,8 @@ function tooDeep(text: string): ValidationResult {
     const code = text.charCodeAt(index)
     if (code === 34) {
       // Skip the string, honouring escaped quotes.
-      for (index++; index < text.length && text.charCodeAt(index) !== 34; index++) if (text.charCodeAt(index) === 92) index++
+      for (index++; index < text.length && text.charCodeAt(index) !== 34; index++)
+        if (text.charCodeAt(index) === 92) index++
     } else if (code === 123 || code === 91) {
       if (++depth > MAX_DEPTH) {
         offset = index
@@ -84,7 +86,8 @@ function validate(text: string, options: ValidateOptions): ValidationResult {
     const closedAccepted = typesAccepted && !walked.unknownKey
     if (!typesAccepted) inspect(DocsConfigSchema, value, findings)
     else if (!closedAccepted) findUnknownProperties(DocsConfigSchema, value, findings)
-    if (!typesAccepted && !findings.some((finding) => finding.severity === 'error')) findings.push(schemaFallback(value))
+    if (!typesAccepted && !findings.some((finding) => finding.severity === 'error'))
+      findings.push(schemaFallback(value))
     explainNewerShape(value, findings)
     checkCrossFieldRules(value, findings)
   }
@@ -103,7 +106,9 @@ function locate(
   options: ValidateOptions,
   mayHaveDuplicates: boolean,
 ): ValidationResult {
-  const located = (!mayHaveDuplicates && searched(text, value, findings, options)) || scanned(text, findings, options, mayHaveDuplicates)
+  const located =
+    (!mayHaveDuplicates && searched(text, value, findings, options)) ||
+    scanned(text, findings, options, mayHaveDuplicates)
   located.sort((a, b) => a.offset - b.offset)
   const errors = listed(located, 'error')
   const warnings = listed(located, 'warning')
@@ -145,7 +150,11 @@ function searched(text: string, value: unknown, findings: Finding[], options: Va
   for (const index of order) {
     const finding = findings[index]
     const offset = offsets[index]
-    located.push({ offset, severity: options.strict ? 'error' : finding.severity, issue: issueOf(finding, positions.at(offset)) })
+    located.push({
+      offset,
+      severity: options.strict ? 'error' : finding.severity,
+      issue: issueOf(finding, positions.at(offset)),
+    })
   }
   return located
 }
@@ -165,7 +174,9 @@ function scanned(text: string, findings: Finding[], options: ValidateOptions, ma
           path: duplicate.pointer,
           line: duplicate.line,
           column: duplicate.column,
-          message: `duplicate key ${JSON.stringify(duplicate.key)}; it already appears at line ${duplicate.firstLine}, and only one of the two values would be used`,
+          message:
+            `duplicate key ${JSON.stringify(duplicate.key)}; it already appears at line ${duplicate.firstLine}, ` +
+            `and only one of the two values would be used`,
           received: JSON.stringify(duplicate.key),
         },
       })
@@ -173,7 +184,11 @@ function scanned(text: string, findings: Finding[], options: ValidateOptions, ma
   }
   for (const finding of findings) {
     const { offset, line, column } = positionOf(positions, finding)
-    located.push({ offset, severity: options.strict ? 'error' : finding.severity, issue: issueOf(finding, { line, column }) })
+    located.push({
+      offset,
+      severity: options.strict ? 'error' : finding.severity,
+      issue: issueOf(finding, { line, column }),
+    })
   }
   return located
 }
@@ -207,7 +222,11 @@ function listed(located: Located[], severity: Finding['severity']): Issue[] {
 function focusOf(findings: Finding[]): Set<string> {
   const focus = new Set<string>([''])
   for (const finding of findings) {
-    for (let pointer = finding.at; pointer !== '' && !focus.has(pointer); pointer = pointer.slice(0, pointer.lastIndexOf('/'))) {
+    for (
+      let pointer = finding.at;
+      pointer !== '' && !focus.has(pointer);
+      pointer = pointer.slice(0, pointer.lastIndexOf('/'))
+    ) {
       focus.add(pointer)
     }
   }
@@ -217,13 +236,20 @@ function focusOf(findings: Finding[]): Set<string> {
 const START_OF_TEXT = { offset: 0, line: 1, column: 1 }
 
 /** Where a finding's node starts, or its nearest ancestor present in the text. */
-function positionOf(positions: Map<string, NodePosition>, finding: Finding): { offset: number; line: number; column: number } {
+function positionOf(
+  positions: Map<string, NodePosition>,
+  finding: Finding,
+): { offset: number; line: number; column: number } {
   let pointer = finding.at
   for (;;) {
     const position = positions.get(pointer)
     if (position !== undefined) {
       if (finding.part === 'key' && pointer === finding.at && position.key !== undefined) {
-        return { offset: position.key, line: position.keyLine ?? position.line, column: position.keyColumn ?? position.column }
+        return {
+          offset: position.key,
+          line: position.keyLine ?? position.line,
+          column: position.keyColumn ?? position.column,
+        }
       }
       return { offset: position.value, line: position.line, column: position.column }
     }
@@ -258,7 +284,8 @@ function explainNewerShape(config: Record<string, unknown>, findings: Finding[])
   const finding = findings.find((candidate) => candidate.path === '/navigation' && candidate.severity === 'error')
   if (finding === undefined) return
   finding.message +=
-    '; this file uses the newer docs.json shape, where navigation is an object, which is not supported here: write navigation as an array of {group, pages} groups'
+    '; this file uses the newer docs.json shape, where navigation is an object, which is not supported here: ' +
+    'write navigation as an array of {group, pages} groups'
 }
 
 /** Should the walk ever miss something the compiled schema rejects, TypeBox's own first error is reported. */

@@ -18,7 +18,11 @@ afterAll(() => t.close(), SETUP_TIMEOUT)
 async function token(body: Record<string, unknown> = {}): Promise<{ token: string; owner: string }> {
   const admin = await t.tokenFor('root', ['admin'])
   const owner = `m-${crypto.randomUUID().slice(0, 8)}`
-  const response = await t.request('/admin/tokens', { method: 'POST', token: admin, json: { owner, scopes: ['chat'], ...body } })
+  const response = await t.request('/admin/tokens', {
+    method: 'POST',
+    token: admin,
+    json: { owner, scopes: ['chat'], ...body },
+  })
   expect(response.status).toBe(201)
   return { token: (await response.json()).token, owner }
 }
@@ -34,9 +38,13 @@ const settled = async () => {
 }
 
 const sdk = (apiKey: string) => new Anthropic({ apiKey, baseURL: t.origin!, maxRetries: 0 })
-const ask = (content = 'hello there', max_tokens = 16) => ({ model: 'echo', max_tokens, messages: [{ role: 'user' as const, content }] })
+const ask = (content = 'hello there', max_tokens = 16) => ({
+  model: 'echo',
+  max_tokens,
+  messages: [{ role: 'user' as const, content }],
+})
 
-describe('limits, refused in Anthropic\'s shape', () => {
+describe("limits, refused in Anthropic's shape", () => {
   test('rpm: past the limit, a 429 rate_limit_error with Retry-After', async () => {
     const { token: limited } = await token({ limits: { rpm: 2 } })
     const client = sdk(limited)
@@ -47,7 +55,10 @@ describe('limits, refused in Anthropic\'s shape', () => {
     expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0)
     expect(await response.json()).toEqual({
       type: 'error',
-      error: { type: 'rate_limit_error', message: 'Rate limit reached for requests: this token may make 2 requests per minute.' },
+      error: {
+        type: 'rate_limit_error',
+        message: 'Rate limit reached for requests: this token may make 2 requests per minute.',
+      },
       request_id: response.headers.get('request-id'),
     })
   })
@@ -69,7 +80,9 @@ describe('limits, refused in Anthropic\'s shape', () => {
     const refused = await client.messages.create(ask()).catch((caught: unknown) => caught)
     expect(refused).toBeInstanceOf(NotFoundError)
     expect((refused as NotFoundError).type).toBe('not_found_error')
-    expect(await client.messages.countTokens({ model: 'echo', messages: ask().messages }).catch((caught: unknown) => caught)).toBeInstanceOf(NotFoundError)
+    expect(
+      await client.messages.countTokens({ model: 'echo', messages: ask().messages }).catch((caught: unknown) => caught),
+    ).toBeInstanceOf(NotFoundError)
     const allowed = await client.messages.create({ ...ask(), model: 'echo-reasoner' })
     expect(allowed.content.map((block) => (block.type === 'text' ? block.text : block.type))).toEqual(['hello there'])
   })
@@ -80,7 +93,14 @@ describe('the ledger', () => {
     const { token: own, owner } = await token()
     const client = sdk(own)
     const whole = await client.messages.create(ask('the quick brown fox'))
-    const streamed = await client.messages.stream({ ...ask('the quick brown fox jumps'), model: 'echo-reasoner', thinking: { type: 'enabled', budget_tokens: 1024 }, max_tokens: 2048 }).finalMessage()
+    const streamed = await client.messages
+      .stream({
+        ...ask('the quick brown fox jumps'),
+        model: 'echo-reasoner',
+        thinking: { type: 'enabled', budget_tokens: 1024 },
+        max_tokens: 2048,
+      })
+      .finalMessage()
     await client.messages.countTokens({ model: 'echo', messages: ask().messages })
     await settled()
     const body = await (await t.request('/usage?group_by=owner', { token: own })).json()

@@ -5,7 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createEchoProvider } from '../../../src/chat/providers/echo/echo'
-import { ProviderError, type ChatProvider, type JsonObject, type NativeMessages } from '../../../src/chat/providers/provider'
+import {
+  ProviderError,
+  type ChatProvider,
+  type JsonObject,
+  type NativeMessages,
+} from '../../../src/chat/providers/provider'
 import { ModelRegistry, type RouteEntry } from '../../../src/chat/registry'
 import { SETUP_TIMEOUT } from '../../helpers/app'
 import { makeChatApp, readAll } from '../chat-app'
@@ -28,10 +33,19 @@ const NATIVE_MESSAGE = {
   container: null,
 }
 /** What the fake reports, in OpenAI's shape as the NativeMessages contract says: prompt counts cache reads. */
-const REPORTED_USAGE = { prompt_tokens: 11, completion_tokens: 3, total_tokens: 14, prompt_tokens_details: { cached_tokens: 4 } }
+const REPORTED_USAGE = {
+  prompt_tokens: 11,
+  completion_tokens: 3,
+  total_tokens: 14,
+  prompt_tokens_details: { cached_tokens: 4 },
+}
 
 /** What the native fake was asked. */
-const seen: { complete: JsonObject[]; stream: JsonObject[]; count: JsonObject[] } = { complete: [], stream: [], count: [] }
+const seen: { complete: JsonObject[]; stream: JsonObject[]; count: JsonObject[] } = {
+  complete: [],
+  stream: [],
+  count: [],
+}
 
 /** A native Anthropic provider; its OpenAI methods must never be called. */
 function nativeProvider(name: string, messages: NativeMessages): ChatProvider {
@@ -96,7 +110,13 @@ beforeAll(async () => {
 afterAll(() => t.close(), SETUP_TIMEOUT)
 
 const post = (path: string, body: Record<string, unknown>) =>
-  t.app.handle(new Request(`http://localhost${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': t.token }, body: JSON.stringify(body) }))
+  t.app.handle(
+    new Request(`http://localhost${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': t.token },
+      body: JSON.stringify(body),
+    }),
+  )
 
 /** A body with what only Anthropic serves: top_k, a server tool, a document, a field Trellis does not model. */
 const ANTHROPIC_ONLY = {
@@ -104,7 +124,19 @@ const ANTHROPIC_ONLY = {
   top_k: 5,
   container: 'container_1',
   tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 2 }],
-  messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'doc' }, cache_control: { type: 'ephemeral' } }, { type: 'text', text: 'sum up' }] }],
+  messages: [
+    {
+      role: 'user',
+      content: [
+        {
+          type: 'document',
+          source: { type: 'text', media_type: 'text/plain', data: 'doc' },
+          cache_control: { type: 'ephemeral' },
+        },
+        { type: 'text', text: 'sum up' },
+      ],
+    },
+  ],
 }
 
 describe('a native Anthropic provider', () => {
@@ -123,7 +155,11 @@ describe('a native Anthropic provider', () => {
   })
 
   test('count_tokens asks the provider, with only model rewritten', async () => {
-    const response = await post('/v1/messages/count_tokens', { model: 'claude', messages: [{ role: 'user', content: 'hi' }], top_k: 1 })
+    const response = await post('/v1/messages/count_tokens', {
+      model: 'claude',
+      messages: [{ role: 'user', content: 'hi' }],
+      top_k: 1,
+    })
     expect(await response.json()).toEqual({ input_tokens: 42 })
     expect(response.headers.get('x-trellis-token-count')).toBe('upstream')
     expect(seen.count.at(-1)).toEqual({ model: 'claude-up-1', messages: [{ role: 'user', content: 'hi' }], top_k: 1 })
@@ -133,40 +169,76 @@ describe('a native Anthropic provider', () => {
     const owner = `native-${crypto.randomUUID().slice(0, 8)}`
     const token = await t.tokenFor(owner, ['chat'])
     const response = await t.app.handle(
-      new Request('http://localhost/v1/messages', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ model: 'claude', ...ANTHROPIC_ONLY, stream: true }) }),
+      new Request('http://localhost/v1/messages', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ model: 'claude', ...ANTHROPIC_ONLY, stream: true }),
+      }),
     )
     await readAll(response)
     expect(await t.deps.ledger!.flush()).toBe(true)
     // `/usage` counts rows strictly before "now": a row of this very millisecond would not count yet.
     await Bun.sleep(5)
     const [row] = (await (await t.request('/usage?group_by=owner,model', { token })).json()).data
-    expect(row).toMatchObject({ owner, model: 'claude', requests: 1, prompt_tokens: 11, completion_tokens: 3, cached_tokens: 4, errors: 0 })
+    expect(row).toMatchObject({
+      owner,
+      model: 'claude',
+      requests: 1,
+      prompt_tokens: 11,
+      completion_tokens: 3,
+      cached_tokens: 4,
+      errors: 0,
+    })
   })
 })
 
 describe('a mixed registry: a native entry first, a translated one as its fallback', () => {
   test('streaming falls back to echo, whose answer is translated into Anthropic events', async () => {
-    const response = await post('/v1/messages', { model: 'mixed', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'fell back' }] })
+    const response = await post('/v1/messages', {
+      model: 'mixed',
+      max_tokens: 64,
+      stream: true,
+      messages: [{ role: 'user', content: 'fell back' }],
+    })
     const body = await readAll(response)
     expect(body).toStartWith('event: message_start\ndata: {"type":"message_start","message":{"id":"msg_')
     expect(body).toContain('"model":"mixed"')
-    expect(body).toContain(`event: content_block_delta\ndata: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: ' back' } })}\n\n`)
+    expect(body).toContain(
+      `event: content_block_delta\ndata: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: ' back' } })}\n\n`,
+    )
     expect(body).toEndWith('event: message_stop\ndata: {"type":"message_stop"}\n\n')
   })
 
   test('non-streaming falls back too', async () => {
-    const response = await post('/v1/messages', { model: 'mixed', max_tokens: 64, messages: [{ role: 'user', content: 'fell back' }] })
-    expect(await response.json()).toMatchObject({ type: 'message', model: 'mixed', content: [{ type: 'text', text: 'fell back' }], stop_reason: 'end_turn' })
+    const response = await post('/v1/messages', {
+      model: 'mixed',
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'fell back' }],
+    })
+    expect(await response.json()).toMatchObject({
+      type: 'message',
+      model: 'mixed',
+      content: [{ type: 'text', text: 'fell back' }],
+      stop_reason: 'end_turn',
+    })
   })
 
   test('count_tokens falls back to echo, which counts exactly', async () => {
-    const response = await post('/v1/messages/count_tokens', { model: 'mixed', messages: [{ role: 'user', content: 'fell back' }] })
+    const response = await post('/v1/messages/count_tokens', {
+      model: 'mixed',
+      messages: [{ role: 'user', content: 'fell back' }],
+    })
     expect(await response.json()).toEqual({ input_tokens: 3 })
     expect(response.headers.get('x-trellis-token-count')).toBe('exact')
   })
 
   test('what only the native entry could take is a 400 once the registry falls back to the translated one', async () => {
-    const response = await post('/v1/messages', { model: 'mixed', max_tokens: 64, top_k: 3, messages: [{ role: 'user', content: 'hi' }] })
+    const response = await post('/v1/messages', {
+      model: 'mixed',
+      max_tokens: 64,
+      top_k: 3,
+      messages: [{ role: 'user', content: 'hi' }],
+    })
     expect(response.status).toBe(400)
     expect((await response.json()).error.message).toStartWith("top_k: not supported by model 'mixed'")
   })

@@ -10,46 +10,133 @@ import type { ChatCompletionChunk, ChatProvider } from '../../../src/chat/provid
 import { SETUP_TIMEOUT } from '../../helpers/app'
 import { makeChatApp, registryOf } from '../chat-app'
 
-const chunk = (delta: Record<string, unknown> | undefined, finish: string | null = null, index = 0): ChatCompletionChunk => ({
+const chunk = (
+  delta: Record<string, unknown> | undefined,
+  finish: string | null = null,
+  index = 0,
+): ChatCompletionChunk => ({
   id: 'c',
   object: 'chat.completion.chunk',
   created: 1,
   model: 'up',
   choices: [{ index, ...(delta ? { delta } : {}), finish_reason: finish }],
 })
-const usageOnly: ChatCompletionChunk = { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'up', choices: [], usage: { prompt_tokens: 3, completion_tokens: 4 } }
+const usageOnly: ChatCompletionChunk = {
+  id: 'c',
+  object: 'chat.completion.chunk',
+  created: 1,
+  model: 'up',
+  choices: [],
+  usage: { prompt_tokens: 3, completion_tokens: 4 },
+}
 const call = (index: number, fields: { id?: string; name?: string; arguments?: string }) =>
-  chunk({ tool_calls: [{ index, ...(fields.id ? { id: fields.id, type: 'function' } : {}), function: { ...(fields.name ? { name: fields.name } : {}), ...(fields.arguments !== undefined ? { arguments: fields.arguments } : {}) } }] })
+  chunk({
+    tool_calls: [
+      {
+        index,
+        ...(fields.id ? { id: fields.id, type: 'function' } : {}),
+        function: {
+          ...(fields.name ? { name: fields.name } : {}),
+          ...(fields.arguments !== undefined ? { arguments: fields.arguments } : {}),
+        },
+      },
+    ],
+  })
 
-/** One row per upstream: its chunks, and the content and stop reason the SDK must assemble (or the error it must surface). */
-const SEQUENCES: { name: string; chunks: ChatCompletionChunk[]; content?: unknown[]; stop?: string; error?: string }[] = [
-  {
-    // Parallel calls whose deltas alternate by index: a call is held whole until the open one closes (they split into five blocks, two without a name).
-    name: 'reasoning, text, then two tool calls interleaved by index',
-    chunks: [chunk({ reasoning_content: 'hm' }), chunk({ content: 'hi' }), call(0, { id: 'a', name: 'f', arguments: '' }), call(1, { id: 'b', name: 'g', arguments: '{"x"' }), call(0, { arguments: '{"y":1}' }), call(1, { arguments: ':2}' }), chunk({}, 'tool_calls'), usageOnly],
-    content: [{ type: 'thinking', thinking: 'hm', signature: '' }, { type: 'text', text: 'hi' }, { type: 'tool_use', id: 'a', name: 'f', input: { y: 1 } }, { type: 'tool_use', id: 'b', name: 'g', input: { x: 2 } }],
-    stop: 'tool_use',
-  },
-  {
-    // The block waits for the name (it was opened with name '' and a made-up id).
-    name: "a tool call whose arguments arrive before its name and id",
-    chunks: [call(0, { arguments: '{"a":' }), call(0, { id: 'x', name: 'f', arguments: '1}' }), chunk({}, 'tool_calls')],
-    content: [{ type: 'tool_use', id: 'x', name: 'f', input: { a: 1 } }],
-    stop: 'tool_use',
-  },
-  { name: 'a finish without usage', chunks: [chunk({ content: 'x' }), chunk({}, 'stop')], content: [{ type: 'text', text: 'x' }], stop: 'end_turn' },
-  { name: 'a finish chunk without a delta', chunks: [chunk({ content: 'x' }), chunk(undefined, 'length'), chunk({ content: 'after' })], content: [{ type: 'text', text: 'x' }], stop: 'max_tokens' },
-  { name: 'a usage-only chunk', chunks: [chunk({ content: 'x' }), chunk({}, 'stop'), usageOnly], content: [{ type: 'text', text: 'x' }], stop: 'end_turn' },
-  // Choice 1's text ran into the message and its finish reason became the stop reason.
-  { name: 'chunks of choice 1 (an upstream ignoring n)', chunks: [chunk({ content: 'zero' }), chunk({ content: 'ONE' }, null, 1), chunk({}, 'stop'), chunk({}, 'length', 1)], content: [{ type: 'text', text: 'zero' }], stop: 'end_turn' },
-  { name: 'content after finish_reason', chunks: [chunk({ content: 'x' }), chunk({}, 'stop'), chunk({ content: 'late' })], content: [{ type: 'text', text: 'x' }], stop: 'end_turn' },
-  // message_start was lost: the SDK said "request ended without sending any chunks".
-  { name: 'an empty stream', chunks: [], content: [], stop: 'end_turn' },
-  // The SDK threw its own JSON parse error on content_block_stop.
-  { name: 'tool arguments that are not JSON', chunks: [call(0, { id: 'x', name: 'f', arguments: '{oops' }), chunk({}, 'tool_calls')], error: 'The upstream answered a tool call whose arguments are not a JSON object.' },
-  { name: 'a tool call that never gets a name', chunks: [call(0, { id: 'x', arguments: '{}' }), chunk({}, 'tool_calls')], error: 'The upstream answered a tool call without a name.' },
-  { name: 'a tool call continued after text followed it', chunks: [call(0, { id: 'x', name: 'f', arguments: '{}' }), chunk({ content: 'hm' }), call(0, { arguments: ' ' })], error: 'The upstream continued a tool call after other content had followed it.' },
-]
+/**
+ * One row per upstream: its chunks, and the content and stop reason the SDK must assemble (or the error it must
+ * surface).
+ */
+const SEQUENCES: { name: string; chunks: ChatCompletionChunk[]; content?: unknown[]; stop?: string; error?: string }[] =
+  [
+    {
+      // Parallel calls whose deltas alternate by index: a call is held whole until the open one closes (they split into
+      // five blocks, two without a name).
+      name: 'reasoning, text, then two tool calls interleaved by index',
+      chunks: [
+        chunk({ reasoning_content: 'hm' }),
+        chunk({ content: 'hi' }),
+        call(0, { id: 'a', name: 'f', arguments: '' }),
+        call(1, { id: 'b', name: 'g', arguments: '{"x"' }),
+        call(0, { arguments: '{"y":1}' }),
+        call(1, { arguments: ':2}' }),
+        chunk({}, 'tool_calls'),
+        usageOnly,
+      ],
+      content: [
+        { type: 'thinking', thinking: 'hm', signature: '' },
+        { type: 'text', text: 'hi' },
+        { type: 'tool_use', id: 'a', name: 'f', input: { y: 1 } },
+        { type: 'tool_use', id: 'b', name: 'g', input: { x: 2 } },
+      ],
+      stop: 'tool_use',
+    },
+    {
+      // The block waits for the name (it was opened with name '' and a made-up id).
+      name: 'a tool call whose arguments arrive before its name and id',
+      chunks: [
+        call(0, { arguments: '{"a":' }),
+        call(0, { id: 'x', name: 'f', arguments: '1}' }),
+        chunk({}, 'tool_calls'),
+      ],
+      content: [{ type: 'tool_use', id: 'x', name: 'f', input: { a: 1 } }],
+      stop: 'tool_use',
+    },
+    {
+      name: 'a finish without usage',
+      chunks: [chunk({ content: 'x' }), chunk({}, 'stop')],
+      content: [{ type: 'text', text: 'x' }],
+      stop: 'end_turn',
+    },
+    {
+      name: 'a finish chunk without a delta',
+      chunks: [chunk({ content: 'x' }), chunk(undefined, 'length'), chunk({ content: 'after' })],
+      content: [{ type: 'text', text: 'x' }],
+      stop: 'max_tokens',
+    },
+    {
+      name: 'a usage-only chunk',
+      chunks: [chunk({ content: 'x' }), chunk({}, 'stop'), usageOnly],
+      content: [{ type: 'text', text: 'x' }],
+      stop: 'end_turn',
+    },
+    // Choice 1's text ran into the message and its finish reason became the stop reason.
+    {
+      name: 'chunks of choice 1 (an upstream ignoring n)',
+      chunks: [
+        chunk({ content: 'zero' }),
+        chunk({ content: 'ONE' }, null, 1),
+        chunk({}, 'stop'),
+        chunk({}, 'length', 1),
+      ],
+      content: [{ type: 'text', text: 'zero' }],
+      stop: 'end_turn',
+    },
+    {
+      name: 'content after finish_reason',
+      chunks: [chunk({ content: 'x' }), chunk({}, 'stop'), chunk({ content: 'late' })],
+      content: [{ type: 'text', text: 'x' }],
+      stop: 'end_turn',
+    },
+    // message_start was lost: the SDK said "request ended without sending any chunks".
+    { name: 'an empty stream', chunks: [], content: [], stop: 'end_turn' },
+    // The SDK threw its own JSON parse error on content_block_stop.
+    {
+      name: 'tool arguments that are not JSON',
+      chunks: [call(0, { id: 'x', name: 'f', arguments: '{oops' }), chunk({}, 'tool_calls')],
+      error: 'The upstream answered a tool call whose arguments are not a JSON object.',
+    },
+    {
+      name: 'a tool call that never gets a name',
+      chunks: [call(0, { id: 'x', arguments: '{}' }), chunk({}, 'tool_calls')],
+      error: 'The upstream answered a tool call without a name.',
+    },
+    {
+      name: 'a tool call continued after text followed it',
+      chunks: [call(0, { id: 'x', name: 'f', arguments: '{}' }), chunk({ content: 'hm' }), call(0, { arguments: ' ' })],
+      error: 'The upstream continued a tool call after other content had followed it.',
+    },
+  ]
 
 /**
  * Upstream finish reasons and the stop reason each becomes, whole and streamed. A plain lookup
@@ -71,7 +158,13 @@ const FINISHES: [finish: string, stop: Anthropic.StopReason][] = [
 /** A provider answering `x` and then `finish`, whole or streamed. */
 const finishing = (finish: string): ChatProvider => ({
   name: `finish-${finish}`,
-  complete: async () => ({ id: 'c', object: 'chat.completion', created: 1, model: 'up', choices: [{ index: 0, message: { role: 'assistant', content: 'x' }, finish_reason: finish }] }),
+  complete: async () => ({
+    id: 'c',
+    object: 'chat.completion',
+    created: 1,
+    model: 'up',
+    choices: [{ index: 0, message: { role: 'assistant', content: 'x' }, finish_reason: finish }],
+  }),
   stream: async function* () {
     yield* [chunk({ content: 'x' }), chunk({}, finish), usageOnly]
   },
@@ -106,7 +199,12 @@ afterAll(async () => {
 describe("the SDK's MessageStream accepts every translated stream", () => {
   for (const row of SEQUENCES) {
     test(row.name, async () => {
-      const stream = client.messages.stream({ model: row.name, max_tokens: 2048, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [{ role: 'user', content: 'x' }] })
+      const stream = client.messages.stream({
+        model: row.name,
+        max_tokens: 2048,
+        thinking: { type: 'enabled', budget_tokens: 1024 },
+        messages: [{ role: 'user', content: 'x' }],
+      })
       const message = await stream.finalMessage().catch((caught: unknown) => caught)
       if (row.error) {
         expect(message).toBeInstanceOf(APIError)
@@ -123,13 +221,36 @@ describe("the SDK's MessageStream accepts every translated stream", () => {
   // A call that never gets its name is held, never sent: the response's cap must bound it all the same.
   test('a held tool call does not grow past the response cap', async () => {
     const capped = await makeChatApp({
-      chat: { registry: registryOf({ big: { name: 'big', complete: async () => ({}) as never, stream: async function* () { for (let i = 0; ; i++) yield call(0, { arguments: 'x'.repeat(4096) }) } } }), keepAliveMs: 15_000, maxResponseBytes: 65_536 },
+      chat: {
+        registry: registryOf({
+          big: {
+            name: 'big',
+            complete: async () => ({}) as never,
+            stream: async function* () {
+              for (let i = 0; ; i++) yield call(0, { arguments: 'x'.repeat(4096) })
+            },
+          },
+        }),
+        keepAliveMs: 15_000,
+        maxResponseBytes: 65_536,
+      },
     })
     try {
-      const response = await capped.app.handle(new Request('http://localhost/v1/messages', { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': capped.token }, body: JSON.stringify({ model: 'big', max_tokens: 16, stream: true, messages: [{ role: 'user', content: 'x' }] }) }))
+      const response = await capped.app.handle(
+        new Request('http://localhost/v1/messages', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': capped.token },
+          body: JSON.stringify({
+            model: 'big',
+            max_tokens: 16,
+            stream: true,
+            messages: [{ role: 'user', content: 'x' }],
+          }),
+        }),
+      )
       const body = await response.text()
       expect(body).toContain('event: error')
-      expect(body).toContain("limit of 65536 bytes")
+      expect(body).toContain('limit of 65536 bytes')
     } finally {
       await capped.close()
     }

@@ -9,7 +9,11 @@ import { ProviderError, type ChatCompletionChunk, type ChatProvider } from '../.
 import { SETUP_TIMEOUT } from '../../helpers/app'
 import { makeChatApp, readAll, registryOf } from '../chat-app'
 
-const chunk = (delta: Record<string, unknown>, finish: string | null = null, usage?: Record<string, unknown>): ChatCompletionChunk => ({
+const chunk = (
+  delta: Record<string, unknown>,
+  finish: string | null = null,
+  usage?: Record<string, unknown>,
+): ChatCompletionChunk => ({
   id: 'c',
   object: 'chat.completion.chunk',
   created: 1,
@@ -48,8 +52,14 @@ beforeAll(async () => {
   const registry = registryOf({
     echo: createEchoProvider(),
     slow: scripted('slow', [300, chunk({ role: 'assistant', content: 'late' }), chunk({}, 'stop')]),
-    breaks: scripted('breaks', [chunk({ role: 'assistant', content: 'partial' }), new ProviderError(502, 'upstream went away')]),
-    'fails-after-ping': scripted('fails-after-ping', [300, new ProviderError(503, 'upstream is down', { retryAfter: 5 })]),
+    breaks: scripted('breaks', [
+      chunk({ role: 'assistant', content: 'partial' }),
+      new ProviderError(502, 'upstream went away'),
+    ]),
+    'fails-after-ping': scripted('fails-after-ping', [
+      300,
+      new ProviderError(503, 'upstream is down', { retryAfter: 5 }),
+    ]),
     // An upstream answering in OpenAI's form: reasoning, text, two tool calls, usage only in a last chunk.
     mixed: scripted('mixed', [
       chunk({ role: 'assistant', reasoning_content: 'hm' }),
@@ -58,7 +68,12 @@ beforeAll(async () => {
       chunk({ tool_calls: [{ index: 0, function: { arguments: '{"x":1}' } }] }),
       chunk({ tool_calls: [{ index: 1, id: 'call_b', type: 'function', function: { name: 'g', arguments: '{}' } }] }),
       chunk({}, 'tool_calls'),
-      chunk({}, null, { prompt_tokens: 30, completion_tokens: 9, total_tokens: 39, prompt_tokens_details: { cached_tokens: 10 } }),
+      chunk({}, null, {
+        prompt_tokens: 30,
+        completion_tokens: 9,
+        total_tokens: 39,
+        prompt_tokens_details: { cached_tokens: 10 },
+      }),
     ]),
     held: scripted('held', [chunk({ role: 'assistant', content: 'a' }), 5_000, chunk({}, 'stop')]),
   })
@@ -71,12 +86,18 @@ const stream = (body: Record<string, unknown>, signal?: AbortSignal) =>
     new Request('http://localhost/v1/messages', {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${t.token}` },
-      body: JSON.stringify({ max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'Hi there' }], ...body }),
+      body: JSON.stringify({
+        max_tokens: 64,
+        stream: true,
+        messages: [{ role: 'user', content: 'Hi there' }],
+        ...body,
+      }),
       signal,
     }),
   )
 
-const event = (data: { type: string; [key: string]: unknown }) => `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`
+const event = (data: { type: string; [key: string]: unknown }) =>
+  `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`
 
 describe('the event stream, byte for byte', () => {
   test('echo: message_start, one text block, message_delta with the whole usage, message_stop; then the end', async () => {
@@ -89,19 +110,38 @@ describe('the event stream, byte for byte', () => {
     expect(id).toBeDefined()
     const zero = { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 }
     expect(body).toBe(
-      event({ type: 'message_start', message: { id, type: 'message', role: 'assistant', model: 'echo', content: [], stop_reason: null, stop_sequence: null, usage: zero } }) +
+      event({
+        type: 'message_start',
+        message: {
+          id,
+          type: 'message',
+          role: 'assistant',
+          model: 'echo',
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: zero,
+        },
+      }) +
         event({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }) +
         event({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hi' } }) +
         event({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: ' there' } }) +
         event({ type: 'content_block_stop', index: 0 }) +
-        event({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { input_tokens: 3, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 2 } }) +
+        event({
+          type: 'message_delta',
+          delta: { stop_reason: 'end_turn', stop_sequence: null },
+          usage: { input_tokens: 3, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 2 },
+        }) +
         event({ type: 'message_stop' }),
     )
   })
 
   test('an OpenAI-form upstream: thinking, text and each tool call get blocks of their own; usage arrives with message_delta', async () => {
     const body = await readAll(await stream({ model: 'mixed', thinking: { type: 'adaptive' } }))
-    const events = body.split('\n\n').filter(Boolean).map((text) => JSON.parse(text.split('\ndata: ')[1]!))
+    const events = body
+      .split('\n\n')
+      .filter(Boolean)
+      .map((text) => JSON.parse(text.split('\ndata: ')[1]!))
     expect(events.slice(1)).toEqual([
       { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } },
       { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'hm' } },
@@ -109,13 +149,25 @@ describe('the event stream, byte for byte', () => {
       { type: 'content_block_start', index: 1, content_block: { type: 'text', text: '' } },
       { type: 'content_block_delta', index: 1, delta: { type: 'text_delta', text: 'ok' } },
       { type: 'content_block_stop', index: 1 },
-      { type: 'content_block_start', index: 2, content_block: { type: 'tool_use', id: 'call_a', name: 'f', input: {} } },
+      {
+        type: 'content_block_start',
+        index: 2,
+        content_block: { type: 'tool_use', id: 'call_a', name: 'f', input: {} },
+      },
       { type: 'content_block_delta', index: 2, delta: { type: 'input_json_delta', partial_json: '{"x":1}' } },
       { type: 'content_block_stop', index: 2 },
-      { type: 'content_block_start', index: 3, content_block: { type: 'tool_use', id: 'call_b', name: 'g', input: {} } },
+      {
+        type: 'content_block_start',
+        index: 3,
+        content_block: { type: 'tool_use', id: 'call_b', name: 'g', input: {} },
+      },
       { type: 'content_block_delta', index: 3, delta: { type: 'input_json_delta', partial_json: '{}' } },
       { type: 'content_block_stop', index: 3 },
-      { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { input_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 10, output_tokens: 9 } },
+      {
+        type: 'message_delta',
+        delta: { stop_reason: 'tool_use', stop_sequence: null },
+        usage: { input_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 10, output_tokens: 9 },
+      },
       { type: 'message_stop' },
     ])
   })
@@ -137,24 +189,36 @@ describe('waiting, failing, ending', () => {
     expect(body.endsWith(event({ type: 'message_stop' }))).toBe(true)
   })
 
-  test('a failure after the first byte: an error event in Anthropic\'s shape ends the stream, without message_stop', async () => {
+  test("a failure after the first byte: an error event in Anthropic's shape ends the stream, without message_stop", async () => {
     const response = await stream({ model: 'breaks' })
     const requestId = response.headers.get('x-request-id')
     const body = await readAll(response)
     expect(body).toContain('"text":"partial"')
-    expect(body.endsWith(event({ type: 'error', error: { type: 'api_error', message: `upstream went away (request id ${requestId})` }, request_id: requestId }))).toBe(true)
+    expect(
+      body.endsWith(
+        event({
+          type: 'error',
+          error: { type: 'api_error', message: `upstream went away (request id ${requestId})` },
+          request_id: requestId,
+        }),
+      ),
+    ).toBe(true)
     expect(body).not.toContain('message_stop')
-    const logged = t.logs.find((line) => line.msg === 'chat stream failed after the first byte' && line.request_id === requestId)
+    const logged = t.logs.find(
+      (line) => line.msg === 'chat stream failed after the first byte' && line.request_id === requestId,
+    )
     expect(logged).toMatchObject({ error: 'upstream went away', path: '/v1/messages' })
   })
 
   test('a failure after a ping has committed the stream is an error event too (overloaded_error for a 503)', async () => {
     const body = await readAll(await stream({ model: 'fails-after-ping' }))
     expect(body.startsWith('event: ping\n')).toBe(true)
-    expect(body).toContain('event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"upstream is down')
+    expect(body).toContain(
+      'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"upstream is down',
+    )
   })
 
-  test('a failure before the first byte is an HTTP error in Anthropic\'s shape', async () => {
+  test("a failure before the first byte is an HTTP error in Anthropic's shape", async () => {
     const response = await stream({ model: 'echo', tools: [{ type: 'bash_20250124', name: 'bash' }] })
     expect(response.status).toBe(400)
     expect((await response.json()).error.message).toStartWith('tools.0.type: not supported')
@@ -171,6 +235,8 @@ describe('waiting, failing, ending', () => {
       if (done) break
       body += decoder.decode(value)
     }
-    expect(body).toContain('event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"The server is shutting down; retry the request."}')
+    expect(body).toContain(
+      'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"The server is shutting down; retry the request."}',
+    )
   })
 })

@@ -1,5 +1,11 @@
 import { describe, expect, test } from 'bun:test'
-import { HAS_USAGE_NULL, NOT_PROVEN, ScanMemo, scanJsonObject, type MemberRange } from '../../../src/chat/providers/event-scan'
+import {
+  HAS_USAGE_NULL,
+  NOT_PROVEN,
+  ScanMemo,
+  scanJsonObject,
+  type MemberRange,
+} from '../../../src/chat/providers/event-scan'
 import { random } from '../../helpers/random'
 
 /*
@@ -14,14 +20,27 @@ const next = random(7)
 const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]!
 
 const SCALARS = [null, true, 0, -12, 1.5e3, 1700000000, 'chatcmpl-1', 'gpt-x', 'é"\\\n', '']
-const ENVELOPE_KEYS = ['id', 'object', 'created', 'model', 'system_fingerprint', 'usage', 'error', 'a"b', 'service_tier']
+const ENVELOPE_KEYS = [
+  'id',
+  'object',
+  'created',
+  'model',
+  'system_fingerprint',
+  'usage',
+  'error',
+  'a"b',
+  'service_tier',
+]
 
 /** A stream of events that share a random envelope, some of them edited at a random byte (the envelope's included). */
 function stream(events: number): Uint8Array[] {
   const envelope: Record<string, unknown> = {}
   for (let k = Math.floor(next() * 6); k > 0; k--) envelope[pick(ENVELOPE_KEYS)] = pick(SCALARS)
   return Array.from({ length: events }, (_, i) => {
-    const event: Record<string, unknown> = { ...envelope, choices: [{ index: 0, delta: { content: pick(SCALARS) }, finish_reason: null }] }
+    const event: Record<string, unknown> = {
+      ...envelope,
+      choices: [{ index: 0, delta: { content: pick(SCALARS) }, finish_reason: null }],
+    }
     if (next() < 0.3) event.usage = next() < 0.5 ? null : { total_tokens: i }
     if (next() < 0.3) event.obfuscation = `x${i}`
     const bytes = encoder.encode(JSON.stringify(event))
@@ -69,9 +88,12 @@ describe('a stream scanned with one memo gets the answers it gets without', () =
 
   test('an OpenAI chunk remembers its envelope up to the comma before choices', () => {
     const memo = new ScanMemo()
-    const chunk = '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"a"}}],"obfuscation":"x"}'
+    const chunk =
+      '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"a"}}],"obfuscation":"x"}'
     verdict(encoder.encode(chunk), 0, memo)
-    expect(new TextDecoder().decode(memo.prefix)).toBe('{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m",')
+    expect(new TextDecoder().decode(memo.prefix)).toBe(
+      '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m",',
+    )
   })
 
   test.each([

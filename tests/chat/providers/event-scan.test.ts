@@ -1,6 +1,15 @@
 import { describe, expect, test } from 'bun:test'
 import { MAX_DEPTH } from '../../../src/json/grammar'
-import { HAS_CHOICES, HAS_ERROR, HAS_FINISH, HAS_USAGE, HAS_USAGE_NULL, NOT_PROVEN, scanJsonObject, type MemberRange } from '../../../src/chat/providers/event-scan'
+import {
+  HAS_CHOICES,
+  HAS_ERROR,
+  HAS_FINISH,
+  HAS_USAGE,
+  HAS_USAGE_NULL,
+  NOT_PROVEN,
+  scanJsonObject,
+  type MemberRange,
+} from '../../../src/chat/providers/event-scan'
 import { random } from '../../helpers/random'
 
 /*
@@ -15,7 +24,10 @@ const scan = (text: string | Uint8Array) => {
   return scanJsonObject(bytes, 0, bytes.length)
 }
 
-/** The flags the relay needs, computed the slow way; NOT_PROVEN when JSON.parse rejects the bytes or they are not an object. */
+/**
+ * The flags the relay needs, computed the slow way; NOT_PROVEN when JSON.parse rejects the bytes or they are not an
+ * object.
+ */
 function reference(bytes: Uint8Array): number {
   let value: unknown
   try {
@@ -35,7 +47,8 @@ function randomValue(next: () => number, depth: number): unknown {
   if (kind === 0) return null
   if (kind === 1) return next() < 0.5
   if (kind === 2) return [0, -1, 1.5, 1e21, -0.000001, 123456789][Math.floor(next() * 6)]
-  if (kind === 3 || kind === 4) return PIECES[Math.floor(next() * PIECES.length)] + PIECES[Math.floor(next() * PIECES.length)]
+  if (kind === 3 || kind === 4)
+    return PIECES[Math.floor(next() * PIECES.length)] + PIECES[Math.floor(next() * PIECES.length)]
   if (kind === 5) return Array.from({ length: Math.floor(next() * 3) }, () => randomValue(next, depth + 1))
   return randomObject(next, depth + 1)
 }
@@ -142,11 +155,18 @@ describe('accepts exactly what JSON.parse accepts as an object, on the narrow fo
 
 /** One random edit: delete, insert or replace a byte, with bytes that matter to JSON and UTF-8 favoured. */
 function mutate(bytes: Uint8Array, next: () => number): Uint8Array {
-  const interesting = [0x22, 0x5c, 0x7b, 0x7d, 0x5b, 0x5d, 0x2c, 0x3a, 0x30, 0x31, 0x2d, 0x2e, 0x65, 0x20, 0x0d, 0x00, 0x80, 0xc3, 0xe6, 0xf0, 0xff, 0x75]
+  const interesting = [
+    0x22, 0x5c, 0x7b, 0x7d, 0x5b, 0x5d, 0x2c, 0x3a, 0x30, 0x31, 0x2d, 0x2e, 0x65, 0x20, 0x0d, 0x00, 0x80, 0xc3, 0xe6,
+    0xf0, 0xff, 0x75,
+  ]
   const at = Math.floor(next() * (bytes.length + 1))
   const byte = next() < 0.8 ? interesting[Math.floor(next() * interesting.length)] : Math.floor(next() * 256)
   const operation = Math.floor(next() * 3)
-  if (operation === 0 && bytes.length > 0) return new Uint8Array([...bytes.subarray(0, Math.min(at, bytes.length - 1)), ...bytes.subarray(Math.min(at, bytes.length - 1) + 1)])
+  if (operation === 0 && bytes.length > 0)
+    return new Uint8Array([
+      ...bytes.subarray(0, Math.min(at, bytes.length - 1)),
+      ...bytes.subarray(Math.min(at, bytes.length - 1) + 1),
+    ])
   if (operation === 1) return new Uint8Array([...bytes.subarray(0, at), byte, ...bytes.subarray(at)])
   const copy = bytes.slice()
   if (copy.length > 0) copy[Math.min(at, copy.length - 1)] = byte
@@ -159,11 +179,17 @@ describe('the usage and finish flags, which let the relay read only the events t
     return scanJsonObject(bytes, 0, bytes.length)
   }
   const ROWS: { text: string; flags: number }[] = [
-    { text: '{"choices":[{"delta":{"content":"a"},"finish_reason":null}],"usage":null}', flags: HAS_CHOICES | HAS_USAGE_NULL },
+    {
+      text: '{"choices":[{"delta":{"content":"a"},"finish_reason":null}],"usage":null}',
+      flags: HAS_CHOICES | HAS_USAGE_NULL,
+    },
     { text: '{"usage":null,"choices":[]}', flags: HAS_CHOICES },
     { text: '{"choices":[{"delta":{},"finish_reason":"stop"}]}', flags: HAS_CHOICES | HAS_FINISH },
     { text: '{"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":3}}', flags: HAS_CHOICES | HAS_USAGE },
-    { text: '{"choices":[{"delta":{},"finish_reason":"length"}],"usage":{"total_tokens":9}}', flags: HAS_CHOICES | HAS_FINISH | HAS_USAGE },
+    {
+      text: '{"choices":[{"delta":{},"finish_reason":"length"}],"usage":{"total_tokens":9}}',
+      flags: HAS_CHOICES | HAS_FINISH | HAS_USAGE,
+    },
     { text: '{"x":{"usage":{"a":1}},"choices":[]}', flags: HAS_CHOICES },
     { text: '{"choices":[{"finish_reason":1}]}', flags: HAS_CHOICES },
     { text: '{"error":{"message":"finish_reason"}}', flags: HAS_ERROR },
@@ -185,6 +211,8 @@ test('the `,"usage":null` member is located exactly, so that cutting it out leav
     expect(scanJsonObject(bytes, 0, bytes.length, undefined, member) & HAS_USAGE_NULL).toBe(HAS_USAGE_NULL)
     const cut = text.slice(0, member.start) + text.slice(member.end)
     expect(cut).toBe(without)
-    expect(JSON.parse(cut)).toEqual(Object.fromEntries(Object.entries(JSON.parse(text)).filter(([key]) => key !== 'usage')))
+    expect(JSON.parse(cut)).toEqual(
+      Object.fromEntries(Object.entries(JSON.parse(text)).filter(([key]) => key !== 'usage')),
+    )
   }
 })

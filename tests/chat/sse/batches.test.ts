@@ -35,7 +35,10 @@ const BATCHES: ChatCompletionChunk[][] = [
   [chunk('\u2028 separator'), chunk('</script>'), chunk('tab\t')],
 ]
 
-/** Streams BATCHES encoded through `streamEvents` (an empty batch as an empty item), and the same chunks one by one through `stream`. */
+/**
+ * Streams BATCHES encoded through `streamEvents` (an empty batch as an empty item), and the same chunks one by one
+ * through `stream`.
+ */
 function batchingProvider(): ChatProvider {
   return {
     name: 'batched',
@@ -52,11 +55,15 @@ function batchingProvider(): ChatProvider {
 }
 
 const expectedBody = () =>
-  new TextDecoder().decode(Buffer.concat([...BATCHES.flat().map(encodeEvent), new TextEncoder().encode('data: [DONE]\n\n')]))
+  new TextDecoder().decode(
+    Buffer.concat([...BATCHES.flat().map(encodeEvent), new TextEncoder().encode('data: [DONE]\n\n')]),
+  )
 
 describe('batched writes', () => {
   test('a stream of event groups (one empty) reaches the client as the events one at a time would, then [DONE]', async () => {
-    const app = await makeChatApp({ chat: { registry: registryOf({ batched: batchingProvider() }), keepAliveMs: 15_000 } })
+    const app = await makeChatApp({
+      chat: { registry: registryOf({ batched: batchingProvider() }), keepAliveMs: 15_000 },
+    })
     close = app.close
     const response = await app.chat({ model: 'batched', messages: USER('hi'), stream: true })
     expect(response.status).toBe(200)
@@ -64,14 +71,19 @@ describe('batched writes', () => {
   })
 
   test('each non-empty group is one write, its events in order', async () => {
-    const app = await makeChatApp({ chat: { registry: registryOf({ batched: batchingProvider() }), keepAliveMs: 15_000 } })
+    const app = await makeChatApp({
+      chat: { registry: registryOf({ batched: batchingProvider() }), keepAliveMs: 15_000 },
+    })
     close = app.close
     const response = await app.chat({ model: 'batched', messages: USER('hi'), stream: true })
     const reader = response.body!.getReader()
     const decoder = new TextDecoder()
     const writes: string[] = []
-    for (let result = await reader.read(); !result.done; result = await reader.read()) writes.push(decoder.decode(result.value))
-    const expected = BATCHES.filter((batch) => batch.length > 0).map((batch) => batch.map((each) => decoder.decode(encodeEvent(each))).join(''))
+    for (let result = await reader.read(); !result.done; result = await reader.read())
+      writes.push(decoder.decode(result.value))
+    const expected = BATCHES.filter((batch) => batch.length > 0).map((batch) =>
+      batch.map((each) => decoder.decode(encodeEvent(each))).join(''),
+    )
     expect(writes).toEqual([...expected, 'data: [DONE]\n\n'])
   })
 })

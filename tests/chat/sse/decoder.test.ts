@@ -23,9 +23,17 @@ const CASES: { rule: string; stream: string; data: string[] }[] = [
   { rule: 'CR line ends', stream: 'data: one\r\rdata: two\r\r', data: ['one', 'two'] },
   { rule: 'comments are skipped', stream: ': keep-alive\n\n: OPENROUTER PROCESSING\n\ndata: x\n\n', data: ['x'] },
   { rule: 'several data lines join with LF', stream: 'data: {"a":\ndata: 1}\n\n', data: ['{"a":\n1}'] },
-  { rule: 'event, id and retry fields are ignored', stream: 'event: message\nid: 7\nretry: 10\ndata: y\n\n', data: ['y'] },
+  {
+    rule: 'event, id and retry fields are ignored',
+    stream: 'event: message\nid: 7\nretry: 10\ndata: y\n\n',
+    data: ['y'],
+  },
   { rule: 'an event of only other fields dispatches nothing', stream: 'event: ping\n\ndata: z\n\n', data: ['z'] },
-  { rule: 'only one space after the colon is stripped', stream: 'data:  two spaces\n\ndata:none\n\n', data: [' two spaces', 'none'] },
+  {
+    rule: 'only one space after the colon is stripped',
+    stream: 'data:  two spaces\n\ndata:none\n\n',
+    data: [' two spaces', 'none'],
+  },
   { rule: 'a bare data field is an empty line of data', stream: 'data\ndata: b\n\n', data: ['\nb'] },
   { rule: 'a leading byte-order mark is dropped', stream: '\uFEFFdata: bom\n\n', data: ['bom'] },
   { rule: 'multi-byte UTF-8 survives any split', stream: 'data: {"c":"é🌱漢"}\n\n', data: ['{"c":"é🌱漢"}'] },
@@ -46,7 +54,12 @@ describe('SSE data decoder', () => {
 
     test(`${rule}: one byte per read`, () => {
       const raw = bytes(stream)
-      expect(decode(raw, Array.from({ length: raw.length - 1 }, (_, i) => i + 1))).toEqual(data)
+      expect(
+        decode(
+          raw,
+          Array.from({ length: raw.length - 1 }, (_, i) => i + 1),
+        ),
+      ).toEqual(data)
     })
   }
 

@@ -62,7 +62,12 @@ function scripted(pieces: string[], options: { failure?: Error; delayMs?: number
   return { provider, aborted }
 }
 
-const streamBody = (extra: Record<string, unknown> = {}) => ({ model: 'echo', messages: USER('Hello,\nworld!'), stream: true, ...extra })
+const streamBody = (extra: Record<string, unknown> = {}) => ({
+  model: 'echo',
+  messages: USER('Hello,\nworld!'),
+  stream: true,
+  ...extra,
+})
 
 describe('framing', () => {
   test('headers, then every event exactly "data: <one-line JSON>\\n\\n", then "data: [DONE]\\n\\n" and close', async () => {
@@ -87,7 +92,14 @@ describe('framing', () => {
 
     const events = eventsOf(body)
     // role chunk, Hello , \nworld ! , finish chunk
-    expect(events.map((event) => event.choices[0]!.delta.content ?? null)).toEqual(['', 'Hello', ',', '\nworld', '!', null])
+    expect(events.map((event) => event.choices[0]!.delta.content ?? null)).toEqual([
+      '',
+      'Hello',
+      ',',
+      '\nworld',
+      '!',
+      null,
+    ])
     // each event is exactly the JSON.stringify of a chunk: no pretty-printing, no extra fields
     expect(body).toBe(events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join('') + 'data: [DONE]\n\n')
     expect(events.at(-1)!.choices[0]).toEqual({ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' })
@@ -122,11 +134,20 @@ describe('failures', () => {
     expect(response.headers.get('retry-after')).toBe('7')
     // The log line about it carries the same request id, which the message names.
     const id = response.headers.get('x-request-id')
-    expect(await response.json()).toEqual({ error: { message: `upstream overloaded (request id ${id})`, type: 'server_error', param: null, code: 'service_unavailable' } })
+    expect(await response.json()).toEqual({
+      error: {
+        message: `upstream overloaded (request id ${id})`,
+        type: 'server_error',
+        param: null,
+        code: 'service_unavailable',
+      },
+    })
   })
 
   test('after the first byte: data: {"error":…}, then close, with no [DONE]', async () => {
-    const { provider } = scripted(['one', 'two'], { failure: new ProviderError(502, 'upstream connection reset', { code: 'upstream_error' }) })
+    const { provider } = scripted(['one', 'two'], {
+      failure: new ProviderError(502, 'upstream connection reset', { code: 'upstream_error' }),
+    })
     const app = await chatApp({ chat: { registry: registryOf({ scripted: provider }), keepAliveMs: 5_000 } })
     const response = await app.chat({ ...streamBody(), model: 'scripted' })
     expect(response.status).toBe(200)
@@ -169,7 +190,11 @@ describe('keep-alive', () => {
     const between = body.split(/data: [^\n]+\n\n/).slice(1, -2)
     expect(between.length).toBeGreaterThan(2)
     expect(between.every((gap) => gap.includes(': keep-alive\n\n'))).toBe(true)
-    expect(eventsOf(body).map((event) => event.choices[0]!.delta.content ?? '').join('')).toBe('slow words')
+    expect(
+      eventsOf(body)
+        .map((event) => event.choices[0]!.delta.content ?? '')
+        .join(''),
+    ).toBe('slow words')
     expect(body.endsWith('data: [DONE]\n\n')).toBe(true)
   })
 
@@ -181,7 +206,11 @@ describe('keep-alive', () => {
     const body = await readAll(response)
     expect(body.startsWith(': keep-alive\n\n')).toBe(true)
     const message = `broke late (request id ${response.headers.get('x-request-id')})`
-    expect(body.endsWith(`data: ${JSON.stringify({ error: { message, type: 'server_error', param: null, code: null } })}\n\n`)).toBe(true)
+    expect(
+      body.endsWith(
+        `data: ${JSON.stringify({ error: { message, type: 'server_error', param: null, code: null } })}\n\n`,
+      ),
+    ).toBe(true)
     expect(body).not.toContain('[DONE]')
   })
 
@@ -209,7 +238,10 @@ describe('disconnects abort the provider', () => {
     const pending = app.chat({ ...streamBody({ stream }), model: 'scripted' }, { signal: client.signal })
     setTimeout(() => client.abort(), 20)
     // The provider's own signal must fire: its next token is a minute away, so only the abort can end it.
-    const outcome = await Promise.race([aborted.then(() => 'provider aborted'), Bun.sleep(3_000).then(() => 'provider still running')])
+    const outcome = await Promise.race([
+      aborted.then(() => 'provider aborted'),
+      Bun.sleep(3_000).then(() => 'provider still running'),
+    ])
     expect(outcome).toBe('provider aborted')
     const response = await pending.catch(() => undefined)
     await response?.body?.cancel()
@@ -218,11 +250,16 @@ describe('disconnects abort the provider', () => {
   test('server shutdown ends open streams with a 503 error event', async () => {
     const shutdown = new AbortController()
     const { provider } = scripted(['a', 'b'], { delayMs: 60_000, firstDelayMs: 0 })
-    const app = await chatApp({ chat: { registry: registryOf({ scripted: provider }), keepAliveMs: 5_000 }, deps: { shutdownSignal: shutdown.signal } })
+    const app = await chatApp({
+      chat: { registry: registryOf({ scripted: provider }), keepAliveMs: 5_000 },
+      deps: { shutdownSignal: shutdown.signal },
+    })
     const response = await app.chat({ ...streamBody(), model: 'scripted' })
     setTimeout(() => shutdown.abort(), 20)
     const body = await readAll(response)
     expect(body).toContain('"content":"a"')
-    expect(body).toEndWith(`data: ${JSON.stringify({ error: { message: 'The server is shutting down; retry the request.', type: 'server_error', param: null, code: 'service_unavailable' } })}\n\n`)
+    expect(body).toEndWith(
+      `data: ${JSON.stringify({ error: { message: 'The server is shutting down; retry the request.', type: 'server_error', param: null, code: 'service_unavailable' } })}\n\n`,
+    )
   })
 })

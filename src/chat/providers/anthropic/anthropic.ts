@@ -2,7 +2,16 @@ import { DEFAULT_ANTHROPIC_MAX_TOKENS } from './settings'
 import { parseJsonObject } from '../event-scan'
 import { SseDataDecoder } from '../../sse/decoder'
 import { encodeEvent } from '../../sse/encode'
-import { isObject, type ProviderError, type ChatCompletion, type ChatCompletionChunk, type ChatProvider, type ChatRequest, type NativeMessages, type StreamReport } from '../provider'
+import {
+  isObject,
+  type ProviderError,
+  type ChatCompletion,
+  type ChatCompletionChunk,
+  type ChatProvider,
+  type ChatRequest,
+  type NativeMessages,
+  type StreamReport,
+} from '../provider'
 import { streamError } from '../upstream-error'
 import { ChunkTranslator, completionOf, OutOfOrder } from './chunks'
 import { anthropicEventError } from './errors'
@@ -25,7 +34,9 @@ export type { AnthropicProviderOptions } from './transport'
  * @example
  * const claude = anthropicProvider({ ...PROVIDER_DEFAULTS, name: 'claude', baseUrl: 'https://api.anthropic.com/v1', apiKey })
  */
-export function anthropicProvider(options: AnthropicProviderOptions): ChatProvider & Required<Pick<ChatProvider, 'streamEvents' | 'messages'>> {
+export function anthropicProvider(
+  options: AnthropicProviderOptions,
+): ChatProvider & Required<Pick<ChatProvider, 'streamEvents' | 'messages'>> {
   return new AnthropicProvider(options)
 }
 
@@ -38,7 +49,10 @@ class AnthropicProvider implements ChatProvider {
   constructor(options: AnthropicProviderOptions) {
     this.name = `anthropic:${options.name}`
     this.#transport = new AnthropicTransport(options)
-    this.#settings = { defaultMaxTokens: options.defaultMaxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS, thinkingBudgetTokens: options.thinkingBudgetTokens }
+    this.#settings = {
+      defaultMaxTokens: options.defaultMaxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS,
+      thinkingBudgetTokens: options.thinkingBudgetTokens,
+    }
     this.messages = nativeMessages(this.#transport)
   }
 
@@ -61,13 +75,21 @@ class AnthropicProvider implements ChatProvider {
    * translated; the last item ends with `data: [DONE]`. The usage chunk is sent only when the
    * client asked for it (`stream_options.include_usage`); `report` always gets the usage.
    */
-  async *streamEvents(request: ChatRequest, signal: AbortSignal, report: StreamReport = { events: 0 }): AsyncGenerator<Uint8Array> {
+  async *streamEvents(
+    request: ChatRequest,
+    signal: AbortSignal,
+    report: StreamReport = { events: 0 },
+  ): AsyncGenerator<Uint8Array> {
     const body = { ...toMessagesRequest(request, this.#settings), stream: true }
     const options = isObject(request.stream_options) ? request.stream_options : {}
     const { name, maxEventBytes } = this.#transport.options
     const translator = new ChunkTranslator(report, this.#transport.clock)
     const errorOf = (data: string) => anthropicEventError(name, request.model, data, this.#transport.clock())
-    const reader = new EventFraming(name, new TranslatedEvents(name, translator, options.include_usage === true, errorOf), maxEventBytes)
+    const reader = new EventFraming(
+      name,
+      new TranslatedEvents(name, translator, options.include_usage === true, errorOf),
+      maxEventBytes,
+    )
     yield* this.#transport.events(body, signal, reader)
   }
 }
@@ -85,21 +107,41 @@ class TranslatedEvents implements EventSink {
     readonly errorOf: (data: string) => ProviderError,
   ) {}
 
-  event(buffer: Uint8Array, start: number, typeEnd: number, dataStart: number, end: number, out: Uint8Array[]): EventStep | undefined {
-    if (isDeltaEvent(buffer, start + EVENT_PREFIX_LENGTH, typeEnd) && spliceDelta(buffer, dataStart, end - 2, this.translator, out)) return undefined
+  event(
+    buffer: Uint8Array,
+    start: number,
+    typeEnd: number,
+    dataStart: number,
+    end: number,
+    out: Uint8Array[],
+  ): EventStep | undefined {
+    if (
+      isDeltaEvent(buffer, start + EVENT_PREFIX_LENGTH, typeEnd) &&
+      spliceDelta(buffer, dataStart, end - 2, this.translator, out)
+    )
+      return undefined
     return this.decoded(utf8.decode(buffer.subarray(dataStart, end - 2)), out)
   }
 
   decoded(data: string, out: Uint8Array[]): EventStep | undefined {
     const event = parseJsonObject(data)
-    if (!event) return { bytes: joinBytes(out), done: false, error: streamError(this.provider, 'sent an event that is not a JSON object.', data.slice(0, 500)) }
+    if (!event)
+      return {
+        bytes: joinBytes(out),
+        done: false,
+        error: streamError(this.provider, 'sent an event that is not a JSON object.', data.slice(0, 500)),
+      }
     if (event.type === 'error') return { bytes: joinBytes(out), done: false, error: this.errorOf(data) }
     let chunks: ChatCompletionChunk[]
     try {
       chunks = this.translator.push(event)
     } catch (error) {
       if (!(error instanceof OutOfOrder)) throw error
-      return { bytes: joinBytes(out), done: false, error: streamError(this.provider, error.message, data.slice(0, 500)) }
+      return {
+        bytes: joinBytes(out),
+        done: false,
+        error: streamError(this.provider, error.message, data.slice(0, 500)),
+      }
     }
     for (const chunk of chunks) {
       if (chunk.choices.length > 0 || this.includeUsage) out.push(encodeEvent(chunk))

@@ -1,4 +1,10 @@
-import { isObject, type ChatCompletion, type ChatCompletionChunk, type JsonObject, type StreamReport } from '../provider'
+import {
+  isObject,
+  type ChatCompletion,
+  type ChatCompletionChunk,
+  type JsonObject,
+  type StreamReport,
+} from '../provider'
 import { finishReasonOf, mergeUsage, usageOf } from './usage'
 
 /** What every chunk of one stream shares. */
@@ -9,10 +15,21 @@ export type SpliceFrame = { head: Uint8Array; tail: Uint8Array }
 
 /** The delta types whose string makes a chunk, and the block each belongs to. */
 export type DeltaType = 'text_delta' | 'thinking_delta' | 'input_json_delta'
-const KIND_OF: Record<DeltaType, Block['kind']> = { text_delta: 'text', thinking_delta: 'thinking', input_json_delta: 'tool' }
+const KIND_OF: Record<DeltaType, Block['kind']> = {
+  text_delta: 'text',
+  thinking_delta: 'thinking',
+  input_json_delta: 'tool',
+}
 
-/** What a content block becomes: text, thinking, or the OpenAI tool call with this index (`sent`: some of its arguments went out). */
-type Block = { kind: 'text' } | { kind: 'thinking' } | { kind: 'tool'; index: number; sent: boolean } | { kind: 'other' }
+/**
+ * What a content block becomes: text, thinking, or the OpenAI tool call with this index (`sent`: some of its arguments
+ * went out).
+ */
+type Block =
+  | { kind: 'text' }
+  | { kind: 'thinking' }
+  | { kind: 'tool'; index: number; sent: boolean }
+  | { kind: 'other' }
 
 /**
  * Thrown by {@link ChunkTranslator.push} for an event that breaks the documented order: anything
@@ -101,12 +118,15 @@ export class ChunkTranslator {
     const block = this.#blocks.get(index)
     if (block === undefined || block.kind !== KIND_OF[type]) return undefined
     this.#report.events++
-    if (block.kind !== 'tool') return this.#frame(block.kind, block.kind === 'text' ? { content: SPLICED } : { reasoning_content: SPLICED })
+    if (block.kind !== 'tool')
+      return this.#frame(block.kind, block.kind === 'text' ? { content: SPLICED } : { reasoning_content: SPLICED })
     block.sent = true
     return this.#frame(block.index, { tool_calls: [{ index: block.index, function: { arguments: SPLICED } }] })
   }
 
-  /** The chunk of `delta` (whose one string is {@link SPLICED}) cut around that string, made once per stream and key. */
+  /**
+   * The chunk of `delta` (whose one string is {@link SPLICED}) cut around that string, made once per stream and key.
+   */
   #frame(key: string | number, delta: JsonObject): SpliceFrame {
     let frame = this.#frames.get(key)
     if (frame) return frame
@@ -119,7 +139,12 @@ export class ChunkTranslator {
   }
 
   #start(message: JsonObject): ChatCompletionChunk[] {
-    this.#base = { id: String(message.id ?? ''), object: 'chat.completion.chunk', created: Math.floor(this.#clock().getTime() / 1000), model: String(message.model ?? '') }
+    this.#base = {
+      id: String(message.id ?? ''),
+      object: 'chat.completion.chunk',
+      created: Math.floor(this.#clock().getTime() / 1000),
+      model: String(message.model ?? ''),
+    }
     mergeUsage(this.#usage, message.usage)
     // Known from the start: a stream cut short is still charged its whole prompt.
     this.#report.usage = usageOf(this.#usage)
@@ -143,16 +168,25 @@ export class ChunkTranslator {
     // The input streams as `input_json_delta`s; a block that arrives whole carries it here instead.
     const input = isObject(block.input) && Object.keys(block.input).length > 0 ? JSON.stringify(block.input) : ''
     this.#blocks.set(index, { kind: 'tool', index: tool, sent: input !== '' })
-    const call = { index: tool, id: stringOf(block.id), type: 'function', function: { name: stringOf(block.name), arguments: '' } }
+    const call = {
+      index: tool,
+      id: stringOf(block.id),
+      type: 'function',
+      function: { name: stringOf(block.name), arguments: '' },
+    }
     const first = this.#counted({ tool_calls: [call] })
     return input ? [first, this.#counted({ tool_calls: [{ index: tool, function: { arguments: input } }] })] : [first]
   }
 
   #delta(block: Block | undefined, delta: JsonObject): ChatCompletionChunk[] {
     if (delta.type === 'text_delta' && block?.kind === 'text') return this.#piece({ content: delta.text }, delta.text)
-    if (delta.type === 'thinking_delta' && block?.kind === 'thinking') return this.#piece({ reasoning_content: delta.thinking }, delta.thinking)
+    if (delta.type === 'thinking_delta' && block?.kind === 'thinking')
+      return this.#piece({ reasoning_content: delta.thinking }, delta.thinking)
     if (delta.type === 'input_json_delta' && block?.kind === 'tool') {
-      const chunks = this.#piece({ tool_calls: [{ index: block.index, function: { arguments: delta.partial_json } }] }, delta.partial_json)
+      const chunks = this.#piece(
+        { tool_calls: [{ index: block.index, function: { arguments: delta.partial_json } }] },
+        delta.partial_json,
+      )
       if (chunks.length > 0) block.sent = true
       return chunks
     }
@@ -171,7 +205,10 @@ export class ChunkTranslator {
     return [this.#counted({ tool_calls: [{ index: block.index, function: { arguments: '{}' } }] })]
   }
 
-  /** The chunk of one piece of text, thinking or arguments; none for an empty piece (a block's start, Anthropic's first `partial_json`). */
+  /**
+   * The chunk of one piece of text, thinking or arguments; none for an empty piece (a block's start, Anthropic's first
+   * `partial_json`).
+   */
   #piece(delta: JsonObject, piece: unknown): ChatCompletionChunk[] {
     return typeof piece === 'string' && piece !== '' ? [this.#counted(delta)] : []
   }
@@ -191,7 +228,13 @@ const SPLICED = 'SPLICED'
 const encoder = new TextEncoder()
 
 /** The events that only make sense inside a message; `message_stop` is the last of them. */
-const EVENTS_AFTER_START = new Set<unknown>(['content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop'])
+const EVENTS_AFTER_START = new Set<unknown>([
+  'content_block_start',
+  'content_block_delta',
+  'content_block_stop',
+  'message_delta',
+  'message_stop',
+])
 
 /** An id or name as the string OpenAI's clients expect, whatever the upstream sent. */
 const stringOf = (value: unknown) => (typeof value === 'string' ? value : String(value ?? ''))
@@ -204,8 +247,14 @@ export function completionOf(message: JsonObject, clock: () => Date): ChatComple
   for (const block of Array.isArray(message.content) ? message.content : []) {
     if (!isObject(block)) continue
     if (block.type === 'text' && typeof block.text === 'string') text = (text ?? '') + block.text
-    else if (block.type === 'thinking' && typeof block.thinking === 'string') reasoning = (reasoning ?? '') + block.thinking
-    else if (block.type === 'tool_use') calls.push({ id: stringOf(block.id), type: 'function', function: { name: stringOf(block.name), arguments: JSON.stringify(block.input ?? {}) } })
+    else if (block.type === 'thinking' && typeof block.thinking === 'string')
+      reasoning = (reasoning ?? '') + block.thinking
+    else if (block.type === 'tool_use')
+      calls.push({
+        id: stringOf(block.id),
+        type: 'function',
+        function: { name: stringOf(block.name), arguments: JSON.stringify(block.input ?? {}) },
+      })
   }
   const answer: JsonObject = { role: 'assistant', content: text, refusal: null }
   if (reasoning !== undefined) answer.reasoning_content = reasoning
@@ -216,7 +265,9 @@ export function completionOf(message: JsonObject, clock: () => Date): ChatComple
     created: Math.floor(clock().getTime() / 1000),
     model: String(message.model ?? ''),
     system_fingerprint: null,
-    choices: [{ index: 0, message: answer, logprobs: null, finish_reason: finishReasonOf(message.stop_reason) ?? 'stop' }],
+    choices: [
+      { index: 0, message: answer, logprobs: null, finish_reason: finishReasonOf(message.stop_reason) ?? 'stop' },
+    ],
   }
   if (isObject(message.usage)) completion.usage = usageOf(message.usage)
   return completion

@@ -1,4 +1,4 @@
-import { bytesEqualAt, scanCanonicalString } from '../event-scan'
+import { bytesEqualAt, scanCanonicalString } from '../json-bytes'
 import type { ChunkTranslator, DeltaType } from './chunks'
 
 /*
@@ -34,14 +34,22 @@ export function isDeltaEvent(buffer: Uint8Array, start: number, end: number): bo
  * Adds the chunk of the delta event whose data is `buffer[start, end)` to `out`, and returns true;
  * false when the event is not in the compact form or its block does not take it (nothing added).
  */
-export function spliceDelta(buffer: Uint8Array, start: number, end: number, translator: ChunkTranslator, out: Uint8Array[]): boolean {
+export function spliceDelta(
+  buffer: Uint8Array,
+  start: number,
+  end: number,
+  translator: ChunkTranslator,
+  out: Uint8Array[],
+): boolean {
   if (!bytesEqualAt(buffer, start, BEFORE_INDEX)) return false
   let at = start + BEFORE_INDEX.length
   let index = 0
   const digits = at
   // At most 9 digits: an index stays a small integer, exactly as Number() of the parsed way reads it.
-  while (at < end && at - digits < 9 && buffer[at]! >= ZERO && buffer[at]! <= NINE) index = index * 10 + buffer[at++]! - ZERO
-  if (at === digits || (buffer[digits] === ZERO && at - digits > 1) || !bytesEqualAt(buffer, at, BEFORE_TYPE)) return false
+  while (at < end && at - digits < 9 && buffer[at]! >= ZERO && buffer[at]! <= NINE)
+    index = index * 10 + buffer[at++]! - ZERO
+  if (at === digits || (buffer[digits] === ZERO && at - digits > 1) || !bytesEqualAt(buffer, at, BEFORE_TYPE))
+    return false
   at += BEFORE_TYPE.length
   const found = STRING_OF.find(([, bytes]) => bytesEqualAt(buffer, at, bytes))
   if (!found) return false

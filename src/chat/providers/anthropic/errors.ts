@@ -29,7 +29,13 @@ export type RetryAdvice = { retryAfter: string | null; now: Date; maxRetryAfterS
  * client sees. The mapping to statuses, messages and `detail` is the one every relay shares
  * ({@link upstreamHttpError}): what Anthropic says about our credentials goes to the log only.
  */
-export function anthropicHttpError(provider: string, model: string, status: number, body: string, advice: RetryAdvice): ProviderError {
+export function anthropicHttpError(
+  provider: string,
+  model: string,
+  status: number,
+  body: string,
+  advice: RetryAdvice,
+): ProviderError {
   const type = errorTypeOf(body)
   if (type === 'timeout_error') return timeoutError(provider, 'request')
   const mapped = statusOfType(type) ?? STATUS_OF_STATUS[status] ?? status
@@ -81,7 +87,10 @@ function errorTypeOf(body: string): string | undefined {
 
 /** A streamed event grew past `CHAT_MAX_EVENT_BYTES` before it ended. */
 export function eventTooLarge(provider: string, limit: number): ProviderError {
-  return streamError(provider, `sent an event larger than this gateway's limit of ${limit} bytes (CHAT_MAX_EVENT_BYTES).`)
+  return streamError(
+    provider,
+    `sent an event larger than this gateway's limit of ${limit} bytes (CHAT_MAX_EVENT_BYTES).`,
+  )
 }
 
 /** The 400 for a parameter Anthropic cannot honour, naming it. */

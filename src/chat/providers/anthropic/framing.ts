@@ -1,5 +1,5 @@
 import { DEFAULT_MAX_EVENT_BYTES } from '../../../config/chat'
-import { bytesEqualAt } from '../event-scan'
+import { bytesEqualAt } from '../json-bytes'
 import { EventTooLarge, SseDataDecoder } from '../../sse/decoder'
 import { eventTooLarge } from './errors'
 import type { EventReader, EventStep } from '../upstream-call'
@@ -15,7 +15,14 @@ export interface EventSink {
    * An event in Anthropic's own form, `buffer[start, end)` = `event: <type>\ndata: <json>\n\n`:
    * its type is `buffer[start + 7, typeEnd)`, its data `buffer[dataStart, end - 2)`, as bytes.
    */
-  event(buffer: Uint8Array, start: number, typeEnd: number, dataStart: number, end: number, out: Uint8Array[]): EventStep | undefined
+  event(
+    buffer: Uint8Array,
+    start: number,
+    typeEnd: number,
+    dataStart: number,
+    end: number,
+    out: Uint8Array[],
+  ): EventStep | undefined
   /** An event of a stream that left that form, decoded: its data. */
   decoded(data: string, out: Uint8Array[]): EventStep | undefined
 }
@@ -87,13 +94,18 @@ export class EventFraming implements EventReader {
     return { bytes: joinBytes([]), done: false }
   }
 
-  /** One whole event, `buffer[start, end)` ending in its blank line: a comment is dropped, the usual form goes to the sink. */
+  /**
+   * One whole event, `buffer[start, end)` ending in its blank line: a comment is dropped, the usual form goes to the
+   * sink.
+   */
   #event(buffer: Uint8Array, start: number, end: number, out: Uint8Array[]): EventStep | undefined {
     this.#midStream = true
     const firstLineEnd = buffer.indexOf(LF, start)
     if (buffer[start] === COLON && firstLineEnd === end - 2) return undefined
     const shaped =
-      bytesEqualAt(buffer, start, EVENT_PREFIX) && bytesEqualAt(buffer, firstLineEnd + 1, DATA_PREFIX) && buffer.indexOf(LF, firstLineEnd + 1) === end - 2
+      bytesEqualAt(buffer, start, EVENT_PREFIX) &&
+      bytesEqualAt(buffer, firstLineEnd + 1, DATA_PREFIX) &&
+      buffer.indexOf(LF, firstLineEnd + 1) === end - 2
     if (!shaped) return this.#leave(buffer, start, out)
     return this.sink.event(buffer, start, firstLineEnd, firstLineEnd + 1 + DATA_PREFIX.length, end, out)
   }

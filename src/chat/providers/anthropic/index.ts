@@ -29,7 +29,8 @@ export const ANTHROPIC_KIND: ProviderKind = {
   },
   defaults: { anthropicVersion: DEFAULT_ANTHROPIC_VERSION, defaultMaxTokens: DEFAULT_ANTHROPIC_MAX_TOKENS },
   check(settings, at) {
-    if (typeof settings.anthropicVersion === 'string') checkHeaderValue(`${at}: anthropicVersion`, settings.anthropicVersion)
+    if (typeof settings.anthropicVersion === 'string')
+      checkHeaderValue(`${at}: anthropicVersion`, settings.anthropicVersion)
   },
   create: (options) => anthropicProvider(options as AnthropicProviderOptions),
 }

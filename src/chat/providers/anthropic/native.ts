@@ -1,5 +1,13 @@
 import { NOT_PROVEN, parseJsonObject, scanJsonObject } from '../event-scan'
-import { isObject, ProviderError, type JsonObject, type MessagesRequest, type NativeMessages, type PassedHeaders, type StreamReport } from '../provider'
+import {
+  isObject,
+  ProviderError,
+  type JsonObject,
+  type MessagesRequest,
+  type NativeMessages,
+  type PassedHeaders,
+  type StreamReport,
+} from '../provider'
 import { streamError } from '../upstream-error'
 import { namedEventText } from '../../sse/encode'
 import { anthropicEventError } from './errors'
@@ -12,7 +20,16 @@ import { finishReasonOf, mergeUsage, usageOf } from './usage'
  * Fields of a Messages request that only matter to generating an answer: `count_tokens` refuses
  * them ("Extra inputs are not permitted"), so a request counted as it would be sent drops them.
  */
-const GENERATION_ONLY = ['max_tokens', 'stream', 'stop_sequences', 'temperature', 'top_p', 'top_k', 'metadata', 'service_tier']
+const GENERATION_ONLY = [
+  'max_tokens',
+  'stream',
+  'stop_sequences',
+  'temperature',
+  'top_p',
+  'top_k',
+  'metadata',
+  'service_tier',
+]
 
 /**
  * Anthropic's Messages API spoken natively (see `NativeMessages`): the client's request goes
@@ -34,14 +51,24 @@ export function nativeMessages(transport: AnthropicTransport): NativeMessages {
     streamEvents(request, signal, report, passed) {
       const { name, maxEventBytes } = transport.options
       const errorOf = (data: string) => anthropicEventError(name, request.model, data, transport.clock())
-      return transport.events({ ...request, stream: true }, signal, new EventFraming(name, new NativeEvents(name, report ?? { events: 0 }, errorOf), maxEventBytes), passed)
+      return transport.events(
+        { ...request, stream: true },
+        signal,
+        new EventFraming(name, new NativeEvents(name, report ?? { events: 0 }, errorOf), maxEventBytes),
+        passed,
+      )
     },
 
     async countTokens(request: MessagesRequest, signal: AbortSignal, passed?: PassedHeaders) {
       const body: JsonObject = { ...request }
       for (const field of GENERATION_ONLY) delete body[field]
       const answer = await transport.json('/messages/count_tokens', body, signal, passed)
-      if (typeof answer.input_tokens !== 'number') throw streamError(transport.options.name, 'answered a token count without input_tokens.', JSON.stringify(answer).slice(0, 500))
+      if (typeof answer.input_tokens !== 'number')
+        throw streamError(
+          transport.options.name,
+          'answered a token count without input_tokens.',
+          JSON.stringify(answer).slice(0, 500),
+        )
       return answer as { input_tokens: number }
     },
   }
@@ -66,21 +93,38 @@ class NativeEvents implements EventSink {
     readonly errorOf: (data: string) => ProviderError,
   ) {}
 
-  event(buffer: Uint8Array, start: number, typeEnd: number, dataStart: number, end: number, out: Uint8Array[]): EventStep | undefined {
+  event(
+    buffer: Uint8Array,
+    start: number,
+    typeEnd: number,
+    dataStart: number,
+    end: number,
+    out: Uint8Array[],
+  ): EventStep | undefined {
     const type = utf8.decode(buffer.subarray(start + EVENT_PREFIX_LENGTH, typeEnd))
     const verdict = this.#note(type, () => utf8.decode(buffer.subarray(dataStart, end - 2)))
     if (verdict === 'drop') return undefined
     if (verdict instanceof ProviderError) return { bytes: joinBytes(out), done: false, error: verdict }
     // Forwarded untouched, so checked first, as the openai relay checks its events: the client's
     // SDK would fail on data that is not JSON with an error that names no one.
-    if (!isJsonObjectAt(buffer, dataStart, end - 2)) return { bytes: joinBytes(out), done: false, error: notAnObject(this.provider, type, utf8.decode(buffer.subarray(dataStart, end - 2))) }
+    if (!isJsonObjectAt(buffer, dataStart, end - 2))
+      return {
+        bytes: joinBytes(out),
+        done: false,
+        error: notAnObject(this.provider, type, utf8.decode(buffer.subarray(dataStart, end - 2))),
+      }
     out.push(buffer.subarray(start, end))
     return verdict === 'stop' ? { bytes: joinBytes(out), done: true } : undefined
   }
 
   decoded(data: string, out: Uint8Array[]): EventStep | undefined {
     const event = parseJsonObject(data)
-    if (!event || typeof event.type !== 'string') return { bytes: joinBytes(out), done: false, error: streamError(this.provider, 'sent an event that is not a typed JSON object.', data.slice(0, 500)) }
+    if (!event || typeof event.type !== 'string')
+      return {
+        bytes: joinBytes(out),
+        done: false,
+        error: streamError(this.provider, 'sent an event that is not a typed JSON object.', data.slice(0, 500)),
+      }
     const verdict = this.#note(event.type, () => data)
     if (verdict === 'drop') return undefined
     if (verdict instanceof ProviderError) return { bytes: joinBytes(out), done: false, error: verdict }
@@ -104,7 +148,10 @@ class NativeEvents implements EventSink {
       case 'message_delta': {
         const event = parseJsonObject(data())
         if (!event) return notAnObject(this.provider, type, data())
-        mergeUsage(this.#usage, type === 'message_start' ? (isObject(event.message) ? event.message.usage : undefined) : event.usage)
+        mergeUsage(
+          this.#usage,
+          type === 'message_start' ? (isObject(event.message) ? event.message.usage : undefined) : event.usage,
+        )
         this.report.usage = usageOf(this.#usage)
         const finish = finishReasonOf(isObject(event.delta) ? event.delta.stop_reason : undefined)
         if (finish) this.report.finishReason = finish
@@ -124,5 +171,8 @@ function notAnObject(provider: string, type: string, data: string): ProviderErro
 
 /** `buffer[start, end)` is a JSON object: proven by the in-place scan, or, where it cannot prove it, by parsing. */
 function isJsonObjectAt(buffer: Uint8Array, start: number, end: number): boolean {
-  return scanJsonObject(buffer, start, end) !== NOT_PROVEN || parseJsonObject(utf8.decode(buffer.subarray(start, end))) !== undefined
+  return (
+    scanJsonObject(buffer, start, end) !== NOT_PROVEN ||
+    parseJsonObject(utf8.decode(buffer.subarray(start, end))) !== undefined
+  )
 }

@@ -41,8 +41,23 @@ const REFUSED: Record<string, (value: unknown) => boolean> = {
 
 /** Fields this module translates, and `top_k`, which Anthropic takes as it is. */
 const TRANSLATED = new Set([
-  'model', 'messages', 'stream', 'stream_options', 'max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'top_k', 'stop',
-  'tools', 'tool_choice', 'parallel_tool_calls', 'reasoning_effort', 'response_format', 'user', 'safety_identifier',
+  'model',
+  'messages',
+  'stream',
+  'stream_options',
+  'max_tokens',
+  'max_completion_tokens',
+  'temperature',
+  'top_p',
+  'top_k',
+  'stop',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'reasoning_effort',
+  'response_format',
+  'user',
+  'safety_identifier',
 ])
 
 /**
@@ -61,12 +76,14 @@ export function toMessagesRequest(request: ChatRequest, settings: TranslationSet
   }
   const { system, messages } = messagesOf(request.messages)
   // OpenAI answers a conversation of system messages alone; the Messages API needs a turn to answer.
-  if (messages.length === 0) throw unsupported('messages', "Anthropic's Messages API needs at least one user or assistant message with content")
+  if (messages.length === 0)
+    throw unsupported('messages', "Anthropic's Messages API needs at least one user or assistant message with content")
   const body: JsonObject = { model: request.model, messages }
   if (system.length > 0) body.system = system
   Object.assign(body, limits(request, settings))
   if (request.temperature != null) {
-    if ((request.temperature as number) > 1) throw unsupported('temperature', "'temperature' must be between 0 and 1 for Anthropic's models")
+    if ((request.temperature as number) > 1)
+      throw unsupported('temperature', "'temperature' must be between 0 and 1 for Anthropic's models")
     body.temperature = request.temperature
   }
   if (request.top_p != null) body.top_p = request.top_p
@@ -91,17 +108,25 @@ function limits(request: ChatRequest, settings: TranslationSettings): JsonObject
   let askedByClient = false
   if (effort != null) {
     if (effort !== 'none' && !(typeof effort === 'string' && Object.hasOwn(THINKING_BUDGETS, effort))) {
-      throw unsupported('reasoning_effort', `'reasoning_effort' must be one of none, ${Object.keys(THINKING_BUDGETS).join(', ')}`)
+      throw unsupported(
+        'reasoning_effort',
+        `'reasoning_effort' must be one of none, ${Object.keys(THINKING_BUDGETS).join(', ')}`,
+      )
     }
     budget = effort === 'none' ? undefined : THINKING_BUDGETS[effort as string]
     askedByClient = budget !== undefined
   } else budget = settings.thinkingBudgetTokens
   if (budget === undefined) return { max_tokens: asked ?? settings.defaultMaxTokens }
   // OpenAI's limit covers reasoning and answer alike; Anthropic's budget must fit inside max_tokens.
-  if (asked == null) return { max_tokens: settings.defaultMaxTokens + budget, thinking: { type: 'enabled', budget_tokens: budget } }
+  if (asked == null)
+    return { max_tokens: settings.defaultMaxTokens + budget, thinking: { type: 'enabled', budget_tokens: budget } }
   const room = (asked as number) - 1
   if (room < MIN_THINKING_BUDGET) {
-    if (askedByClient) throw unsupported(limitParam, `with 'reasoning_effort', '${limitParam}' must be more than ${MIN_THINKING_BUDGET}: Anthropic's thinking needs at least ${MIN_THINKING_BUDGET} tokens`)
+    if (askedByClient)
+      throw unsupported(
+        limitParam,
+        `with 'reasoning_effort', '${limitParam}' must be more than ${MIN_THINKING_BUDGET}: Anthropic's thinking needs at least ${MIN_THINKING_BUDGET} tokens`,
+      )
     return { max_tokens: asked }
   }
   return { max_tokens: asked, thinking: { type: 'enabled', budget_tokens: Math.min(budget, room) } }
@@ -124,8 +149,10 @@ function toolChoiceOf(choice: unknown, parallel: unknown): JsonObject | undefine
   if (choice === 'none' || choice === 'auto') out = { type: choice }
   else if (choice === 'required') out = { type: 'any' }
   else if (isObject(choice) && isObject(choice.function)) out = { type: 'tool', name: choice.function.name }
-  else if (choice != null) throw unsupported('tool_choice', "'tool_choice' must be none, auto, required or a named function")
-  if (parallel === false && out?.type !== 'none') out = { ...(out ?? { type: 'auto' }), disable_parallel_tool_use: true }
+  else if (choice != null)
+    throw unsupported('tool_choice', "'tool_choice' must be none, auto, required or a named function")
+  if (parallel === false && out?.type !== 'none')
+    out = { ...(out ?? { type: 'auto' }), disable_parallel_tool_use: true }
   return out
 }
 
@@ -135,5 +162,8 @@ function outputFormatOf(format: unknown): JsonObject | undefined {
   if (format.type === 'json_schema' && isObject(format.json_schema) && isObject(format.json_schema.schema)) {
     return { type: 'json_schema', schema: format.json_schema.schema }
   }
-  throw unsupported('response_format', "Anthropic's Messages API answers in JSON only to a 'json_schema' response_format with a schema")
+  throw unsupported(
+    'response_format',
+    "Anthropic's Messages API answers in JSON only to a 'json_schema' response_format with a schema",
+  )
 }

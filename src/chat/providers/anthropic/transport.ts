@@ -29,28 +29,45 @@ export class AnthropicTransport {
     this.options = options
     this.clock = options.clock ?? (() => new Date())
     this.#fetch = options.fetch ?? fetch
-    const common: Record<string, string> = { 'content-type': 'application/json', 'anthropic-version': options.anthropicVersion ?? DEFAULT_ANTHROPIC_VERSION }
+    const common: Record<string, string> = {
+      'content-type': 'application/json',
+      'anthropic-version': options.anthropicVersion ?? DEFAULT_ANTHROPIC_VERSION,
+    }
     if (options.apiKey) common['x-api-key'] = options.apiKey
     // Identity: a compressed event stream would hold events back until a compression block fills.
     this.#streamHeaders = { ...common, accept: 'text/event-stream', 'accept-encoding': 'identity', ...options.headers }
     this.#jsonHeaders = { ...common, accept: 'application/json', ...options.headers }
   }
 
-  /** POSTs to `${baseUrl}${path}` and returns the JSON object answered, under the request timeout and the response cap. */
+  /**
+   * POSTs to `${baseUrl}${path}` and returns the JSON object answered, under the request timeout and the response cap.
+   */
   async json(path: string, body: JsonObject, signal: AbortSignal, passed?: PassedHeaders): Promise<JsonObject> {
     const { name, requestTimeoutMs } = this.options
     const call = new UpstreamCall(name, signal)
     try {
       call.watch('request', requestTimeoutMs)
-      const response = await postJson(this.#fetch, this.options.baseUrl + path, call, body, this.#with(this.#jsonHeaders, passed))
-      if (!response.ok) throw this.#httpError(String(body.model), response, (await readText(call, response, ERROR_BODY_LIMIT)) ?? '')
+      const response = await postJson(
+        this.#fetch,
+        this.options.baseUrl + path,
+        call,
+        body,
+        this.#with(this.#jsonHeaders, passed),
+      )
+      if (!response.ok)
+        throw this.#httpError(String(body.model), response, (await readText(call, response, ERROR_BODY_LIMIT)) ?? '')
       const limit = this.options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
       const text = await readText(call, response, limit)
       call.complete()
-      if (text === undefined) throw streamError(name, `answered with a body larger than this gateway's limit of ${limit} bytes (CHAT_MAX_RESPONSE_BYTES).`)
+      if (text === undefined)
+        throw streamError(
+          name,
+          `answered with a body larger than this gateway's limit of ${limit} bytes (CHAT_MAX_RESPONSE_BYTES).`,
+        )
       const answer = parseJsonObject(text)
       if (!answer) throw streamError(name, 'answered with a body that is not a JSON object.', text.slice(0, 500))
-      // An error in a 200 (a proxy's, or a gateway's that speaks Anthropic) is mapped by its type, not taken for a message.
+      // An error in a 200 (a proxy's, or a gateway's that speaks Anthropic) is mapped by its type, not taken for a
+      // message.
       if (answer.type === 'error') throw anthropicEventError(name, String(body.model), text, this.clock())
       return answer
     } finally {
@@ -62,9 +79,17 @@ export class AnthropicTransport {
    * POSTs a stream request to `${baseUrl}/messages` and hands over what `reader` makes of each read,
    * as soon as the read is made, under the provider's timeouts (see {@link streamEvents}).
    */
-  events(body: JsonObject, signal: AbortSignal, reader: EventReader, passed?: PassedHeaders): AsyncGenerator<Uint8Array> {
+  events(
+    body: JsonObject,
+    signal: AbortSignal,
+    reader: EventReader,
+    passed?: PassedHeaders,
+  ): AsyncGenerator<Uint8Array> {
     const { name, connectTimeoutMs, firstTokenTimeoutMs, idleTimeoutMs } = this.options
-    return streamEvents(name, signal, {
+    return streamEvents(
+      name,
+      signal,
+      {
         fetch: this.#fetch,
         url: `${this.options.baseUrl}/messages`,
         body,
@@ -73,11 +98,16 @@ export class AnthropicTransport {
         firstTokenTimeoutMs,
         idleTimeoutMs,
         httpError: (response, text) => this.#httpError(String(body.model), response, text),
-      lastEvent: 'message_stop',
-    }, reader)
+        lastEvent: 'message_stop',
+      },
+      reader,
+    )
   }
 
-  /** `headers` with the client's `anthropic-beta` added to any the provider's configuration sends (Anthropic takes a comma-separated list). */
+  /**
+   * `headers` with the client's `anthropic-beta` added to any the provider's configuration sends (Anthropic takes a
+   * comma-separated list).
+   */
   #with(headers: Record<string, string>, passed: PassedHeaders | undefined): Record<string, string> {
     const beta = passed?.anthropicBeta
     if (!beta) return headers
@@ -89,7 +119,11 @@ export class AnthropicTransport {
   }
 
   #httpError(model: string, response: Response, text: string): ProviderError {
-    const advice = { retryAfter: response.headers.get('retry-after'), now: this.clock(), maxRetryAfterSeconds: this.options.retryMaxMs / 1000 }
+    const advice = {
+      retryAfter: response.headers.get('retry-after'),
+      now: this.clock(),
+      maxRetryAfterSeconds: this.options.retryMaxMs / 1000,
+    }
     return anthropicHttpError(this.options.name, model, response.status, text, advice)
   }
 }

@@ -25,7 +25,8 @@ export function messagesOf(messages: JsonObject[]): { system: JsonObject[]; mess
   }
   messages.forEach((message, index) => {
     const at = `messages[${index}]`
-    if (typeof message.name === 'string') throw unsupported(`${at}.name`, "a message's 'name' has no equivalent in Anthropic's Messages API")
+    if (typeof message.name === 'string')
+      throw unsupported(`${at}.name`, "a message's 'name' has no equivalent in Anthropic's Messages API")
     switch (message.role) {
       case 'system':
       case 'developer':
@@ -41,7 +42,10 @@ export function messagesOf(messages: JsonObject[]): { system: JsonObject[]; mess
         add('user', [toolResult(message, at)])
         break
       default:
-        throw unsupported(`${at}.role`, `the role '${String(message.role)}' is not supported by Anthropic's Messages API`)
+        throw unsupported(
+          `${at}.role`,
+          `the role '${String(message.role)}' is not supported by Anthropic's Messages API`,
+        )
     }
   })
   return { system, messages: turns }
@@ -60,9 +64,14 @@ function textBlocks(content: unknown, at: string): JsonObject[] {
 
 function textPart(part: unknown, at: string): JsonObject {
   if (isObject(part) && part.type === 'text' && typeof part.text === 'string') return { type: 'text', text: part.text }
-  if (isObject(part) && part.type === 'refusal' && typeof part.refusal === 'string') return { type: 'text', text: part.refusal }
-  if (isObject(part) && (part.type === 'text' || part.type === 'refusal')) throw unsupported(at, `a '${part.type}' part needs its ${part.type} as a string`)
-  throw unsupported(at, `a '${isObject(part) ? String(part.type) : typeof part}' part is not supported here by Anthropic's Messages API`)
+  if (isObject(part) && part.type === 'refusal' && typeof part.refusal === 'string')
+    return { type: 'text', text: part.refusal }
+  if (isObject(part) && (part.type === 'text' || part.type === 'refusal'))
+    throw unsupported(at, `a '${part.type}' part needs its ${part.type} as a string`)
+  throw unsupported(
+    at,
+    `a '${isObject(part) ? String(part.type) : typeof part}' part is not supported here by Anthropic's Messages API`,
+  )
 }
 
 const isNotEmpty = (block: JsonObject) => block.type !== 'text' || block.text !== ''
@@ -72,7 +81,9 @@ function userBlocks(content: unknown, at: string): JsonObject[] {
   return content
     .map((part, index) => {
       const where = `${at}.content[${index}]`
-      return isObject(part) && part.type === 'image_url' ? imageBlock(part.image_url, `${where}.image_url`) : textPart(part, where)
+      return isObject(part) && part.type === 'image_url'
+        ? imageBlock(part.image_url, `${where}.image_url`)
+        : textPart(part, where)
     })
     .filter(isNotEmpty)
 }
@@ -86,7 +97,11 @@ function imageBlock(image: unknown, at: string): JsonObject {
   if (typeof url !== 'string') throw unsupported(at, "an 'image_url' part needs a url")
   const data = /^data:([^;,]+);base64,(.*)$/s.exec(url)
   if (data) {
-    if (!IMAGE_TYPES.has(data[1]!)) throw unsupported(at, `images of type '${data[1]}' are not supported by Anthropic's Messages API (jpeg, png, gif and webp are)`)
+    if (!IMAGE_TYPES.has(data[1]!))
+      throw unsupported(
+        at,
+        `images of type '${data[1]}' are not supported by Anthropic's Messages API (jpeg, png, gif and webp are)`,
+      )
     return { type: 'image', source: { type: 'base64', media_type: data[1], data: data[2] } }
   }
   if (/^https?:\/\//i.test(url)) return { type: 'image', source: { type: 'url', url } }
@@ -104,7 +119,12 @@ function assistantBlocks(message: JsonObject, at: string): JsonObject[] {
   calls.forEach((call, index) => {
     const where = `${at}.tool_calls[${index}]`
     if (!isObject(call) || !isObject(call.function)) throw unsupported(where, 'a tool call must be a function call')
-    blocks.push({ type: 'tool_use', id: call.id, name: call.function.name, input: argumentsOf(call.function.arguments, `${where}.function.arguments`) })
+    blocks.push({
+      type: 'tool_use',
+      id: call.id,
+      name: call.function.name,
+      input: argumentsOf(call.function.arguments, `${where}.function.arguments`),
+    })
   })
   return blocks
 }

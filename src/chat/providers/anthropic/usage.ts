@@ -47,7 +47,8 @@ export function usageOf(usage: JsonObject): JsonObject {
     prompt_tokens_details: { cached_tokens: cacheRead },
   }
   const details = usage.output_tokens_details
-  if (isObject(details) && typeof details.thinking_tokens === 'number') out.completion_tokens_details = { reasoning_tokens: details.thinking_tokens }
+  if (isObject(details) && typeof details.thinking_tokens === 'number')
+    out.completion_tokens_details = { reasoning_tokens: details.thinking_tokens }
   return out
 }
 

@@ -1,4 +1,13 @@
-import type { ChatCompletionRequest, ChunkDelta, FinishReason, FunctionTool, ResponseMessage, TokenLogprob, ToolCall, Usage } from '../../model'
+import type {
+  ChatCompletionRequest,
+  ChunkDelta,
+  FinishReason,
+  FunctionTool,
+  ResponseMessage,
+  TokenLogprob,
+  ToolCall,
+  Usage,
+} from '../../model'
 import { ProviderError, type ChatRequest } from '../provider'
 import { logprobFor } from './logprobs'
 import { ExampleTooLarge, exampleFor } from './schema-example'
@@ -18,9 +27,16 @@ import { utf8Length } from '../../../utf8'
  * larger than the cap is built. The estimate is at most ~1 KB above the real size, never below.
  */
 export function sized(request: ChatCompletionRequest, answer: Answer, limit: number, keep: boolean) {
-  const message: ResponseMessage = { role: 'assistant', content: answer.toolCall ? null : answer.content, refusal: null }
+  const message: ResponseMessage = {
+    role: 'assistant',
+    content: answer.toolCall ? null : answer.content,
+    refusal: null,
+  }
   if (answer.reasoningTokens > 0) message.reasoning_content = answer.reasoning
-  if (answer.toolCall) message.tool_calls = [{ ...answer.toolCall, function: { ...answer.toolCall.function, arguments: answer.arguments } }]
+  if (answer.toolCall)
+    message.tool_calls = [
+      { ...answer.toolCall, function: { ...answer.toolCall.function, arguments: answer.arguments } },
+    ]
   const choices = request.n ?? 1
   const shared = 256 + request.model.length * 6 + utf8Length(JSON.stringify(answer.usage))
   let perChoice = 96 + utf8Length(JSON.stringify(message))
@@ -53,11 +69,15 @@ function answerTooLarge(request: ChatCompletionRequest, limit: number): Provider
           : request.max_completion_tokens != null
             ? 'max_completion_tokens'
             : 'max_tokens'
-  return new ProviderError(400, `The answer would be larger than this server's limit of ${limit} bytes per response; lower '${param}'.`, {
-    type: 'invalid_request_error',
-    param,
-    code: 'response_too_large',
-  })
+  return new ProviderError(
+    400,
+    `The answer would be larger than this server's limit of ${limit} bytes per response; lower '${param}'.`,
+    {
+      type: 'invalid_request_error',
+      param,
+      code: 'response_too_large',
+    },
+  )
 }
 
 /** The route has checked the request against `ChatCompletionRequest`; echo relies on that shape. */
@@ -95,7 +115,9 @@ export function planAnswer(request: ChatCompletionRequest, cache: PromptCache, l
     return kept
   }
 
-  const reasoning = take(isReasoner(request.model) ? reasoningFor(leadingTokens(text, Number.POSITIVE_INFINITY).count) : '')
+  const reasoning = take(
+    isReasoner(request.model) ? reasoningFor(leadingTokens(text, Number.POSITIVE_INFINITY).count) : '',
+  )
   const tool = forcedTool(request)
   let content = take('')
   let args = take('')
@@ -103,7 +125,11 @@ export function planAnswer(request: ChatCompletionRequest, cache: PromptCache, l
   if (tool) {
     toolCall = { id: toolCallId(), type: 'function', function: { name: tool.function.name, arguments: '' } }
     const param = `tools[${(request.tools ?? []).indexOf(tool)}].function.parameters`
-    args = take(JSON.stringify(boundedExample(tool.function.parameters ?? { type: 'object', properties: {} }, text, limit, param)))
+    args = take(
+      JSON.stringify(
+        boundedExample(tool.function.parameters ?? { type: 'object', properties: {} }, text, limit, param),
+      ),
+    )
   } else {
     content = take(cutAtStop(formatted(request, text, limit), request.stop))
   }
@@ -154,13 +180,16 @@ export function* streamSteps(answer: Answer, request: ChatCompletionRequest): Ge
   yield { delta: first }
   // Tokens are walked with tokenAt rather than a nested generator: one generator per held stream, not four.
   let token: string | undefined
-  for (let at = 0; (token = tokenAt(answer.reasoning, at)) !== undefined; at += token.length) yield { delta: { reasoning_content: token } }
+  for (let at = 0; (token = tokenAt(answer.reasoning, at)) !== undefined; at += token.length)
+    yield { delta: { reasoning_content: token } }
   if (answer.toolCall && reasons) yield { delta: { tool_calls: [toolCallStart(answer.toolCall)] } }
   for (let at = 0; (token = tokenAt(answer.arguments, at)) !== undefined; at += token.length) {
     yield { delta: { tool_calls: [{ index: 0, function: { arguments: token } }] } }
   }
   for (let at = 0; (token = tokenAt(answer.content, at)) !== undefined; at += token.length) {
-    yield request.logprobs ? { delta: { content: token }, logprobs: { content: [logprobFor(token, request.top_logprobs ?? 0)] } } : token
+    yield request.logprobs
+      ? { delta: { content: token }, logprobs: { content: [logprobFor(token, request.top_logprobs ?? 0)] } }
+      : token
   }
   yield { delta: {}, finishReason: answer.finishReason }
 }
@@ -189,7 +218,10 @@ function forcedTool(request: ChatCompletionRequest): FunctionTool | undefined {
 function formatted(request: ChatCompletionRequest, text: string, limit: number): string {
   const format = request.response_format
   if (format?.type === 'json_object') return JSON.stringify({ echo: text })
-  if (format?.type === 'json_schema') return JSON.stringify(boundedExample(format.json_schema?.schema ?? {}, text, limit, 'response_format.json_schema.schema'))
+  if (format?.type === 'json_schema')
+    return JSON.stringify(
+      boundedExample(format.json_schema?.schema ?? {}, text, limit, 'response_format.json_schema.schema'),
+    )
   return text
 }
 
@@ -204,7 +236,8 @@ function boundedExample(schema: unknown, text: string, limit: number, param: str
     if (!(error instanceof ExampleTooLarge)) throw error
     throw new ProviderError(
       400,
-      `Invalid '${param}': an example of this schema would be larger than this server's limit of ${limit} bytes per response; lower its 'minItems' or 'minLength'.`,
+      `Invalid '${param}': an example of this schema would be larger than this server's limit of ${limit} bytes ` +
+        `per response; lower its 'minItems' or 'minLength'.`,
       { type: 'invalid_request_error', param, code: 'response_too_large' },
     )
   }
@@ -232,5 +265,7 @@ function toolCallId(): string {
 }
 
 export function randomHex(bytes: number): string {
-  return Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (byte) => byte.toString(16).padStart(2, '0')).join('')
+  return Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (byte) => byte.toString(16).padStart(2, '0')).join(
+    '',
+  )
 }

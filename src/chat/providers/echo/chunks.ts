@@ -23,7 +23,9 @@ export function chunkObjects(head: ChunkHead): ChunkEmitter<ChatCompletionChunk[
       const step = spelledOut(bare)
       const logprobs = step.logprobs ?? null
       const finishReason = step.finishReason ?? null
-      return indexes.map((index) => chunk([{ index, delta: step.delta, logprobs, finish_reason: finishReason }], head.usage))
+      return indexes.map((index) =>
+        chunk([{ index, delta: step.delta, logprobs, finish_reason: finishReason }], head.usage),
+      )
     },
     usage: (usage) => [chunk([], usage)],
   }
@@ -58,7 +60,9 @@ export class ChunkEvents implements ChunkEmitter<Uint8Array> {
   step(bare: Step): Uint8Array {
     if (typeof bare === 'string' && this.#tokenHead) return this.#tokenEvent(bare)
     const step = spelledOut(bare)
-    const rest = `,"delta":${JSON.stringify(step.delta)},"logprobs":${JSON.stringify(step.logprobs ?? null)},"finish_reason":${JSON.stringify(step.finishReason ?? null)}}]${this.#close}`
+    const delta = JSON.stringify(step.delta)
+    const logprobs = JSON.stringify(step.logprobs ?? null)
+    const rest = `,"delta":${delta},"logprobs":${logprobs},"finish_reason":${JSON.stringify(step.finishReason ?? null)}}]${this.#close}`
     let text = ''
     for (const index of this.#indexes) text += `${this.#open}[{"index":${index}${rest}`
     return eventBytes.encode(text)
@@ -68,7 +72,10 @@ export class ChunkEvents implements ChunkEmitter<Uint8Array> {
     return eventBytes.encode(`${this.#open}[],"usage":${JSON.stringify(usage)}}\n\n`)
   }
 
-  /** One allocation per token: the bytes, written straight in; JSON.stringify only for tokens it would escape or that are not ASCII. */
+  /**
+   * One allocation per token: the bytes, written straight in; JSON.stringify only for tokens it would escape or that
+   * are not ASCII.
+   */
   #tokenEvent(token: string): Uint8Array {
     const head = this.#tokenHead!
     const tail = this.#tokenTail!

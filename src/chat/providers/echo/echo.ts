@@ -34,11 +34,12 @@ export type EchoOptions = {
   clock?: () => Date
   /** How many prompts the prompt cache remembers; see `PromptCache`. */
   promptCacheEntries?: number
-  /** Most bytes of one non-streamed answer (`CHAT_MAX_RESPONSE_BYTES`, default 8 MiB); see `answerTooLarge` in answer.ts. Streams are capped by the route. */
+  /**
+   * Most bytes of one non-streamed answer (`CHAT_MAX_RESPONSE_BYTES`, default 8 MiB); see `answerTooLarge` in
+   * answer.ts. Streams are capped by the route.
+   */
   maxResponseBytes?: number
 }
-
-
 
 /** Creates an echo provider. Each instance has its own prompt cache. */
 export function createEchoProvider(options: EchoOptions = {}): ChatProvider {
@@ -61,7 +62,12 @@ export function createEchoProvider(options: EchoOptions = {}): ChatProvider {
         created: unixSeconds(clock),
         model: request.model,
         system_fingerprint: SYSTEM_FINGERPRINT,
-        choices: choiceIndexes(request).map((index) => ({ index, message, logprobs, finish_reason: answer.finishReason })),
+        choices: choiceIndexes(request).map((index) => ({
+          index,
+          message,
+          logprobs,
+          finish_reason: answer.finishReason,
+        })),
         usage: answer.usage,
       }
     },
@@ -81,7 +87,12 @@ export function createEchoProvider(options: EchoOptions = {}): ChatProvider {
    * {@link PacedSteps}: one timer and one promise per step, which matters when thousands of
    * streams are held.
    */
-  function steps<T>(raw: ChatRequest, signal: AbortSignal, emitter: (head: ChunkHead) => ChunkEmitter<T>, report?: StreamReport): AsyncIterableIterator<T> {
+  function steps<T>(
+    raw: ChatRequest,
+    signal: AbortSignal,
+    emitter: (head: ChunkHead) => ChunkEmitter<T>,
+    report?: StreamReport,
+  ): AsyncIterableIterator<T> {
     // Planned on the first step, so that a bad request rejects the stream's first item.
     const plan = (): Planned<T> => {
       const request = validated(raw)
@@ -108,7 +119,6 @@ export function createEchoProvider(options: EchoOptions = {}): ChatProvider {
     return new PacedSteps(plan, delay, signal, report)
   }
 }
-
 
 function unixSeconds(clock: () => Date): number {
   return Math.floor(clock().getTime() / 1000)

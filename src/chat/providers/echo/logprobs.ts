@@ -1,7 +1,29 @@
 import type { TokenLogprob } from '../../model'
 
 /** Tokens offered as `top_logprobs` alternatives, in order, skipping the sampled token. */
-const ALTERNATIVES = [' the', ',', '.', ' and', ' a', ' of', ' to', ' in', ' is', ' it', ' that', ' I', ' you', ' for', ' on', ' with', ' as', ' was', ' be', ' at', ' not']
+const ALTERNATIVES = [
+  ' the',
+  ',',
+  '.',
+  ' and',
+  ' a',
+  ' of',
+  ' to',
+  ' in',
+  ' is',
+  ' it',
+  ' that',
+  ' I',
+  ' you',
+  ' for',
+  ' on',
+  ' with',
+  ' as',
+  ' was',
+  ' be',
+  ' at',
+  ' not',
+]
 
 /**
  * Deterministic log-probabilities: the sampled token gets `-(fnv1a(token) % 1000 + 1) / 10000`
@@ -12,7 +34,9 @@ export function logprobFor(token: string, topCount: number): TokenLogprob {
   const logprob = -((fnv1a(token) % 1000) + 1) / 10000
   const alternatives = ALTERNATIVES.filter((candidate) => candidate !== token).slice(0, Math.max(0, topCount - 1))
   const top = topCount > 0 ? [{ token, logprob, bytes: utf8(token) }] : []
-  alternatives.forEach((candidate, k) => top.push({ token: candidate, logprob: logprob - 2 * (k + 1), bytes: utf8(candidate) }))
+  alternatives.forEach((candidate, k) =>
+    top.push({ token: candidate, logprob: logprob - 2 * (k + 1), bytes: utf8(candidate) }),
+  )
   return { token, logprob, bytes: utf8(token), top_logprobs: top }
 }
 

@@ -83,7 +83,8 @@ class ExampleBuilder {
   }
 
   #stringFor(schema: Record<string, unknown>): Sized {
-    if (typeof schema.format === 'string' && FORMAT_EXAMPLES[schema.format]) return this.#json(FORMAT_EXAMPLES[schema.format]!)
+    if (typeof schema.format === 'string' && FORMAT_EXAMPLES[schema.format])
+      return this.#json(FORMAT_EXAMPLES[schema.format]!)
     let value = this.#text
     // JSON Schema counts lengths in code points: cutting by UTF-16 units could split a surrogate pair.
     if (typeof schema.minLength === 'number' && value.length < schema.minLength * 2) {
@@ -94,7 +95,8 @@ class ExampleBuilder {
         value += '.'.repeat(short)
       }
     }
-    if (typeof schema.maxLength === 'number' && value.length > schema.maxLength) value = value.slice(0, unitsOf(value, schema.maxLength))
+    if (typeof schema.maxLength === 'number' && value.length > schema.maxLength)
+      value = value.slice(0, unitsOf(value, schema.maxLength))
     return this.#string(value)
   }
 
@@ -128,10 +130,14 @@ const FORMAT_EXAMPLES: Record<string, string> = {
 function numberWithin(schema: Record<string, unknown>, integer: boolean): number {
   let value = 0
   const step = integer ? 1 : 0.5
-  if (typeof schema.minimum === 'number' && value < schema.minimum) value = integer ? Math.ceil(schema.minimum) : schema.minimum
-  if (typeof schema.exclusiveMinimum === 'number' && value <= schema.exclusiveMinimum) value = (integer ? Math.floor(schema.exclusiveMinimum) : schema.exclusiveMinimum) + step
-  if (typeof schema.maximum === 'number' && value > schema.maximum) value = integer ? Math.floor(schema.maximum) : schema.maximum
-  if (typeof schema.exclusiveMaximum === 'number' && value >= schema.exclusiveMaximum) value = (integer ? Math.ceil(schema.exclusiveMaximum) : schema.exclusiveMaximum) - step
+  if (typeof schema.minimum === 'number' && value < schema.minimum)
+    value = integer ? Math.ceil(schema.minimum) : schema.minimum
+  if (typeof schema.exclusiveMinimum === 'number' && value <= schema.exclusiveMinimum)
+    value = (integer ? Math.floor(schema.exclusiveMinimum) : schema.exclusiveMinimum) + step
+  if (typeof schema.maximum === 'number' && value > schema.maximum)
+    value = integer ? Math.floor(schema.maximum) : schema.maximum
+  if (typeof schema.exclusiveMaximum === 'number' && value >= schema.exclusiveMaximum)
+    value = (integer ? Math.ceil(schema.exclusiveMaximum) : schema.exclusiveMaximum) - step
   return value
 }
 

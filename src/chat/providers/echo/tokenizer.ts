@@ -42,7 +42,9 @@ export function leadingTokens(text: string, limit: number): { text: string; coun
   return { text, count, cut: false }
 }
 
-/** Where the token that starts at `at` ends; `at < text.length`. test() rather than exec(): no match array per token. */
+/**
+ * Where the token that starts at `at` ends; `at < text.length`. test() rather than exec(): no match array per token.
+ */
 function tokenEnd(text: string, at: number): number {
   NEXT_TOKEN.lastIndex = at
   NEXT_TOKEN.test(text)
@@ -131,9 +133,9 @@ class PromptBuilder {
 }
 
 /** Defaults of the prompt cache: how many prompts it remembers, and how long a prefix of each (tokens, characters). */
-export const PROMPT_CACHE_ENTRIES = 256
-export const PROMPT_CACHE_MAX_TOKENS = 16_384
-export const PROMPT_CACHE_MAX_CHARS = 65_536
+const PROMPT_CACHE_ENTRIES = 256
+const PROMPT_CACHE_MAX_TOKENS = 16_384
+const PROMPT_CACHE_MAX_CHARS = 65_536
 
 /**
  * A prompt as the cache keeps it: its first characters copied out as UTF-16 code units, and
@@ -208,4 +210,3 @@ function remembered(prompt: Prompt, maxTokens: number, maxChars: number): Rememb
   for (let i = 0; i < chars; i++) codes[i] = prompt.text.charCodeAt(i)
   return { codes, ends: prompt.ends.slice(0, tokens) }
 }
-

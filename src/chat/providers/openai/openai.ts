@@ -1,6 +1,14 @@
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../../../config/chat'
 import { parseJsonObject, reportsError } from '../event-scan'
-import { isObject, type ChatCompletion, type ChatCompletionChunk, type ChatProvider, type ChatRequest, type JsonObject, type StreamReport } from '../provider'
+import {
+  isObject,
+  type ChatCompletion,
+  type ChatCompletionChunk,
+  type ChatProvider,
+  type ChatRequest,
+  type JsonObject,
+  type StreamReport,
+} from '../provider'
 import { SseDataDecoder } from '../../sse/decoder'
 import { type RelayedEvents, SseEventRelay } from './relay'
 import type { UpstreamFetch } from '../upstream-fetch'
@@ -23,7 +31,9 @@ export type OpenAIProviderOptions = ProviderOptions
  * @example
  * const deepseek = openaiProvider({ ...PROVIDER_DEFAULTS, name: 'deepseek', baseUrl: 'https://api.deepseek.com/v1', apiKey })
  */
-export function openaiProvider(options: OpenAIProviderOptions): ChatProvider & Required<Pick<ChatProvider, 'streamEvents'>> {
+export function openaiProvider(
+  options: OpenAIProviderOptions,
+): ChatProvider & Required<Pick<ChatProvider, 'streamEvents'>> {
   return new OpenAICompatibleProvider(options)
 }
 
@@ -55,11 +65,16 @@ class OpenAICompatibleProvider implements ChatProvider {
     try {
       call.watch('request', this.#options.requestTimeoutMs)
       const response = await postJson(this.#fetch, this.#url, call, body, this.#jsonHeaders)
-      if (!response.ok) throw this.#httpError(request, response, (await readText(call, response, ERROR_BODY_LIMIT)) ?? '')
+      if (!response.ok)
+        throw this.#httpError(request, response, (await readText(call, response, ERROR_BODY_LIMIT)) ?? '')
       const limit = this.#options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
       const text = await readText(call, response, limit)
       call.complete()
-      if (text === undefined) throw streamError(this.#options.name, `answered with a body larger than this gateway's limit of ${limit} bytes (CHAT_MAX_RESPONSE_BYTES).`)
+      if (text === undefined)
+        throw streamError(
+          this.#options.name,
+          `answered with a body larger than this gateway's limit of ${limit} bytes (CHAT_MAX_RESPONSE_BYTES).`,
+        )
       const completion = parseJsonObject(text)
       if (!completion) throw streamError(this.#options.name, 'answered with a body that is not a JSON object.')
       if (reportsError(completion)) throw inBandError(this.#options.name, completion.error)
@@ -89,9 +104,17 @@ class OpenAICompatibleProvider implements ChatProvider {
     // Usage is always asked for (the ledger and the token limits need it); the chunk that carries
     // it reaches the client only if the client asked too.
     const options = isObject(request.stream_options) ? request.stream_options : {}
-    const relay = new SseEventRelay({ maxEventBytes: this.#options.maxEventBytes, report, stripUsage: options.include_usage !== true })
-    const step = (relayed: RelayedEvents): EventStep => (relayed.refused ? { ...relayed, error: refusal(name, relayed.refused) } : relayed)
-    return streamEvents(name, signal, {
+    const relay = new SseEventRelay({
+      maxEventBytes: this.#options.maxEventBytes,
+      report,
+      stripUsage: options.include_usage !== true,
+    })
+    const step = (relayed: RelayedEvents): EventStep =>
+      relayed.refused ? { ...relayed, error: refusal(name, relayed.refused) } : relayed
+    return streamEvents(
+      name,
+      signal,
+      {
         fetch: this.#fetch,
         url: this.#url,
         body: { ...request, stream: true, stream_options: { ...options, include_usage: true } },
@@ -100,20 +123,34 @@ class OpenAICompatibleProvider implements ChatProvider {
         firstTokenTimeoutMs,
         idleTimeoutMs,
         httpError: (response, text) => this.#httpError(request, response, text),
-      lastEvent: '[DONE]',
-    }, { push: (read) => step(relay.push(read)), end: () => step(relay.end()) })
+        lastEvent: '[DONE]',
+      },
+      { push: (read) => step(relay.push(read)), end: () => step(relay.end()) },
+    )
   }
 
   #httpError(request: ChatRequest, response: Response, text: string) {
     const { name, retryMaxMs } = this.#options
-    return upstreamHttpError(name, request.model, response.status, text, response.headers.get('retry-after'), this.#clock(), retryMaxMs / 1000)
+    return upstreamHttpError(
+      name,
+      request.model,
+      response.status,
+      text,
+      response.headers.get('retry-after'),
+      this.#clock(),
+      retryMaxMs / 1000,
+    )
   }
 }
 
 /** The error for an event that stopped the relay (see `RelayedEvents.refused`). */
 function refusal(provider: string, refused: NonNullable<RelayedEvents['refused']>) {
   if ('error' in refused) return inBandError(provider, refused.error)
-  if ('tooLarge' in refused) return streamError(provider, `sent an event larger than this gateway's limit of ${refused.tooLarge} bytes (CHAT_MAX_EVENT_BYTES).`)
+  if ('tooLarge' in refused)
+    return streamError(
+      provider,
+      `sent an event larger than this gateway's limit of ${refused.tooLarge} bytes (CHAT_MAX_EVENT_BYTES).`,
+    )
   return streamError(provider, 'sent an event that is not a JSON object.', refused.notAnObject.slice(0, 500))
 }
 

@@ -1,4 +1,17 @@
-import { bytesAt, ScanMemo, HAS_CHOICES, HAS_ERROR, HAS_FINISH, HAS_USAGE, HAS_USAGE_NULL, NOT_PROVEN, parseJsonObject, reportsError, scanJsonObject, type MemberRange } from '../event-scan'
+import {
+  ScanMemo,
+  HAS_CHOICES,
+  HAS_ERROR,
+  HAS_FINISH,
+  HAS_USAGE,
+  HAS_USAGE_NULL,
+  NOT_PROVEN,
+  parseJsonObject,
+  reportsError,
+  scanJsonObject,
+  type MemberRange,
+} from '../event-scan'
+import { bytesAt } from '../json-bytes'
 import { noteChunk, type JsonObject, type StreamReport } from '../provider'
 import { concat } from '../../sse/bytes'
 import { DEFAULT_MAX_EVENT_BYTES } from '../../../config/chat'
@@ -10,7 +23,10 @@ export type RelayedEvents = {
   bytes: Uint8Array
   /** `data: [DONE]` arrived, and ends `bytes`; nothing after it is read. */
   done: boolean
-  /** An event that stops the stream: its data is not a JSON object, it reports an error, or it grew past the limit unfinished. */
+  /**
+   * An event that stops the stream: its data is not a JSON object, it reports an error, or it grew past the limit
+   * unfinished.
+   */
   refused?: { notAnObject: string } | { error: unknown } | { tooLarge: number }
 }
 
@@ -20,7 +36,6 @@ export type RelayedEvents = {
  * 9.4 s); past this, the stream moves to the decoder, which buffers fragments in linear time.
  */
 const VERBATIM_PENDING_LIMIT = 64 * 1024
-
 
 const EMPTY = new Uint8Array(0)
 const LF = 0x0a
@@ -105,7 +120,10 @@ export class SseEventRelay {
     return new SseDataDecoder({ midStream, maxEventChars: this.#maxEventBytes })
   }
 
-  /** The decoder's events re-serialised after the verbatim `ranges` of `buffer`; an event past the limit refuses the stream. */
+  /**
+   * The decoder's events re-serialised after the verbatim `ranges` of `buffer`; an event past the limit refuses the
+   * stream.
+   */
   #decoded(decode: () => string[], ranges: number[], buffer: Uint8Array): RelayedEvents {
     let data: string[]
     try {
@@ -139,7 +157,8 @@ export class SseEventRelay {
       }
       if (!bytesAt(buffer, at, DATA_PREFIX)) {
         // A read may end inside `data: `; wait for the rest before deciding.
-        if (buffer.length - at < DATA_PREFIX.length && bytesAt(buffer, at, DATA_PREFIX.slice(0, buffer.length - at))) break
+        if (buffer.length - at < DATA_PREFIX.length && bytesAt(buffer, at, DATA_PREFIX.slice(0, buffer.length - at)))
+          break
         return this.#leaveVerbatim(buffer, ranges, runStart, at)
       }
       const dataStart = at + DATA_PREFIX.length
@@ -194,10 +213,17 @@ export class SseEventRelay {
 }
 
 /** The chunk that `stream_options.include_usage` adds at the end: usage, and no choices. */
-const isUsageChunk = (chunk: JsonObject) => Array.isArray(chunk.choices) && chunk.choices.length === 0 && chunk.usage != null
+const isUsageChunk = (chunk: JsonObject) =>
+  Array.isArray(chunk.choices) && chunk.choices.length === 0 && chunk.usage != null
 
 /** Sends decoded events the slow way, after the verbatim `ranges` of `buffer`. */
-function reencode(data: string[], ranges: number[], buffer: Uint8Array, report: StreamReport, stripUsage: boolean): RelayedEvents {
+function reencode(
+  data: string[],
+  ranges: number[],
+  buffer: Uint8Array,
+  report: StreamReport,
+  stripUsage: boolean,
+): RelayedEvents {
   let text = ''
   let done = false
   let refused: RelayedEvents['refused']
@@ -217,14 +243,16 @@ function reencode(data: string[], ranges: number[], buffer: Uint8Array, report: 
     text += `data: ${JSON.stringify(chunk)}\n\n`
   }
   const verbatim = gather(buffer, ranges)
-  const bytes = text.length === 0 ? verbatim : verbatim.length === 0 ? encoder.encode(text) : concat(verbatim, encoder.encode(text))
+  const bytes =
+    text.length === 0 ? verbatim : verbatim.length === 0 ? encoder.encode(text) : concat(verbatim, encoder.encode(text))
   return refused ? { bytes, done, refused } : { bytes, done }
 }
 
 /** The bytes of `ranges`: the buffer itself or a view of it for one range, a copy for several. */
 function gather(buffer: Uint8Array, ranges: number[]): Uint8Array {
   if (ranges.length === 0) return EMPTY
-  if (ranges.length === 2) return ranges[0] === 0 && ranges[1] === buffer.length ? buffer : buffer.subarray(ranges[0], ranges[1])
+  if (ranges.length === 2)
+    return ranges[0] === 0 && ranges[1] === buffer.length ? buffer : buffer.subarray(ranges[0], ranges[1])
   let size = 0
   for (let k = 0; k < ranges.length; k += 2) size += ranges[k + 1] - ranges[k]
   const out = new Uint8Array(size)

@@ -16,24 +16,52 @@ type Spelled = (data: Record<string, unknown>) => string
 const compact: Spelled = (data) => JSON.stringify(data)
 const spaced: Spelled = (data) => JSON.stringify(data).replaceAll('":', '": ')
 
-/** An upstream stream of these text, thinking and tool-input pieces; `raw` pieces go in as written (their JSON string literal). */
+/**
+ * An upstream stream of these text, thinking and tool-input pieces; `raw` pieces go in as written (their JSON string
+ * literal).
+ */
 function upstream(pieces: { block: 'text' | 'thinking' | 'tool'; literal: string }[], spell: Spelled): string {
   const event = (data: Record<string, unknown>, literal?: string) => {
     const text = spell(data)
     return `event: ${data.type}\ndata: ${literal === undefined ? text : text.replace('"@@"', literal)}\n\n`
   }
   const blocks = ['thinking', 'text', 'tool'] as const
-  let out = event({ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-x', content: [], stop_reason: null, usage: { input_tokens: 3, output_tokens: 1 } } })
+  let out = event({
+    type: 'message_start',
+    message: {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-x',
+      content: [],
+      stop_reason: null,
+      usage: { input_tokens: 3, output_tokens: 1 },
+    },
+  })
   blocks.forEach((block, index) => {
-    const start = block === 'tool' ? { type: 'tool_use', id: 'toolu_1', name: 'f', input: {} } : block === 'text' ? { type: 'text', text: '' } : { type: 'thinking', thinking: '', signature: '' }
+    const start =
+      block === 'tool'
+        ? { type: 'tool_use', id: 'toolu_1', name: 'f', input: {} }
+        : block === 'text'
+          ? { type: 'text', text: '' }
+          : { type: 'thinking', thinking: '', signature: '' }
     out += event({ type: 'content_block_start', index, content_block: start })
     for (const piece of pieces.filter((each) => each.block === block)) {
-      const delta = block === 'tool' ? { type: 'input_json_delta', partial_json: '@@' } : block === 'text' ? { type: 'text_delta', text: '@@' } : { type: 'thinking_delta', thinking: '@@' }
+      const delta =
+        block === 'tool'
+          ? { type: 'input_json_delta', partial_json: '@@' }
+          : block === 'text'
+            ? { type: 'text_delta', text: '@@' }
+            : { type: 'thinking_delta', thinking: '@@' }
       out += event({ type: 'content_block_delta', index, delta }, piece.literal)
     }
     out += event({ type: 'content_block_stop', index })
   })
-  out += event({ type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 9 } })
+  out += event({
+    type: 'message_delta',
+    delta: { stop_reason: 'tool_use', stop_sequence: null },
+    usage: { output_tokens: 9 },
+  })
   return out + event({ type: 'message_stop' })
 }
 
@@ -50,20 +78,50 @@ async function relayed(body: string | Uint8Array): Promise<{ text: string; bytes
   const report: StreamReport = { events: 0 }
   let text = ''
   const all: number[] = []
-  for await (const bytes of provider.streamEvents({ model: 'claude-x', messages: [{ role: 'user', content: 'hi' }] }, new AbortController().signal, report)) {
+  for await (const bytes of provider.streamEvents(
+    { model: 'claude-x', messages: [{ role: 'user', content: 'hi' }] },
+    new AbortController().signal,
+    report,
+  )) {
     text += new TextDecoder().decode(bytes)
     all.push(...bytes)
   }
   return { text, bytes: all, report }
 }
 
-const ALPHABET = ['a', 'Z', ' ', '"', '\\', '/', '\n', '\t', '\r', '\b', '\f', '\u0000', '\u001f', '\u007f', 'é', '€', '🌱', '\ud800', '\udc00', '\u2028', '{', '}']
+const ALPHABET = [
+  'a',
+  'Z',
+  ' ',
+  '"',
+  '\\',
+  '/',
+  '\n',
+  '\t',
+  '\r',
+  '\b',
+  '\f',
+  '\u0000',
+  '\u001f',
+  '\u007f',
+  'é',
+  '€',
+  '🌱',
+  '\ud800',
+  '\udc00',
+  '\u2028',
+  '{',
+  '}',
+]
 
 describe('a spliced delta is what parsing it would send', () => {
   test('2,000 random pieces, spelled by JSON.stringify: compact and spaced upstreams give the same bytes', async () => {
     const next = random(151)
     const pieces = Array.from({ length: 2_000 }, () => {
-      const text = Array.from({ length: 1 + Math.floor(next() * 6) }, () => ALPHABET[Math.floor(next() * ALPHABET.length)]).join('')
+      const text = Array.from(
+        { length: 1 + Math.floor(next() * 6) },
+        () => ALPHABET[Math.floor(next() * ALPHABET.length)],
+      ).join('')
       return { block: (['text', 'thinking', 'tool'] as const)[Math.floor(next() * 3)]!, literal: JSON.stringify(text) }
     })
     const fast = await relayed(upstream(pieces, compact))
@@ -83,7 +141,9 @@ describe('a spliced delta is what parsing it would send', () => {
     ['a lone escaped surrogate', '"\\ud800"', '\ud800'],
   ])('%s takes the parsed way and arrives as JSON.stringify spells it', async (_, literal, value) => {
     const { text } = await relayed(upstream([{ block: 'text', literal }], compact))
-    const content = text.split('\n\n').filter((event) => event.includes('"content":"') && !event.includes('"content":""'))
+    const content = text
+      .split('\n\n')
+      .filter((event) => event.includes('"content":"') && !event.includes('"content":""'))
     expect(content).toHaveLength(1)
     expect(JSON.parse(content[0]!.slice('data: '.length)).choices[0].delta.content).toBe(value)
     expect(content[0]).toContain(`"content":${JSON.stringify(value)}}`)

@@ -6,7 +6,12 @@
 import { describe, expect, test } from 'bun:test'
 import { PROVIDER_DEFAULTS } from '../../../../src/config/chat'
 import { anthropicProvider } from '../../../../src/chat/providers/anthropic/anthropic'
-import { ProviderError, type ChatRequest, type MessagesRequest, type StreamReport } from '../../../../src/chat/providers/provider'
+import {
+  ProviderError,
+  type ChatRequest,
+  type MessagesRequest,
+  type StreamReport,
+} from '../../../../src/chat/providers/provider'
 import { useMockAnthropic } from '../../mock-anthropic'
 
 const anthropic = useMockAnthropic()
@@ -18,13 +23,28 @@ const hi = [{ role: 'user', content: 'hi' }]
 
 /** One Anthropic event as the API writes it. */
 const ev = (data: Record<string, unknown>) => `event: ${String(data.type)}\ndata: ${JSON.stringify(data)}\n\n`
-const START = ev({ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'm', content: [], usage: { input_tokens: 3, output_tokens: 1 } } })
+const START = ev({
+  type: 'message_start',
+  message: {
+    id: 'msg_1',
+    type: 'message',
+    role: 'assistant',
+    model: 'm',
+    content: [],
+    usage: { input_tokens: 3, output_tokens: 1 },
+  },
+})
 const TEXT_START = ev({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } })
-const TEXT = (index: number, value: string) => ev({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: value } })
+const TEXT = (index: number, value: string) =>
+  ev({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: value } })
 const BLOCK_STOP = (index: number) => ev({ type: 'content_block_stop', index })
-const END = (stopReason = 'end_turn') => ev({ type: 'message_delta', delta: { stop_reason: stopReason }, usage: { output_tokens: 2 } }) + ev({ type: 'message_stop' })
-const TOOL_START = (index: number, id: string) => ev({ type: 'content_block_start', index, content_block: { type: 'tool_use', id, name: 'now', input: {} } })
-const ARGS = (index: number, partial_json: string) => ev({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } })
+const END = (stopReason = 'end_turn') =>
+  ev({ type: 'message_delta', delta: { stop_reason: stopReason }, usage: { output_tokens: 2 } }) +
+  ev({ type: 'message_stop' })
+const TOOL_START = (index: number, id: string) =>
+  ev({ type: 'content_block_start', index, content_block: { type: 'tool_use', id, name: 'now', input: {} } })
+const ARGS = (index: number, partial_json: string) =>
+  ev({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } })
 
 /** The chunks' data the provider hands over for a raw upstream stream, the error it ends with, and its report. */
 async function translate(raw: string) {
@@ -33,11 +53,15 @@ async function translate(raw: string) {
   let body = ''
   let error: unknown
   try {
-    for await (const bytes of provider().streamEvents({ model: 'm', messages: hi, stream: true }, signal(), report)) body += new TextDecoder().decode(bytes)
+    for await (const bytes of provider().streamEvents({ model: 'm', messages: hi, stream: true }, signal(), report))
+      body += new TextDecoder().decode(bytes)
   } catch (caught) {
     error = caught
   }
-  const chunks = body.split('\n\n').filter((event) => event.startsWith('data: {')).map((event) => JSON.parse(event.slice(6)))
+  const chunks = body
+    .split('\n\n')
+    .filter((event) => event.startsWith('data: {'))
+    .map((event) => JSON.parse(event.slice(6)))
   return { chunks, error, report }
 }
 
@@ -45,13 +69,30 @@ describe('what an odd but valid OpenAI request becomes', () => {
   const ROWS: { name: string; messages: unknown[]; expected: unknown[]; system?: unknown[] }[] = [
     {
       name: 'empty text is left out (the API refuses empty text blocks), and a message left with nothing is no turn',
-      messages: [{ role: 'system', content: '' }, { role: 'user', content: 'a' }, { role: 'assistant', content: '' }, { role: 'user', content: [text(''), text('b')] }],
+      messages: [
+        { role: 'system', content: '' },
+        { role: 'user', content: 'a' },
+        { role: 'assistant', content: '' },
+        { role: 'user', content: [text(''), text('b')] },
+      ],
       expected: [{ role: 'user', content: [text('a'), text('b')] }],
     },
     {
       name: 'an empty tool result is a tool_result without content',
-      messages: [...hi, { role: 'assistant', content: null, tool_calls: [{ id: 't1', type: 'function', function: { name: 'f', arguments: '' } }] }, { role: 'tool', tool_call_id: 't1', content: '' }],
-      expected: [{ role: 'user', content: [text('hi')] }, { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'f', input: {} }] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1' }] }],
+      messages: [
+        ...hi,
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 't1', type: 'function', function: { name: 'f', arguments: '' } }],
+        },
+        { role: 'tool', tool_call_id: 't1', content: '' },
+      ],
+      expected: [
+        { role: 'user', content: [text('hi')] },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'f', input: {} }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1' }] },
+      ],
     },
   ]
   for (const { name, messages, expected } of ROWS) {
@@ -63,22 +104,43 @@ describe('what an odd but valid OpenAI request becomes', () => {
   }
 })
 
-/** Requests that must be a 400 naming `param` before anything goes upstream; `json` is parsed, so `__proto__` is an own field. */
+/**
+ * Requests that must be a 400 naming `param` before anything goes upstream; `json` is parsed, so `__proto__` is an own
+ * field.
+ */
 const REFUSED: { json: string; param: string; message: string }[] = [
   { json: '{"__proto__": {"x": 1}}', param: '__proto__', message: 'not supported' },
   { json: '{"hasOwnProperty": 5}', param: 'hasOwnProperty', message: 'not supported' },
   { json: '{"reasoning_effort": "toString"}', param: 'reasoning_effort', message: 'must be one of' },
-  { json: '{"reasoning_effort": "constructor", "max_tokens": 5000}', param: 'reasoning_effort', message: 'must be one of' },
-  { json: '{"messages": [{"role": "system", "content": "Be brief."}]}', param: 'messages', message: 'at least one user or assistant message' },
-  { json: '{"messages": [{"role": "user", "content": ""}]}', param: 'messages', message: 'at least one user or assistant message' },
-  { json: '{"messages": [{"role": "user", "content": [{"type": "text"}]}]}', param: 'messages[0].content[0]', message: "needs its text as a string" },
+  {
+    json: '{"reasoning_effort": "constructor", "max_tokens": 5000}',
+    param: 'reasoning_effort',
+    message: 'must be one of',
+  },
+  {
+    json: '{"messages": [{"role": "system", "content": "Be brief."}]}',
+    param: 'messages',
+    message: 'at least one user or assistant message',
+  },
+  {
+    json: '{"messages": [{"role": "user", "content": ""}]}',
+    param: 'messages',
+    message: 'at least one user or assistant message',
+  },
+  {
+    json: '{"messages": [{"role": "user", "content": [{"type": "text"}]}]}',
+    param: 'messages[0].content[0]',
+    message: 'needs its text as a string',
+  },
 ]
 
 describe('odd requests are a 400 naming the field, never a TypeError', () => {
   for (const { json, param, message } of REFUSED) {
     test(`${json} → 400 param ${param}`, async () => {
       const request = { model: 'm', messages: hi, ...JSON.parse(json) } as ChatRequest
-      const error = await provider().complete(request, signal()).catch((caught: unknown) => caught)
+      const error = await provider()
+        .complete(request, signal())
+        .catch((caught: unknown) => caught)
       expect(error).toBeInstanceOf(ProviderError)
       expect((error as ProviderError).status).toBe(400)
       expect((error as ProviderError).options.param).toBe(param)
@@ -90,11 +152,28 @@ describe('odd requests are a 400 naming the field, never a TypeError', () => {
 
 /** Broken streams: each a clear 502 after what came before it (`content`: the text relayed first). */
 const BROKEN: { name: string; raw: string; error: string; content?: string }[] = [
-  { name: 'content before message_start', raw: TEXT_START + TEXT(0, 'x') + START + END(), error: 'sent content_block_start before message_start' },
+  {
+    name: 'content before message_start',
+    raw: TEXT_START + TEXT(0, 'x') + START + END(),
+    error: 'sent content_block_start before message_start',
+  },
   { name: 'message_delta before message_start', raw: END(), error: 'sent message_delta before message_start' },
-  { name: 'a second message_start', raw: START + TEXT_START + TEXT(0, 'a') + START + END(), error: 'sent a second message_start', content: 'a' },
-  { name: 'an error event of a type named like an Object.prototype member', raw: START + ev({ type: 'error', error: { type: 'constructor', message: 'm' } }), error: 'reported an error mid-answer' },
-  { name: 'an error event of type __proto__', raw: START + 'event: error\ndata: {"type":"error","error":{"type":"__proto__"}}\n\n', error: 'reported an error mid-answer' },
+  {
+    name: 'a second message_start',
+    raw: START + TEXT_START + TEXT(0, 'a') + START + END(),
+    error: 'sent a second message_start',
+    content: 'a',
+  },
+  {
+    name: 'an error event of a type named like an Object.prototype member',
+    raw: START + ev({ type: 'error', error: { type: 'constructor', message: 'm' } }),
+    error: 'reported an error mid-answer',
+  },
+  {
+    name: 'an error event of type __proto__',
+    raw: START + 'event: error\ndata: {"type":"error","error":{"type":"__proto__"}}\n\n',
+    error: 'reported an error mid-answer',
+  },
 ]
 
 describe('a broken upstream stream ends in a clear error', () => {
@@ -113,7 +192,12 @@ describe('a broken upstream stream ends in a clear error', () => {
 describe('odd but survivable upstream events', () => {
   for (const stopReason of ['constructor', '__proto__', 'toString']) {
     test(`stop_reason ${stopReason} is kept as a string, streamed, native and not streamed`, async () => {
-      const raw = START + TEXT_START + TEXT(0, 'a') + BLOCK_STOP(0) + END(stopReason).replace('"end_turn"', JSON.stringify(stopReason))
+      const raw =
+        START +
+        TEXT_START +
+        TEXT(0, 'a') +
+        BLOCK_STOP(0) +
+        END(stopReason).replace('"end_turn"', JSON.stringify(stopReason))
       const { chunks, error, report } = await translate(raw)
       expect(error).toBeUndefined()
       expect(chunks.at(-1).choices[0].finish_reason).toBe(stopReason)
@@ -121,7 +205,11 @@ describe('odd but survivable upstream events', () => {
 
       anthropic.script({ rawPieces: [raw] })
       const native: StreamReport = { events: 0 }
-      for await (const _ of provider().messages.streamEvents({ model: 'm', messages: hi, max_tokens: 9, stream: true } as MessagesRequest, signal(), native));
+      for await (const _ of provider().messages.streamEvents(
+        { model: 'm', messages: hi, max_tokens: 9, stream: true } as MessagesRequest,
+        signal(),
+        native,
+      ));
       expect(native.finishReason).toBe(stopReason)
 
       anthropic.script({ stopReason })
@@ -131,11 +219,22 @@ describe('odd but survivable upstream events', () => {
   }
 
   test('a tool call with empty input and no input_json_delta gets arguments {}, as the whole answer has', async () => {
-    const raw = START + TOOL_START(0, 't1') + BLOCK_STOP(0) + TOOL_START(1, 't2') + ARGS(1, '') + BLOCK_STOP(1) + TOOL_START(2, 't3') + ARGS(2, '{"a":1}') + BLOCK_STOP(2) + END('tool_use')
+    const raw =
+      START +
+      TOOL_START(0, 't1') +
+      BLOCK_STOP(0) +
+      TOOL_START(1, 't2') +
+      ARGS(1, '') +
+      BLOCK_STOP(1) +
+      TOOL_START(2, 't3') +
+      ARGS(2, '{"a":1}') +
+      BLOCK_STOP(2) +
+      END('tool_use')
     const { chunks, error } = await translate(raw)
     expect(error).toBeUndefined()
     const args = ['', '', '']
-    for (const chunk of chunks) for (const call of chunk.choices[0]?.delta?.tool_calls ?? []) args[call.index] += call.function.arguments
+    for (const chunk of chunks)
+      for (const call of chunk.choices[0]?.delta?.tool_calls ?? []) args[call.index] += call.function.arguments
     expect(args).toEqual(['{}', '{}', '{"a":1}'])
   })
 
@@ -147,13 +246,22 @@ describe('odd but survivable upstream events', () => {
   })
 
   test('a delta for a block that has stopped, or was never started, is not relayed', async () => {
-    const { chunks, error } = await translate(START + TEXT_START + TEXT(0, 'a') + BLOCK_STOP(0) + TEXT(0, 'late') + TEXT(7, 'stray') + END())
+    const { chunks, error } = await translate(
+      START + TEXT_START + TEXT(0, 'a') + BLOCK_STOP(0) + TEXT(0, 'late') + TEXT(7, 'stray') + END(),
+    )
     expect(error).toBeUndefined()
     expect(chunks.map((chunk) => chunk.choices[0]?.delta?.content ?? '').join('')).toBe('a')
   })
 
   test("a tool block's non-string id and name reach the client as strings", async () => {
-    const raw = START + ev({ type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 42, name: null, input: {} } }) + END('tool_use')
+    const raw =
+      START +
+      ev({
+        type: 'content_block_start',
+        index: 0,
+        content_block: { type: 'tool_use', id: 42, name: null, input: {} },
+      }) +
+      END('tool_use')
     const { chunks } = await translate(raw)
     expect(chunks[1].choices[0].delta.tool_calls[0]).toMatchObject({ id: '42', function: { name: '' } })
   })
@@ -178,7 +286,11 @@ describe('odd answers from the upstream', () => {
       anthropic.script({ rawPieces: [START + TEXT_START + `event: content_block_delta\ndata: ${bad}\n\n` + END()] })
       let body = ''
       const error = await (async () => {
-        for await (const bytes of provider().messages.streamEvents({ model: 'm', messages: hi, max_tokens: 9, stream: true } as MessagesRequest, signal())) body += new TextDecoder().decode(bytes)
+        for await (const bytes of provider().messages.streamEvents(
+          { model: 'm', messages: hi, max_tokens: 9, stream: true } as MessagesRequest,
+          signal(),
+        ))
+          body += new TextDecoder().decode(bytes)
       })().catch((caught: unknown) => caught)
       expect(error).toBeInstanceOf(ProviderError)
       expect((error as ProviderError).message).toContain('sent a content_block_delta event that is not a JSON object')
@@ -187,16 +299,46 @@ describe('odd answers from the upstream', () => {
   })
 
   const HTTP: { name: string; status: number; body: unknown; message: string; absent?: string }[] = [
-    { name: "a proxy's HTML 400 page is not the client's message", status: 400, body: '<html><body>Bad Request</body></html>', message: "rejected the request", absent: '<html>' },
-    { name: "a proxy's HTML 429 page is not the client's message", status: 429, body: '<html>slow down</html>', message: 'rate limiting requests', absent: '<html>' },
-    { name: "Anthropic's own 400 message still is", status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: too big' } }, message: 'max_tokens: too big' },
-    { name: 'a JSON 400 from elsewhere keeps its message', status: 400, body: { error: { message: 'bad field' } }, message: 'bad field' },
-    { name: 'an error type named like an Object.prototype member is mapped by the status', status: 529, body: { type: 'error', error: { type: 'constructor', message: 'x' } }, message: 'is unavailable', absent: 'function' },
+    {
+      name: "a proxy's HTML 400 page is not the client's message",
+      status: 400,
+      body: '<html><body>Bad Request</body></html>',
+      message: 'rejected the request',
+      absent: '<html>',
+    },
+    {
+      name: "a proxy's HTML 429 page is not the client's message",
+      status: 429,
+      body: '<html>slow down</html>',
+      message: 'rate limiting requests',
+      absent: '<html>',
+    },
+    {
+      name: "Anthropic's own 400 message still is",
+      status: 400,
+      body: { type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: too big' } },
+      message: 'max_tokens: too big',
+    },
+    {
+      name: 'a JSON 400 from elsewhere keeps its message',
+      status: 400,
+      body: { error: { message: 'bad field' } },
+      message: 'bad field',
+    },
+    {
+      name: 'an error type named like an Object.prototype member is mapped by the status',
+      status: 529,
+      body: { type: 'error', error: { type: 'constructor', message: 'x' } },
+      message: 'is unavailable',
+      absent: 'function',
+    },
   ]
   for (const { name, status, body, message, absent } of HTTP) {
     test(name, async () => {
       anthropic.script({ status, errorBody: body })
-      const error = await provider().complete({ model: 'm', messages: hi } as ChatRequest, signal()).catch((caught: unknown) => caught)
+      const error = await provider()
+        .complete({ model: 'm', messages: hi } as ChatRequest, signal())
+        .catch((caught: unknown) => caught)
       expect(error).toBeInstanceOf(ProviderError)
       expect((error as ProviderError).message).toContain(message)
       if (absent) expect((error as ProviderError).message).not.toContain(absent)

@@ -12,7 +12,14 @@ import { anthropicEventsOf, messageOf, sseOf, useMockAnthropic, type AnthropicRe
 const anthropic = useMockAnthropic()
 
 const native = (headers?: Record<string, string>) =>
-  anthropicProvider({ ...PROVIDER_DEFAULTS, name: 'claude', baseUrl: anthropic.baseUrl, apiKey: 'sk-ant-native', anthropicVersion: '2024-01-01', headers }).messages
+  anthropicProvider({
+    ...PROVIDER_DEFAULTS,
+    name: 'claude',
+    baseUrl: anthropic.baseUrl,
+    apiKey: 'sk-ant-native',
+    anthropicVersion: '2024-01-01',
+    headers,
+  }).messages
 
 /** A request with fields Trellis does not model, which must reach Anthropic unchanged. */
 const REQUEST: MessagesRequest = {
@@ -22,7 +29,7 @@ const REQUEST: MessagesRequest = {
   system: [{ type: 'text', text: 'Be brief.' }],
   thinking: { type: 'enabled', budget_tokens: 1024 },
   container: 'container_1',
-  some_future_field: { nested: [1, 2.50, 'x'] },
+  some_future_field: { nested: [1, 2.5, 'x'] },
 }
 
 const THINKING_AND_TOOLS: AnthropicReply = {
@@ -47,10 +54,14 @@ async function collect(request: MessagesRequest, report?: StreamReport) {
 }
 
 /** What the mock sent, without its pings. */
-const withoutPings = (sent: string) => sent.split(/(?<=\n\n)/).filter((event) => !event.startsWith('event: ping')).join('')
+const withoutPings = (sent: string) =>
+  sent
+    .split(/(?<=\n\n)/)
+    .filter((event) => !event.startsWith('event: ping'))
+    .join('')
 
 describe('streamEvents', () => {
-  test('the request goes upstream unchanged, with stream: true; the headers are the provider\'s', async () => {
+  test("the request goes upstream unchanged, with stream: true; the headers are the provider's", async () => {
     await collect(REQUEST)
     const seen = anthropic.requests[0]!
     expect(seen.path).toBe('/v1/messages')
@@ -88,7 +99,8 @@ describe('streamEvents', () => {
 
   test('data is kept exactly as written: spacing, escapes and number spellings', async () => {
     const [start, ...rest] = anthropicEventsOf({ pings: 'none' }, REQUEST).map(sseOf)
-    const odd = 'event: content_block_delta\ndata: {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "\\u00e9 1.50e1"}}\n\n'
+    const odd =
+      'event: content_block_delta\ndata: {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "\\u00e9 1.50e1"}}\n\n'
     anthropic.script({ rawPieces: [start!, rest[0]!, odd, ...rest.slice(1)] })
     const { text } = await collect(REQUEST)
     expect(text).toBe([start, rest[0], odd, ...rest.slice(1)].join(''))
@@ -109,13 +121,17 @@ describe('streamEvents', () => {
     expect(text).toBe([start, ...rest].join(''))
   })
 
-  test('the report: usage in OpenAI\'s shape with the cache counted in, finish reason, one event per content delta', async () => {
+  test("the report: usage in OpenAI's shape with the cache counted in, finish reason, one event per content delta", async () => {
     anthropic.script(THINKING_AND_TOOLS)
     const report: StreamReport = { events: 0 }
     const { text } = await collect(REQUEST, report)
     expect(report.usage).toEqual({
-      prompt_tokens: 240, completion_tokens: 12, total_tokens: 252,
-      prompt_cache_hit_tokens: 200, prompt_cache_miss_tokens: 40, prompt_tokens_details: { cached_tokens: 200 },
+      prompt_tokens: 240,
+      completion_tokens: 12,
+      total_tokens: 252,
+      prompt_cache_hit_tokens: 200,
+      prompt_cache_miss_tokens: 40,
+      prompt_tokens_details: { cached_tokens: 200 },
     })
     expect(report.finishReason).toBe('tool_calls')
     expect(report.events).toBe(text.split('event: content_block_delta\n').length - 1)
@@ -128,7 +144,8 @@ describe('streamEvents', () => {
     const decoder = new TextDecoder()
     let text = ''
     const error = await (async () => {
-      for await (const bytes of native().streamEvents(REQUEST, new AbortController().signal, report)) text += decoder.decode(bytes)
+      for await (const bytes of native().streamEvents(REQUEST, new AbortController().signal, report))
+        text += decoder.decode(bytes)
     })().catch((caught) => caught)
     expect(error).toBeInstanceOf(ProviderError)
     expect(error.status).toBe(503)
@@ -165,7 +182,10 @@ describe('complete', () => {
 describe('countTokens', () => {
   test('posts to /messages/count_tokens without the fields only generation takes; unknown fields kept', async () => {
     anthropic.script({ countedTokens: 321 })
-    const counted = await native().countTokens({ ...REQUEST, stream: true, temperature: 0.2, stop_sequences: ['x'] }, new AbortController().signal)
+    const counted = await native().countTokens(
+      { ...REQUEST, stream: true, temperature: 0.2, stop_sequences: ['x'] },
+      new AbortController().signal,
+    )
     expect(counted).toEqual({ input_tokens: 321 })
     const seen = anthropic.requests[0]!
     expect(seen.path).toBe('/v1/messages/count_tokens')
@@ -177,7 +197,9 @@ describe('countTokens', () => {
   test('an answer without input_tokens is a 502', async () => {
     anthropic.script({ status: 200, rawPieces: [] })
     anthropic.script({ countedTokens: 'many' as never })
-    const error = await native().countTokens(REQUEST, new AbortController().signal).catch((caught) => caught)
+    const error = await native()
+      .countTokens(REQUEST, new AbortController().signal)
+      .catch((caught) => caught)
     expect(error).toBeInstanceOf(ProviderError)
     expect(error.status).toBe(502)
   })

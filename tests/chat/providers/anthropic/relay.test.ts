@@ -21,10 +21,17 @@ afterEach(async () => {
 const NOW = new Date('2026-01-01T00:00:00Z')
 const REQUEST = { model: 'claude-x', messages: [{ role: 'user', content: 'hi' }] }
 const relay = (overrides: Partial<AnthropicProviderOptions> = {}) =>
-  anthropicProvider({ ...PROVIDER_DEFAULTS, name: 'claude', baseUrl: anthropic.baseUrl, clock: () => NOW, ...overrides })
+  anthropicProvider({
+    ...PROVIDER_DEFAULTS,
+    name: 'claude',
+    baseUrl: anthropic.baseUrl,
+    clock: () => NOW,
+    ...overrides,
+  })
 
 /** The first choice's delta of a chunk (chunks are open records). */
-const deltaOf = (chunk: ChatCompletionChunk) => ((chunk.choices[0] as { delta?: { content?: string } } | undefined)?.delta ?? {})
+const deltaOf = (chunk: ChatCompletionChunk) =>
+  (chunk.choices[0] as { delta?: { content?: string } } | undefined)?.delta ?? {}
 
 async function upstreamSawAbort(): Promise<boolean> {
   const seen = anthropic.requests[0]!
@@ -32,7 +39,10 @@ async function upstreamSawAbort(): Promise<boolean> {
   return seen.wasAborted
 }
 
-const manyPieces: AnthropicReply = { blocks: [{ type: 'text', text: Array.from({ length: 100 }, (_, i) => `t${i} `) }], eventDelayMs: 20 }
+const manyPieces: AnthropicReply = {
+  blocks: [{ type: 'text', text: Array.from({ length: 100 }, (_, i) => `t${i} `) }],
+  eventDelayMs: 20,
+}
 
 describe('a client disconnect aborts the upstream request', () => {
   test('abort mid-stream: the iterator stops with the abort reason and the upstream sees the disconnect', async () => {
@@ -61,7 +71,8 @@ describe('a client disconnect aborts the upstream request', () => {
     const calls = [
       (signal: AbortSignal) => drain(provider.stream(REQUEST, signal)).then(({ error }) => error),
       (signal: AbortSignal) => provider.complete(REQUEST, signal).catch((caught) => caught),
-      (signal: AbortSignal) => provider.messages.complete({ ...REQUEST, max_tokens: 10 }, signal).catch((caught) => caught),
+      (signal: AbortSignal) =>
+        provider.messages.complete({ ...REQUEST, max_tokens: 10 }, signal).catch((caught) => caught),
     ]
     for (const call of calls) {
       anthropic.requests.length = 0
@@ -96,14 +107,57 @@ describe('a client disconnect aborts the upstream request', () => {
 })
 
 // Each timeout: the upstream's behaviour, the limits, the code, and how many chunks get through first.
-// The upstream's delays (2 s) are longer than the 1.5 s a timeout must fire within, so a limit that did not fire fails the test.
-const TIMEOUTS: { name: string; reply: AnthropicReply; limits: Partial<AnthropicProviderOptions>; code: string; message: string; delivered: number }[] = [
-  { name: 'no response headers in time', reply: { headerDelayMs: 2000 }, limits: { connectTimeoutMs: 60 }, code: 'upstream_connect_timeout', message: 'sent no response headers within 60 ms', delivered: 0 },
-  { name: 'no first event in time', reply: { firstEventDelayMs: 2000 }, limits: { firstTokenTimeoutMs: 60 }, code: 'upstream_first_token_timeout', message: 'sent no first chunk within 60 ms', delivered: 0 },
-  { name: 'pings do not count as a first event', reply: { firstEventDelayMs: 2000, pingEveryMs: 20 }, limits: { firstTokenTimeoutMs: 100 }, code: 'upstream_first_token_timeout', message: 'within 100 ms', delivered: 0 },
+// The upstream's delays (2 s) are longer than the 1.5 s a timeout must fire within, so a limit that did not fire fails
+// the test.
+const TIMEOUTS: {
+  name: string
+  reply: AnthropicReply
+  limits: Partial<AnthropicProviderOptions>
+  code: string
+  message: string
+  delivered: number
+}[] = [
+  {
+    name: 'no response headers in time',
+    reply: { headerDelayMs: 2000 },
+    limits: { connectTimeoutMs: 60 },
+    code: 'upstream_connect_timeout',
+    message: 'sent no response headers within 60 ms',
+    delivered: 0,
+  },
+  {
+    name: 'no first event in time',
+    reply: { firstEventDelayMs: 2000 },
+    limits: { firstTokenTimeoutMs: 60 },
+    code: 'upstream_first_token_timeout',
+    message: 'sent no first chunk within 60 ms',
+    delivered: 0,
+  },
+  {
+    name: 'pings do not count as a first event',
+    reply: { firstEventDelayMs: 2000, pingEveryMs: 20 },
+    limits: { firstTokenTimeoutMs: 100 },
+    code: 'upstream_first_token_timeout',
+    message: 'within 100 ms',
+    delivered: 0,
+  },
   // message_start (role chunk), content_block_start, one delta: two chunks, then silence.
-  { name: 'silence mid-stream', reply: { ...manyPieces, eventDelayMs: 0, stallAfterEvents: 3 }, limits: { idleTimeoutMs: 80 }, code: 'upstream_idle_timeout', message: 'went silent mid-stream within 80 ms', delivered: 2 },
-  { name: 'events slower than the idle limit', reply: { eventDelayMs: 2000 }, limits: { idleTimeoutMs: 80 }, code: 'upstream_idle_timeout', message: 'went silent mid-stream', delivered: 1 },
+  {
+    name: 'silence mid-stream',
+    reply: { ...manyPieces, eventDelayMs: 0, stallAfterEvents: 3 },
+    limits: { idleTimeoutMs: 80 },
+    code: 'upstream_idle_timeout',
+    message: 'went silent mid-stream within 80 ms',
+    delivered: 2,
+  },
+  {
+    name: 'events slower than the idle limit',
+    reply: { eventDelayMs: 2000 },
+    limits: { idleTimeoutMs: 80 },
+    code: 'upstream_idle_timeout',
+    message: 'went silent mid-stream',
+    delivered: 1,
+  },
 ]
 
 describe('timeouts are 504s that abort the upstream', () => {
@@ -124,7 +178,9 @@ describe('timeouts are 504s that abort the upstream', () => {
 
   test('a non-streaming request that outlives requestTimeoutMs', async () => {
     anthropic.script({ headerDelayMs: 600 })
-    const error = await relay({ requestTimeoutMs: 60 }).complete(REQUEST, new AbortController().signal).catch((caught) => caught)
+    const error = await relay({ requestTimeoutMs: 60 })
+      .complete(REQUEST, new AbortController().signal)
+      .catch((caught) => caught)
     expect(error.status).toBe(504)
     expect(error.options.code).toBe('upstream_request_timeout')
     expect(await upstreamSawAbort()).toBe(true)
@@ -140,26 +196,134 @@ describe('live streams are not cut', () => {
   })
 
   test('time the consumer spends on a chunk does not count as upstream silence', async () => {
-    const { received, error } = await drain(relay({ idleTimeoutMs: 40 }).stream(REQUEST, new AbortController().signal), 100)
+    const { received, error } = await drain(
+      relay({ idleTimeoutMs: 40 }).stream(REQUEST, new AbortController().signal),
+      100,
+    )
     expect(error).toBeUndefined()
     expect(received).toHaveLength(5)
   })
 })
 
 // Anthropic's failures as the registry and the client see them: status, type, code, retryable.
-const ERRORS: { reply: AnthropicReply; status: number; type: string; code: string | null; retryable: boolean; retryAfter?: number; message: string; detail?: string }[] = [
-  { reply: { status: 400, errorBody: { type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: too large' } } }, status: 400, type: 'invalid_request_error', code: null, retryable: false, message: 'max_tokens: too large' },
-  { reply: { status: 401, errorBody: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } } }, status: 502, type: 'api_error', code: 'upstream_auth_failed', retryable: false, message: "provider 'claude' rejected this gateway's credentials", detail: 'invalid x-api-key' },
-  { reply: { status: 403, errorType: 'permission_error' }, status: 502, type: 'api_error', code: 'upstream_auth_failed', retryable: false, message: '(HTTP 403)', detail: 'mock permission_error' },
-  { reply: { status: 404, errorType: 'not_found_error' }, status: 404, type: 'invalid_request_error', code: 'model_not_found', retryable: false, message: "does not serve the model 'claude-x'" },
-  { reply: { status: 413, errorType: 'request_too_large' }, status: 413, type: 'invalid_request_error', code: null, retryable: false, message: 'mock request_too_large' },
-  { reply: { status: 429, headers: { 'retry-after': '7' } }, status: 429, type: 'rate_limit_error', code: 'rate_limit_exceeded', retryable: true, retryAfter: 7, message: 'rate limiting' },
-  { reply: { status: 429, headers: { 'retry-after': '60' } }, status: 429, type: 'rate_limit_error', code: 'rate_limit_exceeded', retryable: true, retryAfter: 10, message: 'rate limiting' },
-  { reply: { status: 500, errorType: 'api_error' }, status: 503, type: 'api_error', code: 'upstream_unavailable', retryable: true, message: "provider 'claude' is unavailable", detail: 'mock api_error' },
-  { reply: { status: 529, errorType: 'overloaded_error' }, status: 503, type: 'api_error', code: 'upstream_unavailable', retryable: true, message: 'is unavailable', detail: 'mock overloaded_error' },
-  { reply: { status: 529, errorBody: '<html>overloaded</html>' }, status: 503, type: 'api_error', code: 'upstream_unavailable', retryable: true, message: 'is unavailable' },
-  { reply: { status: 504, errorType: 'timeout_error' }, status: 504, type: 'timeout', code: 'upstream_request_timeout', retryable: true, message: 'did not finish the request' },
-  { reply: { status: 402, errorType: 'billing_error' }, status: 502, type: 'api_error', code: 'upstream_error', retryable: false, message: 'unexpected HTTP 402' },
+const ERRORS: {
+  reply: AnthropicReply
+  status: number
+  type: string
+  code: string | null
+  retryable: boolean
+  retryAfter?: number
+  message: string
+  detail?: string
+}[] = [
+  {
+    reply: {
+      status: 400,
+      errorBody: { type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: too large' } },
+    },
+    status: 400,
+    type: 'invalid_request_error',
+    code: null,
+    retryable: false,
+    message: 'max_tokens: too large',
+  },
+  {
+    reply: {
+      status: 401,
+      errorBody: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } },
+    },
+    status: 502,
+    type: 'api_error',
+    code: 'upstream_auth_failed',
+    retryable: false,
+    message: "provider 'claude' rejected this gateway's credentials",
+    detail: 'invalid x-api-key',
+  },
+  {
+    reply: { status: 403, errorType: 'permission_error' },
+    status: 502,
+    type: 'api_error',
+    code: 'upstream_auth_failed',
+    retryable: false,
+    message: '(HTTP 403)',
+    detail: 'mock permission_error',
+  },
+  {
+    reply: { status: 404, errorType: 'not_found_error' },
+    status: 404,
+    type: 'invalid_request_error',
+    code: 'model_not_found',
+    retryable: false,
+    message: "does not serve the model 'claude-x'",
+  },
+  {
+    reply: { status: 413, errorType: 'request_too_large' },
+    status: 413,
+    type: 'invalid_request_error',
+    code: null,
+    retryable: false,
+    message: 'mock request_too_large',
+  },
+  {
+    reply: { status: 429, headers: { 'retry-after': '7' } },
+    status: 429,
+    type: 'rate_limit_error',
+    code: 'rate_limit_exceeded',
+    retryable: true,
+    retryAfter: 7,
+    message: 'rate limiting',
+  },
+  {
+    reply: { status: 429, headers: { 'retry-after': '60' } },
+    status: 429,
+    type: 'rate_limit_error',
+    code: 'rate_limit_exceeded',
+    retryable: true,
+    retryAfter: 10,
+    message: 'rate limiting',
+  },
+  {
+    reply: { status: 500, errorType: 'api_error' },
+    status: 503,
+    type: 'api_error',
+    code: 'upstream_unavailable',
+    retryable: true,
+    message: "provider 'claude' is unavailable",
+    detail: 'mock api_error',
+  },
+  {
+    reply: { status: 529, errorType: 'overloaded_error' },
+    status: 503,
+    type: 'api_error',
+    code: 'upstream_unavailable',
+    retryable: true,
+    message: 'is unavailable',
+    detail: 'mock overloaded_error',
+  },
+  {
+    reply: { status: 529, errorBody: '<html>overloaded</html>' },
+    status: 503,
+    type: 'api_error',
+    code: 'upstream_unavailable',
+    retryable: true,
+    message: 'is unavailable',
+  },
+  {
+    reply: { status: 504, errorType: 'timeout_error' },
+    status: 504,
+    type: 'timeout',
+    code: 'upstream_request_timeout',
+    retryable: true,
+    message: 'did not finish the request',
+  },
+  {
+    reply: { status: 402, errorType: 'billing_error' },
+    status: 502,
+    type: 'api_error',
+    code: 'upstream_error',
+    retryable: false,
+    message: 'unexpected HTTP 402',
+  },
 ]
 
 describe("Anthropic's errors map by type", () => {
@@ -211,7 +375,9 @@ describe("Anthropic's errors map by type", () => {
 
   test('error messages name the provider, never its URL or key', async () => {
     anthropic.script({ status: 401 })
-    const error = await relay({ apiKey: 'sk-ant-secret' }).complete(REQUEST, new AbortController().signal).catch((caught) => caught)
+    const error = await relay({ apiKey: 'sk-ant-secret' })
+      .complete(REQUEST, new AbortController().signal)
+      .catch((caught) => caught)
     expect(error.message).not.toContain('127.0.0.1')
     expect(error.message).not.toContain('sk-ant-secret')
   })
@@ -219,19 +385,27 @@ describe("Anthropic's errors map by type", () => {
 
 describe('what an upstream can make the provider hold', () => {
   test('an event past CHAT_MAX_EVENT_BYTES ends the stream with an error, after the events before it', async () => {
-    const start = 'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","model":"m","usage":{"input_tokens":1,"output_tokens":1}}}\n\n'
+    const start =
+      'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","model":"m","usage":{"input_tokens":1,"output_tokens":1}}}\n\n'
     const huge = `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"${'y'.repeat(64 * 1024)}`
     // Apart in time, so that message_start is a read of its own: SseDataDecoder drops the events a
     // read completed before the one that overflows, so under load the role chunk was lost (a flake).
-    anthropic.script({ rawPieces: [start, ...Array.from({ length: 4 }, (_, i) => huge.slice(i * 16 * 1024, (i + 1) * 16 * 1024))], eventDelayMs: 10 })
-    const { received, error } = await drain(relay({ maxEventBytes: 32 * 1024 }).stream(REQUEST, new AbortController().signal))
+    anthropic.script({
+      rawPieces: [start, ...Array.from({ length: 4 }, (_, i) => huge.slice(i * 16 * 1024, (i + 1) * 16 * 1024))],
+      eventDelayMs: 10,
+    })
+    const { received, error } = await drain(
+      relay({ maxEventBytes: 32 * 1024 }).stream(REQUEST, new AbortController().signal),
+    )
     expect(received).toHaveLength(1)
     expect((error as ProviderError).message).toContain("larger than this gateway's limit of 32768 bytes")
   })
 
   test('a non-streamed answer past CHAT_MAX_RESPONSE_BYTES is a 502', async () => {
     anthropic.script({ blocks: [{ type: 'text', text: 'z'.repeat(200_000) }] })
-    const error = await relay({ maxResponseBytes: 100_000 }).complete(REQUEST, new AbortController().signal).catch((caught) => caught)
+    const error = await relay({ maxResponseBytes: 100_000 })
+      .complete(REQUEST, new AbortController().signal)
+      .catch((caught) => caught)
     expect(error.status).toBe(502)
     expect(error.message).toContain("larger than this gateway's limit of 100000 bytes")
   })
@@ -245,7 +419,12 @@ describe('what an upstream can make the provider hold', () => {
 
   test('CRLF line ends and reads that split events and characters translate the same', async () => {
     const texts: string[] = []
-    for (const reply of [{}, { lineEnds: 'crlf' }, { splitEvery: 7 }, { lineEnds: 'crlf', splitEvery: 3 }] as AnthropicReply[]) {
+    for (const reply of [
+      {},
+      { lineEnds: 'crlf' },
+      { splitEvery: 7 },
+      { lineEnds: 'crlf', splitEvery: 3 },
+    ] as AnthropicReply[]) {
       anthropic.script(reply)
       const { received, error } = await drain(relay().stream(REQUEST, new AbortController().signal))
       expect(error).toBeUndefined()

@@ -16,10 +16,22 @@ const provider = (options: Partial<AnthropicProviderOptions> = {}) =>
 const hi = [{ role: 'user', content: 'hi' }]
 const text = (value: string) => ({ type: 'text', text: value })
 const PNG = 'iVBORw0KGgo='
-const tool = { type: 'function', function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }
+const tool = {
+  type: 'function',
+  function: {
+    name: 'get_weather',
+    description: 'Weather',
+    parameters: { type: 'object', properties: { city: { type: 'string' } } },
+  },
+}
 
 /** What Anthropic is sent for a request: `expected` must equal the received body, `model` and `max_tokens` included. */
-const TRANSLATIONS: { name: string; request: Partial<ChatRequest> & Record<string, unknown>; expected: Record<string, unknown>; options?: Partial<AnthropicProviderOptions> }[] = [
+const TRANSLATIONS: {
+  name: string
+  request: Partial<ChatRequest> & Record<string, unknown>
+  expected: Record<string, unknown>
+  options?: Partial<AnthropicProviderOptions>
+}[] = [
   {
     name: 'a plain question: text blocks, the default max_tokens',
     request: { messages: hi },
@@ -27,15 +39,38 @@ const TRANSLATIONS: { name: string; request: Partial<ChatRequest> & Record<strin
   },
   {
     name: 'system and developer messages become system, wherever they stood',
-    request: { messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hi' }, { role: 'developer', content: [{ type: 'text', text: 'No emoji.' }] }] },
-    expected: { model: 'm', system: [text('Be brief.'), text('No emoji.')], messages: [{ role: 'user', content: [text('hi')] }], max_tokens: 4096 },
+    request: {
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'hi' },
+        { role: 'developer', content: [{ type: 'text', text: 'No emoji.' }] },
+      ],
+    },
+    expected: {
+      model: 'm',
+      system: [text('Be brief.'), text('No emoji.')],
+      messages: [{ role: 'user', content: [text('hi')] }],
+      max_tokens: 4096,
+    },
   },
   {
     name: 'consecutive turns of one role are merged',
-    request: { messages: [{ role: 'user', content: 'one' }, { role: 'user', content: [{ type: 'text', text: 'two' }] }, { role: 'assistant', content: 'three' }, { role: 'assistant', content: 'four' }, { role: 'user', content: 'five' }] },
+    request: {
+      messages: [
+        { role: 'user', content: 'one' },
+        { role: 'user', content: [{ type: 'text', text: 'two' }] },
+        { role: 'assistant', content: 'three' },
+        { role: 'assistant', content: 'four' },
+        { role: 'user', content: 'five' },
+      ],
+    },
     expected: {
       model: 'm',
-      messages: [{ role: 'user', content: [text('one'), text('two')] }, { role: 'assistant', content: [text('three'), text('four')] }, { role: 'user', content: [text('five')] }],
+      messages: [
+        { role: 'user', content: [text('one'), text('two')] },
+        { role: 'assistant', content: [text('three'), text('four')] },
+        { role: 'user', content: [text('five')] },
+      ],
       max_tokens: 4096,
     },
   },
@@ -44,10 +79,14 @@ const TRANSLATIONS: { name: string; request: Partial<ChatRequest> & Record<strin
     request: {
       messages: [
         { role: 'user', content: 'Weather in Lisbon and Porto?' },
-        { role: 'assistant', content: '', tool_calls: [
-          { id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Lisbon"}' } },
-          { id: 'toolu_2', type: 'function', function: { name: 'get_weather', arguments: '' } },
-        ] },
+        {
+          role: 'assistant',
+          content: '',
+          tool_calls: [
+            { id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Lisbon"}' } },
+            { id: 'toolu_2', type: 'function', function: { name: 'get_weather', arguments: '' } },
+          ],
+        },
         { role: 'tool', tool_call_id: 'toolu_1', content: 'sunny' },
         { role: 'tool', tool_call_id: 'toolu_2', content: [{ type: 'text', text: 'rain' }] },
         { role: 'user', content: 'Thanks' },
@@ -57,38 +96,71 @@ const TRANSLATIONS: { name: string; request: Partial<ChatRequest> & Record<strin
       model: 'm',
       messages: [
         { role: 'user', content: [text('Weather in Lisbon and Porto?')] },
-        { role: 'assistant', content: [
-          { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Lisbon' } },
-          { type: 'tool_use', id: 'toolu_2', name: 'get_weather', input: {} },
-        ] },
-        { role: 'user', content: [
-          { type: 'tool_result', tool_use_id: 'toolu_1', content: 'sunny' },
-          { type: 'tool_result', tool_use_id: 'toolu_2', content: [text('rain')] },
-          text('Thanks'),
-        ] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Lisbon' } },
+            { type: 'tool_use', id: 'toolu_2', name: 'get_weather', input: {} },
+          ],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 'toolu_1', content: 'sunny' },
+            { type: 'tool_result', tool_use_id: 'toolu_2', content: [text('rain')] },
+            text('Thanks'),
+          ],
+        },
       ],
       max_tokens: 4096,
     },
   },
   {
-    name: 'an earlier answer\'s reasoning_content is not sent back',
-    request: { messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b', reasoning_content: 'thought' }, { role: 'user', content: 'c' }] },
-    expected: { model: 'm', messages: [{ role: 'user', content: [text('a')] }, { role: 'assistant', content: [text('b')] }, { role: 'user', content: [text('c')] }], max_tokens: 4096 },
+    name: "an earlier answer's reasoning_content is not sent back",
+    request: {
+      messages: [
+        { role: 'user', content: 'a' },
+        { role: 'assistant', content: 'b', reasoning_content: 'thought' },
+        { role: 'user', content: 'c' },
+      ],
+    },
+    expected: {
+      model: 'm',
+      messages: [
+        { role: 'user', content: [text('a')] },
+        { role: 'assistant', content: [text('b')] },
+        { role: 'user', content: [text('c')] },
+      ],
+      max_tokens: 4096,
+    },
   },
   {
     name: 'tools and tool_choice required → any',
     request: { messages: hi, tools: [tool], tool_choice: 'required' },
     expected: {
-      model: 'm', messages: [{ role: 'user', content: [text('hi')] }], max_tokens: 4096,
-      tools: [{ name: 'get_weather', description: 'Weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }],
+      model: 'm',
+      messages: [{ role: 'user', content: [text('hi')] }],
+      max_tokens: 4096,
+      tools: [
+        {
+          name: 'get_weather',
+          description: 'Weather',
+          input_schema: { type: 'object', properties: { city: { type: 'string' } } },
+        },
+      ],
       tool_choice: { type: 'any' },
     },
   },
-  ...([
-    ['none', { type: 'none' }],
-    ['auto', { type: 'auto' }],
-    [{ type: 'function', function: { name: 'get_weather' } }, { type: 'tool', name: 'get_weather' }],
-  ] as const).map(([choice, expected]) => ({
+  ...(
+    [
+      ['none', { type: 'none' }],
+      ['auto', { type: 'auto' }],
+      [
+        { type: 'function', function: { name: 'get_weather' } },
+        { type: 'tool', name: 'get_weather' },
+      ],
+    ] as const
+  ).map(([choice, expected]) => ({
     name: `tool_choice ${JSON.stringify(choice)}`,
     request: { messages: hi, tools: [tool], tool_choice: choice as never },
     expected: { tool_choice: expected },
@@ -111,35 +183,118 @@ const TRANSLATIONS: { name: string; request: Partial<ChatRequest> & Record<strin
   { name: 'stop as a string', request: { messages: hi, stop: 'END' }, expected: { stop_sequences: ['END'] } },
   { name: 'stop as a list', request: { messages: hi, stop: ['a', 'b'] }, expected: { stop_sequences: ['a', 'b'] } },
   { name: 'max_tokens', request: { messages: hi, max_tokens: 100 }, expected: { max_tokens: 100 } },
-  { name: 'max_completion_tokens wins over max_tokens', request: { messages: hi, max_tokens: 100, max_completion_tokens: 200 }, expected: { max_tokens: 200 } },
-  { name: 'the provider\'s defaultMaxTokens', request: { messages: hi }, expected: { max_tokens: 1000 }, options: { defaultMaxTokens: 1000 } },
-  { name: 'temperature, top_p and top_k', request: { messages: hi, temperature: 0.5, top_p: 0.9, top_k: 40 }, expected: { temperature: 0.5, top_p: 0.9, top_k: 40 } },
-  { name: 'harmless defaults are accepted and not sent', request: { messages: hi, n: 1, frequency_penalty: 0, presence_penalty: 0, logprobs: false, logit_bias: {}, store: false, top_logprobs: 0, seed: null }, expected: { model: 'm', messages: [{ role: 'user', content: [text('hi')] }], max_tokens: 4096 } },
-  { name: 'user → metadata.user_id', request: { messages: hi, user: 'u-42' }, expected: { metadata: { user_id: 'u-42' } } },
+  {
+    name: 'max_completion_tokens wins over max_tokens',
+    request: { messages: hi, max_tokens: 100, max_completion_tokens: 200 },
+    expected: { max_tokens: 200 },
+  },
+  {
+    name: "the provider's defaultMaxTokens",
+    request: { messages: hi },
+    expected: { max_tokens: 1000 },
+    options: { defaultMaxTokens: 1000 },
+  },
+  {
+    name: 'temperature, top_p and top_k',
+    request: { messages: hi, temperature: 0.5, top_p: 0.9, top_k: 40 },
+    expected: { temperature: 0.5, top_p: 0.9, top_k: 40 },
+  },
+  {
+    name: 'harmless defaults are accepted and not sent',
+    request: {
+      messages: hi,
+      n: 1,
+      frequency_penalty: 0,
+      presence_penalty: 0,
+      logprobs: false,
+      logit_bias: {},
+      store: false,
+      top_logprobs: 0,
+      seed: null,
+    },
+    expected: { model: 'm', messages: [{ role: 'user', content: [text('hi')] }], max_tokens: 4096 },
+  },
+  {
+    name: 'user → metadata.user_id',
+    request: { messages: hi, user: 'u-42' },
+    expected: { metadata: { user_id: 'u-42' } },
+  },
   {
     name: 'response_format json_schema → output_config.format; text is the default',
-    request: { messages: hi, response_format: { type: 'json_schema', json_schema: { name: 'city', schema: { type: 'object', properties: { name: { type: 'string' } } } } } },
-    expected: { output_config: { format: { type: 'json_schema', schema: { type: 'object', properties: { name: { type: 'string' } } } } } },
+    request: {
+      messages: hi,
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: 'city', schema: { type: 'object', properties: { name: { type: 'string' } } } },
+      },
+    },
+    expected: {
+      output_config: {
+        format: { type: 'json_schema', schema: { type: 'object', properties: { name: { type: 'string' } } } },
+      },
+    },
   },
   {
     name: 'images: a data URL → base64 source, an http URL → url source',
-    request: { messages: [{ role: 'user', content: [
-      { type: 'text', text: 'Compare' },
-      { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } },
-      { type: 'image_url', image_url: { url: 'https://example.com/cat.jpg', detail: 'high' } },
-    ] }] },
-    expected: { messages: [{ role: 'user', content: [
-      text('Compare'),
-      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } },
-      { type: 'image', source: { type: 'url', url: 'https://example.com/cat.jpg' } },
-    ] }] },
+    request: {
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Compare' },
+            { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } },
+            { type: 'image_url', image_url: { url: 'https://example.com/cat.jpg', detail: 'high' } },
+          ],
+        },
+      ],
+    },
+    expected: {
+      messages: [
+        {
+          role: 'user',
+          content: [
+            text('Compare'),
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } },
+            { type: 'image', source: { type: 'url', url: 'https://example.com/cat.jpg' } },
+          ],
+        },
+      ],
+    },
   },
-  { name: 'reasoning_effort → a thinking budget on top of the default max_tokens', request: { messages: hi, reasoning_effort: 'medium' }, expected: { thinking: { type: 'enabled', budget_tokens: 8192 }, max_tokens: 4096 + 8192 } },
-  { name: 'reasoning_effort with a client limit: the budget shrinks to fit under it', request: { messages: hi, reasoning_effort: 'high', max_tokens: 5000 }, expected: { thinking: { type: 'enabled', budget_tokens: 4999 }, max_tokens: 5000 } },
-  { name: 'the provider\'s thinkingBudgetTokens', request: { messages: hi }, expected: { thinking: { type: 'enabled', budget_tokens: 3000 }, max_tokens: 4096 + 3000 }, options: { thinkingBudgetTokens: 3000 } },
-  { name: 'reasoning_effort overrides the provider\'s budget', request: { messages: hi, reasoning_effort: 'minimal' }, expected: { thinking: { type: 'enabled', budget_tokens: 1024 } }, options: { thinkingBudgetTokens: 3000 } },
-  { name: 'reasoning_effort none turns the provider\'s thinking off', request: { messages: hi, reasoning_effort: 'none' }, expected: { model: 'm', messages: [{ role: 'user', content: [text('hi')] }], max_tokens: 4096 }, options: { thinkingBudgetTokens: 3000 } },
-  { name: 'the provider\'s thinking is skipped when the client\'s limit leaves no room for it', request: { messages: hi, max_tokens: 500 }, expected: { model: 'm', messages: [{ role: 'user', content: [text('hi')] }], max_tokens: 500 }, options: { thinkingBudgetTokens: 3000 } },
+  {
+    name: 'reasoning_effort → a thinking budget on top of the default max_tokens',
+    request: { messages: hi, reasoning_effort: 'medium' },
+    expected: { thinking: { type: 'enabled', budget_tokens: 8192 }, max_tokens: 4096 + 8192 },
+  },
+  {
+    name: 'reasoning_effort with a client limit: the budget shrinks to fit under it',
+    request: { messages: hi, reasoning_effort: 'high', max_tokens: 5000 },
+    expected: { thinking: { type: 'enabled', budget_tokens: 4999 }, max_tokens: 5000 },
+  },
+  {
+    name: "the provider's thinkingBudgetTokens",
+    request: { messages: hi },
+    expected: { thinking: { type: 'enabled', budget_tokens: 3000 }, max_tokens: 4096 + 3000 },
+    options: { thinkingBudgetTokens: 3000 },
+  },
+  {
+    name: "reasoning_effort overrides the provider's budget",
+    request: { messages: hi, reasoning_effort: 'minimal' },
+    expected: { thinking: { type: 'enabled', budget_tokens: 1024 } },
+    options: { thinkingBudgetTokens: 3000 },
+  },
+  {
+    name: "reasoning_effort none turns the provider's thinking off",
+    request: { messages: hi, reasoning_effort: 'none' },
+    expected: { model: 'm', messages: [{ role: 'user', content: [text('hi')] }], max_tokens: 4096 },
+    options: { thinkingBudgetTokens: 3000 },
+  },
+  {
+    name: "the provider's thinking is skipped when the client's limit leaves no room for it",
+    request: { messages: hi, max_tokens: 500 },
+    expected: { model: 'm', messages: [{ role: 'user', content: [text('hi')] }], max_tokens: 500 },
+    options: { thinkingBudgetTokens: 3000 },
+  },
 ]
 
 describe('OpenAI request → Messages request', () => {
@@ -154,8 +309,16 @@ describe('OpenAI request → Messages request', () => {
   }
 
   test('a stream asks for a stream; stream_options stays ours', async () => {
-    for await (const _ of provider().stream({ model: 'm', messages: hi, stream: true, stream_options: { include_usage: true } }, new AbortController().signal));
-    expect(anthropic.requests[0]!.body).toEqual({ model: 'm', messages: [{ role: 'user', content: [text('hi')] }], max_tokens: 4096, stream: true })
+    for await (const _ of provider().stream(
+      { model: 'm', messages: hi, stream: true, stream_options: { include_usage: true } },
+      new AbortController().signal,
+    ));
+    expect(anthropic.requests[0]!.body).toEqual({
+      model: 'm',
+      messages: [{ role: 'user', content: [text('hi')] }],
+      max_tokens: 4096,
+      stream: true,
+    })
   })
 })
 
@@ -177,16 +340,74 @@ const REFUSED: { request: Record<string, unknown>; param: string; message: strin
   { request: { some_vendor_field: true }, param: 'some_vendor_field', message: "'some_vendor_field' is not supported" },
   { request: { temperature: 1.5 }, param: 'temperature', message: 'between 0 and 1' },
   { request: { response_format: { type: 'json_object' } }, param: 'response_format', message: 'json_schema' },
-  { request: { reasoning_effort: 'extreme' }, param: 'reasoning_effort', message: 'must be one of none, minimal, low, medium, high, xhigh' },
-  { request: { reasoning_effort: 'low', max_completion_tokens: 1000 }, param: 'max_completion_tokens', message: 'must be more than 1024' },
+  {
+    request: { reasoning_effort: 'extreme' },
+    param: 'reasoning_effort',
+    message: 'must be one of none, minimal, low, medium, high, xhigh',
+  },
+  {
+    request: { reasoning_effort: 'low', max_completion_tokens: 1000 },
+    param: 'max_completion_tokens',
+    message: 'must be more than 1024',
+  },
   { request: { tool_choice: 'sometimes' }, param: 'tool_choice', message: 'none, auto, required' },
-  { request: { tools: [{ type: 'custom', custom: { name: 'x' } }] }, param: 'tools[0]', message: "only 'function' tools" },
-  { request: { messages: [{ role: 'user', content: 'hi', name: 'alice' }] }, param: 'messages[0].name', message: "'name' has no equivalent" },
-  { request: { messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: '', format: 'wav' } }] }] }, param: 'messages[0].content[0]', message: "'input_audio' part" },
-  { request: { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/bmp;base64,Qk0=' } }] }] }, param: 'messages[0].content[0].image_url', message: "'image/bmp'" },
-  { request: { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'ftp://example.com/a.png' } }] }] }, param: 'messages[0].content[0].image_url', message: 'base64 data URL or an http(s) URL' },
-  { request: { messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 't', type: 'function', function: { name: 'f', arguments: '{oops' } }] }] }, param: 'messages[0].tool_calls[0].function.arguments', message: 'JSON object' },
-  { request: { messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 't', type: 'function', function: { name: 'f', arguments: '[1]' } }] }] }, param: 'messages[0].tool_calls[0].function.arguments', message: 'JSON object' },
+  {
+    request: { tools: [{ type: 'custom', custom: { name: 'x' } }] },
+    param: 'tools[0]',
+    message: "only 'function' tools",
+  },
+  {
+    request: { messages: [{ role: 'user', content: 'hi', name: 'alice' }] },
+    param: 'messages[0].name',
+    message: "'name' has no equivalent",
+  },
+  {
+    request: {
+      messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: '', format: 'wav' } }] }],
+    },
+    param: 'messages[0].content[0]',
+    message: "'input_audio' part",
+  },
+  {
+    request: {
+      messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/bmp;base64,Qk0=' } }] }],
+    },
+    param: 'messages[0].content[0].image_url',
+    message: "'image/bmp'",
+  },
+  {
+    request: {
+      messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'ftp://example.com/a.png' } }] }],
+    },
+    param: 'messages[0].content[0].image_url',
+    message: 'base64 data URL or an http(s) URL',
+  },
+  {
+    request: {
+      messages: [
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 't', type: 'function', function: { name: 'f', arguments: '{oops' } }],
+        },
+      ],
+    },
+    param: 'messages[0].tool_calls[0].function.arguments',
+    message: 'JSON object',
+  },
+  {
+    request: {
+      messages: [
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 't', type: 'function', function: { name: 'f', arguments: '[1]' } }],
+        },
+      ],
+    },
+    param: 'messages[0].tool_calls[0].function.arguments',
+    message: 'JSON object',
+  },
 ]
 
 describe('parameters Anthropic cannot honour are a 400 naming them', () => {
@@ -195,7 +416,9 @@ describe('parameters Anthropic cannot honour are a 400 naming them', () => {
       const signal = new AbortController().signal
       const full = { model: 'm', messages: hi, ...request } as ChatRequest
       const errors = [
-        await provider().complete(full, signal).catch((caught: unknown) => caught),
+        await provider()
+          .complete(full, signal)
+          .catch((caught: unknown) => caught),
         await (async () => {
           for await (const _ of provider().streamEvents({ ...full, stream: true }, signal));
         })().catch((caught: unknown) => caught),

@@ -23,7 +23,10 @@ beforeAll(async () => {
       CHAT_MODELS: JSON.stringify({
         claude: [{ provider: 'claude', model: 'claude-sonnet-4-5' }],
         'claude-patient': [{ provider: 'patient', model: 'claude-sonnet-4-5' }],
-        'claude-or-echo': [{ provider: 'claude', model: 'claude-sonnet-4-5' }, { provider: 'echo', model: 'echo' }],
+        'claude-or-echo': [
+          { provider: 'claude', model: 'claude-sonnet-4-5' },
+          { provider: 'echo', model: 'echo' },
+        ],
       }),
     },
     deps: { onLongLivedRequest: (request) => server.timeout(request, 0) },
@@ -39,7 +42,10 @@ afterAll(async () => {
 })
 
 const ask = { model: 'claude', messages: [{ role: 'user' as const, content: 'Hello' }] }
-const weather = { type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }
+const weather = {
+  type: 'function' as const,
+  function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+}
 const TOOL_REPLY: AnthropicReply = {
   blocks: [
     { type: 'text', text: 'Let me look.' },
@@ -49,7 +55,7 @@ const TOOL_REPLY: AnthropicReply = {
 }
 
 describe('streamed through the openai SDK', () => {
-  test('text arrives as content, every chunk with the upstream message id and model; headers and path are Anthropic\'s', async () => {
+  test("text arrives as content, every chunk with the upstream message id and model; headers and path are Anthropic's", async () => {
     const stream = await client.chat.completions.create({ ...ask, stream: true })
     let text = ''
     const finishes: (string | null)[] = []
@@ -81,7 +87,12 @@ describe('streamed through the openai SDK', () => {
   })
 
   test('thinking arrives as reasoning_content, before the content; the signature is not shown', async () => {
-    anthropic.script({ blocks: [{ type: 'thinking', thinking: ['Think', 'ing…'] }, { type: 'text', text: ['An', 'swer'] }] })
+    anthropic.script({
+      blocks: [
+        { type: 'thinking', thinking: ['Think', 'ing…'] },
+        { type: 'text', text: ['An', 'swer'] },
+      ],
+    })
     const stream = await client.chat.completions.create({ ...ask, stream: true, reasoning_effort: 'low' })
     const order: string[] = []
     let reasoning = ''
@@ -96,7 +107,10 @@ describe('streamed through the openai SDK', () => {
     }
     expect(reasoning).toBe('Thinking…')
     expect(order).toEqual(['reasoning', 'reasoning', 'content', 'content'])
-    expect(anthropic.requests[0]!.body).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 2048 }, max_tokens: 4096 + 2048 })
+    expect(anthropic.requests[0]!.body).toMatchObject({
+      thinking: { type: 'enabled', budget_tokens: 2048 },
+      max_tokens: 4096 + 2048,
+    })
   })
 
   test('tool calls are reassembled by the SDK: ids, names and arguments, finish_reason tool_calls', async () => {
@@ -109,7 +123,9 @@ describe('streamed through the openai SDK', () => {
     const choice = final.choices[0]!
     expect(choice.finish_reason).toBe('tool_calls')
     expect(choice.message.content).toBe('Let me look.')
-    const calls = choice.message.tool_calls!.map((call) => (call.type === 'function' ? [call.id, call.function.name, JSON.parse(call.function.arguments)] : []))
+    const calls = choice.message.tool_calls!.map((call) =>
+      call.type === 'function' ? [call.id, call.function.name, JSON.parse(call.function.arguments)] : [],
+    )
     expect(calls).toEqual([
       ['toolu_01', 'get_weather', { city: 'Lisbon' }],
       ['toolu_02', 'get_weather', { city: 'Porto' }],
@@ -117,19 +133,35 @@ describe('streamed through the openai SDK', () => {
   })
 
   test('include_usage: the last chunk has the usage, with the prompt cache counters', async () => {
-    anthropic.script({ usage: { input_tokens: 20, output_tokens: 9, cache_read_input_tokens: 100, cache_creation_input_tokens: 5 } })
-    const stream = await client.chat.completions.create({ ...ask, stream: true, stream_options: { include_usage: true } })
+    anthropic.script({
+      usage: { input_tokens: 20, output_tokens: 9, cache_read_input_tokens: 100, cache_creation_input_tokens: 5 },
+    })
+    const stream = await client.chat.completions.create({
+      ...ask,
+      stream: true,
+      stream_options: { include_usage: true },
+    })
     const chunks = []
     for await (const chunk of stream) chunks.push(chunk)
     const last = chunks.at(-1)!
     expect(last.choices).toEqual([])
     expect(last.usage).toEqual({
-      prompt_tokens: 125, completion_tokens: 9, total_tokens: 134,
-      prompt_cache_hit_tokens: 100, prompt_cache_miss_tokens: 25, prompt_tokens_details: { cached_tokens: 100 },
+      prompt_tokens: 125,
+      completion_tokens: 9,
+      total_tokens: 134,
+      prompt_cache_hit_tokens: 100,
+      prompt_cache_miss_tokens: 25,
+      prompt_tokens_details: { cached_tokens: 100 },
     } as never)
   })
 
-  const FINISHES: [string, string][] = [['end_turn', 'stop'], ['stop_sequence', 'stop'], ['max_tokens', 'length'], ['tool_use', 'tool_calls'], ['refusal', 'content_filter']]
+  const FINISHES: [string, string][] = [
+    ['end_turn', 'stop'],
+    ['stop_sequence', 'stop'],
+    ['max_tokens', 'length'],
+    ['tool_use', 'tool_calls'],
+    ['refusal', 'content_filter'],
+  ]
   for (const [stopReason, finish] of FINISHES) {
     test(`stop_reason ${stopReason} → finish_reason ${finish}, streamed and not`, async () => {
       anthropic.script({ stopReason })
@@ -163,7 +195,11 @@ describe('streamed through the openai SDK', () => {
 
 describe('not streamed', () => {
   test('text, thinking and tool calls in one chat.completion, with usage', async () => {
-    anthropic.script({ ...TOOL_REPLY, blocks: [{ type: 'thinking', thinking: 'Hmm.' }, ...TOOL_REPLY.blocks!], usage: { input_tokens: 7, output_tokens: 30, cache_read_input_tokens: 3 } })
+    anthropic.script({
+      ...TOOL_REPLY,
+      blocks: [{ type: 'thinking', thinking: 'Hmm.' }, ...TOOL_REPLY.blocks!],
+      usage: { input_tokens: 7, output_tokens: 30, cache_read_input_tokens: 3 },
+    })
     const completion = await client.chat.completions.create({ ...ask, tools: [weather] })
     expect(completion.id).toBe(MESSAGE_ID)
     expect(completion.model).toBe('claude-sonnet-4-5')
@@ -175,7 +211,12 @@ describe('not streamed', () => {
       { id: 'toolu_02', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Porto"}' } },
     ])
     expect(completion.choices[0]!.finish_reason).toBe('tool_calls')
-    expect(completion.usage).toMatchObject({ prompt_tokens: 10, completion_tokens: 30, total_tokens: 40, prompt_tokens_details: { cached_tokens: 3 } })
+    expect(completion.usage).toMatchObject({
+      prompt_tokens: 10,
+      completion_tokens: 30,
+      total_tokens: 40,
+      prompt_tokens_details: { cached_tokens: 3 },
+    })
     expect(anthropic.requests[0]!.body.stream).toBeUndefined()
     expect(anthropic.requests[0]!.headers.get('accept')).toBe('application/json')
   })
@@ -183,25 +224,71 @@ describe('not streamed', () => {
 
 describe('upstream failures', () => {
   // Anthropic's error answers, and what the SDK sees, streamed or not.
-  const ROWS: { reply: AnthropicReply; status: number; type: string; code?: string; param?: string; message?: string; hidden?: string }[] = [
-    { reply: { status: 400, errorType: 'invalid_request_error', errorBody: { type: 'error', error: { type: 'invalid_request_error', message: 'messages: roles must alternate' } } }, status: 400, type: 'invalid_request_error', message: 'roles must alternate' },
-    { reply: { status: 401 }, status: 502, type: 'api_error', code: 'upstream_auth_failed', hidden: 'mock authentication_error' },
-    { reply: { status: 403 }, status: 502, type: 'api_error', code: 'upstream_auth_failed', hidden: 'mock permission_error' },
+  const ROWS: {
+    reply: AnthropicReply
+    status: number
+    type: string
+    code?: string
+    param?: string
+    message?: string
+    hidden?: string
+  }[] = [
+    {
+      reply: {
+        status: 400,
+        errorType: 'invalid_request_error',
+        errorBody: {
+          type: 'error',
+          error: { type: 'invalid_request_error', message: 'messages: roles must alternate' },
+        },
+      },
+      status: 400,
+      type: 'invalid_request_error',
+      message: 'roles must alternate',
+    },
+    {
+      reply: { status: 401 },
+      status: 502,
+      type: 'api_error',
+      code: 'upstream_auth_failed',
+      hidden: 'mock authentication_error',
+    },
+    {
+      reply: { status: 403 },
+      status: 502,
+      type: 'api_error',
+      code: 'upstream_auth_failed',
+      hidden: 'mock permission_error',
+    },
     { reply: { status: 404 }, status: 404, type: 'invalid_request_error', code: 'model_not_found', param: 'model' },
     { reply: { status: 413, errorType: 'request_too_large' }, status: 413, type: 'invalid_request_error' },
     { reply: { status: 429, headers: { 'retry-after': '3' } }, status: 429, type: 'rate_limit_error' },
     { reply: { status: 500 }, status: 503, type: 'api_error', code: 'upstream_unavailable' },
-    { reply: { status: 529 }, status: 503, type: 'api_error', code: 'upstream_unavailable', hidden: 'mock overloaded_error' },
+    {
+      reply: { status: 529 },
+      status: 503,
+      type: 'api_error',
+      code: 'upstream_unavailable',
+      hidden: 'mock overloaded_error',
+    },
     // The body's type decides over the status.
-    { reply: { status: 500, errorType: 'overloaded_error' }, status: 503, type: 'api_error', code: 'upstream_unavailable' },
+    {
+      reply: { status: 500, errorType: 'overloaded_error' },
+      status: 503,
+      type: 'api_error',
+      code: 'upstream_unavailable',
+    },
   ]
   for (const row of ROWS) {
     test(`HTTP ${row.reply.status} ${row.reply.errorType ?? ''} → ${row.status} ${row.code ?? row.type}`, async () => {
       anthropic.script(row.reply)
       for (const stream of [false, true]) {
-        const error = (await client.chat.completions.create({ ...ask, stream }).then(async (answer) => {
-          if (stream) for await (const _ of answer as AsyncIterable<unknown>);
-        }).catch((caught: unknown) => caught)) as APIError
+        const error = (await client.chat.completions
+          .create({ ...ask, stream })
+          .then(async (answer) => {
+            if (stream) for await (const _ of answer as AsyncIterable<unknown>);
+          })
+          .catch((caught: unknown) => caught)) as APIError
         expect(error).toBeInstanceOf(APIError)
         expect(error.status).toBe(row.status)
         expect(error.type).toBe(row.type)
@@ -240,7 +327,9 @@ describe('upstream failures', () => {
   })
 
   test('a parameter Anthropic cannot honour is a 400 naming it, and nothing goes upstream', async () => {
-    const error = (await client.chat.completions.create({ ...ask, logprobs: true }).catch((caught: unknown) => caught)) as APIError
+    const error = (await client.chat.completions
+      .create({ ...ask, logprobs: true })
+      .catch((caught: unknown) => caught)) as APIError
     expect(error.status).toBe(400)
     expect(error.param).toBe('logprobs')
     expect(anthropic.requests).toHaveLength(0)

@@ -3,7 +3,13 @@ import type { ChatCompletionChunkObject, ChatCompletionResponse } from '../../..
 import { createEchoProvider } from '../../../../src/chat/providers/echo/echo'
 import { logprobFor } from '../../../../src/chat/providers/echo/logprobs'
 import type { ChatRequest } from '../../../../src/chat/providers/provider'
-import { promptOf, PromptCache, promptTokens, tokenize, type PromptMessage } from '../../../../src/chat/providers/echo/tokenizer'
+import {
+  promptOf,
+  PromptCache,
+  promptTokens,
+  tokenize,
+  type PromptMessage,
+} from '../../../../src/chat/providers/echo/tokenizer'
 
 /*
  * `echo` is deterministic and offline: it answers with the last user message, split by a
@@ -11,7 +17,11 @@ import { promptOf, PromptCache, promptTokens, tokenize, type PromptMessage } fro
  */
 
 const signal = () => new AbortController().signal
-const ask = (content: string, extra: Partial<ChatRequest> = {}): ChatRequest => ({ model: 'echo', messages: [{ role: 'user', content }], ...extra })
+const ask = (content: string, extra: Partial<ChatRequest> = {}): ChatRequest => ({
+  model: 'echo',
+  messages: [{ role: 'user', content }],
+  ...extra,
+})
 
 async function complete(request: ChatRequest, provider = createEchoProvider()) {
   return (await provider.complete(request, signal())) as ChatCompletionResponse
@@ -25,12 +35,26 @@ async function stream(request: ChatRequest, provider = createEchoProvider()) {
 
 describe('answers', () => {
   test('the last user message, whole, finishing with stop', async () => {
-    const completion = await complete({ model: 'echo', messages: [{ role: 'user', content: 'first' }, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'Hello, world!' }] })
+    const completion = await complete({
+      model: 'echo',
+      messages: [
+        { role: 'user', content: 'first' },
+        { role: 'assistant', content: 'ok' },
+        { role: 'user', content: 'Hello, world!' },
+      ],
+    })
     expect(completion.object).toBe('chat.completion')
     expect(completion.id).toMatch(/^chatcmpl-/)
     expect(completion.model).toBe('echo')
     expect(completion.system_fingerprint).toBeString()
-    expect(completion.choices).toEqual([{ index: 0, message: { role: 'assistant', content: 'Hello, world!', refusal: null }, logprobs: null, finish_reason: 'stop' }])
+    expect(completion.choices).toEqual([
+      {
+        index: 0,
+        message: { role: 'assistant', content: 'Hello, world!', refusal: null },
+        logprobs: null,
+        finish_reason: 'stop',
+      },
+    ])
   })
 
   test('created is in unix seconds from the clock', async () => {
@@ -66,13 +90,16 @@ describe('answers', () => {
   })
 
   test('json_object format answers a JSON object holding the text', async () => {
-    const content = (await complete(ask('hi', { response_format: { type: 'json_object' } }))).choices[0]!.message.content!
+    const content = (await complete(ask('hi', { response_format: { type: 'json_object' } }))).choices[0]!.message
+      .content!
     expect(JSON.parse(content)).toEqual({ echo: 'hi' })
   })
 
   test('json_schema format answers an example of the schema', async () => {
     const schema = { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1 } } }
-    const content = (await complete(ask('Oslo', { response_format: { type: 'json_schema', json_schema: { name: 'trip', schema } } }))).choices[0]!.message.content!
+    const content = (
+      await complete(ask('Oslo', { response_format: { type: 'json_schema', json_schema: { name: 'trip', schema } } }))
+    ).choices[0]!.message.content!
     expect(JSON.parse(content)).toEqual({ city: 'Oslo', days: 1 })
   })
 })
@@ -127,9 +154,10 @@ describe('usage', () => {
     // same place ('ab' + 'c' against 'abc'), and look like role markers.
     const pieces = ['a', 'b', ' ', 'ab', 'c', '<|user|>', '!', 'é', '🌱', '\n']
     let seed = 7
-    const random = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n)
+    const random = (n: number) => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n
     const text = () => Array.from({ length: random(6) }, () => pieces[random(pieces.length)]).join('')
-    const prompt = (): PromptMessage[] => Array.from({ length: 1 + random(3) }, () => ({ role: random(2) ? 'user' : 'assistant', content: text() }))
+    const prompt = (): PromptMessage[] =>
+      Array.from({ length: 1 + random(3) }, () => ({ role: random(2) ? 'user' : 'assistant', content: text() }))
     const shared = (a: string[], b: string[]) => {
       let i = 0
       while (i < a.length && i < b.length && a[i] === b[i]) i++
@@ -141,7 +169,11 @@ describe('usage', () => {
       const cache = new PromptCache()
       cache.lookupAndRemember(promptOf(first))
       const expected = shared(promptTokens(first), promptTokens(second))
-      expect({ first, second, hits: cache.lookupAndRemember(promptOf(second)).hits }).toEqual({ first, second, hits: expected })
+      expect({ first, second, hits: cache.lookupAndRemember(promptOf(second)).hits }).toEqual({
+        first,
+        second,
+        hits: expected,
+      })
     }
   })
 
@@ -166,7 +198,9 @@ describe('logprobs', () => {
       const logprobs = entry.top_logprobs.map((top) => top.logprob)
       expect(logprobs).toEqual([...logprobs].sort((a, b) => b - a))
     }
-    expect((await complete(ask('Hi café', { logprobs: true, top_logprobs: 3 }))).choices[0]!.logprobs).toEqual(completion.choices[0]!.logprobs)
+    expect((await complete(ask('Hi café', { logprobs: true, top_logprobs: 3 }))).choices[0]!.logprobs).toEqual(
+      completion.choices[0]!.logprobs,
+    )
   })
 
   test('top_logprobs defaults to none', () => {
@@ -205,7 +239,10 @@ describe('streaming', () => {
   })
 
   test('echo-reasoner streams reasoning_content before content, and counts it', async () => {
-    const chunks = await stream({ ...ask('Hi there', { stream_options: { include_usage: true } }), model: 'echo-reasoner' })
+    const chunks = await stream({
+      ...ask('Hi there', { stream_options: { include_usage: true } }),
+      model: 'echo-reasoner',
+    })
     const deltas = chunks.flatMap((chunk) => chunk.choices.map((choice) => choice.delta))
     const kinds = deltas.map((delta) => (delta.reasoning_content ? 'r' : delta.content ? 'c' : '-')).join('')
     expect(kinds).toMatch(/^-r+c+-$/)
@@ -217,12 +254,18 @@ describe('streaming', () => {
   })
 
   test('max_tokens counts reasoning first: a budget it uses up leaves no content and finishes with length', async () => {
-    const chunks = await stream({ ...ask('Hi there', { max_tokens: 3, stream_options: { include_usage: true } }), model: 'echo-reasoner' })
+    const chunks = await stream({
+      ...ask('Hi there', { max_tokens: 3, stream_options: { include_usage: true } }),
+      model: 'echo-reasoner',
+    })
     const deltas = chunks.flatMap((chunk) => chunk.choices.map((choice) => choice.delta))
     expect(deltas.map((delta) => delta.reasoning_content ?? '').join('')).toBe('Echo provider,')
     expect(deltas.some((delta) => delta.content)).toBe(false)
     expect(chunks.at(-2)!.choices[0]!.finish_reason).toBe('length')
-    expect(chunks.at(-1)!.usage).toMatchObject({ completion_tokens: 3, completion_tokens_details: { reasoning_tokens: 3 } })
+    expect(chunks.at(-1)!.usage).toMatchObject({
+      completion_tokens: 3,
+      completion_tokens_details: { reasoning_tokens: 3 },
+    })
   })
 
   test('a configured pace spaces the chunks', async () => {
@@ -243,9 +286,11 @@ describe('streaming', () => {
     expect(performance.now() - started).toBeLessThan(1000)
   })
 
-  test('an abort between steps is the next step\'s error, not the end of the stream', async () => {
+  test("an abort between steps is the next step's error, not the end of the stream", async () => {
     const abort = new AbortController()
-    const iterator = createEchoProvider({ tokenDelayMs: 1 }).streamEvents!(ask('a b c d'), abort.signal)[Symbol.asyncIterator]()
+    const iterator = createEchoProvider({ tokenDelayMs: 1 }).streamEvents!(ask('a b c d'), abort.signal)[
+      Symbol.asyncIterator
+    ]()
     await iterator.next()
     abort.abort(new Error('shutting down'))
     await expect(iterator.next()).rejects.toThrow('shutting down')
@@ -281,11 +326,20 @@ describe('tool calls', () => {
     const call = choice.message.tool_calls![0]!
     expect(call).toMatchObject({ type: 'function', function: { name: 'get_weather' } })
     expect(call.id).toMatch(/^call_/)
-    expect(JSON.parse(call.function.arguments)).toEqual({ city: 'Paris', unit: 'celsius', days: 1, when: '1970-01-01', tags: ['Paris'], exact: true })
+    expect(JSON.parse(call.function.arguments)).toEqual({
+      city: 'Paris',
+      unit: 'celsius',
+      days: 1,
+      when: '1970-01-01',
+      tags: ['Paris'],
+      exact: true,
+    })
   })
 
   test('a named function is called even when it is not first', async () => {
-    const completion = await complete(ask('x', { tools: [weather, other], tool_choice: { type: 'function', function: { name: 'noop' } } }))
+    const completion = await complete(
+      ask('x', { tools: [weather, other], tool_choice: { type: 'function', function: { name: 'noop' } } }),
+    )
     expect(completion.choices[0]!.message.tool_calls![0]!.function).toEqual({ name: 'noop', arguments: '{}' })
   })
 
@@ -299,7 +353,19 @@ describe('tool calls', () => {
   test('streamed the way OpenAI does: id, type and name first with empty arguments, then pieces', async () => {
     const chunks = await stream(ask('Paris', { tools: [weather], tool_choice: 'required' }))
     const deltas = chunks.map((chunk) => chunk.choices[0]!.delta)
-    expect(deltas[0]).toEqual({ role: 'assistant', content: null, refusal: null, tool_calls: [{ index: 0, id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'get_weather', arguments: '' } }] })
+    expect(deltas[0]).toEqual({
+      role: 'assistant',
+      content: null,
+      refusal: null,
+      tool_calls: [
+        {
+          index: 0,
+          id: expect.stringMatching(/^call_/),
+          type: 'function',
+          function: { name: 'get_weather', arguments: '' },
+        },
+      ],
+    })
     const pieces = deltas.slice(1, -1)
     expect(pieces.length).toBeGreaterThan(1)
     for (const piece of pieces) expect(Object.keys(piece.tool_calls![0]!).sort()).toEqual(['function', 'index'])
@@ -310,10 +376,21 @@ describe('tool calls', () => {
 })
 
 describe('streamEvents: the bytes the route sends', () => {
-  const tools = [{ type: 'function' as const, function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } } }]
+  const tools = [
+    {
+      type: 'function' as const,
+      function: {
+        name: 'lookup',
+        parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+      },
+    },
+  ]
   test.each([
     ['plain content', ask('Hello, "quoted" world 🌿\n')],
-    ['tokens JSON escapes or that are not ASCII', ask('back\\slash "q" tab\there \u0001ctl \u007f naïve 🌱 lone \ud800 end')],
+    [
+      'tokens JSON escapes or that are not ASCII',
+      ask('back\\slash "q" tab\there \u0001ctl \u007f naïve 🌱 lone \ud800 end'),
+    ],
     ['two choices with logprobs', ask('one two', { n: 2, logprobs: true, top_logprobs: 2 })],
     ['usage at the end', ask('with usage', { stream_options: { include_usage: true } })],
     ['a stop sequence', ask('stop here please', { stop: [' here'] })],
@@ -323,7 +400,8 @@ describe('streamEvents: the bytes the route sends', () => {
   ])('%s: each event is exactly JSON.stringify of the chunk stream() gives, one step per item', async (_, request) => {
     // Fresh providers, so that the prompt cache counts the same for both.
     const items: string[] = []
-    for await (const events of createEchoProvider().streamEvents!(request, signal())) items.push(new TextDecoder().decode(events))
+    for await (const events of createEchoProvider().streamEvents!(request, signal()))
+      items.push(new TextDecoder().decode(events))
     const chunks = await stream(request, createEchoProvider())
     const events = items.flatMap((item) => item.split('\n\n').filter(Boolean))
     expect(events.every((event) => event.startsWith('data: '))).toBe(true)
@@ -331,7 +409,8 @@ describe('streamEvents: the bytes the route sends', () => {
     // Canonical: what JSON.stringify would write for the parsed chunk, byte for byte.
     for (const payload of payloads) expect(JSON.stringify(JSON.parse(payload))).toBe(payload)
     // The same chunks as stream(), but for the completion and tool call ids, which are new per stream.
-    const sameIds = (text: string) => text.replace(/chatcmpl-[0-9a-f]+/g, 'chatcmpl-x').replace(/call_[0-9a-f]+/g, 'call_x')
+    const sameIds = (text: string) =>
+      text.replace(/chatcmpl-[0-9a-f]+/g, 'chatcmpl-x').replace(/call_[0-9a-f]+/g, 'call_x')
     expect(payloads.map(sameIds)).toEqual(chunks.map((chunk) => sameIds(JSON.stringify(chunk))))
     // One item per step (a chunk per choice), and the usage chunk alone.
     const n = Number(request.n ?? 1)

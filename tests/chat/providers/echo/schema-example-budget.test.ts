@@ -24,7 +24,17 @@ describe('exampleFor has a byte budget', () => {
   test('its accounting is exact: an example fits a budget of its own size, and not one byte less', () => {
     for (const schema of [
       nested(3, 7, 5),
-      { type: 'object', properties: { a: { type: 'string', minLength: 40 }, 'ключ': { const: 'ü🌱' }, n: { type: 'integer', minimum: 12 }, b: { type: 'boolean' }, z: { type: 'null' }, e: { enum: [[1, 2]] } } },
+      {
+        type: 'object',
+        properties: {
+          a: { type: 'string', minLength: 40 },
+          ключ: { const: 'ü🌱' },
+          n: { type: 'integer', minimum: 12 },
+          b: { type: 'boolean' },
+          z: { type: 'null' },
+          e: { enum: [[1, 2]] },
+        },
+      },
       { type: 'array', items: { type: 'string', format: 'uuid' }, minItems: 3 },
     ]) {
       const size = json(exampleFor(schema, 'Héllo 🌱'))
@@ -38,7 +48,15 @@ describe('exampleFor has a byte budget', () => {
     ['minItems^depth: 100^4 strings', nested(4, 100)],
     ['one huge minItems', { type: 'array', minItems: 1e12, items: { type: 'boolean' } }],
     ['one huge minLength', { type: 'string', minLength: 2 ** 31 }],
-    ['many properties of a long string', { type: 'object', properties: Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`p${i}`, { type: 'string', minLength: 10_000 }])) }],
+    [
+      'many properties of a long string',
+      {
+        type: 'object',
+        properties: Object.fromEntries(
+          Array.from({ length: 200 }, (_, i) => [`p${i}`, { type: 'string', minLength: 10_000 }]),
+        ),
+      },
+    ],
   ]
 
   test.each(HUGE)('%s: refused at once, without allocating it', (_name, schema) => {
@@ -67,9 +85,22 @@ describe('the route answers 400 naming the schema', () => {
 
   // 80^3 strings of 20 characters: about 12 MB of JSON from a schema of under 300 bytes.
   const schema = nested(3, 80)
-  const asFormat = { model: 'echo', messages: USER('hi'), response_format: { type: 'json_schema', json_schema: { name: 'rows', schema } } }
-  const asTool = { model: 'echo', messages: USER('hi'), tools: [{ type: 'function', function: { name: 'fill', parameters: schema } }], tool_choice: 'required' }
-  const asSecondTool = { ...asTool, tools: [{ type: 'function', function: { name: 'other' } }, ...asTool.tools], tool_choice: { type: 'function', function: { name: 'fill' } } }
+  const asFormat = {
+    model: 'echo',
+    messages: USER('hi'),
+    response_format: { type: 'json_schema', json_schema: { name: 'rows', schema } },
+  }
+  const asTool = {
+    model: 'echo',
+    messages: USER('hi'),
+    tools: [{ type: 'function', function: { name: 'fill', parameters: schema } }],
+    tool_choice: 'required',
+  }
+  const asSecondTool = {
+    ...asTool,
+    tools: [{ type: 'function', function: { name: 'other' } }, ...asTool.tools],
+    tool_choice: { type: 'function', function: { name: 'fill' } },
+  }
 
   // [case, body, param]
   const ROWS: [string, Record<string, unknown>, string][] = [
@@ -93,7 +124,10 @@ describe('the route answers 400 naming the schema', () => {
   })
 
   test('a schema whose example fits is answered as before', async () => {
-    const response = await app.chat({ ...asFormat, response_format: { type: 'json_schema', json_schema: { name: 'rows', schema: nested(3, 5) } } })
+    const response = await app.chat({
+      ...asFormat,
+      response_format: { type: 'json_schema', json_schema: { name: 'rows', schema: nested(3, 5) } },
+    })
     expect(response.status).toBe(200)
     const { choices } = (await response.json()) as { choices: { message: { content: string } }[] }
     expect(JSON.parse(choices[0]!.message.content).rows).toHaveLength(5)

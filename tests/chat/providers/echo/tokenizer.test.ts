@@ -8,7 +8,8 @@ describe('tokenizer', () => {
   test('walking with tokenAt gives exactly the tokens of tokenize, even with several walks in flight', () => {
     const walk = (text: string) => {
       const tokens: string[] = []
-      for (let at = 0, token = tokenAt(text, 0); token !== undefined; at += token.length, token = tokenAt(text, at)) tokens.push(token)
+      for (let at = 0, token = tokenAt(text, 0); token !== undefined; at += token.length, token = tokenAt(text, at))
+        tokens.push(token)
       return tokens
     }
     const texts = ['Hello, world!', '  two  spaces ', 'naïve café 42x', 'emoji 🌱!', 'line\n\nbreak', '', '!!?? ..']
@@ -56,7 +57,12 @@ describe('tokenizer', () => {
   })
 
   test('prompt tokens: a role marker per message, then its text', () => {
-    expect(promptTokens([{ role: 'system', content: 'Be kind.' }, { role: 'user', content: 'Hi there' }])).toEqual(['<|system|>', 'Be', ' kind', '.', '<|user|>', 'Hi', ' there'])
+    expect(
+      promptTokens([
+        { role: 'system', content: 'Be kind.' },
+        { role: 'user', content: 'Hi there' },
+      ]),
+    ).toEqual(['<|system|>', 'Be', ' kind', '.', '<|user|>', 'Hi', ' there'])
   })
 })
 
@@ -70,7 +76,10 @@ describe('exampleFor (tool arguments)', () => {
     [{ anyOf: [{ type: 'null' }, { type: 'string' }] }, null],
     [{ type: ['null', 'integer'] }, 0],
     [{ type: 'array', items: { type: 'boolean' }, minItems: 2 }, [true, true]],
-    [{ type: 'object', properties: { inner: { type: 'object', properties: { n: { type: 'number' } } } } }, { inner: { n: 0 } }],
+    [
+      { type: 'object', properties: { inner: { type: 'object', properties: { n: { type: 'number' } } } } },
+      { inner: { n: 0 } },
+    ],
   ])('%j', (schema, expected) => {
     expect(exampleFor(schema, 'Hello')).toEqual(expected)
   })

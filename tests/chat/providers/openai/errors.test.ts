@@ -30,61 +30,144 @@ const ROWS: {
   detail?: string
 }[] = [
   {
-    upstream: { status: 400, errorBody: { error: { message: 'temperature is too high', type: 'invalid_request_error', param: 'temperature', code: 'bad_value' } } },
-    status: 400, type: 'invalid_request_error', code: 'bad_value', param: 'temperature', retryable: false, message: 'temperature is too high',
+    upstream: {
+      status: 400,
+      errorBody: {
+        error: {
+          message: 'temperature is too high',
+          type: 'invalid_request_error',
+          param: 'temperature',
+          code: 'bad_value',
+        },
+      },
+    },
+    status: 400,
+    type: 'invalid_request_error',
+    code: 'bad_value',
+    param: 'temperature',
+    retryable: false,
+    message: 'temperature is too high',
   },
   {
-    upstream: { status: 400, errorBody: { object: 'error', message: 'vLLM says max_tokens too large', param: 'max_tokens', code: null } },
-    status: 400, type: 'invalid_request_error', code: null, param: 'max_tokens', retryable: false, message: 'vLLM says max_tokens too large',
+    upstream: {
+      status: 400,
+      errorBody: { object: 'error', message: 'vLLM says max_tokens too large', param: 'max_tokens', code: null },
+    },
+    status: 400,
+    type: 'invalid_request_error',
+    code: null,
+    param: 'max_tokens',
+    retryable: false,
+    message: 'vLLM says max_tokens too large',
   },
   {
     upstream: { status: 422, errorBody: { detail: 'field required' } },
-    status: 400, type: 'invalid_request_error', code: null, param: null, retryable: false, message: 'field required',
+    status: 400,
+    type: 'invalid_request_error',
+    code: null,
+    param: null,
+    retryable: false,
+    message: 'field required',
   },
   {
     upstream: { status: 401, errorBody: { error: { message: 'Incorrect API key provided' } } },
-    status: 502, type: 'api_error', code: 'upstream_auth_failed', retryable: false, message: "provider 'mock' rejected this gateway's credentials (HTTP 401)", detail: 'HTTP 401: Incorrect API key provided',
+    status: 502,
+    type: 'api_error',
+    code: 'upstream_auth_failed',
+    retryable: false,
+    message: "provider 'mock' rejected this gateway's credentials (HTTP 401)",
+    detail: 'HTTP 401: Incorrect API key provided',
   },
   {
     upstream: { status: 403, errorBody: { error: 'forbidden' } },
-    status: 502, type: 'api_error', code: 'upstream_auth_failed', retryable: false, message: '(HTTP 403)',
+    status: 502,
+    type: 'api_error',
+    code: 'upstream_auth_failed',
+    retryable: false,
+    message: '(HTTP 403)',
   },
   {
     upstream: { status: 404, errorBody: { error: "model 'llama9' not found" } },
-    status: 404, type: 'invalid_request_error', code: 'model_not_found', param: 'model', retryable: false, message: "does not serve the model 'upstream-model': model 'llama9' not found",
+    status: 404,
+    type: 'invalid_request_error',
+    code: 'model_not_found',
+    param: 'model',
+    retryable: false,
+    message: "does not serve the model 'upstream-model': model 'llama9' not found",
   },
   {
     upstream: { status: 413, errorBody: { error: { message: 'prompt too long' } } },
-    status: 413, type: 'invalid_request_error', code: null, retryable: false, message: 'prompt too long',
+    status: 413,
+    type: 'invalid_request_error',
+    code: null,
+    retryable: false,
+    message: 'prompt too long',
   },
   {
-    upstream: { status: 429, headers: { 'retry-after': '7' }, errorBody: { error: { message: 'slow down', code: 'rate_limit_exceeded' } } },
-    status: 429, type: 'rate_limit_error', code: 'rate_limit_exceeded', retryable: true, retryAfter: 7, message: 'slow down',
+    upstream: {
+      status: 429,
+      headers: { 'retry-after': '7' },
+      errorBody: { error: { message: 'slow down', code: 'rate_limit_exceeded' } },
+    },
+    status: 429,
+    type: 'rate_limit_error',
+    code: 'rate_limit_exceeded',
+    retryable: true,
+    retryAfter: 7,
+    message: 'slow down',
   },
   {
     // 30 s asked, passed on capped at the provider's retryMaxMs (10 s by default).
     upstream: { status: 429, headers: { 'retry-after': 'Thu, 01 Jan 2026 00:00:30 GMT' } },
-    status: 429, type: 'rate_limit_error', code: 'rate_limit_exceeded', retryable: true, retryAfter: 10, message: 'rate limiting',
+    status: 429,
+    type: 'rate_limit_error',
+    code: 'rate_limit_exceeded',
+    retryable: true,
+    retryAfter: 10,
+    message: 'rate limiting',
   },
   {
     upstream: { status: 500 },
-    status: 502, type: 'api_error', code: 'upstream_error', retryable: true, message: 'failed with HTTP 500.', detail: 'HTTP 500: mock error 500',
+    status: 502,
+    type: 'api_error',
+    code: 'upstream_error',
+    retryable: true,
+    message: 'failed with HTTP 500.',
+    detail: 'HTTP 500: mock error 500',
   },
   {
     upstream: { status: 502, errorBody: '<html>bad gateway</html>' },
-    status: 502, type: 'api_error', code: 'upstream_error', retryable: true, message: 'failed with HTTP 502',
+    status: 502,
+    type: 'api_error',
+    code: 'upstream_error',
+    retryable: true,
+    message: 'failed with HTTP 502',
   },
   {
     upstream: { status: 503, headers: { 'retry-after': '3' } },
-    status: 503, type: 'api_error', code: 'upstream_unavailable', retryable: true, retryAfter: 3, message: "provider 'mock' is unavailable", detail: 'HTTP 503: mock error 503',
+    status: 503,
+    type: 'api_error',
+    code: 'upstream_unavailable',
+    retryable: true,
+    retryAfter: 3,
+    message: "provider 'mock' is unavailable",
+    detail: 'HTTP 503: mock error 503',
   },
   {
     upstream: { status: 408 },
-    status: 504, type: 'timeout', code: 'upstream_request_timeout', retryable: true, message: 'did not finish the request',
+    status: 504,
+    type: 'timeout',
+    code: 'upstream_request_timeout',
+    retryable: true,
+    message: 'did not finish the request',
   },
   {
     upstream: { status: 405 },
-    status: 502, type: 'api_error', code: 'upstream_error', retryable: false, message: 'unexpected HTTP 405',
+    status: 502,
+    type: 'api_error',
+    code: 'upstream_error',
+    retryable: false,
+    message: 'unexpected HTTP 405',
   },
 ]
 
@@ -93,7 +176,12 @@ describe('upstream errors become OpenAI errors with the right status', () => {
     const { upstream: reply, ...expected } = row
     test(`upstream ${reply.status} ${JSON.stringify(reply.errorBody ?? '')} -> ${expected.status} ${expected.code}`, async () => {
       upstream.script(reply)
-      const provider = openaiProvider({ ...PROVIDER_DEFAULTS, name: 'mock', baseUrl: upstream.baseUrl, clock: () => NOW })
+      const provider = openaiProvider({
+        ...PROVIDER_DEFAULTS,
+        name: 'mock',
+        baseUrl: upstream.baseUrl,
+        clock: () => NOW,
+      })
       const signal = new AbortController().signal
       const failures = [
         await (async () => {
@@ -120,8 +208,15 @@ describe('upstream errors become OpenAI errors with the right status', () => {
 
   test('error messages name the provider, never its URL or key', async () => {
     upstream.script({ status: 401 })
-    const provider = openaiProvider({ ...PROVIDER_DEFAULTS, name: 'mock', baseUrl: upstream.baseUrl, apiKey: 'sk-secret' })
-    const error = await provider.complete({ model: 'm', messages: [] }, new AbortController().signal).catch((caught) => caught)
+    const provider = openaiProvider({
+      ...PROVIDER_DEFAULTS,
+      name: 'mock',
+      baseUrl: upstream.baseUrl,
+      apiKey: 'sk-secret',
+    })
+    const error = await provider
+      .complete({ model: 'm', messages: [] }, new AbortController().signal)
+      .catch((caught) => caught)
     expect(error.message).not.toContain('127.0.0.1')
     expect(error.message).not.toContain('sk-secret')
   })

@@ -40,7 +40,7 @@ async function collectUntilFailure(chunks: AsyncIterable<ChatCompletionChunk>) {
 }
 
 const contentOf = (chunks: ChatCompletionChunk[]) =>
-  chunks.map((chunk) => ((chunk.choices[0]?.delta as { content?: string } | undefined)?.content ?? '')).join('')
+  chunks.map((chunk) => (chunk.choices[0]?.delta as { content?: string } | undefined)?.content ?? '').join('')
 
 describe('streaming relay', () => {
   test('relays every chunk in order, exactly as the upstream sent it, fields we do not model included', async () => {
@@ -53,13 +53,20 @@ describe('streaming relay', () => {
     expect(chunks).toEqual(eventsOf(reply, request()) as ChatCompletionChunk[])
     expect(contentOf(chunks)).toBe(piecesOf(reply).join(''))
     expect(chunks[1].obfuscation).toBe('x0')
-    expect(chunks[0].choices[0]).toEqual({ index: 0, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null })
+    expect(chunks[0].choices[0]).toEqual({
+      index: 0,
+      delta: { role: 'assistant', content: '', refusal: null },
+      logprobs: null,
+      finish_reason: null,
+    })
   })
 
   test('100 concurrent streams each arrive whole and in order', async () => {
     upstream.script({ chunks: 64 })
     const provider = relay()
-    const streams = await Promise.all(Array.from({ length: 100 }, () => collect(provider.stream(request(), new AbortController().signal))))
+    const streams = await Promise.all(
+      Array.from({ length: 100 }, () => collect(provider.stream(request(), new AbortController().signal))),
+    )
     for (const chunks of streams) expect(contentOf(chunks)).toBe(piecesOf({ chunks: 64 }).join(''))
   })
 
@@ -71,10 +78,17 @@ describe('streaming relay', () => {
   })
 
   test('keeps the usage chunk and its vendor fields when include_usage is asked for', async () => {
-    const chunks = await collect(relay().stream(request({ stream_options: { include_usage: true } }), new AbortController().signal))
+    const chunks = await collect(
+      relay().stream(request({ stream_options: { include_usage: true } }), new AbortController().signal),
+    )
     const last = chunks.at(-1)!
     expect(last.choices).toEqual([])
-    expect(last.usage).toEqual({ prompt_tokens: 5, completion_tokens: 3, total_tokens: 8, vendor_extra: { kept: true } })
+    expect(last.usage).toEqual({
+      prompt_tokens: 5,
+      completion_tokens: 3,
+      total_tokens: 8,
+      vendor_extra: { kept: true },
+    })
   })
 
   test('yields each chunk as soon as it arrives, without waiting for the rest of the stream', async () => {
@@ -90,7 +104,9 @@ describe('streaming relay', () => {
 
   test('sends the request upstream untouched apart from stream: true and include_usage, unknown fields included, with the key and extra headers', async () => {
     const sent = request({ temperature: 0.2, seed: 7, vendor_flag: { nested: [1, 2] }, reasoning_effort: 'low' })
-    await collect(relay({ apiKey: 'sk-upstream', headers: { 'x-team': 'plants' } }).stream(sent, new AbortController().signal))
+    await collect(
+      relay({ apiKey: 'sk-upstream', headers: { 'x-team': 'plants' } }).stream(sent, new AbortController().signal),
+    )
 
     const seen = upstream.requests[0]
     expect(seen.path).toBe('/v1/chat/completions')
@@ -124,7 +140,12 @@ describe('streaming relay', () => {
   })
 
   test('an error event inside a 200 stream (as OpenRouter sends) ends the stream; its message goes to the log', async () => {
-    upstream.script({ rawPieces: ['data: {"id":"a","object":"chat.completion.chunk","choices":[]}\n\n', 'data: {"error":{"message":"provider overloaded","code":502}}\n\n'] })
+    upstream.script({
+      rawPieces: [
+        'data: {"id":"a","object":"chat.completion.chunk","choices":[]}\n\n',
+        'data: {"error":{"message":"provider overloaded","code":502}}\n\n',
+      ],
+    })
     const { chunks, error } = await collectUntilFailure(relay().stream(request(), new AbortController().signal))
     expect(chunks).toHaveLength(1)
     expect((error as ProviderError).status).toBe(502)
@@ -133,7 +154,10 @@ describe('streaming relay', () => {
   })
 
   test('a JSON body where an event stream was asked for is a 502; the log quotes it', async () => {
-    upstream.script({ rawPieces: ['{"note":"streaming is disabled here"}'], headers: { 'content-type': 'application/json' } })
+    upstream.script({
+      rawPieces: ['{"note":"streaming is disabled here"}'],
+      headers: { 'content-type': 'application/json' },
+    })
     const { chunks, error } = await collectUntilFailure(relay().stream(request(), new AbortController().signal))
     expect(chunks).toHaveLength(0)
     expect((error as ProviderError).status).toBe(502)
@@ -152,7 +176,9 @@ describe('streaming relay', () => {
   test('an unreachable upstream is a retryable 502', async () => {
     const port = upstream.port
     await upstream.stop()
-    const { error } = await collectUntilFailure(relay({ baseUrl: `http://127.0.0.1:${port}/v1` }).stream(request(), new AbortController().signal))
+    const { error } = await collectUntilFailure(
+      relay({ baseUrl: `http://127.0.0.1:${port}/v1` }).stream(request(), new AbortController().signal),
+    )
     expect(error).toBeInstanceOf(ProviderError)
     expect((error as ProviderError).status).toBe(502)
     expect((error as ProviderError).options).toMatchObject({ code: 'upstream_unreachable', retryable: true })
@@ -171,7 +197,9 @@ describe('non-streaming relay', () => {
 
   test('maps an upstream error status the same way streams do', async () => {
     upstream.script({ status: 404, errorBody: { error: { message: 'no such model', code: 'model_not_found' } } })
-    const error = await relay().complete(request(), new AbortController().signal).catch((caught) => caught)
+    const error = await relay()
+      .complete(request(), new AbortController().signal)
+      .catch((caught) => caught)
     expect(error).toBeInstanceOf(ProviderError)
     expect(error.status).toBe(404)
     expect(error.options.code).toBe('model_not_found')
@@ -179,20 +207,27 @@ describe('non-streaming relay', () => {
 })
 
 describe('event bytes: grouped by the network read that completed them', () => {
-  const event = (i: number) => `data: {"id":"b","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"${i}"}}]}\n\n`
+  const event = (i: number) =>
+    `data: {"id":"b","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"${i}"}}]}\n\n`
 
   test('a burst arrives as one batch; a later read is a later batch; nothing is held back', async () => {
-    upstream.script({ rawPieces: [event(0) + event(1) + event(2), event(3) + event(4), 'data: [DONE]\n\n'], chunkDelayMs: 80 })
+    upstream.script({
+      rawPieces: [event(0) + event(1) + event(2), event(3) + event(4), 'data: [DONE]\n\n'],
+      chunkDelayMs: 80,
+    })
     const items: string[] = []
-    for await (const events of relay().streamEvents(request(), new AbortController().signal)) items.push(new TextDecoder().decode(events))
+    for await (const events of relay().streamEvents(request(), new AbortController().signal))
+      items.push(new TextDecoder().decode(events))
     expect(items).toEqual([event(0) + event(1) + event(2), event(3) + event(4), 'data: [DONE]\n\n'])
   })
 
   test('event bytes go out exactly as the upstream wrote them: integers beyond 2^53, 1.0 and escapes included', async () => {
-    const exact = 'data: {"id":"b","object":"chat.completion.chunk","seed":9007199254740993123,"score":1.0,"choices":[{"index":0,"delta":{"content":"\\u00e9"}}]}\n\n'
+    const exact =
+      'data: {"id":"b","object":"chat.completion.chunk","seed":9007199254740993123,"score":1.0,"choices":[{"index":0,"delta":{"content":"\\u00e9"}}]}\n\n'
     upstream.script({ rawPieces: [exact + 'data: [DONE]\n\n'] })
     const items: string[] = []
-    for await (const events of relay().streamEvents(request(), new AbortController().signal)) items.push(new TextDecoder().decode(events))
+    for await (const events of relay().streamEvents(request(), new AbortController().signal))
+      items.push(new TextDecoder().decode(events))
     expect(items.join('')).toBe(exact + 'data: [DONE]\n\n')
   })
 
@@ -201,7 +236,8 @@ describe('event bytes: grouped by the network read that completed them', () => {
     const items: string[] = []
     let error: unknown
     try {
-      for await (const events of relay().streamEvents(request(), new AbortController().signal)) items.push(new TextDecoder().decode(events))
+      for await (const events of relay().streamEvents(request(), new AbortController().signal))
+        items.push(new TextDecoder().decode(events))
     } catch (caught) {
       error = caught
     }
@@ -209,4 +245,3 @@ describe('event bytes: grouped by the network read that completed them', () => {
     expect((error as ProviderError).options.detail).toBe('boom')
   })
 })
-

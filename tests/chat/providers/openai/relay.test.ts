@@ -12,7 +12,12 @@ const decoder = new TextDecoder()
 const bytes = (text: string) => encoder.encode(text)
 
 /** Feeds `pieces` as successive reads, then ends; returns everything sent and how it stopped. */
-function relay(pieces: (string | Uint8Array)[]): { sent: string; done: boolean; refused?: RelayedEvents['refused']; results: RelayedEvents[] } {
+function relay(pieces: (string | Uint8Array)[]): {
+  sent: string
+  done: boolean
+  refused?: RelayedEvents['refused']
+  results: RelayedEvents[]
+} {
   const relay = new SseEventRelay()
   const results: RelayedEvents[] = []
   for (const piece of pieces) {
@@ -27,7 +32,8 @@ function relay(pieces: (string | Uint8Array)[]): { sent: string; done: boolean; 
   return { sent, done: final.done, refused: final.refused, results }
 }
 
-const CHUNK = (content: string) => `{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":${JSON.stringify(content)}}}]}`
+const CHUNK = (content: string) =>
+  `{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":${JSON.stringify(content)}}}]}`
 const EVENT = (content: string) => `data: ${CHUNK(content)}\n\n`
 const STREAM = EVENT('Hel') + EVENT('lo 🌿') + EVENT('"quoted"') + 'data: [DONE]\n\n'
 
@@ -63,7 +69,10 @@ describe('events in OpenAI form pass through untouched', () => {
   })
 
   test('comment lines and blank lines between events are dropped; the events are not touched', () => {
-    const { sent, results } = relay([': OPENROUTER PROCESSING\n\n' + EVENT('a') + '\n: keep-alive\n' + EVENT('b'), 'data: [DONE]\n\n'])
+    const { sent, results } = relay([
+      ': OPENROUTER PROCESSING\n\n' + EVENT('a') + '\n: keep-alive\n' + EVENT('b'),
+      'data: [DONE]\n\n',
+    ])
     expect(sent).toBe(EVENT('a') + EVENT('b') + 'data: [DONE]\n\n')
     expect(results.length).toBe(2)
   })
@@ -143,7 +152,9 @@ describe('events the relay refuses, on both paths', () => {
 test('events a read finished before one that grew past the limit still go out, in order, before the refusal', () => {
   // CRLF line ends take the decoder, whose limit ends the stream; the two events before it are the client's.
   const relay = new SseEventRelay({ maxEventBytes: 4096 })
-  const result = relay.push(bytes(`data: ${CHUNK('one')}\r\n\r\ndata: ${CHUNK('two')}\r\n\r\ndata: ${'x'.repeat(5000)}`))
+  const result = relay.push(
+    bytes(`data: ${CHUNK('one')}\r\n\r\ndata: ${CHUNK('two')}\r\n\r\ndata: ${'x'.repeat(5000)}`),
+  )
   expect(result.refused).toEqual({ tooLarge: 4096 })
   expect(decoder.decode(result.bytes)).toBe(EVENT('one') + EVENT('two'))
 })

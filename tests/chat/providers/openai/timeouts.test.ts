@@ -27,7 +27,14 @@ async function upstreamSawAbort(): Promise<boolean> {
 
 // Each timeout: the upstream's behaviour, the provider's limits, the error code, and how many
 // chunks (role chunk included) get through before it fires.
-const TIMEOUTS: { name: string; reply: MockReply; limits: Partial<OpenAIProviderOptions>; code: string; message: string; delivered: number }[] = [
+const TIMEOUTS: {
+  name: string
+  reply: MockReply
+  limits: Partial<OpenAIProviderOptions>
+  code: string
+  message: string
+  delivered: number
+}[] = [
   {
     name: 'no response headers in time',
     reply: { headerDelayMs: 600 },
@@ -89,7 +96,9 @@ describe('timeouts are 504s that abort the upstream', () => {
 
   test('a non-streaming request that outlives requestTimeoutMs', async () => {
     upstream.script({ headerDelayMs: 600 })
-    const error = await relay({ requestTimeoutMs: 60 }).complete(REQUEST, new AbortController().signal).catch((caught) => caught)
+    const error = await relay({ requestTimeoutMs: 60 })
+      .complete(REQUEST, new AbortController().signal)
+      .catch((caught) => caught)
     expect(error).toBeInstanceOf(ProviderError)
     expect(error.status).toBe(504)
     expect(error.options.code).toBe('upstream_request_timeout')
@@ -107,14 +116,19 @@ describe('live streams are not cut', () => {
 
   test('the first-token limit bounds the first chunk only, not the whole stream', async () => {
     upstream.script({ chunks: 4, chunkDelayMs: 60 })
-    const { received, error } = await drain(relay({ firstTokenTimeoutMs: 200, idleTimeoutMs: 200 }).stream(REQUEST, new AbortController().signal))
+    const { received, error } = await drain(
+      relay({ firstTokenTimeoutMs: 200, idleTimeoutMs: 200 }).stream(REQUEST, new AbortController().signal),
+    )
     expect(error).toBeUndefined()
     expect(received).toHaveLength(6)
   })
 
   test('time the consumer spends on a chunk does not count as upstream silence', async () => {
     upstream.script({ chunks: 3 })
-    const { received, error } = await drain(relay({ idleTimeoutMs: 40 }).stream(REQUEST, new AbortController().signal), 120)
+    const { received, error } = await drain(
+      relay({ idleTimeoutMs: 40 }).stream(REQUEST, new AbortController().signal),
+      120,
+    )
     expect(error).toBeUndefined()
     expect(received).toHaveLength(5)
   })
