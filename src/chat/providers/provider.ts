@@ -60,6 +60,52 @@ export interface ChatProvider {
    * does not model pass through unchanged; other providers are reached through the OpenAI form.
    */
   readonly messages?: NativeMessages
+  /**
+   * Optional: the provider speaks OpenAI's Responses API natively (an `openai` provider with
+   * `"responses": "native"`). `POST /v1/responses` then hands it the client's request as it came
+   * (only `model` rewritten) and relays its answer or events byte for byte; other providers are
+   * reached through the Chat Completions form (src/chat/responses/).
+   */
+  readonly responses?: NativeResponses
+  /** Optional: `POST /v1/embeddings` for this provider's models (src/chat/embeddings/). */
+  readonly embeddings?: Embeddings
+}
+
+/** A Responses request as the client sent it, after validation, with `model` rewritten to the upstream model. */
+export type ResponsesRequest = JsonObject & { model: string; stream?: boolean }
+
+/**
+ * What a native Responses answer tells its route besides the {@link StreamReport}: the final
+ * `response` object (of `response.completed`, `response.incomplete` or `response.failed`, or the
+ * whole answer), which `store` keeps.
+ */
+export type ResponsesReport = StreamReport & { response?: JsonObject }
+
+/**
+ * OpenAI's Responses API spoken natively (see {@link ChatProvider.responses}). Both methods fill
+ * `report` as {@link NativeMessages} does: `usage` in OpenAI's Chat Completions shape
+ * (`prompt_tokens`, `completion_tokens`, `prompt_tokens_details.cached_tokens`,
+ * `completion_tokens_details.reasoning_tokens`), `finishReason`, and one `events` per content delta.
+ */
+export interface NativeResponses {
+  /** The whole `response` object (`stream` false or absent). */
+  complete(request: ResponsesRequest, signal: AbortSignal, report?: ResponsesReport): Promise<JsonObject>
+  /**
+   * The upstream's event stream as the bytes to send: whole `event: <type>\ndata: <json>\n\n`
+   * events, byte for byte, in order, as soon as each read completes them, ending after the terminal
+   * `response.completed`, `response.incomplete` or `response.failed`. An in-stream `error` event is
+   * thrown as a {@link ProviderError} instead of forwarded, so that the route can retry before the
+   * first byte and write its own error event after it.
+   */
+  streamEvents(request: ResponsesRequest, signal: AbortSignal, report?: ResponsesReport): AsyncIterable<Uint8Array>
+}
+
+/** An embeddings request after validation, `model` rewritten, `input` a list of strings or of token lists. */
+export type EmbeddingsRequest = JsonObject & { model: string; input: string[] | number[][] }
+
+/** `POST /embeddings` of a provider: OpenAI's whole answer (`object: "list"`, `data`, `usage`). */
+export interface Embeddings {
+  create(request: EmbeddingsRequest, signal: AbortSignal): Promise<JsonObject>
 }
 
 /** A Messages request as the client sent it, after validation, with `model` rewritten to the upstream model. */
