@@ -51,6 +51,8 @@ function pageResponse(page: SitePage, request: Request): Response {
     'cache-control': 'no-cache',
     'content-security-policy': page.csp,
     'x-content-type-options': 'nosniff',
+    // The CSP's frame-ancestors says the same; browsers that predate it read this one.
+    'x-frame-options': 'DENY',
     'referrer-policy': 'strict-origin-when-cross-origin',
   }
   const ifNoneMatch = request.headers.get('if-none-match')

@@ -58,6 +58,17 @@ describe('RFC 6750 on every plant operation', () => {
     expect((await t.request('/plants', { headers: { authorization: `${scheme} ${token}` } })).status).toBe(200)
   })
 
+  test.each([
+    ['an empty value', '?access_token='],
+    ['no value at all', '?access_token'],
+    ['among other parameters', '?limit=5&access_token=&after=1'],
+  ])('access_token with %s in the query string is refused like any other', async (_, query) => {
+    const token = await t.tokenFor(uniqueOwner('query'))
+    const response = await t.request(`/plants${query}`, { token })
+    expect(response.status).toBe(400)
+    expect(response.headers.get('www-authenticate')).toContain('error="invalid_request"')
+  })
+
   test('a valid token in the query string is refused, not used', async () => {
     const token = await t.tokenFor(uniqueOwner('query'))
     const response = await t.request(`/plants?access_token=${token}`)

@@ -183,3 +183,28 @@ describe('the echo provider sizes a non-streamed answer before building it', () 
     await refused.catch(() => {})
   })
 })
+
+describe('the cap counts every byte of a stream, its [DONE] included', () => {
+  // A stream of about 70 KB: measured once under the default cap, then served under caps set around its size.
+  const request = { model: 'echo', messages: USER('word '.repeat(2_100)), stream: true }
+
+  test('a cap of exactly the stream size lets it end with [DONE]; one byte less cuts it with an error event', async () => {
+    const whole = await readAll(await app.chat(request))
+    expect(whole.endsWith('data: [DONE]\n\n')).toBe(true)
+    const size = utf8(whole)
+    expect(size).toBeGreaterThan(65_536)
+    const exact = await makeChatApp({ env: { CHAT_MAX_RESPONSE_BYTES: String(size) } })
+    const short = await makeChatApp({ env: { CHAT_MAX_RESPONSE_BYTES: String(size - 1) } })
+    try {
+      const fits = await readAll(await exact.chat(request))
+      expect(utf8(fits)).toBe(size)
+      expect(fits.endsWith('data: [DONE]\n\n')).toBe(true)
+      // Only the 14 bytes of [DONE] would pass the cap here: they count too.
+      const cut = await readAll(await short.chat(request))
+      expect(cut).not.toContain('data: [DONE]')
+      expect(cut.trimEnd().split('\n\n').at(-1)).toContain('"code":"response_too_large"')
+    } finally {
+      await Promise.all([exact.close(), short.close()])
+    }
+  })
+})

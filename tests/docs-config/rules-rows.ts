@@ -386,6 +386,13 @@ export const ROWS: Row[] = [
     message: 'openapi[1] is empty',
   },
   {
+    rule: 'a protocol-relative openapi URL is refused like other absolute URLs of no allowed scheme',
+    property: '"openapi": ¦"//specs.example.com/openapi.json"',
+    respected: '"openapi": "https://specs.example.com/openapi.json"',
+    path: '/openapi',
+    message: 'openapi: "//specs.example.com/openapi.json" is neither an absolute http(s) URL nor a relative path',
+  },
+  {
     rule: 'openapi entries are absolute URLs or relative paths',
     property: '"openapi": ¦"ftp://files.example.com/openapi.json"',
     respected: '"openapi": "/openapi.json"',

@@ -357,3 +357,16 @@ describe('a hostile docs.json cannot put script or markup on the page', () => {
     for (const text of forbidden) expect(html).not.toContain(text)
   })
 })
+
+describe('no page of the site may be framed (clickjacking)', () => {
+  test.each([
+    ['the home page', '/docs/'],
+    ['a built-in page', '/docs/introduction'],
+    ['the 404 page', '/docs/no/such/page'],
+  ])("%s says frame-ancestors 'none' in its CSP, and X-Frame-Options: DENY for older browsers", async (_, path) => {
+    const { response } = await page(path)
+    const directives = (response.headers.get('content-security-policy') ?? '').split(';').map((part) => part.trim())
+    expect(directives).toContain("frame-ancestors 'none'")
+    expect(response.headers.get('x-frame-options')).toBe('DENY')
+  })
+})

@@ -131,6 +131,19 @@ describe('events the relay refuses, on both paths', () => {
     expect(refused).toEqual({ error: { message: 'boom' } })
   })
 
+  test.each([
+    ['verbatim', (body: string) => `data: ${body}\n\n`],
+    ['decoded', (body: string) => `data: ${body}\r\n\r\n`],
+  ])('%s: an error carrying usage too is still an error, not a usage chunk to relay', (_, frame) => {
+    // A usage chunk is parsed for the ledger and may be cut out; it must not hide an error with it.
+    const failure = '{"error":{"message":"quota gone"},"usage":{"prompt_tokens":3,"completion_tokens":1}}'
+    const relay = new SseEventRelay({ stripUsage: true })
+    const result = relay.push(bytes(EVENT('a') + frame(failure) + EVENT('b')))
+    expect(result.refused).toEqual({ error: { message: 'quota gone' } })
+    expect(decoder.decode(result.bytes)).toBe(EVENT('a'))
+    expect(result.done).toBe(false)
+  })
+
   test('an object with both error and choices is a chunk, not an error', () => {
     const { sent, done } = relay(['data: {"choices":[],"error":null}\n\ndata: [DONE]\n\n'])
     expect(done).toBe(true)
