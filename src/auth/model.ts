@@ -33,5 +33,17 @@ export function parseScopes(list: string): Scope[] {
     if (!SCOPES.includes(scope as Scope))
       throw new Error(`unknown scope "${scope}"; known scopes: ${SCOPES.join(', ')}`)
   if (scopes.length === 0) throw new Error(`at least one scope is needed; known scopes: ${SCOPES.join(', ')}`)
-  return [...new Set(scopes)] as Scope[]
+  const twice = repeated(scopes)
+  if (twice !== undefined) throw new Error(`scope "${twice}" is listed twice`)
+  return scopes as Scope[]
+}
+
+/** The first item that appears twice in `items`: a list given twice the same scope or model is a mistake to name. */
+export function repeated<T>(items: readonly T[]): T | undefined {
+  const seen = new Set<T>()
+  for (const item of items) {
+    if (seen.has(item)) return item
+    seen.add(item)
+  }
+  return undefined
 }

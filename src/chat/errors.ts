@@ -4,6 +4,12 @@ import { ProviderError } from './providers/provider'
 import { encodeEvent } from './sse/encode'
 import { DONE, KEEP_ALIVE, type StreamFraming } from './sse/writer'
 
+/** Statuses whose answer always says when to retry (README: "429 and 503 carry Retry-After"). */
+const WAIT_ADVISED = new Set([429, 503])
+
+/** The wait advised when an upstream's 429 or 503 named none: another replica or the next second may do. */
+const DEFAULT_RETRY_AFTER_SECONDS = 1
+
 /**
  * Maps anything thrown on a chat route to an OpenAI error. Unknown errors become a 500
  * whose message does not leak internals; `isInternal` tells the caller to log them. A bug of ours
@@ -25,7 +31,10 @@ function describe(error: unknown): OpenAIErrorInit & { isInternal?: boolean } {
       type: error.options.type,
       code: error.options.code,
       param: error.options.param,
-      retryAfter: error.options.retryAfter,
+      // An upstream that is unavailable or rate limiting without saying how long gets our own advice:
+      // SDKs wait what Retry-After says, and without it some retry at once.
+      retryAfter:
+        error.options.retryAfter ?? (WAIT_ADVISED.has(error.status) ? DEFAULT_RETRY_AFTER_SECONDS : undefined),
     }
   }
   if (error instanceof HttpError) {

@@ -118,14 +118,15 @@ export class ModelRegistry {
     report?: StreamReport,
   ): Promise<T> {
     let lastError: unknown
-    for (const entry of this.#entries(model)) {
+    const entries = this.#entries(model)
+    for (const entry of entries) {
       for (let attempt = 0; ; attempt++) {
         if (report) noteServingEntry(report, entry)
         try {
           return await call(entry)
         } catch (error) {
           lastError = error
-          const next = await this.#afterFailure(error, entry, attempt, signal, false)
+          const next = await this.#afterFailure(error, entry, attempt, signal, false, entry === entries.at(-1))
           if (next === 'retry') continue
           break
         }
@@ -189,7 +190,8 @@ export class ModelRegistry {
     report?: StreamReport,
   ): Promise<OpenedStream<T>> {
     let lastError: unknown
-    for (const entry of this.#entries(model)) {
+    const entries = this.#entries(model)
+    for (const entry of entries) {
       for (let attempt = 0; ; attempt++) {
         if (report) noteServingEntry(report, entry)
         const iterator = start(entry)[Symbol.asyncIterator]()
@@ -197,7 +199,14 @@ export class ModelRegistry {
           return { iterator, first: await iterator.next() }
         } catch (error) {
           lastError = error
-          const next = await this.#afterFailure(error, entry, attempt, signal, state.committed)
+          const next = await this.#afterFailure(
+            error,
+            entry,
+            attempt,
+            signal,
+            state.committed,
+            entry === entries.at(-1),
+          )
           if (next === 'retry') continue
           break
         }
@@ -212,13 +221,17 @@ export class ModelRegistry {
     return entries
   }
 
-  /** Rethrows what must reach the client; otherwise waits out the back-off and says what to do next. */
+  /**
+   * Rethrows what must reach the client; otherwise waits out the back-off and says what to do next. `last`: no entry
+   * follows this one.
+   */
   async #afterFailure(
     error: unknown,
     entry: RouteEntry,
     attempt: number,
     signal: AbortSignal,
     committed: boolean,
+    last: boolean,
   ): Promise<'retry' | 'next'> {
     const provider = entry.provider.name
     if (signal.aborted || committed || !(error instanceof ProviderError)) {
@@ -230,8 +243,10 @@ export class ModelRegistry {
       await this.#sleep(backoffMs(entry.retry, attempt, error.options.retryAfter, this.#random), signal)
       return 'retry'
     }
+    // Without another entry to try, the failure reaches the client: it gave up, it did not fall back.
+    const givesUp = last || isRequestFault(error)
+    this.#observe?.({ provider, error, next: givesUp ? 'give up' : 'fallback' })
     if (isRequestFault(error)) throw error
-    this.#observe?.({ provider, error, next: 'fallback' })
     return 'next'
   }
 }

@@ -14,7 +14,7 @@ import { GROUPS, type Group } from '../usage/service'
 export type Command =
   | { name: 'help'; text: string }
   | { name: 'version' }
-  | { name: 'serve'; workers?: string }
+  | { name: 'serve'; workers?: string; port?: string; host?: string }
   | { name: 'migrate' }
   | { name: 'token create'; owner: string; scopes: Scope[]; grants: TokenGrants }
   | { name: 'token update'; id: string; change: TokenChange }
@@ -42,7 +42,8 @@ export class UsageError extends Error {
 const DEFAULT_SCOPES = 'plants:read,plants:write'
 
 const USAGE: Record<string, string> = {
-  serve: 'trellis [serve] [--workers N]        serve HTTP (the default command)',
+  serve:
+    'trellis [serve] [--port N] [--host ADDRESS] [--workers N]\n                                       serve HTTP (the default command)',
   migrate: 'trellis migrate                      apply database migrations, then exit',
   'token create': `trellis token create --owner NAME [--scope a,b] [--rpm N] [--tpm N] [--streams N]
                        [--budget-tokens N] [--models a,b] [--expires 30d|12h|2026-12-31]
@@ -82,7 +83,7 @@ function strict<T extends ParseArgsConfig['options']>(command: string, args: str
   let parsed
   try {
     parsed = parseArgs({
-      args,
+      args: withNegativeValues(args, options),
       options: { ...HELP_OPTION, ...options },
       strict: true,
       allowPositionals: positionals > 0,
@@ -103,6 +104,24 @@ function strict<T extends ParseArgsConfig['options']>(command: string, args: str
     seen.add(token.name)
   }
   return parsed
+}
+
+/**
+ * `--rpm -5` as parseArgs cannot read it: a value that starts with a dash looks like an option to it ("ambiguous").
+ * A negative number after an option that takes a value is that option's value, joined as `--rpm=-5`, so that the
+ * option's own check says what is wrong with it.
+ */
+function withNegativeValues(args: string[], options: ParseArgsConfig['options']): string[] {
+  const out: string[] = []
+  for (let i = 0; i < args.length; i++) {
+    const name = /^--([^=]+)$/.exec(args[i]!)?.[1]
+    const next = args[i + 1]
+    if (name !== undefined && options?.[name]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      out.push(`--${name}=${next}`)
+      i++
+    } else out.push(args[i]!)
+  }
+  return out
 }
 
 const help = (command: string): Command => ({ name: 'help', text: `Usage: ${USAGE[command]}` })
@@ -192,7 +211,13 @@ export function parseCommandLine(argv: string[], version: string): Command {
       throw new UsageError('token revoke needs a token id (see token list)', USAGE['token revoke'])
     return { name: 'token revoke', id: positionals[0] }
   }
-  if (first === 'token') throw new UsageError('token: expected create, update, list or revoke')
+  if (first === 'token' && (rest[0] === '--help' || rest[0] === '-h' || rest[0] === 'help'))
+    return { name: 'help', text: `Usage:\n${TOKEN_COMMANDS.map((command) => `  ${USAGE[command]}`).join('\n')}` }
+  if (first === 'token')
+    throw new UsageError(
+      'token: expected create, update, list or revoke',
+      TOKEN_COMMANDS.map((command) => USAGE[command]).join('\n       '),
+    )
   if (first === 'docs') {
     if (rest[0] === 'validate') return { name: 'docs validate', args: rest.slice(1) }
     if (rest[0] === 'push') return { name: 'docs push', args: rest.slice(1) }
@@ -203,6 +228,8 @@ export function parseCommandLine(argv: string[], version: string): Command {
   }
   throw new UsageError(`unknown command "${first}"`)
 }
+
+const TOKEN_COMMANDS = ['token create', 'token update', 'token list', 'token revoke']
 
 const GRANT_OPTIONS = {
   rpm: { type: 'string' },
@@ -264,12 +291,15 @@ function grantsOf(values: Partial<Record<keyof typeof GRANT_OPTIONS, string>>, r
 
 /** `30d`, `12h`, `45m` from now, or a date or date-time. */
 function expiry(text: string): Date {
-  const relative = /^(\d{1,5})([dhm])$/.exec(text)
+  const relative = /^([1-9]\d{0,4})([dhm])$/.exec(text)
   if (relative)
     return new Date(
       Date.now() + Number(relative[1]) * { d: 86_400_000, h: 3_600_000, m: 60_000 }[relative[2] as 'd' | 'h' | 'm'],
     )
-  return instant('--expires', text, '30d, 12h, 45m, ')
+  const date = instant('--expires', text, '30d, 12h, 45m, ')
+  // A token that expires before it is made can never be used: that is a typo, not a wish.
+  if (date.getTime() <= Date.now()) throw new Error(`--expires ${text} is in the past; give a later date, or 30d`)
+  return date
 }
 
 function instant(option: string, text: string, also = ''): Date {
@@ -284,9 +314,27 @@ function instant(option: string, text: string, also = ''): Date {
 }
 
 function serve(args: string[]): Command {
-  const { values } = strict('serve', args, { workers: { type: 'string' } })
-  if (values.help) return help('serve')
+  const { values } = strict('serve', args, {
+    workers: { type: 'string' },
+    port: { type: 'string' },
+    host: { type: 'string' },
+  })
+  if (values.help) return { name: 'help', text: `Usage: ${USAGE.serve}\n\n${SERVE_ENVIRONMENT}` }
   if (values.workers !== undefined && !/^[1-9]\d*$/.test(values.workers))
     throw new UsageError(`serve: --workers must be a positive whole number, got "${values.workers}"`, USAGE.serve)
-  return { name: 'serve', workers: values.workers }
+  if (values.port !== undefined && !(/^\d{1,5}$/.test(values.port) && Number(values.port) <= 65535))
+    throw new UsageError(`serve: --port must be a port number from 0 to 65535, got "${values.port}"`, USAGE.serve)
+  if (values.host !== undefined && (values.host.trim() === '' || /\s/.test(values.host)))
+    throw new UsageError(`serve: --host must be a host name or address, got "${values.host}"`, USAGE.serve)
+  return { name: 'serve', workers: values.workers, port: values.port, host: values.host }
 }
+
+/** What `serve --help` says of the environment: the settings a first start needs (README: "Configuration"). */
+const SERVE_ENVIRONMENT = `The options set what these variables set (an option wins over its variable):
+  PORT (3000), HOST (0.0.0.0), WORKERS (1; more needs DATABASE_URL)
+Also read from the environment:
+  DATABASE_URL        PostgreSQL (postgres://…); unset: the embedded PGlite in TRELLIS_DATA_DIR (./data)
+  MIGRATE_ON_START    apply migrations at start (true)
+  NODE_ENV            production: no first-run development token
+  LOG_LEVEL           debug, info, warn, error or silent (info)
+  CHAT_PROVIDERS, CHAT_MODELS, TRELLIS_DEFAULT_LIMITS, BODY_LIMIT, … (README: "Configuration")`

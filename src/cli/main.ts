@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import pkg from '../../package.json' with { type: 'json' }
 import { TokenService } from '../auth/service'
 import { type Command, parseCommandLine, UsageError } from './command-line'
@@ -33,7 +35,10 @@ export async function main(argv: string[]): Promise<number> {
     case 'docs push':
       return runDocsPush(command.args)
     case 'serve': {
-      const env = command.workers === undefined ? process.env : { ...process.env, WORKERS: command.workers }
+      // An option wins over its variable: it is the more specific of the two.
+      const overrides = { WORKERS: command.workers, PORT: command.port, HOST: command.host }
+      const env = { ...process.env }
+      for (const [name, value] of Object.entries(overrides)) if (value !== undefined) env[name] = value
       const config = configOrExit(env)
       if (config.workers > 1 && !process.env.TRELLIS_WORKER) {
         await withDatabase(async (cfg, db) => (await announceDevelopmentToken(cfg, new TokenService(db)), 0), {
@@ -57,7 +62,8 @@ export async function main(argv: string[]): Promise<number> {
       return healthcheck()
     case 'token create': {
       const { owner, scopes, grants } = command
-      return withDatabase(async (_config, db) => {
+      return withDatabase(async (config, db) => {
+        if (!servesModels(config, grants.models)) return 1
         const created = await new TokenService(db).create({ owner, scopes, ...grants })
         console.log(
           `created ${created.id} for ${created.owner} with scopes ${created.scopes.join(',')}${describeGrants(created)}`,
@@ -69,7 +75,8 @@ export async function main(argv: string[]): Promise<number> {
     }
     case 'token update': {
       const { id, change } = command
-      return withDatabase(async (_config, db) => {
+      return withExistingDatabase(async (config, db) => {
+        if (!servesModels(config, change.models ?? undefined)) return 1
         const updated = await new TokenService(db).update(id, change)
         if (!updated) {
           console.error(`trellis: no live token with id ${id}`)
@@ -82,7 +89,7 @@ export async function main(argv: string[]): Promise<number> {
       })
     }
     case 'token list':
-      return withDatabase(async (_config, db) => {
+      return withExistingDatabase(async (_config, db) => {
         const rows = await new TokenService(db).list()
         console.log(['ID', 'OWNER', 'SCOPES', 'LIMITS', 'MODELS', 'EXPIRES', 'CREATED', 'REVOKED'].join('\t'))
         for (const row of rows) {
@@ -109,7 +116,7 @@ export async function main(argv: string[]): Promise<number> {
     case 'usage': {
       const { from, by } = command
       const to = command.to ?? new Date()
-      return withDatabase(async (_config, db) => {
+      return withExistingDatabase(async (_config, db) => {
         const rows = await summarizeUsage(db, {
           from: from ?? new Date(to.getTime() - 30 * 86_400_000),
           to,
@@ -121,7 +128,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     case 'token revoke': {
       const { id } = command
-      return withDatabase(async (_config, db) => {
+      return withExistingDatabase(async (_config, db) => {
         if (!(await new TokenService(db).revoke(id))) {
           console.error(`trellis: no live token with id ${id}`)
           return 1
@@ -171,6 +178,35 @@ async function withDatabase(
   } finally {
     await database.close()
   }
+}
+
+/**
+ * {@link withDatabase} for a command that only makes sense on a database that exists: on the embedded one, a data
+ * directory nobody has started yet is said to be empty instead of being created (and migrated) for nothing.
+ */
+function withExistingDatabase(
+  run: (config: Config, db: DatabaseHandle['db'], handle: DatabaseHandle) => Promise<number>,
+): Promise<number> {
+  const config = configOrExit()
+  if (!config.databaseUrl && !existsSync(join(config.dataDir, 'PG_VERSION'))) {
+    console.error(
+      `trellis: there is no database in ${config.dataDir} yet, so nothing to read or change; start the server ` +
+        'there once (bun start), make a token with `trellis token create`, or set DATABASE_URL',
+    )
+    return Promise.resolve(1)
+  }
+  return withDatabase(run, { config })
+}
+
+/** Whether every model of `models` is one this configuration serves; says which are not when not. */
+function servesModels(config: Config, models: readonly string[] | null | undefined): boolean {
+  const unknown = (models ?? []).filter((model) => !Object.hasOwn(config.chat.models, model))
+  if (unknown.length === 0) return true
+  console.error(
+    `trellis: --models names ${unknown.join(', ')}, which this configuration does not serve (CHAT_MODELS); it ` +
+      `serves ${Object.keys(config.chat.models).join(', ')}`,
+  )
+  return false
 }
 
 /** ` with limits rpm=60, models echo, expires 2026-…`, or '' when the token has none of those. */

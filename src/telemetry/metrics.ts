@@ -38,8 +38,8 @@ export class Metrics {
     })
     this.#latency = new Histogram({
       name: 'trellis_http_request_duration_seconds',
-      help: 'Time to the response head, by route template and method',
-      labelNames: ['route', 'method'],
+      help: 'Time to the response head, by route template, method and status',
+      labelNames: ['route', 'method', 'status'],
       buckets: LATENCY_BUCKETS,
       registers,
     })
@@ -133,8 +133,9 @@ export class Metrics {
   }
 
   httpRequest(route: string, method: string, status: number, seconds: number): void {
-    this.#http.labels(route, method, String(status)).inc()
-    this.#latency.labels(route, method).observe(seconds)
+    const code = String(status)
+    this.#http.labels(route, method, code).inc()
+    this.#latency.labels(route, method, code).observe(seconds)
   }
 
   chatStarted(): void {

@@ -13,6 +13,8 @@ describe('parseCommandLine: what each command line means', () => {
     [['serve'], { name: 'serve', workers: undefined }],
     [['serve', '--workers', '4'], { name: 'serve', workers: '4' }],
     [['--workers=2'], { name: 'serve', workers: '2' }],
+    [['serve', '--port', '8080', '--host', '127.0.0.1'], { name: 'serve', port: '8080', host: '127.0.0.1' }],
+    [['serve', '--port=0'], { name: 'serve', port: '0' }],
     [['migrate'], { name: 'migrate' }],
     [['healthcheck'], { name: 'healthcheck' }],
     [['token', 'list'], { name: 'token list' }],
@@ -103,6 +105,8 @@ describe('parseCommandLine: what each command line means', () => {
     [['token', 'create', '-h', '--help']],
     [['serve', '--help']],
     [['migrate', '--help']],
+    [['token', '--help']],
+    [['token', '-h']],
   ])('%p asks for help (and never touches a token named "--help")', (argv) => {
     expect(parse(argv).name).toBe('help')
   })
@@ -135,7 +139,17 @@ describe('parseCommandLine: what each command line means', () => {
     [['migrate', '--dry-run'], "Unknown option '--dry-run'"],
     [['serve', '--workers'], "'--workers <value>' argument missing"],
     [['serve', '--workers', 'many'], '--workers must be a positive whole number'],
-    [['serve', '--port', '80'], "Unknown option '--port'"],
+    [['serve', '--port', 'http'], '--port must be a port number from 0 to 65535, got "http"'],
+    [['serve', '--port', '70000'], '--port must be a port number from 0 to 65535, got "70000"'],
+    [['serve', '--port', '-1'], '--port must be a port number from 0 to 65535, got "-1"'],
+    [['token', 'create', '--owner', 'x', '--rpm', '-5'], '--rpm must be a whole number from 1 to 10^12, got "-5"'],
+    [
+      ['token', 'update', 'tok_1', '--tpm', '-0.5'],
+      '--tpm must be a whole number from 1 to 10^12, or none, got "-0.5"',
+    ],
+    [['token', 'create', '--owner', 'x', '--scope', 'chat,chat'], 'scope "chat" is listed twice'],
+    [['token', 'create', '--owner', 'x', '--expires', '2020-01-01'], '--expires 2020-01-01 is in the past'],
+    [['token', 'create', '--owner', 'x', '--expires', '0d'], '--expires must be 30d, 12h, 45m, a date'],
     [['dance'], 'unknown command "dance"'],
   ])('%p is a usage error: %s', (argv, message) => {
     expect(() => parse(argv)).toThrow(UsageError)
@@ -162,6 +176,32 @@ describe('the trellis process: a bad invocation is exit 2 with a usage line, bef
     expect(result.stderr).toContain(usageLine)
     expect(result.stderr).not.toContain('    at ')
     expect(existsSync(dataDir) ? readdirSync(dataDir) : []).toEqual([])
+  })
+
+  test('token --help lists the token commands and exits 0', async () => {
+    const result = await runCli(['token', '--help'], { TRELLIS_DATA_DIR: dataDir })
+    expect(result.code).toBe(0)
+    for (const line of ['trellis token create', 'trellis token update', 'trellis token list', 'trellis token revoke'])
+      expect(result.stdout).toContain(line)
+  })
+
+  test('serve --help names the environment variables a first start needs', async () => {
+    const result = await runCli(['serve', '--help'], { TRELLIS_DATA_DIR: dataDir })
+    expect(result.code).toBe(0)
+    for (const name of ['--port', 'PORT', 'HOST', 'DATABASE_URL', 'TRELLIS_DATA_DIR', 'WORKERS', 'LOG_LEVEL'])
+      expect(result.stdout).toContain(name)
+  })
+
+  test.each([
+    [['token', 'revoke', 'tok_AbCdEfGhIjKl']],
+    [['token', 'list']],
+    [['token', 'update', 'tok_AbCdEfGhIjKl', '--rpm', '5']],
+    [['usage']],
+  ])('%p where no database was ever made says so, and makes none', async (argv) => {
+    const result = await runCli(argv, { TRELLIS_DATA_DIR: dataDir })
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain(`there is no database in ${dataDir} yet`)
+    expect(existsSync(dataDir)).toBe(false)
   })
 
   test("token revoke --help prints that command's usage and exits 0 without opening the database", async () => {

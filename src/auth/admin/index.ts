@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import { type AuthDeps, authenticatedBody, authPlugin, BEARER_SECURITY } from '..'
-import type { Scope } from '../model'
+import { repeated, type Scope } from '../model'
 import type { TokenRecord as StoredToken, TokenService } from '../service'
 import { requireJsonContentType, readBodyText } from '../../http/body'
 import { ErrorBody, errorStatuses, jsonErrors } from '../../http/json-errors'
@@ -11,7 +11,12 @@ import type { Logger } from '../../telemetry/logger'
 import { bodyValidator } from '../../http/validation'
 import { CreatedToken, NewToken, TokenChange, TokenIdParams, TokenList, TokenRecord } from './model'
 
-export type AdminDeps = { auth: AuthDeps; tokens: TokenService; logger: Logger; config: { bodyLimit: number } }
+export type AdminDeps = {
+  auth: AuthDeps
+  tokens: TokenService
+  logger: Logger
+  config: { bodyLimit: number; chat: { models: Record<string, unknown> } }
+}
 
 const errors = (...statuses: number[]) => errorStatuses(ErrorBody, ...statuses)
 const ADMIN_ONLY = { description: 'The token is not an admin token.' }
@@ -36,6 +41,14 @@ export const adminPlugin = (deps: AdminDeps) => {
       '/admin/tokens',
       async ({ body, set }) => {
         const input = body as typeof NewToken.static
+        if (input.expires_at !== undefined && Date.parse(input.expires_at) <= Date.now())
+          throw new HttpError(
+            400,
+            `expires_at ${input.expires_at} is in the past; a new token must expire later than now`,
+          )
+        refuseMistakes(input, deps.config.chat.models)
+        const twice = repeated(input.scopes)
+        if (twice !== undefined) throw new HttpError(400, `scopes lists "${twice}" twice`)
         const created = await deps.tokens.create({
           owner: input.owner,
           scopes: input.scopes as Scope[],
@@ -94,6 +107,7 @@ export const adminPlugin = (deps: AdminDeps) => {
       '/admin/tokens/:id',
       async ({ params, body }) => {
         const change = body as typeof TokenChange.static
+        refuseMistakes(change, deps.config.chat.models)
         const updated = await deps.tokens.update(params.id, {
           limits: change.limits,
           models: change.models,
@@ -168,4 +182,22 @@ function recordOf(token: StoredToken) {
     created_at: token.createdAt.toISOString(),
     revoked_at: token.revokedAt?.toISOString() ?? null,
   }
+}
+
+/**
+ * Models a token could never use, refused when it is made or changed rather than discovered later: one this server
+ * does not serve (every request naming it would be a 404), or the same one twice. (An expiry in the past is refused
+ * on a new token only: on an existing one it is how an operator ends it now.)
+ */
+function refuseMistakes(grants: { models?: string[] | null }, served: Record<string, unknown>): void {
+  if (!grants.models) return
+  const unknown = grants.models.filter((model) => !Object.hasOwn(served, model))
+  if (unknown.length > 0)
+    throw new HttpError(
+      400,
+      `models names ${unknown.map((model) => `"${model}"`).join(', ')}, which this server does not serve; ` +
+        `it serves ${Object.keys(served).join(', ')} (GET /models)`,
+    )
+  const twice = repeated(grants.models)
+  if (twice !== undefined) throw new HttpError(400, `models lists "${twice}" twice`)
 }
