@@ -4,7 +4,14 @@ import type { Governance } from '../governance/service'
 import type { UsageLedger } from '../usage/ledger'
 import type { Metrics } from '../telemetry/metrics'
 import { type CompletionDeps, serveCompletion } from './completion'
-import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailable } from '../db/failures'
+import {
+  DATABASE_RETRY_AFTER_SECONDS,
+  databaseNotMigrated,
+  databaseUnavailable,
+  describeFailure,
+  NOT_MIGRATED_MESSAGE,
+  NOT_MIGRATED_RETRY_AFTER_SECONDS,
+} from '../db/failures'
 import { readBodyText, requireJsonContentType } from '../http/body'
 import { recordingStatus } from '../http/json-errors'
 import { jsonContent } from '../http/openapi-document'
@@ -234,6 +241,17 @@ export function chatPlugin(deps: ChatDeps) {
             request: Request
             set: { headers: Record<string, unknown>; status?: unknown }
           }) => {
+            const notMigrated = databaseNotMigrated(error)
+            if (notMigrated) {
+              deps.logger.warn('database not migrated', { request_id: requestIdOf(set), cause: notMigrated })
+              return openAIErrorResponse({
+                status: 503,
+                message: NOT_MIGRATED_MESSAGE,
+                type: 'server_error',
+                code: 'database_not_migrated',
+                retryAfter: NOT_MIGRATED_RETRY_AFTER_SECONDS,
+              })
+            }
             const unavailable = databaseUnavailable(error)
             if (unavailable) {
               deps.logger.warn('database unavailable', {
@@ -307,7 +325,7 @@ function logFailure(
     request_id: where.requestId,
     method: where.method,
     path: new URL(where.url).pathname,
-    error: provider ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error),
+    error: provider ? error.message : describeFailure(error),
     ...(provider && error.options.detail !== undefined ? { detail: error.options.detail } : {}),
   })
 }

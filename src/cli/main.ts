@@ -7,6 +7,7 @@ import { announceDevelopmentToken, openConfiguredDatabase } from '../runtimes/bo
 import type { Config } from '../config'
 import type { DatabaseHandle } from '../db/connect'
 import { DataDirInUse } from '../db/data-dir-lock'
+import { databaseNotMigrated, describeFailure, NOT_MIGRATED_MESSAGE } from '../db/failures'
 import { migrate } from '../db/migrate'
 import { runDocsValidate } from './docs-validate'
 import { runDocsPush } from './docs-push'
@@ -269,7 +270,12 @@ if (import.meta.main) {
     const code = await main(process.argv.slice(2))
     if (code >= 0) process.exit(code)
   } catch (error) {
-    console.error(`trellis: ${(error as Error).message}`)
+    console.error(`trellis: ${databaseNotMigrated(error) ? NOT_MIGRATED_MESSAGE : firstLine(describeFailure(error))}`)
     process.exit(1)
   }
+}
+
+/** What a terminal shows of a failure: its first line (the stack is for the log). */
+function firstLine(text: string): string {
+  return text.split('\n', 1)[0]!
 }

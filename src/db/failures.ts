@@ -85,3 +85,38 @@ export function dataRefused(error: unknown): boolean {
 
 /** Seconds a client is asked to wait before retrying a request that met an unavailable database. */
 export const DATABASE_RETRY_AFTER_SECONDS = 1
+
+/**
+ * SQLSTATEs that mean the schema is not there: an undefined table (42P01) or column (42703). On a database Trellis
+ * manages, that is a database nobody migrated (MIGRATE_ON_START=false and no `trellis migrate`), not a bad request.
+ */
+const NOT_MIGRATED_STATES = new Set(['42P01', '42703'])
+
+/** The cause behind `error` when it means the database lacks Trellis's tables: it needs `trellis migrate`. */
+export function databaseNotMigrated(error: unknown): Unavailable | undefined {
+  for (const { code, message } of causes(error)) {
+    if (typeof code === 'string' && NOT_MIGRATED_STATES.has(code))
+      return { code, message: typeof message === 'string' ? message : '' }
+  }
+  return undefined
+}
+
+/** What every contract says, in its own shape, of a database that has not been migrated. */
+export const NOT_MIGRATED_MESSAGE =
+  'the database is not migrated: run `trellis migrate` (or start the server with MIGRATE_ON_START=true)'
+
+/** Seconds a client is asked to wait on a database that is not migrated: someone has to act first. */
+export const NOT_MIGRATED_RETRY_AFTER_SECONDS = 30
+
+/**
+ * `error` as text for a log or a terminal, without the parameters of a failed query: Drizzle's message and stack
+ * carry them (`Failed query: …\nparams: …`), and they are what the request sent, a new token's hash included.
+ */
+export function describeFailure(error: unknown): string {
+  if (!(error instanceof Error)) return String(error)
+  const text = error.stack ?? error.message
+  if (!text.includes('\nparams: ')) return text
+  const cause = (error as { cause?: unknown }).cause
+  const why = cause instanceof Error ? ` (${cause.message})` : ''
+  return text.replace(/\nparams: [^\n]*/g, `\nparams: (not logged)${why}`)
+}

@@ -43,6 +43,23 @@ export async function migrate(db: Database, migrations: readonly Migration[] = M
   })
 }
 
+/**
+ * The migrations this build carries that the database has not applied yet, in order (all of them when it was never
+ * migrated). One small query; `/ready` asks it until the answer is none.
+ */
+export async function pendingMigrations(
+  db: Database,
+  migrations: readonly Migration[] = MIGRATIONS,
+): Promise<string[]> {
+  const exists = rowsOf<{ found: boolean }>(
+    await db.execute(sql`select to_regclass('trellis_migrations') is not null as found`),
+  )[0]?.found
+  if (!exists) return migrations.map((migration) => migration.tag)
+  const rows = await db.execute<{ tag: string }>(sql`select tag from trellis_migrations`)
+  const applied = new Set(rowsOf<{ tag: string }>(rows).map((row) => row.tag))
+  return migrations.filter((migration) => !applied.has(migration.tag)).map((migration) => migration.tag)
+}
+
 /** postgres.js returns an array of rows, PGlite an object with `rows`. */
 export function rowsOf<T>(result: unknown): T[] {
   return Array.isArray(result) ? (result as T[]) : ((result as { rows: T[] }).rows ?? [])

@@ -1,6 +1,13 @@
 import { Type } from '@sinclair/typebox'
 import type { TSchema, ValidationError } from 'elysia'
-import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailable } from '../db/failures'
+import {
+  DATABASE_RETRY_AFTER_SECONDS,
+  databaseNotMigrated,
+  databaseUnavailable,
+  describeFailure,
+  NOT_MIGRATED_MESSAGE,
+  NOT_MIGRATED_RETRY_AFTER_SECONDS,
+} from '../db/failures'
 import { asHttpError, STATUS_TEXT } from './errors'
 import type { Logger } from '../telemetry/logger'
 import { describeValidation } from './validation'
@@ -62,6 +69,11 @@ export function jsonErrors(logger: Logger) {
     const known = asHttpError(error)
     if (known) return errorResponse(known.status, known.message, known.extra.headers, known.extra.body)
     // Before PARSE: a token check inside a parse hook that met a database outage is not a bad body.
+    const notMigrated = databaseNotMigrated(error)
+    if (notMigrated) {
+      logger.warn('database not migrated', { request_id: set.headers['x-request-id'], cause: notMigrated })
+      return errorResponse(503, NOT_MIGRATED_MESSAGE, { 'retry-after': String(NOT_MIGRATED_RETRY_AFTER_SECONDS) })
+    }
     const unavailable = databaseUnavailable(error)
     if (unavailable) {
       logger.warn('database unavailable', {
@@ -85,7 +97,7 @@ export function jsonErrors(logger: Logger) {
       request_id: set.headers['x-request-id'],
       method: request.method,
       path: new URL(request.url).pathname,
-      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      error: describeFailure(error),
     })
     return errorResponse(500, 'internal error; the details are in the server log under this request id')
   })

@@ -1,7 +1,13 @@
 import { Elysia } from 'elysia'
 import type { DatabaseHandle } from '../db/connect'
 import { withDeadline } from '../db/deadline'
-import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailable } from '../db/failures'
+import {
+  DATABASE_RETRY_AFTER_SECONDS,
+  databaseUnavailable,
+  NOT_MIGRATED_MESSAGE,
+  NOT_MIGRATED_RETRY_AFTER_SECONDS,
+} from '../db/failures'
+import { pendingMigrations } from '../db/migrate'
 import { Type } from '@sinclair/typebox'
 import { ErrorBody, errorResponse, jsonErrors } from '../http/json-errors'
 import { jsonContent } from '../http/openapi-document'
@@ -32,6 +38,7 @@ const ERROR_CONTENT = jsonContent(ErrorBody)
  */
 export const operationsPlugin = (deps: OperationsDeps) => {
   const page = referencePage(deps.title)
+  let migrated = false
   const html = () => new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8' } })
   return new Elysia({ name: 'operations' })
     .onError(jsonErrors(deps.logger))
@@ -77,6 +84,17 @@ export const operationsPlugin = (deps: OperationsDeps) => {
       async ({ set }) => {
         try {
           await withDeadline(deps.database.ping(), READY_DEADLINE_MS)
+          // Once every migration is in, they stay in: the check stops costing a query.
+          if (!migrated) {
+            const pending = await withDeadline(pendingMigrations(deps.database.db), READY_DEADLINE_MS)
+            if (pending.length > 0) {
+              deps.logger.warn('not ready: the database is not migrated', { pending })
+              return errorResponse(503, `not ready: ${NOT_MIGRATED_MESSAGE} (${pending.length} pending)`, {
+                'retry-after': String(NOT_MIGRATED_RETRY_AFTER_SECONDS),
+              })
+            }
+            migrated = true
+          }
           return { status: 'ready' as const, database: deps.database.kind }
         } catch (error) {
           // The cause goes to the log; probes and the public only learn that it is not ready.
@@ -91,14 +109,15 @@ export const operationsPlugin = (deps: OperationsDeps) => {
       },
       {
         detail: {
-          summary: 'Readiness: the database answers (503 otherwise)',
+          summary: 'Readiness: the database answers and is migrated (503 otherwise)',
           description: `Public. Answers within ${READY_DEADLINE_MS / 1000} s whatever the database does.`,
           tags: ['operations'],
           responses: {
             200: { description: 'The database answers.', content: STATUS_CONTENT },
             503: {
               description:
-                'The database does not answer, or this replica is shutting down; Retry-After says when to try again.',
+                'The database does not answer or is not migrated, or this replica is shutting down; Retry-After says ' +
+                'when to try again.',
               content: ERROR_CONTENT,
             },
           },

@@ -22,10 +22,10 @@ export const TRANSPORTS: Transport[] = ['app.handle', 'listening server']
  * `logs` collects the structured log lines instead of printing them.
  */
 export async function makeTestApp(
-  options: { env?: Record<string, string>; deps?: Partial<AppDeps>; transport?: Transport } = {},
+  options: { env?: Record<string, string>; deps?: Partial<AppDeps>; transport?: Transport; migrated?: boolean } = {},
 ) {
   const config = loadConfig({ LOG_LEVEL: 'info', ...options.env }, PROVIDER_KINDS)
-  const database = await freshDatabase()
+  const database = await freshDatabase({ migrated: options.migrated })
   const logs: Record<string, unknown>[] = []
   const logger = createLogger(config.logLevel, (line) => logs.push(JSON.parse(line)))
   const tokens = new TokenService(database.db)

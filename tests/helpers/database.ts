@@ -4,15 +4,15 @@ import { type DatabaseHandle, openDatabase } from '../../src/db/connect'
 import { migrate } from '../../src/db/migrate'
 
 /**
- * A fresh, migrated database for one test app, on the backend the suite runs against:
+ * A fresh database for one test app, migrated unless told otherwise, on the backend the suite runs against:
  * with DATABASE_URL, a new PostgreSQL database created next to it (and dropped on close);
  * otherwise an in-memory PGlite. PGlite's initdb takes seconds, so it runs once per
  * process and every later database starts from a dump of that empty cluster.
  */
-export async function freshDatabase(): Promise<DatabaseHandle> {
+export async function freshDatabase(options: { migrated?: boolean } = {}): Promise<DatabaseHandle> {
   const url = process.env.DATABASE_URL
   const handle = url ? await freshPostgres(url) : await openDatabase({ pglite: { loadDataDir: await emptyCluster() } })
-  await migrate(handle.db)
+  if (options.migrated !== false) await migrate(handle.db)
   return handle
 }
 

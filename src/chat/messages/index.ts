@@ -1,6 +1,12 @@
 import { Elysia, type DocumentDecoration } from 'elysia'
 import { API_KEY_SECURITY, type AuthDeps, authPlugin, type Principal } from '../../auth'
-import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailable } from '../../db/failures'
+import {
+  DATABASE_RETRY_AFTER_SECONDS,
+  databaseNotMigrated,
+  databaseUnavailable,
+  NOT_MIGRATED_MESSAGE,
+  NOT_MIGRATED_RETRY_AFTER_SECONDS,
+} from '../../db/failures'
 import { anthropicErrorResponse, AnthropicErrorSchema } from '../../http/anthropic-errors'
 import { readBodyText, requireJsonContentType } from '../../http/body'
 import { jsonContent } from '../../http/openapi-document'
@@ -126,6 +132,12 @@ export function messagesPlugin(deps: MessagesDeps) {
           set: { headers: Record<string, unknown>; status?: unknown }
         }) => {
           const requestId = requestIdOf(set)
+          const notMigrated = databaseNotMigrated(error)
+          if (notMigrated) {
+            deps.logger.warn('database not migrated', { request_id: requestId, cause: notMigrated })
+            const init = { status: 503, message: NOT_MIGRATED_MESSAGE, retryAfter: NOT_MIGRATED_RETRY_AFTER_SECONDS }
+            return anthropicErrorResponse(init, requestId)
+          }
           const unavailable = databaseUnavailable(error)
           if (unavailable) {
             deps.logger.warn('database unavailable', {
