@@ -12,7 +12,7 @@ import { migrate } from '../db/migrate'
 import { runDocsValidate } from './docs-validate'
 import { runDocsPush } from './docs-push'
 import { bunPgliteFiles } from '../runtimes/bun-pglite'
-import { configOrExit } from '../runtimes/lifecycle'
+import { configOrExit, listenFailure } from '../runtimes/lifecycle'
 import { serve } from '../runtimes/bun'
 import { summarizeUsage } from '../usage/service'
 import { runWorkers } from '../runtimes/bun-workers'
@@ -42,6 +42,12 @@ export async function main(argv: string[]): Promise<number> {
       for (const [name, value] of Object.entries(overrides)) if (value !== undefined) env[name] = value
       const config = configOrExit(env)
       if (config.workers > 1 && !process.env.TRELLIS_WORKER) {
+        // The workers bind later; a port someone else holds must stop us before a token is printed for it.
+        const taken = portTaken(config.host, config.port)
+        if (taken) {
+          console.error(`trellis: cannot listen on ${config.host}:${config.port}: ${listenFailure(taken)}`)
+          return 1
+        }
         await withDatabase(async (cfg, db) => (await announceDevelopmentToken(cfg, new TokenService(db)), 0), {
           config,
         })
@@ -278,4 +284,15 @@ if (import.meta.main) {
 /** What a terminal shows of a failure: its first line (the stack is for the log). */
 function firstLine(text: string): string {
   return text.split('\n', 1)[0]!
+}
+
+/** The error binding `host:port` gives right now, or undefined when it is free (the probe is released at once). */
+function portTaken(host: string, port: number): unknown {
+  if (port === 0) return undefined
+  try {
+    Bun.listen({ hostname: host, port, socket: { data() {} } }).stop(true)
+    return undefined
+  } catch (error) {
+    return error
+  }
 }

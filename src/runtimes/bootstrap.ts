@@ -52,8 +52,8 @@ export async function openConfiguredDatabase(
 }
 
 /**
- * Everything a runtime entry needs before it can serve: database, migrations, tokens,
- * the first-run development token, and the app itself. Runtime-neutral; the entries in
+ * Everything a runtime entry needs before it can serve: database, migrations, tokens, the app itself, and the
+ * first-run development token to announce once the entry listens. Runtime-neutral; the entries in
  * src/runtimes/bun.ts and src/runtimes/ only add the listening socket and signal handling.
  */
 export async function bootstrap(
@@ -78,7 +78,6 @@ export async function bootstrap(
       if (applied.length) logger.info('migrations applied', { applied })
     }
     const tokens = new TokenService(database.db)
-    await announceDevelopmentToken(config, tokens)
     const gate = new RequestGate()
     const clock = () => new Date()
     const ledger = config.usageLedger ? new UsageLedger(database, logger) : undefined
@@ -97,7 +96,10 @@ export async function bootstrap(
       await ledger?.stop()
       await database.close()
     }
-    return { app: createApp(deps), deps, gate, close }
+    // Called by the entry once it listens: a token printed before the bind would point a curl line at
+    // whatever else holds the port, for a server that then exits.
+    const firstToken = (url: string) => announceDevelopmentToken(config, tokens, url)
+    return { app: createApp(deps), deps, gate, close, firstToken }
   } catch (error) {
     await database.close()
     throw error
@@ -108,19 +110,22 @@ export async function bootstrap(
  * On the first start with no tokens at all, and never in production, mint one admin
  * token so a newcomer can try the API at once. It is printed once and not stored in clear.
  */
-export async function announceDevelopmentToken(config: Config, tokens: TokenService) {
+export async function announceDevelopmentToken(config: Config, tokens: TokenService, url?: string) {
   if (isProduction(config) || config.env.TRELLIS_WORKER || (await tokens.count()) > 0) return
   const created = await tokens.createFirst({ owner: 'dev', scopes: ['admin'] })
   if (!created) return // another replica starting at the same moment minted it
   const { token } = created
-  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host
+  const base = url ? new URL(url) : new URL(`http://${config.host}:${config.port}`)
+  // A server on every interface is reached on this machine as localhost.
+  if (base.hostname === '0.0.0.0' || base.hostname === '[::]') base.hostname = 'localhost'
+  const origin = base.origin
   console.log(
     [
       '',
       'No tokens existed, so a development admin token was created. It is shown only this once:',
       `  ${token}`,
       'Try it:',
-      `  curl -s -X POST http://${host}:${config.port}/plants -H 'Authorization: Bearer ${token}' -H ` +
+      `  curl -s -X POST ${origin}/plants -H 'Authorization: Bearer ${token}' -H ` +
         `'Content-Type: application/json' -d '{"name":"Monstera","tag":"tropical"}'`,
       config.databaseUrl
         ? 'More tokens: trellis token create --owner NAME --scope chat (or POST /admin/tokens).'
@@ -128,7 +133,7 @@ export async function announceDevelopmentToken(config: Config, tokens: TokenServ
       ...(config.databaseUrl
         ? []
         : [
-            `  curl -s -X POST http://${host}:${config.port}/admin/tokens -H 'Authorization: Bearer ${token}' -H ` +
+            `  curl -s -X POST ${origin}/admin/tokens -H 'Authorization: Bearer ${token}' -H ` +
               `'Content-Type: application/json' -d ` +
               `'{"owner":"alice","scopes":["plants:read","plants:write","chat"]}'`,
           ]),

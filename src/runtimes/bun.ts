@@ -4,7 +4,7 @@ import { bunUiAssets } from './bun-assets'
 import { workerLogger } from './bun-log-sink'
 import { bunPgliteFiles } from './bun-pglite'
 import { startGcPacer } from './gc-pacer'
-import { configOrExit, shutdownOnSignals, startedOrExit } from './lifecycle'
+import { configOrExit, listenFailure, shutdownOnSignals, startedOrExit } from './lifecycle'
 
 /**
  * The Bun entry: build the app, listen, and on SIGTERM/SIGINT drain — stop accepting,
@@ -14,7 +14,7 @@ import { configOrExit, shutdownOnSignals, startedOrExit } from './lifecycle'
 export async function serve(config: Config) {
   const shutdown = shutdownOnSignals()
   let server: ReturnType<typeof Bun.serve> | undefined
-  const { app, deps, gate, close } = await startedOrExit(
+  const { app, deps, gate, close, firstToken } = await startedOrExit(
     bootstrap(config, {
       logger: workerLogger(config),
       uiAssets: bunUiAssets,
@@ -26,19 +26,29 @@ export async function serve(config: Config) {
       pglite: config.databaseUrl ? undefined : await bunPgliteFiles(config.dataDir),
     }),
   )
-  server = Bun.serve({
-    port: config.port,
-    hostname: config.host,
-    idleTimeout: config.idleTimeout,
-    reusePort: config.workers > 1,
-    fetch: gate.track(app.fetch),
-  })
+  try {
+    server = Bun.serve({
+      port: config.port,
+      hostname: config.host,
+      idleTimeout: config.idleTimeout,
+      reusePort: config.workers > 1,
+      fetch: gate.track(app.fetch),
+    })
+  } catch (error) {
+    // Nothing was announced yet: a port in use ends the start with one line, and no token made for nobody.
+    deps.logger.error('cannot listen', { host: config.host, port: config.port, error: (error as Error).message })
+    deps.logger.flush()
+    await close()
+    console.error(`trellis: cannot listen on ${config.host}:${config.port}: ${listenFailure(error)}`)
+    process.exit(1)
+  }
   const stopGcPacer = startGcPacer({
     intervalMs: config.gcIntervalMs,
     busy: () => server!.pendingRequests > 0,
     collect: () => Bun.gc(true),
   })
   deps.logger.info('listening', { url: server.url.toString(), database: deps.database.kind, pid: process.pid })
+  await firstToken(server.url.toString())
   const listening = server
   // Signals have been caught since start-up; one that already arrived drains now.
   shutdown.serving(

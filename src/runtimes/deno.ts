@@ -38,7 +38,7 @@ function withoutPhantomBody(request: Request): Request {
  */
 const config = singleProcessConfigOrExit('Deno')
 const shutdown = shutdownOnSignals()
-const { app, deps, gate, close } = await startedOrExit(
+const { app, deps, gate, close, firstToken } = await startedOrExit(
   bootstrap(config, { uiAssets: nodeModulesUiAssets, shutdownSignal: shutdown.signal, peerAddress: peerAddressOf }),
 )
 const address = Promise.withResolvers<{ hostname: string; port: number }>()
@@ -56,6 +56,7 @@ deps.logger.info('listening', {
   pid: process.pid,
   runtime: `deno ${Deno.version.deno}`,
 })
+await firstToken(url)
 shutdown.serving(
   // Deno has no way to cut connections early; the process exit after the deadline does it.
   { drain: () => server.shutdown(), force: () => {} },

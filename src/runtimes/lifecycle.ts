@@ -136,3 +136,11 @@ async function drainThenExit(signal: string, server: Drainable, options: Shutdow
   options.logger.flush()
   process.exit(0)
 }
+
+/** Why a bind failed, in words that say what to do. */
+export function listenFailure(error: unknown): string {
+  const code = (error as { code?: unknown })?.code
+  if (code === 'EADDRINUSE') return 'the port is in use by another process; stop it, or set PORT (or --port)'
+  if (code === 'EACCES') return 'permission denied; ports below 1024 need privileges, so choose another PORT'
+  return (error as Error)?.message ?? String(error)
+}

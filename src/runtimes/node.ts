@@ -1,6 +1,6 @@
 import process from 'node:process'
 import { bootstrap } from './bootstrap'
-import { singleProcessConfigOrExit, shutdownOnSignals, startedOrExit } from './lifecycle'
+import { listenFailure, singleProcessConfigOrExit, shutdownOnSignals, startedOrExit } from './lifecycle'
 import { listenFetch } from './node-http'
 import { nodeModulesUiAssets } from './node-modules-assets'
 import { peerAddressOf } from './peer-address'
@@ -14,13 +14,18 @@ import { peerAddressOf } from './peer-address'
  */
 const config = singleProcessConfigOrExit('Node')
 const shutdown = shutdownOnSignals()
-const { app, deps, gate, close } = await startedOrExit(
+const { app, deps, gate, close, firstToken } = await startedOrExit(
   bootstrap(config, { uiAssets: nodeModulesUiAssets, shutdownSignal: shutdown.signal, peerAddress: peerAddressOf }),
 )
 const server = await listenFetch(gate.track(app.fetch), {
   port: config.port,
   hostname: config.host,
   keepAliveTimeoutMs: config.idleTimeout * 1000,
+}).catch(async (error) => {
+  // Nothing was announced yet: a port in use ends the start with one line, and no token made for nobody.
+  await close()
+  console.error(`trellis: cannot listen on ${config.host}:${config.port}: ${listenFailure(error)}`)
+  process.exit(1)
 })
 deps.logger.info('listening', {
   url: server.url,
@@ -28,4 +33,5 @@ deps.logger.info('listening', {
   pid: process.pid,
   runtime: `node ${process.version}`,
 })
+await firstToken(server.url)
 shutdown.serving(server, { timeoutMs: config.shutdownTimeoutMs, logger: deps.logger, gate, close })

@@ -49,6 +49,22 @@ describe('a fresh start', () => {
     expect(await running.stop('SIGTERM')).toBe(0)
   }, 90_000)
 
+  test('the curl line names the port actually served, and a port in use stops the start before any token is made', async () => {
+    const env = await storage()
+    const other = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('someone else') })
+    cleanups.push(async () => other.stop(true))
+    const refused = await runCli(['serve'], { ...env, PORT: String(other.port), HOST: '127.0.0.1' })
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain(`cannot listen on 127.0.0.1:${other.port}: the port is in use`)
+    expect(refused.stdout).not.toContain('trl_')
+    // No token was made for nobody: the next start, on a free port, is still a first start and gets one.
+    const running = await server(env)
+    const port = new URL(running.url).port
+    expect(devToken(running.output)).toBeDefined()
+    expect(running.output.join('\n')).toContain(`curl -s -X POST http://127.0.0.1:${port}/plants`)
+    expect(await running.stop('SIGTERM')).toBe(0)
+  }, 90_000)
+
   test('in production no development token is ever created', async () => {
     const running = await server({ ...(await storage()), NODE_ENV: 'production' })
     expect(devToken(running.output)).toBeUndefined()
