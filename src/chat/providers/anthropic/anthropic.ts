@@ -16,11 +16,11 @@ import { streamError } from '../upstream-error'
 import { ChunkTranslator, completionOf, OutOfOrder } from './chunks'
 import { anthropicEventError } from './errors'
 import { isDeltaEvent, spliceDelta } from './delta-splice'
-import { EventFraming, type EventSink } from './framing'
+import { EventFraming, joinBytes, type EventSink } from '../event-framing'
 import { nativeMessages } from './native'
 import { toMessagesRequest, type TranslationSettings } from './request'
 import type { EventStep } from '../upstream-call'
-import { AnthropicTransport, joinBytes, type AnthropicProviderOptions } from './transport'
+import { AnthropicTransport, type AnthropicProviderOptions } from './transport'
 
 export type { AnthropicProviderOptions } from './transport'
 

@@ -11,9 +11,9 @@ import {
 import { streamError } from '../upstream-error'
 import { namedEventText } from '../../sse/encode'
 import { anthropicEventError } from './errors'
-import { EventFraming, type EventSink } from './framing'
+import { EventFraming, forward, joinBytes, type EventSink } from '../event-framing'
 import type { EventStep } from '../upstream-call'
-import { joinBytes, type AnthropicTransport } from './transport'
+import type { AnthropicTransport } from './transport'
 import { finishReasonOf, mergeUsage, usageOf } from './usage'
 
 /**
@@ -113,7 +113,7 @@ class NativeEvents implements EventSink {
         done: false,
         error: notAnObject(this.provider, type, utf8.decode(buffer.subarray(dataStart, end - 2))),
       }
-    out.push(buffer.subarray(start, end))
+    forward(out, buffer, start, end)
     return verdict === 'stop' ? { bytes: joinBytes(out), done: true } : undefined
   }
 

@@ -13,7 +13,7 @@ import { SseDataDecoder } from '../../sse/decoder'
 import { type RelayedEvents, SseEventRelay } from './relay'
 import type { UpstreamFetch } from '../upstream-fetch'
 import type { ProviderOptions } from '../kind'
-import { streamError, upstreamHttpError } from '../upstream-error'
+import { eventTooLarge, streamError, upstreamHttpError } from '../upstream-error'
 import { ERROR_BODY_LIMIT, type EventStep, postJson, readText, streamEvents, UpstreamCall } from '../upstream-call'
 
 /**
@@ -146,11 +146,7 @@ class OpenAICompatibleProvider implements ChatProvider {
 /** The error for an event that stopped the relay (see `RelayedEvents.refused`). */
 function refusal(provider: string, refused: NonNullable<RelayedEvents['refused']>) {
   if ('error' in refused) return inBandError(provider, refused.error)
-  if ('tooLarge' in refused)
-    return streamError(
-      provider,
-      `sent an event larger than this gateway's limit of ${refused.tooLarge} bytes (CHAT_MAX_EVENT_BYTES).`,
-    )
+  if ('tooLarge' in refused) return eventTooLarge(provider, refused.tooLarge)
   return streamError(provider, 'sent an event that is not a JSON object.', refused.notAnObject.slice(0, 500))
 }
 

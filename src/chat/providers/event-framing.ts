@@ -1,19 +1,24 @@
-import { DEFAULT_MAX_EVENT_BYTES } from '../../../config/chat'
-import { bytesEqualAt } from '../json-bytes'
-import { EventTooLarge, SseDataDecoder } from '../../sse/decoder'
-import { eventTooLarge } from './errors'
-import type { EventReader, EventStep } from '../upstream-call'
-import { joinBytes } from './transport'
+import { DEFAULT_MAX_EVENT_BYTES } from '../../config/chat'
+import { bytesEqualAt } from './json-bytes'
+import { EventTooLarge, SseDataDecoder } from '../sse/decoder'
+import { eventTooLarge } from './upstream-error'
+import type { EventReader, EventStep } from './upstream-call'
+
+/*
+ * Event streams of named events, `event: <type>\ndata: <one-line JSON>\n\n`, cut into whole events
+ * on bytes: the form of Anthropic's Messages API and of OpenAI's Responses API. Each provider's
+ * {@link EventSink} decides what an event means; the framing is shared.
+ */
 
 /**
- * What is done with each whole event of an Anthropic stream (see {@link EventFraming}). Both add
+ * What is done with each whole event of a named-event stream (see {@link EventFraming}). Both add
  * what they send to `out` and return a step only to end the read there (the stream's end, or its
  * failure).
  */
 export interface EventSink {
   /**
-   * An event in Anthropic's own form, `buffer[start, end)` = `event: <type>\ndata: <json>\n\n`:
-   * its type is `buffer[start + 7, typeEnd)`, its data `buffer[dataStart, end - 2)`, as bytes.
+   * An event in the usual form, `buffer[start, end)` = `event: <type>\ndata: <json>\n\n`: its
+   * type is `buffer[start + 7, typeEnd)`, its data `buffer[dataStart, end - 2)`, as bytes.
    */
   event(
     buffer: Uint8Array,
@@ -35,11 +40,12 @@ const EVENT_PREFIX = ascii('event: ')
 const DATA_PREFIX = ascii('data: ')
 
 /**
- * An Anthropic event stream cut into whole events, read by read, without decoding it: each read
- * hands its sink the events it completes, and an event split across reads waits for its end
- * (copied, and at most `maxEventBytes` of it). Comments are dropped.
+ * A named-event stream cut into whole events, read by read, without decoding it: each read hands
+ * its sink the events it completes, and an event split across reads waits for its end (copied,
+ * and at most `maxEventBytes` of it). Comments are dropped.
  *
- * Anthropic writes every event as `event: <type>\ndata: <one-line JSON>\n\n`. Anything else (CRLF
+ * Anthropic and OpenAI's Responses API write every event as `event: <type>\ndata: <one-line
+ * JSON>\n\n`. Anything else (CRLF
  * or CR line ends, a byte-order mark, `id:` fields, data over several lines, a comment inside an
  * event) moves the rest of the stream to the WHATWG decoder, whose events reach the sink decoded.
  */
@@ -163,4 +169,36 @@ function blankLineAt(buffer: Uint8Array, from: number): number {
     if (buffer[at + 1] === LF) return at + 1
   }
   return -1
+}
+
+const EMPTY = new Uint8Array(0)
+
+/** Pieces of an {@link EventStep} as one array: the piece itself when there is one, no copy. */
+export function joinBytes(pieces: Uint8Array[]): Uint8Array {
+  if (pieces.length === 0) return EMPTY
+  if (pieces.length === 1) return pieces[0]!
+  const out = new Uint8Array(pieces.reduce((size, piece) => size + piece.length, 0))
+  let offset = 0
+  for (const piece of pieces) {
+    out.set(piece, offset)
+    offset += piece.length
+  }
+  return out
+}
+
+/**
+ * Adds `buffer[start, end)` to `out` as it is. An event that follows the last piece in the same
+ * buffer widens that piece instead, so a read of whole events forwarded untouched is handed over
+ * as one view of the read, without the copy {@link joinBytes} would make of many pieces.
+ */
+export function forward(out: Uint8Array[], buffer: Uint8Array, start: number, end: number): void {
+  const last = out.length > 0 ? out[out.length - 1]! : undefined
+  if (last !== undefined && last.buffer === buffer.buffer) {
+    const lastStart = last.byteOffset - buffer.byteOffset
+    if (lastStart >= 0 && lastStart + last.length === start) {
+      out[out.length - 1] = buffer.subarray(lastStart, end)
+      return
+    }
+  }
+  out.push(buffer.subarray(start, end))
 }
