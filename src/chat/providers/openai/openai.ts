@@ -6,10 +6,12 @@ import {
   type ChatProvider,
   type ChatRequest,
   type JsonObject,
+  type NativeResponses,
   type StreamReport,
 } from '../provider'
 import { SseDataDecoder } from '../../sse/decoder'
 import { type RelayedEvents, SseEventRelay } from './relay'
+import { nativeResponses } from './responses'
 import { eventTooLarge, streamError } from '../upstream-error'
 import type { EventStep } from '../upstream-call'
 import { OpenAITransport, type OpenAIProviderOptions } from './transport'
@@ -21,6 +23,8 @@ export type { OpenAIProviderOptions } from './transport'
  * Ollama, llama.cpp, OpenRouter or another Trellis. Requests go upstream as they came, unknown
  * fields included, with only `model` rewritten; chunks and completions come back as the upstream
  * sent them, streamed events byte for byte. Streams are relayed as they are read, never buffered.
+ * With `responses: "native"`, the provider also relays OpenAI's Responses API
+ * ({@link ChatProvider.responses}) to the upstream's `POST /responses`.
  *
  * @example
  * const deepseek = openaiProvider({ ...PROVIDER_DEFAULTS, name: 'deepseek', baseUrl: 'https://api.deepseek.com/v1', apiKey })
@@ -33,11 +37,14 @@ export function openaiProvider(
 
 class OpenAICompatibleProvider implements ChatProvider {
   readonly name: string
+  /** Present only with `responses: "native"`: without it the Responses route translates to Chat Completions. */
+  declare readonly responses?: NativeResponses
   readonly #transport: OpenAITransport
 
   constructor(options: OpenAIProviderOptions) {
     this.name = `openai:${options.name}`
     this.#transport = new OpenAITransport(options)
+    if (options.responses === 'native') this.responses = nativeResponses(this.#transport)
   }
 
   async complete(request: ChatRequest, signal: AbortSignal): Promise<ChatCompletion> {

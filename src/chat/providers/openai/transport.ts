@@ -6,15 +6,21 @@ import { ERROR_BODY_LIMIT, type EventReader, postJson, readText, streamEvents, U
 import { streamError, upstreamHttpError } from '../upstream-error'
 import type { UpstreamFetch } from '../upstream-fetch'
 
+/** What `"kind": "openai"` adds to the common provider settings (see ./index.ts). */
+type OpenAISettings = {
+  /** `native`: `/v1/responses` is relayed to the upstream's own `POST /responses`; `translate` (the default): not. */
+  responses?: 'native' | 'translate'
+}
+
 /**
  * Settings of one OpenAI-compatible upstream. Retries are the registry's business, not the provider's;
  * `retryMaxMs` also caps the `Retry-After` that an upstream's 429 or 503 passes on to our client.
  */
-export type OpenAIProviderOptions = ProviderOptions
+export type OpenAIProviderOptions = ProviderOptions & OpenAISettings
 
 /**
- * The HTTP side of an `openai` provider: headers, timeouts, abort, the response cap and the
- * mapping of HTTP errors, for whole answers and for event streams.
+ * The HTTP side of an `openai` provider, shared by Chat Completions and the native Responses
+ * relay: headers, timeouts, abort, the response cap and the mapping of HTTP errors.
  */
 export class OpenAITransport {
   readonly options: OpenAIProviderOptions
