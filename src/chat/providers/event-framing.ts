@@ -26,10 +26,10 @@ export interface EventSink {
     typeEnd: number,
     dataStart: number,
     end: number,
-    out: Uint8Array[],
+    out: EventOutput,
   ): EventStep | undefined
   /** An event of a stream that left that form, decoded: its data. */
-  decoded(data: string, out: Uint8Array[]): EventStep | undefined
+  decoded(data: string, out: EventOutput): EventStep | undefined
 }
 
 const LF = 0x0a
@@ -65,10 +65,10 @@ export class EventFraming implements EventReader {
   ) {}
 
   push(read: Uint8Array): EventStep {
-    if (this.#decoder) return this.#decoded(() => this.#decoder!.push(read), [])
+    if (this.#decoder) return this.#decoded(() => this.#decoder!.push(read), new EventOutput())
     const bom = !this.#midStream && this.#pendingSize === 0 && read[0] === 0xef
-    if (bom || read.includes(CR)) return this.#leave(this.#takePending(read), 0, [])
-    const out: Uint8Array[] = []
+    if (bom || read.includes(CR)) return this.#leave(this.#takePending(read), 0, new EventOutput())
+    const out = new EventOutput()
     let buffer = read
     let at = 0
     if (this.#pendingSize > 0) {
@@ -83,7 +83,25 @@ export class EventFraming implements EventReader {
     }
     for (;;) {
       while (buffer[at] === LF) at++
-      if (at >= buffer.length) return { bytes: joinBytes(out), done: false }
+      if (at >= buffer.length) return { bytes: out.bytes(), done: false }
+      // The usual form, whole, told apart with two searches for a line end; anything else takes the general way.
+      const lineEnd = buffer.indexOf(LF, at)
+      if (
+        lineEnd !== -1 &&
+        buffer[at] === EVENT_PREFIX[0] &&
+        bytesEqualAt(buffer, at, EVENT_PREFIX) &&
+        bytesEqualAt(buffer, lineEnd + 1, DATA_PREFIX)
+      ) {
+        const dataStart = lineEnd + 1 + DATA_PREFIX.length
+        const dataEnd = buffer.indexOf(LF, dataStart)
+        if (dataEnd !== -1 && buffer[dataEnd + 1] === LF) {
+          this.#midStream = true
+          const step = this.sink.event(buffer, at, lineEnd, dataStart, dataEnd + 2, out)
+          if (step) return step
+          at = dataEnd + 2
+          continue
+        }
+      }
       const end = blankLineAt(buffer, at)
       if (end === -1) return this.#hold(buffer.subarray(at), out)
       const step = this.#event(buffer, at, end + 1, out)
@@ -93,18 +111,18 @@ export class EventFraming implements EventReader {
   }
 
   end(): EventStep {
-    if (this.#decoder) return this.#decoded(() => this.#decoder!.end(), [])
+    if (this.#decoder) return this.#decoded(() => this.#decoder!.end(), new EventOutput())
     // An event without its closing blank line is dropped, as the standard says.
     this.#pending = []
     this.#pendingSize = 0
-    return { bytes: joinBytes([]), done: false }
+    return { bytes: EMPTY, done: false }
   }
 
   /**
    * One whole event, `buffer[start, end)` ending in its blank line: a comment is dropped, the usual form goes to the
    * sink.
    */
-  #event(buffer: Uint8Array, start: number, end: number, out: Uint8Array[]): EventStep | undefined {
+  #event(buffer: Uint8Array, start: number, end: number, out: EventOutput): EventStep | undefined {
     this.#midStream = true
     const firstLineEnd = buffer.indexOf(LF, start)
     if (buffer[start] === COLON && firstLineEnd === end - 2) return undefined
@@ -117,14 +135,14 @@ export class EventFraming implements EventReader {
   }
 
   /** Keeps the start of an unfinished event for the next read, unless it has grown past the limit. */
-  #hold(piece: Uint8Array, out: Uint8Array[] = []): EventStep {
+  #hold(piece: Uint8Array, out = new EventOutput()): EventStep {
     // Copied, so that a partial event does not keep the whole read buffer alive.
     this.#pending.push(piece.slice())
     this.#pendingSize += piece.length
-    if (this.#pendingSize <= this.maxEventBytes) return { bytes: joinBytes(out), done: false }
+    if (this.#pendingSize <= this.maxEventBytes) return { bytes: out.bytes(), done: false }
     this.#pending = []
     this.#pendingSize = 0
-    return { bytes: joinBytes(out), done: false, error: eventTooLarge(this.provider, this.maxEventBytes) }
+    return { bytes: out.bytes(), done: false, error: eventTooLarge(this.provider, this.maxEventBytes) }
   }
 
   /** The unfinished event and `read` as one buffer. */
@@ -137,12 +155,12 @@ export class EventFraming implements EventReader {
   }
 
   /** From `start` (an event's start) on, the stream is decoded. */
-  #leave(buffer: Uint8Array, start: number, out: Uint8Array[]): EventStep {
+  #leave(buffer: Uint8Array, start: number, out: EventOutput): EventStep {
     this.#decoder = new SseDataDecoder({ midStream: this.#midStream || start > 0, maxEventChars: this.maxEventBytes })
     return this.#decoded(() => this.#decoder!.push(buffer.subarray(start)), out)
   }
 
-  #decoded(decode: () => string[], out: Uint8Array[]): EventStep {
+  #decoded(decode: () => string[], out: EventOutput): EventStep {
     let events: string[]
     try {
       events = decode()
@@ -153,13 +171,13 @@ export class EventFraming implements EventReader {
         const step = this.sink.decoded(data, out)
         if (step) return step
       }
-      return { bytes: joinBytes(out), done: false, error: eventTooLarge(this.provider, this.maxEventBytes) }
+      return { bytes: out.bytes(), done: false, error: eventTooLarge(this.provider, this.maxEventBytes) }
     }
     for (const data of events) {
       const step = this.sink.decoded(data, out)
       if (step) return step
     }
-    return { bytes: joinBytes(out), done: false }
+    return { bytes: out.bytes(), done: false }
   }
 }
 
@@ -173,8 +191,8 @@ function blankLineAt(buffer: Uint8Array, from: number): number {
 
 const EMPTY = new Uint8Array(0)
 
-/** Pieces of an {@link EventStep} as one array: the piece itself when there is one, no copy. */
-export function joinBytes(pieces: Uint8Array[]): Uint8Array {
+/** Pieces as one array: the piece itself when there is one, no copy. */
+function joinBytes(pieces: Uint8Array[]): Uint8Array {
   if (pieces.length === 0) return EMPTY
   if (pieces.length === 1) return pieces[0]!
   const out = new Uint8Array(pieces.reduce((size, piece) => size + piece.length, 0))
@@ -187,18 +205,49 @@ export function joinBytes(pieces: Uint8Array[]): Uint8Array {
 }
 
 /**
- * Adds `buffer[start, end)` to `out` as it is. An event that follows the last piece in the same
- * buffer widens that piece instead, so a read of whole events forwarded untouched is handed over
- * as one view of the read, without the copy {@link joinBytes} would make of many pieces.
+ * What one read hands over, gathered as its events are handled: events forwarded as they came
+ * ({@link EventOutput.forward}) and bytes written anew ({@link EventOutput.push}), in order.
+ * Events forwarded one after another from the same buffer stay one range of it, so a read of
+ * whole events forwarded untouched goes out as the read itself (or one view of it), without a
+ * copy or an object per event.
  */
-export function forward(out: Uint8Array[], buffer: Uint8Array, start: number, end: number): void {
-  const last = out.length > 0 ? out[out.length - 1]! : undefined
-  if (last !== undefined && last.buffer === buffer.buffer) {
-    const lastStart = last.byteOffset - buffer.byteOffset
-    if (lastStart >= 0 && lastStart + last.length === start) {
-      out[out.length - 1] = buffer.subarray(lastStart, end)
+export class EventOutput {
+  readonly #pieces: Uint8Array[] = []
+  /** The buffer of the range being gathered, if one is. */
+  #run: Uint8Array | undefined
+  #runStart = 0
+  #runEnd = 0
+
+  /** Adds `buffer[start, end)` as it is. */
+  forward(buffer: Uint8Array, start: number, end: number): void {
+    if (buffer === this.#run && start === this.#runEnd) {
+      this.#runEnd = end
       return
     }
+    this.#flush()
+    this.#run = buffer
+    this.#runStart = start
+    this.#runEnd = end
   }
-  out.push(buffer.subarray(start, end))
+
+  /** Adds bytes of its own. */
+  push(piece: Uint8Array): void {
+    this.#flush()
+    this.#pieces.push(piece)
+  }
+
+  /** Everything added, as one array. */
+  bytes(): Uint8Array {
+    this.#flush()
+    return joinBytes(this.#pieces)
+  }
+
+  #flush(): void {
+    const run = this.#run
+    if (run === undefined) return
+    this.#pieces.push(
+      this.#runStart === 0 && this.#runEnd === run.length ? run : run.subarray(this.#runStart, this.#runEnd),
+    )
+    this.#run = undefined
+  }
 }

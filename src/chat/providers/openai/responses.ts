@@ -1,4 +1,4 @@
-import { EventFraming, forward, joinBytes, type EventSink } from '../event-framing'
+import { EventFraming, type EventOutput, type EventSink } from '../event-framing'
 import { NOT_PROVEN, parseJsonObject, scanJsonObject } from '../event-scan'
 import { bytesEqualAt } from '../json-bytes'
 import { isObject, type NativeResponses, type ProviderError, type ResponsesReport } from '../provider'
@@ -88,7 +88,7 @@ class ResponsesEvents implements EventSink {
     typeEnd: number,
     dataStart: number,
     end: number,
-    out: Uint8Array[],
+    out: EventOutput,
   ): EventStep | undefined {
     const dataEnd = end - 2
     const kind = kindOfBytes(buffer, start + EVENT_PREFIX_LENGTH, typeEnd)
@@ -101,7 +101,7 @@ class ResponsesEvents implements EventSink {
       )
         return this.#fail(out, this.#notAnObject(buffer, start, typeEnd, dataStart, dataEnd))
       if (kind === DELTA) this.report.events++
-      forward(out, buffer, start, end)
+      out.forward(buffer, start, end)
       return undefined
     }
     if (kind === DROP) return undefined
@@ -110,11 +110,11 @@ class ResponsesEvents implements EventSink {
     const event = parseJsonObject(data)
     if (!event) return this.#fail(out, this.#notAnObject(buffer, start, typeEnd, dataStart, dataEnd))
     this.#noteTerminal(utf8.decode(buffer.subarray(start + EVENT_PREFIX_LENGTH, typeEnd)), event)
-    forward(out, buffer, start, end)
-    return { bytes: joinBytes(out), done: true }
+    out.forward(buffer, start, end)
+    return { bytes: out.bytes(), done: true }
   }
 
-  decoded(data: string, out: Uint8Array[]): EventStep | undefined {
+  decoded(data: string, out: EventOutput): EventStep | undefined {
     const event = parseJsonObject(data)
     const type = event?.type
     // The type becomes an `event:` line again: a line break in it would forge the lines after it.
@@ -134,7 +134,7 @@ class ResponsesEvents implements EventSink {
     out.push(encoder.encode(namedEventText(type, line)))
     if (kind !== TERMINAL) return undefined
     this.#noteTerminal(type, event)
-    return { bytes: joinBytes(out), done: true }
+    return { bytes: out.bytes(), done: true }
   }
 
   /** The final Response of a terminal event, for the ledger and for `store`. */
@@ -142,8 +142,8 @@ class ResponsesEvents implements EventSink {
     if (isObject(event.response)) noteResponse(this.report, event.response, TERMINAL_STATUS[type])
   }
 
-  #fail(out: Uint8Array[], error: ProviderError): EventStep {
-    return { bytes: joinBytes(out), done: false, error }
+  #fail(out: EventOutput, error: ProviderError): EventStep {
+    return { bytes: out.bytes(), done: false, error }
   }
 
   #notAnObject(buffer: Uint8Array, start: number, typeEnd: number, dataStart: number, dataEnd: number) {
