@@ -195,3 +195,60 @@ describe('an anthropic provider in CHAT_PROVIDERS (issue #15)', () => {
     expect(() => loadConfig(env, PROVIDER_KINDS)).toThrow(message)
   })
 })
+
+describe('responses on an openai provider in CHAT_PROVIDERS (issue #26)', () => {
+  const providers = (settings: Record<string, unknown>) =>
+    JSON.stringify({ oai: { baseUrl: 'https://api.openai.com/v1', ...settings } })
+  const registryWith = (settings: Record<string, unknown>) =>
+    buildRegistry(
+      loadConfig(
+        {
+          CHAT_PROVIDERS: providers(settings),
+          CHAT_MODELS: JSON.stringify({ m: [{ provider: 'oai', model: 'gpt-x' }] }),
+        },
+        PROVIDER_KINDS,
+      ).chat,
+      { echo: createEchoProvider },
+    )
+  /** Whether the registry's provider for `m` relays the Responses API natively. */
+  const relaysNatively = async (settings: Record<string, unknown>) => {
+    let native: boolean | undefined
+    await registryWith(settings)
+      .completeWith('m', new AbortController().signal, async (entry) => {
+        native = entry.provider.responses !== undefined
+        throw new Error('stop')
+      })
+      .catch(() => {})
+    return native
+  }
+
+  test.each([
+    [{ responses: 'native' }, 'native'],
+    [{ kind: 'openai', responses: 'native' }, 'native'],
+    [{ responses: 'translate' }, 'translate'],
+  ])('%o is read', (settings, value) => {
+    expect(loadConfig({ CHAT_PROVIDERS: providers(settings) }, PROVIDER_KINDS).chat.providers.oai).toMatchObject({
+      responses: value,
+    })
+  })
+
+  test('only "native" gives the provider a native Responses relay; "translate" is the default', async () => {
+    expect(await relaysNatively({ responses: 'native' })).toBe(true)
+    expect(await relaysNatively({ responses: 'translate' })).toBe(false)
+    expect(await relaysNatively({})).toBe(false)
+  })
+
+  test.each([
+    [{ kind: 'anthropic', responses: 'native' }, `provider 'oai': responses applies only to "kind": "openai"`],
+    [{ kind: 'anthropic', responses: 'translate' }, `provider 'oai': responses applies only to "kind": "openai"`],
+    [{ responses: 'passthrough' }, 'CHAT_PROVIDERS: /oai/responses'],
+    [{ responses: 'Native' }, 'CHAT_PROVIDERS: /oai/responses'],
+    [{ responses: true }, 'CHAT_PROVIDERS: /oai/responses'],
+    [{ responses: '' }, 'CHAT_PROVIDERS: /oai/responses'],
+    [{ responses: null }, 'CHAT_PROVIDERS: /oai/responses'],
+  ])('%o is refused with one clear line', (settings, message) => {
+    const env = { CHAT_PROVIDERS: providers(settings) }
+    expect(() => loadConfig(env, PROVIDER_KINDS)).toThrow(ConfigError)
+    expect(() => loadConfig(env, PROVIDER_KINDS)).toThrow(message)
+  })
+})

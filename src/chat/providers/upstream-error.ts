@@ -127,6 +127,14 @@ export function streamError(provider: string, message: string, detail?: string):
   })
 }
 
+/** A streamed event grew past `CHAT_MAX_EVENT_BYTES` before it ended. */
+export function eventTooLarge(provider: string, limit: number): ProviderError {
+  return streamError(
+    provider,
+    `sent an event larger than this gateway's limit of ${limit} bytes (CHAT_MAX_EVENT_BYTES).`,
+  )
+}
+
 export function timeoutError(provider: string, phase: TimeoutPhase, ms?: number): ProviderError {
   const within = ms === undefined ? '' : ` within ${ms} ms`
   return new ProviderError(504, `The upstream provider '${provider}' ${TIMEOUT_WHAT[phase]}${within}.`, {

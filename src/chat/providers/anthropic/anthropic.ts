@@ -16,11 +16,11 @@ import { streamError } from '../upstream-error'
 import { ChunkTranslator, completionOf, OutOfOrder } from './chunks'
 import { anthropicEventError } from './errors'
 import { isDeltaEvent, spliceDelta } from './delta-splice'
-import { EventFraming, type EventSink } from './framing'
+import { EventFraming, type EventOutput, type EventSink } from '../event-framing'
 import { nativeMessages } from './native'
 import { toMessagesRequest, type TranslationSettings } from './request'
 import type { EventStep } from '../upstream-call'
-import { AnthropicTransport, joinBytes, type AnthropicProviderOptions } from './transport'
+import { AnthropicTransport, type AnthropicProviderOptions } from './transport'
 
 export type { AnthropicProviderOptions } from './transport'
 
@@ -113,7 +113,7 @@ class TranslatedEvents implements EventSink {
     typeEnd: number,
     dataStart: number,
     end: number,
-    out: Uint8Array[],
+    out: EventOutput,
   ): EventStep | undefined {
     if (
       isDeltaEvent(buffer, start + EVENT_PREFIX_LENGTH, typeEnd) &&
@@ -123,22 +123,22 @@ class TranslatedEvents implements EventSink {
     return this.decoded(utf8.decode(buffer.subarray(dataStart, end - 2)), out)
   }
 
-  decoded(data: string, out: Uint8Array[]): EventStep | undefined {
+  decoded(data: string, out: EventOutput): EventStep | undefined {
     const event = parseJsonObject(data)
     if (!event)
       return {
-        bytes: joinBytes(out),
+        bytes: out.bytes(),
         done: false,
         error: streamError(this.provider, 'sent an event that is not a JSON object.', data.slice(0, 500)),
       }
-    if (event.type === 'error') return { bytes: joinBytes(out), done: false, error: this.errorOf(data) }
+    if (event.type === 'error') return { bytes: out.bytes(), done: false, error: this.errorOf(data) }
     let chunks: ChatCompletionChunk[]
     try {
       chunks = this.translator.push(event)
     } catch (error) {
       if (!(error instanceof OutOfOrder)) throw error
       return {
-        bytes: joinBytes(out),
+        bytes: out.bytes(),
         done: false,
         error: streamError(this.provider, error.message, data.slice(0, 500)),
       }
@@ -148,7 +148,7 @@ class TranslatedEvents implements EventSink {
     }
     if (!this.translator.done) return undefined
     out.push(DONE)
-    return { bytes: joinBytes(out), done: true }
+    return { bytes: out.bytes(), done: true }
   }
 }
 

@@ -1,4 +1,5 @@
 import { bytesEqualAt, scanCanonicalString } from '../json-bytes'
+import type { EventOutput } from '../event-framing'
 import type { ChunkTranslator, DeltaType } from './chunks'
 
 /*
@@ -39,7 +40,7 @@ export function spliceDelta(
   start: number,
   end: number,
   translator: ChunkTranslator,
-  out: Uint8Array[],
+  out: EventOutput,
 ): boolean {
   if (!bytesEqualAt(buffer, start, BEFORE_INDEX)) return false
   let at = start + BEFORE_INDEX.length
@@ -61,6 +62,8 @@ export function spliceDelta(
   if (after - quote === 2) return false
   const frame = translator.spliceFrame(index, found[0])
   if (!frame) return false
-  out.push(frame.head, buffer.subarray(quote + 1, after - 1), frame.tail)
+  out.push(frame.head)
+  out.push(buffer.subarray(quote + 1, after - 1))
+  out.push(frame.tail)
   return true
 }

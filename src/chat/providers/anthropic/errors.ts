@@ -85,14 +85,6 @@ function errorTypeOf(body: string): string | undefined {
   }
 }
 
-/** A streamed event grew past `CHAT_MAX_EVENT_BYTES` before it ended. */
-export function eventTooLarge(provider: string, limit: number): ProviderError {
-  return streamError(
-    provider,
-    `sent an event larger than this gateway's limit of ${limit} bytes (CHAT_MAX_EVENT_BYTES).`,
-  )
-}
-
 /** The 400 for a parameter Anthropic cannot honour, naming it. */
 export function unsupported(param: string, message: string): ProviderError {
   return new ProviderError(400, `${message}.`, { type: 'invalid_request_error', param, code: 'unsupported_parameter' })

@@ -11,9 +11,9 @@ import {
 import { streamError } from '../upstream-error'
 import { namedEventText } from '../../sse/encode'
 import { anthropicEventError } from './errors'
-import { EventFraming, type EventSink } from './framing'
+import { EventFraming, type EventOutput, type EventSink } from '../event-framing'
 import type { EventStep } from '../upstream-call'
-import { joinBytes, type AnthropicTransport } from './transport'
+import type { AnthropicTransport } from './transport'
 import { finishReasonOf, mergeUsage, usageOf } from './usage'
 
 /**
@@ -99,39 +99,39 @@ class NativeEvents implements EventSink {
     typeEnd: number,
     dataStart: number,
     end: number,
-    out: Uint8Array[],
+    out: EventOutput,
   ): EventStep | undefined {
     const type = utf8.decode(buffer.subarray(start + EVENT_PREFIX_LENGTH, typeEnd))
     const verdict = this.#note(type, () => utf8.decode(buffer.subarray(dataStart, end - 2)))
     if (verdict === 'drop') return undefined
-    if (verdict instanceof ProviderError) return { bytes: joinBytes(out), done: false, error: verdict }
+    if (verdict instanceof ProviderError) return { bytes: out.bytes(), done: false, error: verdict }
     // Forwarded untouched, so checked first, as the openai relay checks its events: the client's
     // SDK would fail on data that is not JSON with an error that names no one.
     if (!isJsonObjectAt(buffer, dataStart, end - 2))
       return {
-        bytes: joinBytes(out),
+        bytes: out.bytes(),
         done: false,
         error: notAnObject(this.provider, type, utf8.decode(buffer.subarray(dataStart, end - 2))),
       }
-    out.push(buffer.subarray(start, end))
-    return verdict === 'stop' ? { bytes: joinBytes(out), done: true } : undefined
+    out.forward(buffer, start, end)
+    return verdict === 'stop' ? { bytes: out.bytes(), done: true } : undefined
   }
 
-  decoded(data: string, out: Uint8Array[]): EventStep | undefined {
+  decoded(data: string, out: EventOutput): EventStep | undefined {
     const event = parseJsonObject(data)
     if (!event || typeof event.type !== 'string')
       return {
-        bytes: joinBytes(out),
+        bytes: out.bytes(),
         done: false,
         error: streamError(this.provider, 'sent an event that is not a typed JSON object.', data.slice(0, 500)),
       }
     const verdict = this.#note(event.type, () => data)
     if (verdict === 'drop') return undefined
-    if (verdict instanceof ProviderError) return { bytes: joinBytes(out), done: false, error: verdict }
+    if (verdict instanceof ProviderError) return { bytes: out.bytes(), done: false, error: verdict }
     // Data over several lines is JSON with line breaks between tokens: one line again.
     const line = data.includes('\n') ? JSON.stringify(event) : data
     out.push(encoder.encode(namedEventText(event.type, line)))
-    return verdict === 'stop' ? { bytes: joinBytes(out), done: true } : undefined
+    return verdict === 'stop' ? { bytes: out.bytes(), done: true } : undefined
   }
 
   /** What an event of `type` tells the report, and whether it is sent, dropped, ends the stream or fails it. */

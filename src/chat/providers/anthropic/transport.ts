@@ -127,18 +127,3 @@ export class AnthropicTransport {
     return anthropicHttpError(this.options.name, model, response.status, text, advice)
   }
 }
-
-const EMPTY = new Uint8Array(0)
-
-/** Pieces of an {@link EventStep} as one array: the piece itself when there is one, no copy. */
-export function joinBytes(pieces: Uint8Array[]): Uint8Array {
-  if (pieces.length === 0) return EMPTY
-  if (pieces.length === 1) return pieces[0]!
-  const out = new Uint8Array(pieces.reduce((size, piece) => size + piece.length, 0))
-  let offset = 0
-  for (const piece of pieces) {
-    out.set(piece, offset)
-    offset += piece.length
-  }
-  return out
-}

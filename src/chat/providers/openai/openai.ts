@@ -1,5 +1,4 @@
-import { DEFAULT_MAX_RESPONSE_BYTES } from '../../../config/chat'
-import { parseJsonObject, reportsError } from '../event-scan'
+import { reportsError } from '../event-scan'
 import {
   isObject,
   type ChatCompletion,
@@ -7,26 +6,25 @@ import {
   type ChatProvider,
   type ChatRequest,
   type JsonObject,
+  type NativeResponses,
   type StreamReport,
 } from '../provider'
 import { SseDataDecoder } from '../../sse/decoder'
 import { type RelayedEvents, SseEventRelay } from './relay'
-import type { UpstreamFetch } from '../upstream-fetch'
-import type { ProviderOptions } from '../kind'
-import { streamError, upstreamHttpError } from '../upstream-error'
-import { ERROR_BODY_LIMIT, type EventStep, postJson, readText, streamEvents, UpstreamCall } from '../upstream-call'
+import { nativeResponses } from './responses'
+import { eventTooLarge, streamError } from '../upstream-error'
+import type { EventStep } from '../upstream-call'
+import { OpenAITransport, type OpenAIProviderOptions } from './transport'
 
-/**
- * Settings of one OpenAI-compatible upstream. Retries are the registry's business, not the provider's;
- * `retryMaxMs` also caps the `Retry-After` that an upstream's 429 or 503 passes on to our client.
- */
-export type OpenAIProviderOptions = ProviderOptions
+export type { OpenAIProviderOptions } from './transport'
 
 /**
  * A relay to any server speaking OpenAI's `POST /chat/completions`: OpenAI, DeepSeek, vLLM,
  * Ollama, llama.cpp, OpenRouter or another Trellis. Requests go upstream as they came, unknown
  * fields included, with only `model` rewritten; chunks and completions come back as the upstream
  * sent them, streamed events byte for byte. Streams are relayed as they are read, never buffered.
+ * With `responses: "native"`, the provider also relays OpenAI's Responses API
+ * ({@link ChatProvider.responses}) to the upstream's `POST /responses`.
  *
  * @example
  * const deepseek = openaiProvider({ ...PROVIDER_DEFAULTS, name: 'deepseek', baseUrl: 'https://api.deepseek.com/v1', apiKey })
@@ -39,49 +37,21 @@ export function openaiProvider(
 
 class OpenAICompatibleProvider implements ChatProvider {
   readonly name: string
-  readonly #options: OpenAIProviderOptions
-  readonly #url: string
-  readonly #fetch: UpstreamFetch
-  readonly #clock: () => Date
-  readonly #streamHeaders: Record<string, string>
-  readonly #jsonHeaders: Record<string, string>
+  /** Present only with `responses: "native"`: without it the Responses route translates to Chat Completions. */
+  declare readonly responses?: NativeResponses
+  readonly #transport: OpenAITransport
 
   constructor(options: OpenAIProviderOptions) {
     this.name = `openai:${options.name}`
-    this.#options = options
-    this.#url = `${options.baseUrl}/chat/completions`
-    this.#fetch = options.fetch ?? fetch
-    this.#clock = options.clock ?? (() => new Date())
-    // Identity: a compressed event stream would hold events back until a compression block fills.
-    const common: Record<string, string> = { 'content-type': 'application/json', 'accept-encoding': 'identity' }
-    if (options.apiKey) common.authorization = `Bearer ${options.apiKey}`
-    this.#streamHeaders = { ...common, accept: 'text/event-stream', ...options.headers }
-    this.#jsonHeaders = { ...common, accept: 'application/json', ...options.headers }
+    this.#transport = new OpenAITransport(options)
+    if (options.responses === 'native') this.responses = nativeResponses(this.#transport)
   }
 
   async complete(request: ChatRequest, signal: AbortSignal): Promise<ChatCompletion> {
     const body = request.stream ? { ...request, stream: false } : request
-    const call = new UpstreamCall(this.#options.name, signal)
-    try {
-      call.watch('request', this.#options.requestTimeoutMs)
-      const response = await postJson(this.#fetch, this.#url, call, body, this.#jsonHeaders)
-      if (!response.ok)
-        throw this.#httpError(request, response, (await readText(call, response, ERROR_BODY_LIMIT)) ?? '')
-      const limit = this.#options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
-      const text = await readText(call, response, limit)
-      call.complete()
-      if (text === undefined)
-        throw streamError(
-          this.#options.name,
-          `answered with a body larger than this gateway's limit of ${limit} bytes (CHAT_MAX_RESPONSE_BYTES).`,
-        )
-      const completion = parseJsonObject(text)
-      if (!completion) throw streamError(this.#options.name, 'answered with a body that is not a JSON object.')
-      if (reportsError(completion)) throw inBandError(this.#options.name, completion.error)
-      return completion as ChatCompletion
-    } finally {
-      call.end()
-    }
+    const completion = await this.#transport.json('/chat/completions', body, signal)
+    if (reportsError(completion)) throw inBandError(this.#transport.options.name, completion.error)
+    return completion as ChatCompletion
   }
 
   /** The chunks of {@link streamEvents}, parsed; for callers that want objects rather than bytes. */
@@ -100,45 +70,19 @@ class OpenAICompatibleProvider implements ChatProvider {
    * send it and close in the same step.
    */
   streamEvents(request: ChatRequest, signal: AbortSignal, report?: StreamReport): AsyncGenerator<Uint8Array> {
-    const { name, connectTimeoutMs, firstTokenTimeoutMs, idleTimeoutMs } = this.#options
+    const { name, maxEventBytes } = this.#transport.options
     // Usage is always asked for (the ledger and the token limits need it); the chunk that carries
     // it reaches the client only if the client asked too.
     const options = isObject(request.stream_options) ? request.stream_options : {}
-    const relay = new SseEventRelay({
-      maxEventBytes: this.#options.maxEventBytes,
-      report,
-      stripUsage: options.include_usage !== true,
-    })
+    const relay = new SseEventRelay({ maxEventBytes, report, stripUsage: options.include_usage !== true })
     const step = (relayed: RelayedEvents): EventStep =>
       relayed.refused ? { ...relayed, error: refusal(name, relayed.refused) } : relayed
-    return streamEvents(
-      name,
+    return this.#transport.events(
+      '/chat/completions',
+      { ...request, stream: true, stream_options: { ...options, include_usage: true } },
       signal,
-      {
-        fetch: this.#fetch,
-        url: this.#url,
-        body: { ...request, stream: true, stream_options: { ...options, include_usage: true } },
-        headers: this.#streamHeaders,
-        connectTimeoutMs,
-        firstTokenTimeoutMs,
-        idleTimeoutMs,
-        httpError: (response, text) => this.#httpError(request, response, text),
-        lastEvent: '[DONE]',
-      },
       { push: (read) => step(relay.push(read)), end: () => step(relay.end()) },
-    )
-  }
-
-  #httpError(request: ChatRequest, response: Response, text: string) {
-    const { name, retryMaxMs } = this.#options
-    return upstreamHttpError(
-      name,
-      request.model,
-      response.status,
-      text,
-      response.headers.get('retry-after'),
-      this.#clock(),
-      retryMaxMs / 1000,
+      '[DONE]',
     )
   }
 }
@@ -146,11 +90,7 @@ class OpenAICompatibleProvider implements ChatProvider {
 /** The error for an event that stopped the relay (see `RelayedEvents.refused`). */
 function refusal(provider: string, refused: NonNullable<RelayedEvents['refused']>) {
   if ('error' in refused) return inBandError(provider, refused.error)
-  if ('tooLarge' in refused)
-    return streamError(
-      provider,
-      `sent an event larger than this gateway's limit of ${refused.tooLarge} bytes (CHAT_MAX_EVENT_BYTES).`,
-    )
+  if ('tooLarge' in refused) return eventTooLarge(provider, refused.tooLarge)
   return streamError(provider, 'sent an event that is not a JSON object.', refused.notAnObject.slice(0, 500))
 }
 
