@@ -6,6 +6,7 @@ import {
   type ChatCompletionChunk,
   type ChatProvider,
   type ChatRequest,
+  type Embeddings,
   type JsonObject,
   type StreamReport,
 } from '../provider'
@@ -27,13 +28,14 @@ export type OpenAIProviderOptions = ProviderOptions
  * Ollama, llama.cpp, OpenRouter or another Trellis. Requests go upstream as they came, unknown
  * fields included, with only `model` rewritten; chunks and completions come back as the upstream
  * sent them, streamed events byte for byte. Streams are relayed as they are read, never buffered.
+ * `POST /embeddings` is relayed the same way, whole.
  *
  * @example
  * const deepseek = openaiProvider({ ...PROVIDER_DEFAULTS, name: 'deepseek', baseUrl: 'https://api.deepseek.com/v1', apiKey })
  */
 export function openaiProvider(
   options: OpenAIProviderOptions,
-): ChatProvider & Required<Pick<ChatProvider, 'streamEvents'>> {
+): ChatProvider & Required<Pick<ChatProvider, 'streamEvents' | 'embeddings'>> {
   return new OpenAICompatibleProvider(options)
 }
 
@@ -41,6 +43,7 @@ class OpenAICompatibleProvider implements ChatProvider {
   readonly name: string
   readonly #options: OpenAIProviderOptions
   readonly #url: string
+  readonly #embeddingsUrl: string
   readonly #fetch: UpstreamFetch
   readonly #clock: () => Date
   readonly #streamHeaders: Record<string, string>
@@ -50,6 +53,7 @@ class OpenAICompatibleProvider implements ChatProvider {
     this.name = `openai:${options.name}`
     this.#options = options
     this.#url = `${options.baseUrl}/chat/completions`
+    this.#embeddingsUrl = `${options.baseUrl}/embeddings`
     this.#fetch = options.fetch ?? fetch
     this.#clock = options.clock ?? (() => new Date())
     // Identity: a compressed event stream would hold events back until a compression block fills.
@@ -60,13 +64,33 @@ class OpenAICompatibleProvider implements ChatProvider {
   }
 
   async complete(request: ChatRequest, signal: AbortSignal): Promise<ChatCompletion> {
-    const body = request.stream ? { ...request, stream: false } : request
+    const completion = await this.#post(this.#url, request.stream ? { ...request, stream: false } : request, signal)
+    if (reportsError(completion)) throw inBandError(this.#options.name, completion.error)
+    return completion as ChatCompletion
+  }
+
+  /**
+   * `POST /embeddings` upstream: the request as the route passed it (only `model` rewritten), and
+   * the answer as the upstream sent it, once it is known to be a JSON object and not an in-band error.
+   */
+  readonly embeddings: Embeddings = {
+    create: async (request, signal) => {
+      const answer = await this.#post(this.#embeddingsUrl, request, signal)
+      if (answer.error !== undefined && answer.data === undefined) throw inBandError(this.#options.name, answer.error)
+      return answer
+    },
+  }
+
+  /**
+   * One whole JSON answer: `body` POSTed, the answer read under the response cap and the request
+   * timeout, and parsed; an HTTP error mapped as every upstream error is (upstream-error.ts).
+   */
+  async #post(url: string, body: JsonObject & { model: string }, signal: AbortSignal): Promise<JsonObject> {
     const call = new UpstreamCall(this.#options.name, signal)
     try {
       call.watch('request', this.#options.requestTimeoutMs)
-      const response = await postJson(this.#fetch, this.#url, call, body, this.#jsonHeaders)
-      if (!response.ok)
-        throw this.#httpError(request, response, (await readText(call, response, ERROR_BODY_LIMIT)) ?? '')
+      const response = await postJson(this.#fetch, url, call, body, this.#jsonHeaders)
+      if (!response.ok) throw this.#httpError(body, response, (await readText(call, response, ERROR_BODY_LIMIT)) ?? '')
       const limit = this.#options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
       const text = await readText(call, response, limit)
       call.complete()
@@ -75,10 +99,9 @@ class OpenAICompatibleProvider implements ChatProvider {
           this.#options.name,
           `answered with a body larger than this gateway's limit of ${limit} bytes (CHAT_MAX_RESPONSE_BYTES).`,
         )
-      const completion = parseJsonObject(text)
-      if (!completion) throw streamError(this.#options.name, 'answered with a body that is not a JSON object.')
-      if (reportsError(completion)) throw inBandError(this.#options.name, completion.error)
-      return completion as ChatCompletion
+      const answer = parseJsonObject(text)
+      if (!answer) throw streamError(this.#options.name, 'answered with a body that is not a JSON object.')
+      return answer
     } finally {
       call.end()
     }
@@ -129,7 +152,7 @@ class OpenAICompatibleProvider implements ChatProvider {
     )
   }
 
-  #httpError(request: ChatRequest, response: Response, text: string) {
+  #httpError(request: { model: string }, response: Response, text: string) {
     const { name, retryMaxMs } = this.#options
     return upstreamHttpError(
       name,
