@@ -11,7 +11,8 @@ import { jsonContent } from '../http/openapi-document'
 import type { Logger } from '../telemetry/logger'
 import { DEFAULT_MAX_RESPONSE_BYTES, type ChatConfig } from '../config/chat'
 import { ChatCompletionRequest, ChatCompletionResponse, ModelEntry, ModelList } from './model'
-import { OpenAIError, openAIErrorResponse, OpenAIErrorSchema } from '../http/openai-errors'
+import { OpenAIError, openAIErrorResponse } from '../http/openai-errors'
+import { openAIErrors, underV1 } from './route-docs'
 import { toOpenAIError } from './errors'
 import { createEchoProvider } from './providers/echo/echo'
 import { ProviderError } from './providers/provider'
@@ -48,16 +49,6 @@ function chatSetupFrom(config: ChatConfig, metrics?: Metrics): ChatSetup {
   const observe: AttemptObserver | undefined =
     metrics && ((event) => metrics.upstreamFailed(event.provider, event.next))
   return { registry: buildRegistry(config, { echo, observe }), keepAliveMs: config.keepAliveMs, maxResponseBytes }
-}
-
-/**
- * The error statuses of a chat route, in OpenAI's shape. Documented here rather than as the
- * route's `response`, which Elysia would check every answer against on the hot path.
- */
-function openAIErrors(statuses: number[], descriptions: Record<number, string> = {}) {
-  return Object.fromEntries(
-    statuses.map((status) => [status, { description: descriptions[status], content: jsonContent(OpenAIErrorSchema) }]),
-  )
 }
 
 const UPSTREAM_ERRORS = {
@@ -277,11 +268,6 @@ export function chatPlugin(deps: ChatDeps) {
       .get('/models/:model', model, modelHook)
       .get('/v1/models/:model', model, underV1(modelHook))
   )
-}
-
-/** The same operation under `/v1`, where OpenAI SDKs look when given `http://host:port/v1` as their base URL. */
-function underV1<H extends { detail: DocumentDecoration }>(hook: H): H {
-  return { ...hook, detail: { ...hook.detail, summary: `${hook.detail.summary} (under /v1, for OpenAI SDKs)` } }
 }
 
 /** A token's model allow-list; a token without one may use every model. */
