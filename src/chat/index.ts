@@ -19,6 +19,7 @@ import { ProviderError } from './providers/provider'
 import { type AttemptObserver, buildRegistry, modelList, modelNotFound, type ModelRegistry } from './registry'
 import { describeIssue, parseChatRequest } from './request'
 import { messagesPlugin } from './messages'
+import { embeddingsPlugin } from './embeddings'
 
 /**
  * What the chat routes serve from: the model registry, the keep-alive interval and the cap on one response (default 8
@@ -76,7 +77,8 @@ const MODEL_ERRORS = {
 
 /**
  * OpenAI-compatible chat: `POST /chat/completions`, `GET /models` and `GET /models/{model}`,
- * also under `/v1`, so an OpenAI SDK pointed at `http://host:port/v1` works unchanged.
+ * and `POST /embeddings` from embeddings/, each also under `/v1`, so an OpenAI SDK pointed at
+ * `http://host:port/v1` works unchanged.
  * Bearer tokens need the `chat` scope. Every error is in OpenAI's shape. Anthropic's Messages
  * API over the same registry is mounted from messages/ (`/v1/messages`), in its own shape.
  *
@@ -207,6 +209,14 @@ export function chatPlugin(deps: ChatDeps) {
     logFailure: (error, where, message) => logFailure(deps.logger, error, where, message),
   })
 
+  const embeddings = embeddingsPlugin({
+    auth: deps.auth,
+    bodyLimit: deps.config.bodyLimit,
+    completion: served,
+    allows,
+    onLongLivedRequest: deps.onLongLivedRequest,
+  })
+
   return (
     new Elysia({ name: 'chat' })
       .use(authPlugin(deps.auth))
@@ -261,6 +271,8 @@ export function chatPlugin(deps: ChatDeps) {
           },
         ),
       )
+      // After the OpenAI error hook, which answers the embeddings routes' errors too.
+      .use(embeddings)
       .post('/chat/completions', complete, completeHook)
       .post('/v1/chat/completions', complete, underV1(completeHook))
       .get('/models', models, modelsHook)

@@ -1,4 +1,6 @@
 import { describe, expect, test } from 'bun:test'
+import { MAX_INPUT_TOKENS } from '../../../../src/chat/embeddings/model'
+import { tokenEstimate } from '../../../../src/chat/embeddings/request'
 import { createEchoProvider } from '../../../../src/chat/providers/echo/echo'
 import { ECHO_DEFAULT_DIMENSIONS, ECHO_MAX_DIMENSIONS } from '../../../../src/chat/providers/echo/embeddings'
 import { tokenize } from '../../../../src/chat/providers/echo/tokenizer'
@@ -160,8 +162,11 @@ describe('bounds', () => {
     expect(JSON.stringify(floats).length).toBeLessThanOrEqual(limit)
   })
 
-  test('2048 inputs of 440 bytes each (the most text a request may hold) at 1536 dimensions take well under a second or two', async () => {
-    const input = Array.from({ length: 2048 }, (_, i) => `input ${i} `.repeat(60).slice(0, 440))
+  test('2048 inputs of 438 bytes (the most text a request may hold) at 1536 dimensions take well under a second or two', async () => {
+    const input = Array.from({ length: 2048 }, (_, i) => `input ${i} `.repeat(60).slice(0, 438))
+    // 146 tokens each by the estimate: 299,008 in all, just under what the route lets through.
+    expect(tokenEstimate(input)).toBe(299_008)
+    expect(tokenEstimate(input)).toBeLessThanOrEqual(MAX_INPUT_TOKENS)
     for (const encoding_format of ['base64', 'float']) {
       const started = performance.now()
       const answer = await embed({ input, encoding_format }, 64 * 1024 * 1024)
