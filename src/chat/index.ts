@@ -18,13 +18,15 @@ import { jsonContent } from '../http/openapi-document'
 import type { Logger } from '../telemetry/logger'
 import { DEFAULT_MAX_RESPONSE_BYTES, type ChatConfig } from '../config/chat'
 import { ChatCompletionRequest, ChatCompletionResponse, ModelEntry, ModelList } from './model'
-import { OpenAIError, openAIErrorResponse, OpenAIErrorSchema } from '../http/openai-errors'
+import { OpenAIError, openAIErrorResponse } from '../http/openai-errors'
+import { openAIErrors, underV1 } from './route-docs'
 import { toOpenAIError } from './errors'
 import { createEchoProvider } from './providers/echo/echo'
 import { ProviderError } from './providers/provider'
 import { type AttemptObserver, buildRegistry, modelList, modelNotFound, type ModelRegistry } from './registry'
 import { describeIssue, parseChatRequest } from './request'
 import { messagesPlugin } from './messages'
+import { embeddingsPlugin } from './embeddings'
 
 /**
  * What the chat routes serve from: the model registry, the keep-alive interval and the cap on one response (default 8
@@ -57,16 +59,6 @@ function chatSetupFrom(config: ChatConfig, metrics?: Metrics): ChatSetup {
   return { registry: buildRegistry(config, { echo, observe }), keepAliveMs: config.keepAliveMs, maxResponseBytes }
 }
 
-/**
- * The error statuses of a chat route, in OpenAI's shape. Documented here rather than as the
- * route's `response`, which Elysia would check every answer against on the hot path.
- */
-function openAIErrors(statuses: number[], descriptions: Record<number, string> = {}) {
-  return Object.fromEntries(
-    statuses.map((status) => [status, { description: descriptions[status], content: jsonContent(OpenAIErrorSchema) }]),
-  )
-}
-
 const UPSTREAM_ERRORS = {
   400: "The request is invalid (`error.param` names the field), or the Authorization header is malformed. An upstream's own 400 is passed on as it is.",
   413: 'The body is larger than BODY_LIMIT, or the upstream refused it as too large.',
@@ -92,7 +84,8 @@ const MODEL_ERRORS = {
 
 /**
  * OpenAI-compatible chat: `POST /chat/completions`, `GET /models` and `GET /models/{model}`,
- * also under `/v1`, so an OpenAI SDK pointed at `http://host:port/v1` works unchanged.
+ * and `POST /embeddings` from embeddings/, each also under `/v1`, so an OpenAI SDK pointed at
+ * `http://host:port/v1` works unchanged.
  * Bearer tokens need the `chat` scope. Every error is in OpenAI's shape. Anthropic's Messages
  * API over the same registry is mounted from messages/ (`/v1/messages`), in its own shape.
  *
@@ -223,6 +216,14 @@ export function chatPlugin(deps: ChatDeps) {
     logFailure: (error, where, message) => logFailure(deps.logger, error, where, message),
   })
 
+  const embeddings = embeddingsPlugin({
+    auth: deps.auth,
+    bodyLimit: deps.config.bodyLimit,
+    completion: served,
+    allows,
+    onLongLivedRequest: deps.onLongLivedRequest,
+  })
+
   return (
     new Elysia({ name: 'chat' })
       .use(authPlugin(deps.auth))
@@ -288,6 +289,8 @@ export function chatPlugin(deps: ChatDeps) {
           },
         ),
       )
+      // After the OpenAI error hook, which answers the embeddings routes' errors too.
+      .use(embeddings)
       .post('/chat/completions', complete, completeHook)
       .post('/v1/chat/completions', complete, underV1(completeHook))
       .get('/models', models, modelsHook)
@@ -295,11 +298,6 @@ export function chatPlugin(deps: ChatDeps) {
       .get('/models/:model', model, modelHook)
       .get('/v1/models/:model', model, underV1(modelHook))
   )
-}
-
-/** The same operation under `/v1`, where OpenAI SDKs look when given `http://host:port/v1` as their base URL. */
-function underV1<H extends { detail: DocumentDecoration }>(hook: H): H {
-  return { ...hook, detail: { ...hook.detail, summary: `${hook.detail.summary} (under /v1, for OpenAI SDKs)` } }
 }
 
 /** A token's model allow-list; a token without one may use every model. */

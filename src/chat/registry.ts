@@ -81,8 +81,10 @@ export class ModelRegistry {
     return [...this.#routes.keys()]
   }
 
-  has(name: string): boolean {
-    return this.#routes.has(name)
+  /** Whether `name` is a public model; with `serving`, one that has an entry `serving` accepts. */
+  has(name: string, serving?: (entry: RouteEntry) => boolean): boolean {
+    const entries = this.#routes.get(name)
+    return entries !== undefined && (serving === undefined || entries.some(serving))
   }
 
   /**
@@ -109,17 +111,20 @@ export class ModelRegistry {
   /**
    * Any whole answer under the registry's rules: `call` is made for each entry of `model` in turn,
    * retried and then falling back on retryable failures. The wire format is the caller's business
-   * (`/v1/messages` answers in Anthropic's); `report` learns which entry served.
+   * (`/v1/messages` answers in Anthropic's); `report` learns which entry served. With `serving`,
+   * only the entries it accepts are tried (`/v1/embeddings` skips providers that have none).
    */
   async completeWith<T>(
     model: string,
     signal: AbortSignal,
     call: (entry: RouteEntry) => Promise<T>,
     report?: StreamReport,
+    serving?: (entry: RouteEntry) => boolean,
   ): Promise<T> {
     let lastError: unknown
     const entries = this.#entries(model)
     for (const entry of entries) {
+      if (serving && !serving(entry)) continue
       for (let attempt = 0; ; attempt++) {
         if (report) noteServingEntry(report, entry)
         try {

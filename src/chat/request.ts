@@ -15,6 +15,19 @@ const requestCheck = TypeCompiler.Compile(ChatCompletionRequest)
  * Fields the schema does not list are kept, so they reach the upstream untouched.
  */
 export function parseChatRequest(text: string): ChatCompletionRequest {
+  const body = parseOpenAIBody(text)
+  // Check first: walking Errors() on a valid body costs far more than the compiled check.
+  if (!requestCheck.Check(body)) throw describeIssue(requestCheck.Errors(body).First()!)
+  const request = body as ChatCompletionRequest
+  checkRules(request)
+  return request
+}
+
+/**
+ * The JSON object of a body on an OpenAI route, nesting at most {@link MAX_DEPTH} levels; a 400 in
+ * OpenAI's words for anything else.
+ */
+export function parseOpenAIBody(text: string): Record<string, unknown> {
   let body: unknown
   try {
     body = JSON.parse(text)
@@ -43,11 +56,7 @@ export function parseChatRequest(text: string): ChatCompletionRequest {
       'invalid_value',
     )
   }
-  // Check first: walking Errors() on a valid body costs far more than the compiled check.
-  if (!requestCheck.Check(body)) throw describeIssue(requestCheck.Errors(body).First()!)
-  const request = body as ChatCompletionRequest
-  checkRules(request)
-  return request
+  return body as Record<string, unknown>
 }
 
 function badRequest(message: string, param: string | null, code: string | null = null): OpenAIError {

@@ -20,6 +20,8 @@ test('/openapi.json documents every public route of the three APIs', async () =>
     'DELETE /plants/{id}',
     'POST /chat/completions',
     'GET /models',
+    'POST /embeddings',
+    'POST /v1/embeddings',
     'POST /v1/messages',
     'POST /v1/messages/count_tokens',
     'GET /docs.json',

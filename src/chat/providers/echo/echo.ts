@@ -4,6 +4,7 @@ import { type ChunkEmitter, type ChunkHead, ChunkEvents, chunkObjects, SYSTEM_FI
 import { flatten, PacedSteps, type Planned } from './pacing'
 import type { ChatProvider, ChatRequest, StreamReport } from '../provider'
 import { PromptCache } from './tokenizer'
+import { echoEmbeddings } from './embeddings'
 
 /**
  * `echo`: the built-in offline provider. It is not a language model and does not pretend
@@ -24,6 +25,7 @@ import { PromptCache } from './tokenizer'
  * - `logprobs` are deterministic: the sampled token is the most likely one (see `logprobFor` in `logprobs.ts`).
  * - Usage is exact for its tokenizer; cache hits come from `PromptCache`.
  * - `n` identical choices are returned when `n` > 1.
+ * - It serves `POST /v1/embeddings` too: deterministic unit vectors made from the input (see `embeddings.ts`).
  */
 export type EchoOptions = {
   /** Registry name; default `echo`. */
@@ -79,6 +81,8 @@ export function createEchoProvider(options: EchoOptions = {}): ChatProvider {
     streamEvents(raw, signal, report) {
       return steps(raw, signal, (head) => new ChunkEvents(head), report)
     },
+
+    embeddings: echoEmbeddings(limit),
   }
 
   /**

@@ -5,8 +5,8 @@ import type { OpenAIProviderOptions } from './transport'
 
 /**
  * `"kind": "openai"`, the default: any server speaking OpenAI's `POST /chat/completions` (OpenAI,
- * DeepSeek, vLLM, Ollama, llama.cpp, OpenRouter, another Trellis), relayed as it answers. `baseUrl` is
- * the prefix before `/chat/completions`. Its own setting:
+ * DeepSeek, vLLM, Ollama, llama.cpp, OpenRouter, another Trellis), relayed as it answers, and its
+ * `POST /embeddings`. `baseUrl` is the prefix before `/chat/completions` and `/embeddings`. Its own setting:
  * - `responses` (`"translate"` when absent): `"native"` for upstreams that serve OpenAI's Responses
  *   API themselves (OpenAI, Azure, vLLM…): `/v1/responses` is then relayed to `${baseUrl}/responses`
  *   with only `model` rewritten, its events byte for byte (see ./responses.ts); `"translate"` serves

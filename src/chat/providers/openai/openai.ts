@@ -5,6 +5,7 @@ import {
   type ChatCompletionChunk,
   type ChatProvider,
   type ChatRequest,
+  type Embeddings,
   type JsonObject,
   type NativeResponses,
   type StreamReport,
@@ -24,14 +25,15 @@ export type { OpenAIProviderOptions } from './transport'
  * fields included, with only `model` rewritten; chunks and completions come back as the upstream
  * sent them, streamed events byte for byte. Streams are relayed as they are read, never buffered.
  * With `responses: "native"`, the provider also relays OpenAI's Responses API
- * ({@link ChatProvider.responses}) to the upstream's `POST /responses`.
+ * ({@link ChatProvider.responses}) to the upstream's `POST /responses`. `POST /embeddings` is relayed
+ * whole.
  *
  * @example
  * const deepseek = openaiProvider({ ...PROVIDER_DEFAULTS, name: 'deepseek', baseUrl: 'https://api.deepseek.com/v1', apiKey })
  */
 export function openaiProvider(
   options: OpenAIProviderOptions,
-): ChatProvider & Required<Pick<ChatProvider, 'streamEvents'>> {
+): ChatProvider & Required<Pick<ChatProvider, 'streamEvents' | 'embeddings'>> {
   return new OpenAICompatibleProvider(options)
 }
 
@@ -52,6 +54,19 @@ class OpenAICompatibleProvider implements ChatProvider {
     const completion = await this.#transport.json('/chat/completions', body, signal)
     if (reportsError(completion)) throw inBandError(this.#transport.options.name, completion.error)
     return completion as ChatCompletion
+  }
+
+  /**
+   * `POST /embeddings` upstream: the request as the route passed it (only `model` rewritten), and
+   * the answer as the upstream sent it, once it is known to be a JSON object and not an in-band error.
+   */
+  readonly embeddings: Embeddings = {
+    create: async (request, signal) => {
+      const answer = await this.#transport.json('/embeddings', request, signal)
+      if (answer.error !== undefined && answer.data === undefined)
+        throw inBandError(this.#transport.options.name, answer.error)
+      return answer
+    },
   }
 
   /** The chunks of {@link streamEvents}, parsed; for callers that want objects rather than bytes. */
