@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
 
 let t: TestApp
@@ -216,4 +216,26 @@ test('the document says which operations are public, and it is true: anonymous r
     await response.arrayBuffer()
     expect({ name, anonymous: response.status === 401 }).toEqual({ name, anonymous: operation.security!.length > 0 })
   }
+})
+
+describe('GET /, the first address a newcomer tries', () => {
+  test('a browser is sent to the documentation site', async () => {
+    const response = await t.request('/', { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } })
+    expect(response.status).toBe(302)
+    expect(response.headers.get('location')).toBe('/docs/')
+  })
+
+  test('a program gets the addresses to go on from, as JSON', async () => {
+    const response = await t.request('/', { headers: { accept: 'application/json' } })
+    expect(response.status).toBe(200)
+    expect(await response.json()).toEqual({
+      name: 'Trellis',
+      docs: '/docs/',
+      api_reference: '/openapi',
+      openapi: '/openapi.json',
+      health: '/health',
+      ready: '/ready',
+    })
+    expect((await t.request('/')).status).toBe(200)
+  })
 })
