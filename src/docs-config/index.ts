@@ -20,7 +20,7 @@ import {
   StrictQuery,
   ValidationResult,
 } from './model'
-import { DocsConfigService, InvalidDocsConfig, StaleRevision, WritersBusy } from './service'
+import { DEFAULT_DOCS_TEXT, DocsConfigService, InvalidDocsConfig, StaleRevision, WritersBusy } from './service'
 import type { RevisionSummary } from './model'
 import { validateDocsConfig } from './validation/validate'
 import { NEXT_PAGE_LINK } from '../http/openapi-document'
@@ -155,6 +155,52 @@ export const docsConfigPlugin = (deps: DocsConfigDeps) => {
             503: {
               description:
                 'The database is unavailable, or another writer held the turn for over 5 s; Retry-After says when to try again.',
+            },
+          },
+        },
+      },
+    )
+    .delete(
+      '/docs.json',
+      async ({ principal, request, set }) => {
+        // The way back to Trellis's own site, kept in the history like any change: the built-in default, stored
+        // again as the next revision (revisions are never removed).
+        try {
+          const { stored } = await service.replace({
+            text: DEFAULT_DOCS_TEXT,
+            author: principal.owner,
+            ifMatch: request.headers.get('if-match') ?? undefined,
+          })
+          set.headers.etag = stored.etag
+          return { ...summary(stored), config: stored.config, warnings: [] }
+        } catch (error) {
+          if (error instanceof StaleRevision)
+            throw new HttpError(412, error.message, { headers: { etag: error.current } })
+          if (error instanceof WritersBusy) throw new HttpError(503, error.message, { headers: { 'retry-after': '1' } })
+          throw error
+        }
+      },
+      {
+        auth: 'docs:write',
+        response: { 200: StoredResult, ...errors(400, 401, 403, 412, 429, 500, 503) },
+        detail: {
+          summary: 'Go back to the built-in docs.json',
+          description:
+            'Needs the docs:write scope. Stores the built-in default (the docs.json that describes Trellis) as the ' +
+            "next revision, so the documentation site shows Trellis's own pages again; the history keeps every " +
+            'earlier revision. If-Match is honoured as on PUT.',
+          security: BEARER_SECURITY,
+          tags: ['docs.json'],
+          responses: {
+            200: {
+              description: 'The built-in default, stored as a new revision.',
+              headers: { ETag: ETAG_HEADER },
+            },
+            403: { description: 'The token lacks the docs:write scope.' },
+            412: {
+              description:
+                'If-Match names a revision that is no longer current; the ETag header names the current one.',
+              headers: { ETag: ETAG_HEADER },
             },
           },
         },

@@ -9,9 +9,14 @@ import { validateDocsConfig } from './validation/validate'
 
 /**
  * The docs.json being served: a stored revision, or the built-in default (revision 0) before the first one.
- * `body` is the normalised config as JSON text, keys in the order they were written.
+ * `body` is the normalised config as JSON text, keys in the order they were written. `builtIn`: it is the built-in
+ * default, before any revision or as a revision stored again (`DELETE /docs.json`), so the site shows Trellis's own
+ * pages.
  */
-export type CurrentDocs = { revision: number; etag: string; body: string }
+export type CurrentDocs = { revision: number; etag: string; body: string; builtIn: boolean }
+
+/** The built-in default's text, as `DELETE /docs.json` stores it back. */
+export const DEFAULT_DOCS_TEXT = `${JSON.stringify(DEFAULT_DOCS, null, 2)}\n`
 
 /** The submitted text does not validate; `result` holds every issue. */
 export class InvalidDocsConfig extends Error {
@@ -65,9 +70,10 @@ export class DocsConfigService {
   /** The current config, normalised, with its ETag. */
   async current(): Promise<CurrentDocs> {
     const latest = await this.store.latestSummary()
-    if (latest === undefined) return { revision: 0, etag: await this.defaultEtag(), body: DEFAULT_BODY }
+    if (latest === undefined) return { revision: 0, etag: await this.defaultEtag(), body: DEFAULT_BODY, builtIn: true }
     if (this.cached?.etag !== latest.etag) {
-      this.cached = { revision: latest.revision, etag: latest.etag, body: await this.bodyOf(latest.revision) }
+      const body = await this.bodyOf(latest.revision)
+      this.cached = { revision: latest.revision, etag: latest.etag, body, builtIn: body === DEFAULT_BODY }
     }
     return this.cached
   }

@@ -14,8 +14,8 @@ import { SiteMap } from './site-map'
 
 /** What the site reads: the current docs.json, and the stored pages. */
 export type SiteSources = {
-  /** The current docs.json as DocsConfigService.current() gives it: revision 0 is the built-in default. */
-  config: () => Promise<{ revision: number; etag: string; body: string }>
+  /** The current docs.json as DocsConfigService.current() gives it; `builtIn`: it is the built-in default. */
+  config: () => Promise<{ revision: number; etag: string; body: string; builtIn: boolean }>
   /** A number that changes whenever any page is stored (the newest page row's id). */
   pagesGeneration: () => Promise<number>
   /** Every page's newest title and sidebar title, without texts. */
@@ -103,7 +103,7 @@ export class DocsSiteService {
   private async renderMiss(
     snapshotKey: string,
     cacheKey: string,
-    current: { revision: number; body: string },
+    current: { revision: number; body: string; builtIn: boolean },
     path: string,
   ): Promise<SitePage> {
     const snapshot = await this.snapshotFor(snapshotKey, current)
@@ -153,7 +153,10 @@ export class DocsSiteService {
     return path === '' || namesPage(snapshot, path)
   }
 
-  private async snapshotFor(key: string, current: { revision: number; body: string }): Promise<Snapshot> {
+  private async snapshotFor(
+    key: string,
+    current: { revision: number; body: string; builtIn: boolean },
+  ): Promise<Snapshot> {
     if (this.snapshot?.key === key) return this.snapshot
     if (this.building?.key === key) return this.building.snapshot
     const snapshot = this.buildSnapshot(key, current)
@@ -169,9 +172,12 @@ export class DocsSiteService {
     }
   }
 
-  private async buildSnapshot(key: string, current: { revision: number; body: string }): Promise<Snapshot> {
+  private async buildSnapshot(
+    key: string,
+    current: { revision: number; body: string; builtIn: boolean },
+  ): Promise<Snapshot> {
     const config = JSON.parse(current.body) as DocsConfig
-    const builtIn = current.revision === 0 ? this.builtInPages() : NO_BUILT_IN_PAGES
+    const builtIn = current.builtIn ? this.builtInPages() : NO_BUILT_IN_PAGES
     return { key, config, map: new SiteMap(config), summaries: await this.sources.pageSummaries(), builtIn }
   }
 

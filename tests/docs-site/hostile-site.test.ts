@@ -394,7 +394,7 @@ function fakeSources(pages: string[], generation: number): SiteSources & { reads
   const config = JSON.stringify({ name: 'Fake', navigation: [{ group: 'G', pages }] })
   const sources = {
     reads: 0,
-    config: async () => ({ revision: 1, etag: '"fake"', body: config }),
+    config: async () => ({ revision: 1, etag: '"fake"', body: config, builtIn: false }),
     pagesGeneration: async () => generation,
     pageSummaries: async () => new Map(),
     pageText: async () => {

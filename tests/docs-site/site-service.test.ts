@@ -12,7 +12,7 @@ function sources(config: unknown, pageText: (path: string) => string | undefined
   const calls = { pageText: 0, summaries: 0 }
   const body = JSON.stringify(config)
   const fake: SiteSources = {
-    config: async () => ({ revision: 1, etag: '"c1"', body }),
+    config: async () => ({ revision: 1, etag: '"c1"', body, builtIn: false }),
     pagesGeneration: async () => 1,
     pageSummaries: async () => {
       calls.summaries++

@@ -370,3 +370,31 @@ describe('no page of the site may be framed (clickjacking)', () => {
     expect(response.headers.get('x-frame-options')).toBe('DENY')
   })
 })
+
+describe('DELETE /docs.json: the way back to Trellis own site', () => {
+  test('after an author replaced the site, DELETE stores the built-in default again and its pages come back', async () => {
+    await putDocs({ name: 'Greenhouse', navigation: [{ group: 'Start', pages: ['welcome'] }] })
+    const replaced = await page('/docs/introduction')
+    expect(replaced.response.status).toBe(404)
+    const revisionsBefore = (await (await t.request('/docs.json/revisions', { token: writer })).json()).revisions.length
+    const reset = await t.request('/docs.json', { method: 'DELETE', token: writer })
+    expect(reset.status).toBe(200)
+    const stored = await reset.json()
+    expect(stored.config.name).toBe(DEFAULT_DOCS.name)
+    expect(reset.headers.get('etag')).toBe(stored.etag)
+    // Kept in the history like any change: nothing is removed.
+    const revisions = (await (await t.request('/docs.json/revisions', { token: writer })).json()).revisions
+    expect(revisions.length).toBe(revisionsBefore + 1)
+    const back = await page('/docs/introduction')
+    expect(back.response.status).toBe(200)
+    expect(back.html).not.toContain('not written yet')
+    expect((await (await t.request('/docs.json')).json()).name).toBe(DEFAULT_DOCS.name)
+  })
+
+  test('it needs docs:write, and honours If-Match', async () => {
+    const reader = await t.tokenFor('docs-reader', ['plants:read'])
+    expect((await t.request('/docs.json', { method: 'DELETE', token: reader })).status).toBe(403)
+    const stale = await t.request('/docs.json', { method: 'DELETE', token: writer, headers: { 'if-match': '"stale"' } })
+    expect(stale.status).toBe(412)
+  })
+})
