@@ -104,7 +104,7 @@ afterAll(async () => {
   await trellis.close()
 })
 
-/** A message's blocks, untyped: the SDK's block types add fields (`citations`) a translated answer leaves out. */
+/** A message's blocks, untyped, to compare whole. */
 const blocksOf = (message: Anthropic.Message): unknown[] => message.content
 
 const weatherTool = {
@@ -132,7 +132,7 @@ describe('messages.create', () => {
       stop_sequence: null,
     })
     expect(message.id).toStartWith('msg_')
-    expect(blocksOf(message)).toEqual([{ type: 'text', text: 'Hello, SDK!' }])
+    expect(blocksOf(message)).toEqual([{ type: 'text', text: 'Hello, SDK!', citations: null }])
     // echo counts `<|user|>` and the four tokens of the text; its answer is the same four.
     expect(message.usage).toMatchObject({
       input_tokens: 5,
@@ -179,7 +179,7 @@ describe('messages.create', () => {
       type: 'thinking',
       thinking: 'Echo provider, not a model: repeating 1 tokens.',
     })
-    expect(blocksOf(message)[1]).toEqual({ type: 'text', text: 'think' })
+    expect(blocksOf(message)[1]).toEqual({ type: 'text', text: 'think', citations: null })
   })
 
   test('without thinking enabled, a reasoning model answers text alone (its reasoning still counts as output)', async () => {
@@ -188,7 +188,7 @@ describe('messages.create', () => {
       max_tokens: 2048,
       messages: [{ role: 'user', content: 'think' }],
     })
-    expect(blocksOf(message)).toEqual([{ type: 'text', text: 'think' }])
+    expect(blocksOf(message)).toEqual([{ type: 'text', text: 'think', citations: null }])
     expect(message.usage.output_tokens).toBeGreaterThan(1)
   })
 })
@@ -241,14 +241,14 @@ describe('messages.stream', () => {
         },
       ],
     })
-    expect(blocksOf(message)).toEqual([{ type: 'text', text: 'and tomorrow?' }])
+    expect(blocksOf(message)).toEqual([{ type: 'text', text: 'and tomorrow?', citations: null }])
   })
 
   test('keep-alive pings under a slow provider are skipped by the SDK, and the answer arrives', async () => {
     const message = await client.messages
       .stream({ model: 'slow', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] })
       .finalMessage()
-    expect(blocksOf(message)).toEqual([{ type: 'text', text: 'at last' }])
+    expect(blocksOf(message)).toEqual([{ type: 'text', text: 'at last', citations: null }])
   })
 })
 
@@ -289,7 +289,7 @@ describe('credentials: the same token as x-api-key or as a bearer', () => {
       max_tokens: 8,
       messages: [{ role: 'user', content: 'key' }],
     })
-    expect(blocksOf(message)).toEqual([{ type: 'text', text: 'key' }])
+    expect(blocksOf(message)).toEqual([{ type: 'text', text: 'key', citations: null }])
   })
 
   test('Authorization: Bearer, from authToken', async () => {
@@ -298,7 +298,7 @@ describe('credentials: the same token as x-api-key or as a bearer', () => {
       blocksOf(
         await sdk.messages.create({ model: 'echo', max_tokens: 8, messages: [{ role: 'user', content: 'bearer' }] }),
       ),
-    ).toEqual([{ type: 'text', text: 'bearer' }])
+    ).toEqual([{ type: 'text', text: 'bearer', citations: null }])
   })
 })
 

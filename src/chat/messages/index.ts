@@ -161,8 +161,10 @@ export function messagesPlugin(deps: MessagesDeps) {
         description:
           "Anthropic's Messages API over any Trellis model, for Anthropic SDKs given `http://host:port` as their " +
           'base URL. A model served by an Anthropic provider gets the request as it came; any other gets it in ' +
-          "OpenAI's form (fields without an equivalent, such as `top_k`, are a 400 naming them). With `stream: " +
-          "true` the answer is Anthropic's event stream, with `ping` events while waiting.",
+          "OpenAI's form: a field that cannot change the answer (`cache_control`, `context_management`, " +
+          '`service_tier`, …) is ignored and named in `x-trellis-ignored`; one that would change it and has no ' +
+          "equivalent (such as `top_k`) is a 400 naming it. With `stream: true` the answer is Anthropic's event " +
+          'stream, with `ping` events while waiting.',
         tags: ['chat'],
         security: API_KEY_SECURITY,
         requestBody: { required: true, content: jsonContent(MessagesRequest) },
@@ -170,6 +172,14 @@ export function messagesPlugin(deps: MessagesDeps) {
           200: {
             description:
               'The message, or with `stream: true` its events. An error after the first byte comes as an `error` event.',
+            headers: {
+              'x-trellis-ignored': {
+                description:
+                  "The fields a model served through OpenAI's form accepted and ignored, comma-separated as the " +
+                  'client wrote them (`context_management, cache_control, tools[3].defer_loading`); absent when none was.',
+                schema: { type: 'string' },
+              },
+            },
             content: {
               ...jsonContent(MessageResponse),
               'text/event-stream': {
