@@ -82,6 +82,26 @@ describe('answers', () => {
     expect((await complete(ask('a🌿b', { stop: '\udf3f' }))).choices[0]!.message.content).toBe('a')
   })
 
+  // vLLM's field, which /v1/messages reads to name the sequence in stop_sequence.
+  test("the stop sequence that cut the answer is the choice's stop_reason, streamed or not; none without a cut", async () => {
+    const STOPS: [name: string, request: ChatRequest, stopReason: string | undefined][] = [
+      ['the earliest of two', ask('alpha beta. gamma; delta', { stop: [';', '.'] }), '.'],
+      ['a single string', ask('alpha beta', { stop: 'beta' }), 'beta'],
+      ['a stop that is not in the text', ask('alpha beta', { stop: ['zeta'] }), undefined],
+      ['max_tokens before the stop', ask('one two three. four', { stop: ['.'], max_tokens: 2 }), undefined],
+      ['no stop', ask('alpha'), undefined],
+    ]
+    for (const [name, request, stopReason] of STOPS) {
+      const choice = (await complete(request)).choices[0] as Record<string, unknown>
+      const last = (await stream(request)).at(-1)!.choices[0] as Record<string, unknown>
+      expect({ name, complete: choice.stop_reason, stream: last.stop_reason }).toEqual({
+        name,
+        complete: stopReason,
+        stream: stopReason,
+      })
+    }
+  })
+
   test('n choices, identical', async () => {
     const completion = await complete(ask('hi there', { n: 3 }))
     expect(completion.choices.map((choice) => choice.index)).toEqual([0, 1, 2])
