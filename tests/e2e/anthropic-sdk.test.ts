@@ -9,6 +9,7 @@ import Anthropic, {
   PermissionDeniedError,
   RateLimitError,
 } from '@anthropic-ai/sdk'
+import { jsonSchemaOutputFormat } from '@anthropic-ai/sdk/helpers/json-schema'
 import { ProviderError, type ChatCompletionChunk, type ChatProvider } from '../../src/chat/providers/provider'
 import { createEchoProvider } from '../../src/chat/providers/echo/echo'
 import { makeChatApp, registryOf } from '../chat/chat-app'
@@ -190,6 +191,105 @@ describe('messages.create', () => {
     })
     expect(blocksOf(message)).toEqual([{ type: 'text', text: 'think', citations: null }])
     expect(message.usage.output_tokens).toBeGreaterThan(1)
+  })
+})
+
+describe('structured output and the fields the SDK types as always present', () => {
+  // What messages.parse() sends as output_config.format; echo answers json_schema requests with an example.
+  const format = jsonSchemaOutputFormat({
+    type: 'object',
+    properties: { city: { type: 'string' }, days: { type: 'integer' } },
+    required: ['city', 'days'],
+    additionalProperties: false,
+  } as const)
+
+  test('messages.parse() with a JSON schema: parsed_output is an object of the schema', async () => {
+    const message = await client.messages.parse({
+      model: 'echo',
+      max_tokens: 256,
+      messages: [{ role: 'user', content: 'Lisbon' }],
+      output_config: { format, effort: 'high' },
+    })
+    expect(message.parsed_output).toEqual({ city: 'Lisbon', days: expect.any(Number) })
+    expect(Number.isInteger(message.parsed_output!.days)).toBe(true)
+  })
+
+  test('messages.stream() with the same format: the final message is parsed too', async () => {
+    const message = await client.messages
+      .stream({
+        model: 'echo',
+        max_tokens: 256,
+        messages: [{ role: 'user', content: 'Porto' }],
+        output_config: { format },
+      })
+      .finalMessage()
+    expect(message.parsed_output).toEqual({ city: 'Porto', days: expect.any(Number) })
+  })
+
+  test('the typed fields are there, null where there is nothing, and stop_sequence names the sequence', async () => {
+    const message = await client.messages.create({
+      model: 'echo',
+      max_tokens: 64,
+      stop_sequences: ['STOP'],
+      messages: [{ role: 'user', content: 'go on STOP here' }],
+    })
+    expect(message.stop_reason).toBe('stop_sequence')
+    expect(message.stop_sequence).toBe('STOP')
+    expect([message.container, message.stop_details, message.diagnostics]).toEqual([null, null, null])
+    const block = message.content[0]!
+    if (block.type !== 'text') throw new Error('expected a text block')
+    expect([block.text, block.citations]).toEqual(['go on ', null])
+    const { cache_creation, server_tool_use, service_tier, inference_geo, speed, output_tokens_details } = message.usage
+    expect([cache_creation, server_tool_use, service_tier, inference_geo, speed]).toEqual([
+      null,
+      null,
+      null,
+      null,
+      null,
+    ])
+    expect(output_tokens_details).toEqual({ thinking_tokens: 0 })
+    const streamed = await client.messages
+      .stream({
+        model: 'echo',
+        max_tokens: 64,
+        stop_sequences: ['STOP'],
+        messages: [{ role: 'user', content: 'go on STOP here' }],
+      })
+      .finalMessage()
+    expect([streamed.stop_reason, streamed.stop_sequence]).toEqual(['stop_sequence', 'STOP'])
+  })
+})
+
+describe('models.list and models.retrieve', () => {
+  test("list(): every model, in Anthropic's shape, across pages", async () => {
+    const ids: string[] = []
+    for await (const model of client.models.list({ limit: 3 })) {
+      expect(model.type).toBe('model')
+      expect(model.display_name).toBe(model.id)
+      expect(new Date(model.created_at).toISOString()).toStartWith(model.created_at.slice(0, 19))
+      ids.push(model.id)
+    }
+    expect(ids).toEqual([
+      'echo',
+      'echo-reasoner',
+      'echo-fresh',
+      'rate-limited',
+      'overloaded',
+      'buggy',
+      'breaks',
+      'slow',
+    ])
+    const page = await client.models.list({ limit: 2 })
+    expect([page.has_more, page.first_id, page.last_id]).toEqual([true, 'echo', 'echo-reasoner'])
+  })
+
+  test('retrieve(): one model; an unknown one is a NotFoundError', async () => {
+    const model = await client.models.retrieve('echo-reasoner')
+    expect(model).toMatchObject({ type: 'model', id: 'echo-reasoner', lifecycle: 'active', max_tokens: null })
+    expect(model._request_id).toBeString()
+    const error = await client.models.retrieve('claude-9').catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(NotFoundError)
+    expect((error as NotFoundError).type).toBe('not_found_error')
   })
 })
 

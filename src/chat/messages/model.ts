@@ -226,3 +226,32 @@ export const MessageResponse = t.Object(
   },
   open,
 )
+
+/**
+ * One model in Anthropic's shape (`GET /v1/models` with `anthropic-version`): every field the SDK's
+ * `ModelInfo` has, `null` for what Trellis does not know of an upstream model (its limits, its line,
+ * its capabilities) and `active` for the lifecycle of a model it serves.
+ */
+export const AnthropicModel = t.Object({
+  type: t.Literal('model'),
+  id: t.String({ description: 'The public model name, as in `model` of a request' }),
+  display_name: t.String({ description: 'The same name' }),
+  created_at: t.String({ format: 'date-time', description: 'RFC 3339: when this process began listing it' }),
+  capabilities: t.Null(),
+  deprecated_at: t.Null(),
+  lifecycle: t.Literal('active'),
+  line: t.Null(),
+  max_input_tokens: t.Null(),
+  max_tokens: t.Null(),
+  retires_at: t.Null(),
+})
+export type AnthropicModel = Static<typeof AnthropicModel>
+
+/** A page of models in Anthropic's shape, with its cursors. */
+export const AnthropicModelList = t.Object({
+  data: t.Array(AnthropicModel),
+  has_more: t.Boolean(),
+  first_id: nullable(t.String()),
+  last_id: nullable(t.String()),
+})
+export type AnthropicModelList = Static<typeof AnthropicModelList>
