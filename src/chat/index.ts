@@ -69,7 +69,8 @@ const UPSTREAM_ERRORS = {
   413: 'The body is larger than BODY_LIMIT, or the upstream refused it as too large.',
   429:
     "A limit of the token, or the peer's failed-authentication limit, was reached (Retry-After says when to try " +
-    "again); or every provider of the model answered 429 (with the upstream's Retry-After when it sent one).",
+    "again); or every provider of the model answered 429 (with the upstream's Retry-After when it sent one). A " +
+    'spent monthly budget (`insufficient_quota`) also says `x-should-retry: false`: it renews with the month.',
   403: 'The token lacks the chat scope.',
   404: 'No such model, or the token may not use it (`code: model_not_found`).',
   500: 'An unexpected fault; the server log has the details under the X-Request-Id of the response.',

@@ -47,7 +47,8 @@ const ERRORS: Record<number, string> = {
   415: '`invalid_request_error`: the body is not declared as application/json.',
   429:
     "`rate_limit_error`: a limit of the token, or the peer's failed-authentication limit, was reached, or every " +
-    'provider of the model answered 429; Retry-After says when to try again.',
+    'provider of the model answered 429; Retry-After says when to try again. A spent monthly budget also says ' +
+    '`x-should-retry: false`.',
   500: '`api_error`: an unexpected fault; the server log has the details under the request id.',
   502: '`api_error`: the upstream failed or answered something that is not a message.',
   503:

@@ -51,7 +51,7 @@ export function sized(request: ChatCompletionRequest, answer: Answer, limit: num
     if (!fits()) throw answerTooLarge(request, limit)
     if (keep) content.push(entry)
   }
-  return { message, logprobs: { content } }
+  return { message, logprobs: { content, refusal: null } }
 }
 
 /**
@@ -173,7 +173,7 @@ export function planAnswer(request: ChatCompletionRequest, cache: PromptCache, l
 export type Step = string | FullStep
 type FullStep = {
   delta: ChunkDelta
-  logprobs?: { content: TokenLogprob[] }
+  logprobs?: { content: TokenLogprob[]; refusal: null }
   finishReason?: FinishReason
   /** The stop sequence that ended the answer, sent as vLLM does: `stop_reason` on the last chunk's choice. */
   stopSequence?: string
@@ -200,7 +200,10 @@ export function* streamSteps(answer: Answer, request: ChatCompletionRequest): Ge
   }
   for (let at = 0; (token = tokenAt(answer.content, at)) !== undefined; at += token.length) {
     yield request.logprobs
-      ? { delta: { content: token }, logprobs: { content: [logprobFor(token, request.top_logprobs ?? 0)] } }
+      ? {
+          delta: { content: token },
+          logprobs: { content: [logprobFor(token, request.top_logprobs ?? 0)], refusal: null },
+        }
       : token
   }
   yield answer.stopSequence === undefined

@@ -223,6 +223,19 @@ describe('logprobs', () => {
     )
   })
 
+  // OpenAI's schema requires `refusal` beside `content` (null without a refusal), streamed or not.
+  test("the logprobs object carries refusal: null, as OpenAI's schema requires", async () => {
+    const completion = await complete(ask('a b', { logprobs: true }))
+    expect(completion.choices[0]!.logprobs).toEqual({
+      content: [logprobFor('a', 0), logprobFor(' b', 0)],
+      refusal: null,
+    })
+    const chunks = await stream(ask('a b', { logprobs: true }))
+    const withLogprobs = chunks.filter((chunk) => chunk.choices[0]?.logprobs)
+    expect(withLogprobs).toHaveLength(2)
+    for (const chunk of withLogprobs) expect(chunk.choices[0]!.logprobs!.refusal).toBeNull()
+  })
+
   test('top_logprobs defaults to none', () => {
     expect(logprobFor('x', 0).top_logprobs).toEqual([])
   })
@@ -255,7 +268,7 @@ describe('streaming', () => {
 
   test('logprobs ride on each content chunk', async () => {
     const chunks = await stream(ask('a b', { logprobs: true, top_logprobs: 1 }))
-    expect(chunks[1]!.choices[0]!.logprobs).toEqual({ content: [logprobFor('a', 1)] })
+    expect(chunks[1]!.choices[0]!.logprobs).toEqual({ content: [logprobFor('a', 1)], refusal: null })
   })
 
   test('echo-reasoner streams reasoning_content before content, and counts it', async () => {
