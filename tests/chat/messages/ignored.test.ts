@@ -223,6 +223,11 @@ describe('a field that cannot change the answer is accepted and named in x-trell
       mcp_servers: [{ type: 'url', url: 'https://mcp.example/sse', name: 'x' }],
       context_management: { edits: [] },
       top_k: 5,
+      // Claude Code's system turn, forwarded where it stands.
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'system', content: [{ type: 'text', text: 'env', cache_control: ephemeral }] },
+      ],
     }
     const response = await messages({ model: 'claude', ...fields })
     expect(response.status).toBe(200)
