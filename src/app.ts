@@ -14,7 +14,7 @@ import { operationsPlugin } from './operations'
 import { DOCUMENT_HEAD } from './operations/document-head'
 import { type DocumentedRoute, openApiDocument } from './http/openapi-document'
 import { plantsPlugin } from './plants'
-import { chatPlugin, type ChatSetup } from './chat'
+import { chatPlugin, type ChatSetup, isModelsPath } from './chat'
 import { openAIErrorResponse } from './http/openai-errors'
 import { anthropicErrorResponse } from './http/anthropic-errors'
 import { adminPlugin } from './auth/admin'
@@ -149,7 +149,7 @@ export function createApp(deps: AppDeps) {
           const methods = allowed(pathname)
           // Under /v1 the callers are OpenAI SDKs, which understand only OpenAI's error shape, and
           // under /v1/messages Anthropic SDKs, which understand only Anthropic's.
-          const contract = contractOf(pathname)
+          const contract = contractOf(pathname, request)
           const requestId = set.headers['x-request-id'] as string | undefined
           if (methods.length > 0) {
             const message = `${request.method} is not allowed on ${pathname}; allowed: ${methods.join(', ')}`
@@ -200,11 +200,13 @@ function once<T>(make: () => T): () => T {
 
 /**
  * The error contract a path's clients understand: Anthropic's under `/v1/messages` (Anthropic
- * SDKs), OpenAI's elsewhere under `/v1` and on the chat routes (OpenAI SDKs), the plant store's
- * everywhere else.
+ * SDKs), and on the models routes for a request that carries `anthropic-version` (which both SDK
+ * families call); OpenAI's elsewhere under `/v1` and on the chat routes (OpenAI SDKs), the plant
+ * store's everywhere else.
  */
-function contractOf(pathname: string): 'anthropic' | 'openai' | 'plant-store' {
+function contractOf(pathname: string, request: Request): 'anthropic' | 'openai' | 'plant-store' {
   if (pathname === '/v1/messages' || pathname.startsWith('/v1/messages/')) return 'anthropic'
+  if (isModelsPath(pathname) && request.headers.has('anthropic-version')) return 'anthropic'
   return /^\/(v1(\/|$)|chat\/|models(\/|$))/.test(pathname) ? 'openai' : 'plant-store'
 }
 
@@ -232,7 +234,7 @@ function drainGuard(gate: RequestGate | undefined, logger: Logger) {
       const pathname = new URL(request.url).pathname
       // Answered before routing: the after-response hook never sees it, so it is logged here.
       logRequest(logger, request, pathname, requestId, 503)
-      const contract = contractOf(pathname)
+      const contract = contractOf(pathname, request)
       if (contract === 'anthropic') return anthropicErrorResponse({ status: 503, message, headers }, String(requestId))
       return contract === 'openai'
         ? openAIErrorResponse({ status: 503, message, headers })

@@ -57,6 +57,15 @@ export function extractApiKeyOrBearer(request: Request): string {
   return trimmed
 }
 
+/**
+ * The credential of a route both SDK families call (`GET /v1/models`): as on Anthropic's routes
+ * ({@link extractApiKeyOrBearer}) for a request that carries `anthropic-version`, which every
+ * Anthropic SDK sends and no OpenAI one does; else a bearer token alone.
+ */
+export function extractCredentialBySdk(request: Request): string {
+  return request.headers.has('anthropic-version') ? extractApiKeyOrBearer(request) : extractBearer(request)
+}
+
 function invalidRequest(message: string) {
   return new HttpError(400, message, {
     headers: {

@@ -2,7 +2,7 @@ import { Elysia } from 'elysia'
 import type { FailedAuthThrottle } from './failed-auth'
 import { clientAddress } from './failed-auth'
 import type { Governance } from '../governance/service'
-import { extractApiKeyOrBearer, extractBearer, insufficientScope, invalidToken } from './header'
+import { extractApiKeyOrBearer, extractBearer, extractCredentialBySdk, insufficientScope, invalidToken } from './header'
 import { hasScope, type Principal, type Requirement } from './model'
 import type { TokenService } from './service'
 
@@ -92,7 +92,8 @@ export function authenticatedBody<R extends Requirement>(
  * `transform`, before query, params and body validation, so an anonymous request is
  * answered 401 whatever else is wrong with it. Routes with a body pair it with
  * `authenticatedParse`. Each feature's error hook renders the failures in its contract.
- * `{ apiKeyAuth: 'chat' }` is the same, also taking the token from Anthropic's `x-api-key`.
+ * `{ apiKeyAuth: 'chat' }` is the same, also taking the token from Anthropic's `x-api-key`;
+ * `{ sdkAuth: 'chat' }` takes `x-api-key` only from a request that carries `anthropic-version`.
  *
  * @example
  * new Elysia().use(authPlugin(auth)).get('/me', ({ principal }) => principal.owner, { auth: 'any' })
@@ -108,6 +109,12 @@ export const authPlugin = (auth: AuthDeps) =>
     apiKeyAuth: (required: Requirement) => ({
       async transform({ request }) {
         await authenticate(auth, request, required, extractApiKeyOrBearer)
+      },
+      resolve: ({ request }): { principal: Principal } => ({ principal: verified.get(request)! }),
+    }),
+    sdkAuth: (required: Requirement) => ({
+      async transform({ request }) {
+        await authenticate(auth, request, required, extractCredentialBySdk)
       },
       resolve: ({ request }): { principal: Principal } => ({ principal: verified.get(request)! }),
     }),

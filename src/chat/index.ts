@@ -1,5 +1,5 @@
 import { Elysia, type DocumentDecoration, type ValidationError } from 'elysia'
-import { type AuthDeps, authPlugin, BEARER_SECURITY, type Principal } from '../auth'
+import { API_KEY_SECURITY, type AuthDeps, authPlugin, BEARER_SECURITY, type Principal } from '../auth'
 import type { Governance } from '../governance/service'
 import type { UsageLedger } from '../usage/ledger'
 import type { Metrics } from '../telemetry/metrics'
@@ -27,6 +27,10 @@ import { type AttemptObserver, buildRegistry, modelList, modelNotFound, type Mod
 import { describeIssue, parseChatRequest } from './request'
 import { messagesPlugin } from './messages'
 import { embeddingsPlugin } from './embeddings'
+import { anthropicErrorResponse } from '../http/anthropic-errors'
+import { toAnthropicError } from './messages/errors'
+import { AnthropicModel, AnthropicModelList } from './messages/model'
+import { anthropicModel, anthropicModelPage, speaksAnthropic } from './messages/models'
 
 /**
  * What the chat routes serve from: the model registry, the keep-alive interval and the cap on one response (default 8
@@ -64,7 +68,8 @@ const UPSTREAM_ERRORS = {
   413: 'The body is larger than BODY_LIMIT, or the upstream refused it as too large.',
   429:
     "A limit of the token, or the peer's failed-authentication limit, was reached (Retry-After says when to try " +
-    "again); or every provider of the model answered 429 (with the upstream's Retry-After when it sent one).",
+    "again); or every provider of the model answered 429 (with the upstream's Retry-After when it sent one). A " +
+    'spent monthly budget (`insufficient_quota`) also says `x-should-retry: false`: it renews with the month.',
   403: 'The token lacks the chat scope.',
   404: 'No such model, or the token may not use it (`code: model_not_found`).',
   500: 'An unexpected fault; the server log has the details under the X-Request-Id of the response.',
@@ -167,39 +172,62 @@ export function chatPlugin(deps: ChatDeps) {
     } as DocumentDecoration,
   }
 
-  const models = ({ principal }: { principal: Principal }) =>
-    modelList(
-      chat.registry.list().filter((name) => allows(principal, name)),
-      listedAt,
-    )
-  const model = ({ params, principal }: { params: { model: string }; principal: Principal }) => {
-    const entry = models({ principal }).data.find((candidate) => candidate.id === params.model)
-    if (!entry) throw modelNotFound(params.model)
-    return entry
+  /** The names of the models the token may use, in the registry's order. */
+  const allowedNames = (principal: Principal) => chat.registry.list().filter((name) => allows(principal, name))
+  type ModelContext = { request: Request; set: { headers: Record<string, unknown> }; principal: Principal }
+  // OpenAI's shape, or Anthropic's for a request that carries anthropic-version (see messages/models.ts).
+  const models = ({ request, set, principal }: ModelContext) => {
+    if (!speaksAnthropic(request)) return modelList(allowedNames(principal), listedAt)
+    set.headers['request-id'] = requestIdOf(set)
+    return anthropicModelPage(allowedNames(principal), listedAt, new URL(request.url).searchParams)
   }
+  const model = ({ request, set, params, principal }: ModelContext & { params: { model: string } }) => {
+    if (!allowedNames(principal).includes(params.model)) throw modelNotFound(params.model)
+    if (!speaksAnthropic(request)) return modelList([params.model], listedAt).data[0]!
+    set.headers['request-id'] = requestIdOf(set)
+    return anthropicModel(params.model, listedAt)
+  }
+  const ANTHROPIC_SHAPE =
+    " With an `anthropic-version` header (as Anthropic SDKs send), the answer is in Anthropic's shape, " +
+    "the token may come as `x-api-key`, and errors are Anthropic's."
   const modelsHook = {
-    auth: 'chat' as const,
+    sdkAuth: 'chat' as const,
     detail: {
       summary: 'List models',
-      description: 'The public names of the models this token may use.',
+      description:
+        'The public names of the models this token may use.' +
+        ANTHROPIC_SHAPE +
+        " Anthropic's pagination applies there: `limit` (1..1000, default 20), `after_id` or `before_id`.",
       tags: ['chat'],
-      security: BEARER_SECURITY,
+      security: API_KEY_SECURITY,
+      parameters: [
+        { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 1000 } },
+        { name: 'after_id', in: 'query', required: false, schema: { type: 'string' } },
+        { name: 'before_id', in: 'query', required: false, schema: { type: 'string' } },
+      ],
       responses: {
-        200: { description: 'The models.', content: jsonContent(ModelList) },
+        200: {
+          description: "The models: OpenAI's list, or Anthropic's page with `anthropic-version`.",
+          content: { 'application/json': { schema: { anyOf: [ModelList, AnthropicModelList] } } },
+        },
         ...openAIErrors([400, 401, 403, 429, 500, 503], MODEL_ERRORS),
       },
     } as DocumentDecoration,
   }
   const modelHook = {
-    auth: 'chat' as const,
+    sdkAuth: 'chat' as const,
     detail: {
       summary: 'Retrieve a model',
       description:
-        'One model, by its public name; a model the token may not use is answered as one that does not exist.',
+        'One model, by its public name; a model the token may not use is answered as one that does not exist.' +
+        ANTHROPIC_SHAPE,
       tags: ['chat'],
-      security: BEARER_SECURITY,
+      security: API_KEY_SECURITY,
       responses: {
-        200: { description: 'The model.', content: jsonContent(ModelEntry) },
+        200: {
+          description: "The model, in OpenAI's shape or, with `anthropic-version`, Anthropic's.",
+          content: { 'application/json': { schema: { anyOf: [ModelEntry, AnthropicModel] } } },
+        },
         ...openAIErrors([400, 401, 403, 404, 429, 500, 503], MODEL_ERRORS),
       },
     } as DocumentDecoration,
@@ -242,30 +270,35 @@ export function chatPlugin(deps: ChatDeps) {
             request: Request
             set: { headers: Record<string, unknown>; status?: unknown }
           }) => {
+            const requestId = requestIdOf(set)
+            // The models routes answer an Anthropic SDK in its own contract.
+            const anthropic = speaksAnthropic(request) && isModelsPath(new URL(request.url).pathname)
             const notMigrated = databaseNotMigrated(error)
             if (notMigrated) {
-              deps.logger.warn('database not migrated', { request_id: requestIdOf(set), cause: notMigrated })
-              return openAIErrorResponse({
+              deps.logger.warn('database not migrated', { request_id: requestId, cause: notMigrated })
+              const init = {
                 status: 503,
                 message: NOT_MIGRATED_MESSAGE,
                 type: 'server_error',
                 code: 'database_not_migrated',
                 retryAfter: NOT_MIGRATED_RETRY_AFTER_SECONDS,
-              })
+              }
+              return anthropic ? anthropicErrorResponse(init, requestId) : openAIErrorResponse(init)
             }
             const unavailable = databaseUnavailable(error)
             if (unavailable) {
               deps.logger.warn('database unavailable', {
-                request_id: requestIdOf(set),
+                request_id: requestId,
                 method: request.method,
                 path: new URL(request.url).pathname,
                 cause: unavailable,
               })
-              return openAIErrorResponse({
+              const init = {
                 status: 503,
                 message: 'The service is briefly unavailable; retry the request.',
                 retryAfter: DATABASE_RETRY_AFTER_SECONDS,
-              })
+              }
+              return anthropic ? anthropicErrorResponse(init, requestId) : openAIErrorResponse(init)
             }
             if (code === 'VALIDATION') {
               const issue = (error as ValidationError).valueError
@@ -275,8 +308,7 @@ export function chatPlugin(deps: ChatDeps) {
             }
             if (code === 'PARSE')
               return openAIErrorResponse({ status: 400, message: 'We could not parse the JSON body of your request.' })
-            const requestId = requestIdOf(set)
-            const init = toOpenAIError(error, requestId)
+            const init = anthropic ? toAnthropicError(error, requestId) : toOpenAIError(error, requestId)
             // A client that hung up before the first byte aborted its own request; nothing to report.
             if ((init.isInternal || init.status >= 500) && !request.signal.aborted)
               logFailure(
@@ -285,7 +317,7 @@ export function chatPlugin(deps: ChatDeps) {
                 { method: request.method, url: request.url, requestId },
                 'chat request failed',
               )
-            return openAIErrorResponse(init)
+            return anthropic ? anthropicErrorResponse(init, requestId) : openAIErrorResponse(init)
           },
         ),
       )
@@ -305,6 +337,9 @@ const allows = (principal: Principal, model: string) =>
   principal.models === undefined || principal.models.includes(model)
 
 const requestIdOf = (set: { headers: Record<string, unknown> }) => set.headers['x-request-id'] as string | undefined
+
+/** `/models`, `/v1/models` and a model under either. */
+export const isModelsPath = (pathname: string) => /^\/(v1\/)?models(\/|$)/.test(pathname)
 
 /**
  * One log line for a failure: the request it ended, and why. A provider's failure is expected

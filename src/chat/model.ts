@@ -173,7 +173,11 @@ export const TokenLogprob = t.Object(
 )
 export type TokenLogprob = Static<typeof TokenLogprob>
 
-const Logprobs = t.Object({ content: t.Union([t.Array(TokenLogprob), t.Null()]) }, open)
+/** OpenAI's schema requires both lists; `refusal` is `null` unless the model refused (echo never does). */
+const Logprobs = t.Object(
+  { content: t.Union([t.Array(TokenLogprob), t.Null()]), refusal: t.Union([t.Array(TokenLogprob), t.Null()]) },
+  open,
+)
 type Logprobs = Static<typeof Logprobs>
 
 /** Token counts; the cache and reasoning counters are DeepSeek's. */

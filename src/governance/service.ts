@@ -17,7 +17,10 @@ const COUNTER: QuotaShape = { kind: 'counter' }
 /**
  * A 429: in the plant store's contract `{error: 429, message}`, under the chat routes OpenAI's
  * `rate_limit_exceeded` with `type` `requests` or `tokens`, or `insufficient_quota` once the
- * month's budget is spent. Always with `Retry-After`.
+ * month's budget is spent. Always with `Retry-After`. A spent budget also says `x-should-retry:
+ * false`: it renews only with the month, and the OpenAI and Anthropic SDKs, which retry a 429 at
+ * once (a few times, within seconds) unless told not to, would only spend requests on it. A rate
+ * limit lets them retry: a minute's bucket refills soon.
  */
 class RateLimited extends HttpError {
   constructor(
@@ -26,8 +29,9 @@ class RateLimited extends HttpError {
     retryAfterSeconds: number,
     headers: Record<string, string> = {},
   ) {
+    const advice: Record<string, string> = kind === 'insufficient_quota' ? { 'x-should-retry': 'false' } : {}
     super(429, message, {
-      headers: { ...headers, 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+      headers: { ...headers, ...advice, 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
       code: kind === 'insufficient_quota' ? 'insufficient_quota' : 'rate_limit_exceeded',
       type: kind,
     })

@@ -9,6 +9,7 @@ import Anthropic, {
   PermissionDeniedError,
   RateLimitError,
 } from '@anthropic-ai/sdk'
+import { jsonSchemaOutputFormat } from '@anthropic-ai/sdk/helpers/json-schema'
 import { ProviderError, type ChatCompletionChunk, type ChatProvider } from '../../src/chat/providers/provider'
 import { createEchoProvider } from '../../src/chat/providers/echo/echo'
 import { makeChatApp, registryOf } from '../chat/chat-app'
@@ -104,7 +105,7 @@ afterAll(async () => {
   await trellis.close()
 })
 
-/** A message's blocks, untyped: the SDK's block types add fields (`citations`) a translated answer leaves out. */
+/** A message's blocks, untyped, to compare whole. */
 const blocksOf = (message: Anthropic.Message): unknown[] => message.content
 
 const weatherTool = {
@@ -132,7 +133,7 @@ describe('messages.create', () => {
       stop_sequence: null,
     })
     expect(message.id).toStartWith('msg_')
-    expect(blocksOf(message)).toEqual([{ type: 'text', text: 'Hello, SDK!' }])
+    expect(blocksOf(message)).toEqual([{ type: 'text', text: 'Hello, SDK!', citations: null }])
     // echo counts `<|user|>` and the four tokens of the text; its answer is the same four.
     expect(message.usage).toMatchObject({
       input_tokens: 5,
@@ -179,7 +180,7 @@ describe('messages.create', () => {
       type: 'thinking',
       thinking: 'Echo provider, not a model: repeating 1 tokens.',
     })
-    expect(blocksOf(message)[1]).toEqual({ type: 'text', text: 'think' })
+    expect(blocksOf(message)[1]).toEqual({ type: 'text', text: 'think', citations: null })
   })
 
   test('without thinking enabled, a reasoning model answers text alone (its reasoning still counts as output)', async () => {
@@ -188,8 +189,107 @@ describe('messages.create', () => {
       max_tokens: 2048,
       messages: [{ role: 'user', content: 'think' }],
     })
-    expect(blocksOf(message)).toEqual([{ type: 'text', text: 'think' }])
+    expect(blocksOf(message)).toEqual([{ type: 'text', text: 'think', citations: null }])
     expect(message.usage.output_tokens).toBeGreaterThan(1)
+  })
+})
+
+describe('structured output and the fields the SDK types as always present', () => {
+  // What messages.parse() sends as output_config.format; echo answers json_schema requests with an example.
+  const format = jsonSchemaOutputFormat({
+    type: 'object',
+    properties: { city: { type: 'string' }, days: { type: 'integer' } },
+    required: ['city', 'days'],
+    additionalProperties: false,
+  } as const)
+
+  test('messages.parse() with a JSON schema: parsed_output is an object of the schema', async () => {
+    const message = await client.messages.parse({
+      model: 'echo',
+      max_tokens: 256,
+      messages: [{ role: 'user', content: 'Lisbon' }],
+      output_config: { format, effort: 'high' },
+    })
+    expect(message.parsed_output).toEqual({ city: 'Lisbon', days: expect.any(Number) })
+    expect(Number.isInteger(message.parsed_output!.days)).toBe(true)
+  })
+
+  test('messages.stream() with the same format: the final message is parsed too', async () => {
+    const message = await client.messages
+      .stream({
+        model: 'echo',
+        max_tokens: 256,
+        messages: [{ role: 'user', content: 'Porto' }],
+        output_config: { format },
+      })
+      .finalMessage()
+    expect(message.parsed_output).toEqual({ city: 'Porto', days: expect.any(Number) })
+  })
+
+  test('the typed fields are there, null where there is nothing, and stop_sequence names the sequence', async () => {
+    const message = await client.messages.create({
+      model: 'echo',
+      max_tokens: 64,
+      stop_sequences: ['STOP'],
+      messages: [{ role: 'user', content: 'go on STOP here' }],
+    })
+    expect(message.stop_reason).toBe('stop_sequence')
+    expect(message.stop_sequence).toBe('STOP')
+    expect([message.container, message.stop_details, message.diagnostics]).toEqual([null, null, null])
+    const block = message.content[0]!
+    if (block.type !== 'text') throw new Error('expected a text block')
+    expect([block.text, block.citations]).toEqual(['go on ', null])
+    const { cache_creation, server_tool_use, service_tier, inference_geo, speed, output_tokens_details } = message.usage
+    expect([cache_creation, server_tool_use, service_tier, inference_geo, speed]).toEqual([
+      null,
+      null,
+      null,
+      null,
+      null,
+    ])
+    expect(output_tokens_details).toEqual({ thinking_tokens: 0 })
+    const streamed = await client.messages
+      .stream({
+        model: 'echo',
+        max_tokens: 64,
+        stop_sequences: ['STOP'],
+        messages: [{ role: 'user', content: 'go on STOP here' }],
+      })
+      .finalMessage()
+    expect([streamed.stop_reason, streamed.stop_sequence]).toEqual(['stop_sequence', 'STOP'])
+  })
+})
+
+describe('models.list and models.retrieve', () => {
+  test("list(): every model, in Anthropic's shape, across pages", async () => {
+    const ids: string[] = []
+    for await (const model of client.models.list({ limit: 3 })) {
+      expect(model.type).toBe('model')
+      expect(model.display_name).toBe(model.id)
+      expect(new Date(model.created_at).toISOString()).toStartWith(model.created_at.slice(0, 19))
+      ids.push(model.id)
+    }
+    expect(ids).toEqual([
+      'echo',
+      'echo-reasoner',
+      'echo-fresh',
+      'rate-limited',
+      'overloaded',
+      'buggy',
+      'breaks',
+      'slow',
+    ])
+    const page = await client.models.list({ limit: 2 })
+    expect([page.has_more, page.first_id, page.last_id]).toEqual([true, 'echo', 'echo-reasoner'])
+  })
+
+  test('retrieve(): one model; an unknown one is a NotFoundError', async () => {
+    const model = await client.models.retrieve('echo-reasoner')
+    expect(model).toMatchObject({ type: 'model', id: 'echo-reasoner', lifecycle: 'active', max_tokens: null })
+    expect(model._request_id).toBeString()
+    const error = await client.models.retrieve('claude-9').catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(NotFoundError)
+    expect((error as NotFoundError).type).toBe('not_found_error')
   })
 })
 
@@ -241,14 +341,14 @@ describe('messages.stream', () => {
         },
       ],
     })
-    expect(blocksOf(message)).toEqual([{ type: 'text', text: 'and tomorrow?' }])
+    expect(blocksOf(message)).toEqual([{ type: 'text', text: 'and tomorrow?', citations: null }])
   })
 
   test('keep-alive pings under a slow provider are skipped by the SDK, and the answer arrives', async () => {
     const message = await client.messages
       .stream({ model: 'slow', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] })
       .finalMessage()
-    expect(blocksOf(message)).toEqual([{ type: 'text', text: 'at last' }])
+    expect(blocksOf(message)).toEqual([{ type: 'text', text: 'at last', citations: null }])
   })
 })
 
@@ -289,7 +389,7 @@ describe('credentials: the same token as x-api-key or as a bearer', () => {
       max_tokens: 8,
       messages: [{ role: 'user', content: 'key' }],
     })
-    expect(blocksOf(message)).toEqual([{ type: 'text', text: 'key' }])
+    expect(blocksOf(message)).toEqual([{ type: 'text', text: 'key', citations: null }])
   })
 
   test('Authorization: Bearer, from authToken', async () => {
@@ -298,7 +398,7 @@ describe('credentials: the same token as x-api-key or as a bearer', () => {
       blocksOf(
         await sdk.messages.create({ model: 'echo', max_tokens: 8, messages: [{ role: 'user', content: 'bearer' }] }),
       ),
-    ).toEqual([{ type: 'text', text: 'bearer' }])
+    ).toEqual([{ type: 'text', text: 'bearer', citations: null }])
   })
 })
 

@@ -150,6 +150,41 @@ describe('budget_tokens', () => {
     expect((error as InstanceType<typeof OpenAI.RateLimitError>).code).toBe('insufficient_quota')
     expect((error as InstanceType<typeof OpenAI.RateLimitError>).type).toBe('insufficient_quota')
   })
+
+  // The budget renews with the month: an SDK's immediate retries would only spend requests.
+  test('spent, the 429 says x-should-retry: false, and the SDK, retries allowed, asks once', async () => {
+    const limited = await token({ limits: { budget_tokens: 10 } })
+    await sdk(limited).chat.completions.create({ ...ask(), max_tokens: 5 })
+    let requests = 0
+    const counting = new OpenAI({
+      baseURL: `${t.origin}/v1`,
+      apiKey: limited,
+      maxRetries: 2,
+      fetch: (input, init) => (requests++, fetch(input, init)),
+    })
+    const error = await counting.chat.completions.create({ ...ask(), max_tokens: 5 }).catch((caught) => caught)
+    expect(error).toBeInstanceOf(OpenAI.RateLimitError)
+    expect(error.code).toBe('insufficient_quota')
+    expect(error.headers.get('x-should-retry')).toBe('false')
+    expect(requests).toBe(1)
+  })
+
+  test('a rate limit (rpm, tpm) does not say x-should-retry: its bucket refills within the minute', async () => {
+    const rpm = await token({ limits: { rpm: 1 } })
+    await sdk(rpm).chat.completions.create(ask())
+    const requests = await sdk(rpm)
+      .chat.completions.create(ask())
+      .catch((caught) => caught)
+    // As in the tpm test above: three answers leave the bucket unable to hold a reservation of 25 more.
+    const tpm = sdk(await token({ limits: { tpm: 30 } }))
+    for (let i = 0; i < 3; i++) await tpm.chat.completions.create({ ...ask(), max_tokens: 10 })
+    const tokens = await tpm.chat.completions.create({ ...ask(), max_tokens: 25 }).catch((caught) => caught)
+    for (const error of [requests, tokens]) {
+      expect(error).toBeInstanceOf(OpenAI.RateLimitError)
+      expect(error.code).toBe('rate_limit_exceeded')
+      expect(error.headers.get('x-should-retry')).toBeNull()
+    }
+  })
 })
 
 describe('defaults and allow-lists', () => {

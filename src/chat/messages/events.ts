@@ -9,6 +9,7 @@ import {
 } from '../providers/provider'
 import { namedEventText } from '../sse/encode'
 import { tooLarge } from '../sse/writer'
+import type { ThinkingShown } from './fields'
 
 /*
  * OpenAI's answers in Anthropic's form: a completion as a `message`, a chunk stream as Anthropic's
@@ -45,19 +46,72 @@ const stopReasonOf = (finishReason: unknown): string =>
 /**
  * OpenAI's usage as Anthropic counts it: `input_tokens` are those not read from the cache
  * (OpenAI's `prompt_tokens` include them), cache reads apart, and no cache writes, which
- * OpenAI-style caching does not charge.
+ * OpenAI-style caching does not charge. Reasoning tokens are `output_tokens_details.thinking_tokens`
+ * when the upstream counted them. Every field the SDK's `Usage` always has is there, `null` where
+ * Trellis knows nothing (server tools, service tier, region, speed, a cache-write breakdown).
  */
 function usageOf(usage: JsonObject | undefined) {
   const count = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : 0)
   const details = isObject(usage?.prompt_tokens_details) ? usage.prompt_tokens_details : undefined
   const cached = count(details?.cached_tokens) || count(usage?.prompt_cache_hit_tokens)
+  const reasoning = isObject(usage?.completion_tokens_details) ? usage.completion_tokens_details.reasoning_tokens : null
   return {
     input_tokens: Math.max(0, count(usage?.prompt_tokens) - cached),
     cache_creation_input_tokens: 0,
     cache_read_input_tokens: cached,
     output_tokens: count(usage?.completion_tokens),
+    output_tokens_details: typeof reasoning === 'number' ? { thinking_tokens: count(reasoning) } : null,
+    cache_creation: null,
+    server_tool_use: null,
+    service_tier: null,
+    inference_geo: null,
+    speed: null,
   }
 }
+
+/**
+ * The usage of `message_delta` (the SDK's `MessageDeltaUsage`), which the SDKs take as the final
+ * count. Without the upstream's usage, only the content events sent are known: the rest is `null`,
+ * which the SDKs read as "unchanged".
+ */
+function deltaUsageOf(report: StreamReport) {
+  if (!report.usage)
+    return {
+      input_tokens: null,
+      cache_creation_input_tokens: null,
+      cache_read_input_tokens: null,
+      output_tokens: report.events,
+      output_tokens_details: null,
+      server_tool_use: null,
+    }
+  const { input_tokens, cache_creation_input_tokens, cache_read_input_tokens, output_tokens, output_tokens_details } =
+    usageOf(report.usage)
+  return {
+    input_tokens,
+    cache_creation_input_tokens,
+    cache_read_input_tokens,
+    output_tokens,
+    output_tokens_details,
+    server_tool_use: null,
+  }
+}
+
+/** What shapes a translated answer besides the completion: the client's model name, its thinking display, its stops. */
+export type AnswerShape = { model: string; thinking: ThinkingShown; stopSequences: readonly string[] }
+
+/**
+ * The stop reason and sequence: `stop_sequence` and the sequence when the upstream said which of
+ * the client's stop sequences ended the answer (vLLM's and echo's `stop_reason` on the choice),
+ * else the finish reason's.
+ */
+function stopOf(finishReason: unknown, matched: unknown, shape: AnswerShape) {
+  if (finishReason === 'stop' && typeof matched === 'string' && shape.stopSequences.includes(matched))
+    return { stop_reason: 'stop_sequence', stop_sequence: matched }
+  return { stop_reason: stopReasonOf(finishReason), stop_sequence: null }
+}
+
+/** The fields of a message (and of message_delta's delta) Trellis has nothing for: no container, no refusal details. */
+const NOTHING = { stop_details: null, container: null } as const
 
 /** An id as Anthropic shapes them: a prefix (`msg_`, `toolu_`) and 24 random hex digits. */
 const anthropicId = (prefix: string) => `${prefix}${crypto.randomUUID().replaceAll('-', '').slice(0, 24)}`
@@ -76,33 +130,47 @@ function firstChoice(choices: unknown): JsonObject | undefined {
   return isObject(choice) ? choice : undefined
 }
 
-/** A whole completion as a `message`, named `model` (the client's name for it). */
-export function messageOf(completion: ChatCompletion, model: string, showThinking: boolean): JsonObject {
-  const choice = firstChoice(completion.choices) as { message?: JsonObject; finish_reason?: string } | undefined
+/** A whole completion as a `message`, named `shape.model` (the client's name for it). */
+export function messageOf(completion: ChatCompletion, shape: AnswerShape): JsonObject {
+  const choice = firstChoice(completion.choices) as
+    | { message?: JsonObject; finish_reason?: string; stop_reason?: unknown }
+    | undefined
   const message = choice?.message ?? {}
   const content: JsonObject[] = []
-  if (showThinking && typeof message.reasoning_content === 'string' && message.reasoning_content !== '') {
-    content.push({ type: 'thinking', thinking: message.reasoning_content, signature: '' })
+  if (shape.thinking !== 'none' && typeof message.reasoning_content === 'string' && message.reasoning_content !== '') {
+    const thinking = shape.thinking === 'full' ? message.reasoning_content : ''
+    content.push({ type: 'thinking', thinking, signature: '' })
   }
-  if (typeof message.content === 'string' && message.content !== '')
-    content.push({ type: 'text', text: message.content })
-  if (typeof message.refusal === 'string' && message.refusal !== '')
-    content.push({ type: 'text', text: message.refusal })
+  if (typeof message.content === 'string' && message.content !== '') content.push(textBlock(message.content))
+  if (typeof message.refusal === 'string' && message.refusal !== '') content.push(textBlock(message.refusal))
   for (const call of Array.isArray(message.tool_calls) ? (message.tool_calls as JsonObject[]) : []) {
     const fn = (isObject(call.function) ? call.function : {}) as { name?: unknown; arguments?: unknown }
-    content.push({ type: 'tool_use', id: toolUseId(call.id), name: toolName(fn.name), input: toolInput(fn.arguments) })
+    content.push(toolUseBlock(toolUseId(call.id), toolName(fn.name), toolInput(fn.arguments)))
   }
   return {
     id: messageId(),
     type: 'message',
     role: 'assistant',
-    model,
+    model: shape.model,
     content,
-    stop_reason: stopReasonOf(choice?.finish_reason),
-    stop_sequence: null,
+    ...stopOf(choice?.finish_reason, choice?.stop_reason, shape),
+    ...NOTHING,
+    diagnostics: null,
     usage: usageOf(isObject(completion.usage) ? completion.usage : undefined),
   }
 }
+
+/** A text block as the SDK types it: `citations` is always there, `null` without any. */
+const textBlock = (text: string) => ({ type: 'text', text, citations: null })
+
+/** A tool_use block as the SDK types it: `caller` is always there; here the model itself called. */
+const toolUseBlock = (id: string, name: string, input: JsonObject) => ({
+  type: 'tool_use',
+  id,
+  name,
+  input,
+  caller: { type: 'direct' },
+})
 
 /** The upstream's id for a tool call, or one in Anthropic's shape when it gave none. */
 const toolUseId = (id: unknown): string => (typeof id === 'string' && id !== '' ? id : anthropicId('toolu_'))
@@ -147,13 +215,12 @@ type ToolCall = { id?: string; name?: string; args: string; state: 'held' | 'liv
  */
 export async function* anthropicEvents(
   chunks: AsyncIterable<ChatCompletionChunk>,
-  model: string,
-  showThinking: boolean,
+  shape: AnswerShape,
   report: StreamReport,
   maxHeld: number,
 ): AsyncGenerator<Uint8Array> {
   const iterator = chunks[Symbol.asyncIterator]()
-  const blocks = new BlockWriter(showThinking, maxHeld)
+  const blocks = new BlockWriter(shape, maxHeld)
   try {
     let result = await iterator.next()
     const usage = report.usage ? usageOf(report.usage) : usageOf(undefined)
@@ -161,10 +228,12 @@ export async function* anthropicEvents(
       id: messageId(),
       type: 'message',
       role: 'assistant',
-      model,
+      model: shape.model,
       content: [],
       stop_reason: null,
       stop_sequence: null,
+      ...NOTHING,
+      diagnostics: null,
       usage,
     }
     // An upstream that sent no chunk at all still gets a whole (empty) message: the SDKs refuse events without
@@ -188,8 +257,10 @@ export async function* anthropicEvents(
 
 /** Which content block is open, and the events that open, fill and close blocks. */
 class BlockWriter {
-  readonly #showThinking: boolean
+  readonly #shape: AnswerShape
   readonly #maxHeld: number
+  /** The stop sequence the upstream said ended choice 0 (`stop_reason` on its last chunk). */
+  #matched: unknown
   #open: Block | undefined
   #index = -1
   /** Tool calls by their OpenAI index; the one whose tool_use block is open. */
@@ -199,25 +270,30 @@ class BlockWriter {
   /** Choice 0 has finished: what an upstream sends after that is not part of the message. */
   #finished = false
 
-  constructor(showThinking: boolean, maxHeld: number) {
-    this.#showThinking = showThinking
+  constructor(shape: AnswerShape, maxHeld: number) {
+    this.#shape = shape
     this.#maxHeld = maxHeld
   }
 
   chunk(chunk: ChatCompletionChunk): string {
     const choice = firstChoice(chunk.choices)
     if (this.#finished || !choice) return ''
-    if (typeof choice.finish_reason === 'string') this.#finished = true
+    if (typeof choice.finish_reason === 'string') {
+      this.#finished = true
+      this.#matched = choice.stop_reason
+    }
     const delta = choice.delta
     if (!isObject(delta)) return ''
     let text = ''
-    if (this.#showThinking && typeof delta.reasoning_content === 'string' && delta.reasoning_content !== '') {
+    const thinking = this.#shape.thinking
+    if (thinking !== 'none' && typeof delta.reasoning_content === 'string' && delta.reasoning_content !== '') {
       text += this.#ensure('thinking', { type: 'thinking', thinking: '', signature: '' })
-      text += this.#delta({ type: 'thinking_delta', thinking: delta.reasoning_content })
+      // With display "omitted" the block is there, without its text.
+      if (thinking === 'full') text += this.#delta({ type: 'thinking_delta', thinking: delta.reasoning_content })
     }
     for (const piece of [delta.content, delta.refusal]) {
       if (typeof piece !== 'string' || piece === '') continue
-      text += this.#ensure('text', { type: 'text', text: '' })
+      text += this.#ensure('text', textBlock(''))
       text += this.#delta({ type: 'text_delta', text: piece })
     }
     for (const call of Array.isArray(delta.tool_calls) ? delta.tool_calls : [])
@@ -236,11 +312,10 @@ class BlockWriter {
       if (call.state !== 'held') continue
       text += this.#startTool(call) + this.#close()
     }
-    const usage = report.usage ? usageOf(report.usage) : { output_tokens: report.events }
     const end = eventText({
       type: 'message_delta',
-      delta: { stop_reason: stopReasonOf(report.finishReason), stop_sequence: null },
-      usage,
+      delta: { ...stopOf(report.finishReason, this.#matched, this.#shape), ...NOTHING },
+      usage: deltaUsageOf(report),
     })
     return text + end + eventText({ type: 'message_stop' })
   }
@@ -269,8 +344,7 @@ class BlockWriter {
   #startTool(call: ToolCall): string {
     call.state = 'live'
     this.#live = call
-    const block = { type: 'tool_use', id: toolUseId(call.id), name: toolName(call.name), input: {} }
-    const start = this.#start('tool_use', block)
+    const start = this.#start('tool_use', toolUseBlock(toolUseId(call.id), toolName(call.name), {}))
     return call.args === '' ? start : start + this.#delta({ type: 'input_json_delta', partial_json: call.args })
   }
 

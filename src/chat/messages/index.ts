@@ -53,7 +53,8 @@ const ERRORS: Record<number, string> = {
   415: '`invalid_request_error`: the body is not declared as application/json.',
   429:
     "`rate_limit_error`: a limit of the token, or the peer's failed-authentication limit, was reached, or every " +
-    'provider of the model answered 429; Retry-After says when to try again.',
+    'provider of the model answered 429; Retry-After says when to try again. A spent monthly budget also says ' +
+    '`x-should-retry: false`.',
   500: '`api_error`: an unexpected fault; the server log has the details under the request id.',
   502: '`api_error`: the upstream failed or answered something that is not a message.',
   503:
@@ -173,8 +174,10 @@ export function messagesPlugin(deps: MessagesDeps) {
         description:
           "Anthropic's Messages API over any Trellis model, for Anthropic SDKs given `http://host:port` as their " +
           'base URL. A model served by an Anthropic provider gets the request as it came; any other gets it in ' +
-          "OpenAI's form (fields without an equivalent, such as `top_k`, are a 400 naming them). With `stream: " +
-          "true` the answer is Anthropic's event stream, with `ping` events while waiting.",
+          "OpenAI's form: a field that cannot change the answer (`cache_control`, `context_management`, " +
+          '`service_tier`, …) is ignored and named in `x-trellis-ignored`; one that would change it and has no ' +
+          "equivalent (such as `top_k`) is a 400 naming it. With `stream: true` the answer is Anthropic's event " +
+          'stream, with `ping` events while waiting.',
         tags: ['chat'],
         security: API_KEY_SECURITY,
         requestBody: { required: true, content: jsonContent(MessagesRequest) },
@@ -182,6 +185,14 @@ export function messagesPlugin(deps: MessagesDeps) {
           200: {
             description:
               'The message, or with `stream: true` its events. An error after the first byte comes as an `error` event.',
+            headers: {
+              'x-trellis-ignored': {
+                description:
+                  "The fields a model served through OpenAI's form accepted and ignored, comma-separated as the " +
+                  'client wrote them (`context_management, cache_control, tools[3].defer_loading`); absent when none was.',
+                schema: { type: 'string' },
+              },
+            },
             content: {
               ...jsonContent(MessageResponse),
               'text/event-stream': {

@@ -71,9 +71,13 @@ export type ToolResultBlock = Static<typeof ToolResultBlock>
 type ThinkingBlock = Static<typeof ThinkingBlock>
 export type ContentBlock = Static<typeof ContentBlock>
 
+/**
+ * A turn. `system` is not in Anthropic's documentation, but its SDK types it and Claude Code sends
+ * it (an instruction at its place in the conversation, with text blocks or a string).
+ */
 export const MessageParam = t.Object(
   {
-    role: t.Union([t.Literal('user'), t.Literal('assistant')]),
+    role: t.Union([t.Literal('user'), t.Literal('assistant'), t.Literal('system')]),
     content: t.Union([t.String(), t.Array(ContentBlock, { maxItems: MAX_CONTENT_PARTS })]),
   },
   open,
@@ -90,6 +94,7 @@ export const Tool = t.Object(
     type: t.Optional(t.String({ minLength: 1 })),
     description: t.Optional(t.String()),
     input_schema: t.Optional(t.Object({ type: t.Literal('object') }, open)),
+    strict: t.Optional(t.Boolean()),
   },
   open,
 )
@@ -105,15 +110,29 @@ export const ToolChoice = t.Object(
 )
 export type ToolChoice = Static<typeof ToolChoice>
 
-/** `enabled` needs `budget_tokens` (at least 1024, below `max_tokens`); `adaptive` lets the model decide. */
+/**
+ * `enabled` needs `budget_tokens` (at least 1024, below `max_tokens`); `adaptive` lets the model decide;
+ * `between_tools` is thinking off with progress notes between tool calls. `display` is `summarized` or
+ * `omitted` in the SDK, and other words in Claude Code (`updates`).
+ */
 export const ThinkingConfig = t.Object(
   {
-    type: t.Union([t.Literal('enabled'), t.Literal('disabled'), t.Literal('adaptive')]),
+    type: t.Union([t.Literal('enabled'), t.Literal('disabled'), t.Literal('adaptive'), t.Literal('between_tools')]),
     budget_tokens: t.Optional(Integer({ minimum: MIN_THINKING_BUDGET, maximum: MAX_OUTPUT_TOKENS })),
+    display: t.Optional(t.Union([t.String(), t.Null()])),
   },
   open,
 )
 export type ThinkingConfig = Static<typeof ThinkingConfig>
+
+/** `effort` (`low` … `max`) and `format` (`{type: "json_schema", schema}`); the SDK sends `null` for either. */
+const OutputConfig = t.Object(
+  {
+    effort: t.Optional(t.Union([t.String({ minLength: 1 }), t.Null()])),
+    format: t.Optional(t.Union([t.Object({ type: t.String({ minLength: 1 }) }, open), t.Null()])),
+  },
+  open,
+)
 
 const System = t.Union([t.String(), t.Array(TextBlock, { maxItems: MAX_CONTENT_PARTS })])
 
@@ -138,6 +157,7 @@ export const MessagesRequest = t.Object(
     top_p: t.Optional(t.Number({ minimum: 0, maximum: 1 })),
     top_k: t.Optional(Integer({ minimum: 0 })),
     metadata: t.Optional(t.Object({ user_id: t.Optional(t.Union([t.String({ maxLength: 256 }), t.Null()])) }, open)),
+    output_config: t.Optional(OutputConfig),
   },
   open,
 )
@@ -149,13 +169,32 @@ export type CountTokensRequest = Static<typeof CountTokensRequest>
 
 export const CountTokensResponse = t.Object({ input_tokens: Integer({ minimum: 0 }) })
 
-/** `cache_creation_input_tokens` is 0 for a translated model: OpenAI-style caching writes nothing that is charged. */
+const nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()])
+
+/**
+ * Usage as the SDK types it. `cache_creation_input_tokens` is 0 for a translated model: OpenAI-style
+ * caching writes nothing that is charged. Trellis's own answers have every field, `null` where it
+ * knows nothing (a native upstream's are as it sent them).
+ */
 const MessageUsage = t.Object(
   {
     input_tokens: Integer({ minimum: 0, description: 'Input tokens not read from the cache' }),
     output_tokens: Integer({ minimum: 0 }),
-    cache_creation_input_tokens: t.Union([Integer({ minimum: 0 }), t.Null()]),
-    cache_read_input_tokens: t.Union([Integer({ minimum: 0 }), t.Null()]),
+    cache_creation_input_tokens: nullable(Integer({ minimum: 0 })),
+    cache_read_input_tokens: nullable(Integer({ minimum: 0 })),
+    output_tokens_details: t.Optional(
+      nullable(
+        t.Object(
+          { thinking_tokens: Integer({ minimum: 0 }) },
+          { ...open, description: 'The reasoning tokens, when the model counted them' },
+        ),
+      ),
+    ),
+    cache_creation: t.Optional(nullable(t.Object({}, open))),
+    server_tool_use: t.Optional(nullable(t.Object({}, open))),
+    service_tier: t.Optional(nullable(t.String())),
+    inference_geo: t.Optional(nullable(t.String())),
+    speed: t.Optional(nullable(t.String())),
   },
   open,
 )
@@ -167,6 +206,7 @@ const StopReason = t.Union([
   t.Literal('tool_use'),
   t.Literal('pause_turn'),
   t.Literal('refusal'),
+  t.Literal('model_context_window_exceeded'),
 ])
 
 /** The non-streaming answer, a `message`. */
@@ -177,9 +217,41 @@ export const MessageResponse = t.Object(
     role: t.Literal('assistant'),
     model: t.String(),
     content: t.Array(t.Union([ThinkingBlock, RedactedThinkingBlock, TextBlock, ToolUseBlock])),
-    stop_reason: t.Union([StopReason, t.Null()]),
-    stop_sequence: t.Union([t.String(), t.Null()]),
+    stop_reason: nullable(StopReason),
+    stop_sequence: nullable(t.String({ description: 'The stop sequence that ended the answer, when it is known' })),
+    stop_details: t.Optional(nullable(t.Object({}, open))),
+    container: t.Optional(nullable(t.Object({}, open))),
+    diagnostics: t.Optional(nullable(t.Object({}, open))),
     usage: MessageUsage,
   },
   open,
 )
+
+/**
+ * One model in Anthropic's shape (`GET /v1/models` with `anthropic-version`): every field the SDK's
+ * `ModelInfo` has, `null` for what Trellis does not know of an upstream model (its limits, its line,
+ * its capabilities) and `active` for the lifecycle of a model it serves.
+ */
+export const AnthropicModel = t.Object({
+  type: t.Literal('model'),
+  id: t.String({ description: 'The public model name, as in `model` of a request' }),
+  display_name: t.String({ description: 'The same name' }),
+  created_at: t.String({ format: 'date-time', description: 'RFC 3339: when this process began listing it' }),
+  capabilities: t.Null(),
+  deprecated_at: t.Null(),
+  lifecycle: t.Literal('active'),
+  line: t.Null(),
+  max_input_tokens: t.Null(),
+  max_tokens: t.Null(),
+  retires_at: t.Null(),
+})
+export type AnthropicModel = Static<typeof AnthropicModel>
+
+/** A page of models in Anthropic's shape, with its cursors. */
+export const AnthropicModelList = t.Object({
+  data: t.Array(AnthropicModel),
+  has_more: t.Boolean(),
+  first_id: nullable(t.String()),
+  last_id: nullable(t.String()),
+})
+export type AnthropicModelList = Static<typeof AnthropicModelList>

@@ -82,7 +82,12 @@ function checkPrompt(request: CountTokensRequest): void {
         `messages.${i}.content`,
         'all messages must have non-empty content except for the optional final assistant message',
       )
-    if (Array.isArray(message.content)) checkBlocks(message.content, `/messages/${i}/content`)
+    if (!Array.isArray(message.content)) return
+    checkBlocks(message.content, `/messages/${i}/content`)
+    if (message.role === 'system')
+      message.content.forEach((block, j) => {
+        if (block.type !== 'text') throw invalid(`messages.${i}.content.${j}.type`, "Input should be 'text'")
+      })
   })
   checkToolPairs(request.messages)
   const tools: Tool[] = request.tools ?? []
@@ -103,12 +108,15 @@ function checkPrompt(request: CountTokensRequest): void {
 /**
  * Anthropic's pairing of tool calls and results, which OpenAI's API also requires: `tool_use` ids
  * are unique, each is answered by a `tool_result` in the next message (when there is one), and
- * each `tool_result` answers a `tool_use` of the message before it.
+ * each `tool_result` answers a `tool_use` of the message before it. A `system` turn stands
+ * between turns without being one: it neither answers nor interrupts.
  */
 function checkToolPairs(messages: MessageParam[]): void {
   const seen = new Set<string>()
   let asked = new Set<string>()
+  let previous = -1
   messages.forEach((message, i) => {
+    if (message.role === 'system') return
     const blocks = Array.isArray(message.content) ? message.content : []
     const answered = new Set<string>()
     blocks.forEach((block, j) => {
@@ -126,9 +134,10 @@ function checkToolPairs(messages: MessageParam[]): void {
       if (!answered.has(id))
         throw invalid(
           `messages.${i}.content`,
-          `tool_use id '${id}' of messages.${i - 1} has no tool_result block here, immediately after it`,
+          `tool_use id '${id}' of messages.${previous} has no tool_result block here, immediately after it`,
         )
     asked = new Set()
+    previous = i
     blocks.forEach((block, j) => {
       if (block.type !== 'tool_use') return
       const id = (block as ToolUseBlock).id

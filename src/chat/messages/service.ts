@@ -19,9 +19,11 @@ import { promptOf as echoPrompt } from '../providers/echo/tokenizer'
 import { utf8Length } from '../../utf8'
 import type { ModelRegistry, RouteEntry } from '../registry'
 import { ANTHROPIC_FRAMING } from './errors'
-import { anthropicEvents, messageOf } from './events'
 import type { CountTokensRequest, MessagesRequest } from './model'
-import { promptOf, showsThinking, toChatRequest } from './translate'
+import { ignoredHeader } from '../ignored'
+import { type AnswerShape, anthropicEvents, messageOf } from './events'
+import { thinkingShown } from './fields'
+import { promptOf, toChatRequest } from './translate'
 
 /**
  * A Messages request for admission: the estimate of its prompt (system, messages, tools) and
@@ -54,13 +56,13 @@ export async function serveMessages(
 ): Promise<Response> {
   const streamed = request.stream === true
   const run = await CompletionRun.admit(deps, context, MESSAGES_REQUEST, request, request.model, streamed)
-  const routes = new EntryRequests(
-    request,
-    run.abort.signal,
-    run.report,
-    deps.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-    passedHeaders(context.request),
-  )
+  const routes = new EntryRequests(request, {
+    signal: run.abort.signal,
+    report: run.report,
+    maxBytes: deps.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    passed: passedHeaders(context.request),
+    setHeaders: context.setHeaders,
+  })
   if (!streamed) {
     try {
       const message = await deps.registry.completeWith(
@@ -84,50 +86,54 @@ export async function serveMessages(
   )
 }
 
-/** The request as each registry entry takes it; the OpenAI form is made once, on the first entry that needs it. */
+/** What the entries of one request share: its abort, its report, the response cap, and where headers are set. */
+type EntryContext = {
+  signal: AbortSignal
+  report: StreamReport
+  maxBytes: number
+  passed: PassedHeaders
+  setHeaders: (headers: Record<string, string>) => void
+}
+
+/**
+ * The request as each registry entry takes it. The OpenAI form is made once, on the first entry
+ * that needs it, and names the fields it ignored in `x-trellis-ignored` then: before the answer's
+ * first byte, since entries are tried only until one answers. (Should a translated entry fail
+ * and a native one serve, the header still names them.)
+ */
 class EntryRequests {
   readonly #request: MessagesRequest
-  readonly #signal: AbortSignal
-  readonly #report: StreamReport
-  readonly #maxBytes: number
-  readonly #passed: PassedHeaders
+  readonly #context: EntryContext
+  readonly #shape: AnswerShape
   #chat: ChatRequest | undefined
 
-  constructor(
-    request: MessagesRequest,
-    signal: AbortSignal,
-    report: StreamReport,
-    maxBytes: number,
-    passed: PassedHeaders,
-  ) {
+  constructor(request: MessagesRequest, context: EntryContext) {
     this.#request = request
-    this.#signal = signal
-    this.#report = report
-    this.#maxBytes = maxBytes
-    this.#passed = passed
+    this.#context = context
+    this.#shape = {
+      model: request.model,
+      thinking: thinkingShown(request.thinking),
+      stopSequences: request.stop_sequences ?? [],
+    }
   }
 
   async complete(entry: RouteEntry): Promise<JsonObject> {
+    const { signal, report, passed } = this.#context
     const native = entry.provider.messages
-    if (native) return native.complete(this.#native(entry), this.#signal, this.#report, this.#passed)
-    const completion = await entry.provider.complete({ ...this.#translated(), model: entry.model }, this.#signal)
-    if (isObject(completion.usage)) this.#report.usage = completion.usage
+    if (native) return native.complete(this.#native(entry), signal, report, passed)
+    const completion = await entry.provider.complete({ ...this.#translated(), model: entry.model }, signal)
+    if (isObject(completion.usage)) report.usage = completion.usage
     const finish = (completion.choices[0] as { finish_reason?: unknown } | undefined)?.finish_reason
-    if (typeof finish === 'string') this.#report.finishReason = finish
-    return messageOf(completion, this.#request.model, showsThinking(this.#request.thinking))
+    if (typeof finish === 'string') report.finishReason = finish
+    return messageOf(completion, this.#shape)
   }
 
   stream(entry: RouteEntry): AsyncIterable<Uint8Array> {
+    const { signal, report, passed, maxBytes } = this.#context
     const native = entry.provider.messages
-    if (native) return native.streamEvents(this.#native(entry), this.#signal, this.#report, this.#passed)
-    const chunks = entry.provider.stream({ ...this.#translated(), model: entry.model }, this.#signal)
-    return anthropicEvents(
-      chunks,
-      this.#request.model,
-      showsThinking(this.#request.thinking),
-      this.#report,
-      this.#maxBytes,
-    )
+    if (native) return native.streamEvents(this.#native(entry), signal, report, passed)
+    const chunks = entry.provider.stream({ ...this.#translated(), model: entry.model }, signal)
+    return anthropicEvents(chunks, this.#shape, report, maxBytes)
   }
 
   #native(entry: RouteEntry): NativeRequest {
@@ -135,7 +141,10 @@ class EntryRequests {
   }
 
   #translated(): ChatRequest {
-    return (this.#chat ??= toChatRequest(this.#request))
+    if (this.#chat) return this.#chat
+    const { chat, ignored } = toChatRequest(this.#request)
+    this.#context.setHeaders(ignoredHeader(ignored))
+    return (this.#chat = chat)
   }
 }
 

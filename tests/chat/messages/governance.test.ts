@@ -53,6 +53,7 @@ describe("limits, refused in Anthropic's shape", () => {
     const response = await t.request('/v1/messages', { method: 'POST', headers: { 'x-api-key': limited }, json: ask() })
     expect(response.status).toBe(429)
     expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0)
+    expect(response.headers.get('x-should-retry')).toBeNull()
     expect(await response.json()).toEqual({
       type: 'error',
       error: {
@@ -72,6 +73,23 @@ describe("limits, refused in Anthropic's shape", () => {
     expect(error).toBeInstanceOf(RateLimitError)
     expect((error as RateLimitError).type).toBe('rate_limit_error')
     expect((error as RateLimitError).message).toContain('Rate limit reached for tokens')
+  })
+
+  test('a spent monthly budget: a rate_limit_error with x-should-retry: false, which the SDK does not retry', async () => {
+    const { token: limited } = await token({ limits: { budget_tokens: 10 } })
+    await sdk(limited).messages.create(ask('hello there', 5))
+    let requests = 0
+    const client = new Anthropic({
+      apiKey: limited,
+      baseURL: t.origin!,
+      maxRetries: 2,
+      fetch: (input, init) => (requests++, fetch(input, init)),
+    })
+    const error = await client.messages.create(ask('hello there', 5)).catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(RateLimitError)
+    expect((error as RateLimitError).message).toContain('monthly budget')
+    expect((error as RateLimitError).headers.get('x-should-retry')).toBe('false')
+    expect(requests).toBe(1)
   })
 
   test("a model outside the token's allow-list is a 404 not_found_error, as one that does not exist", async () => {

@@ -99,6 +99,15 @@ const stream = (body: Record<string, unknown>, signal?: AbortSignal) =>
 const event = (data: { type: string; [key: string]: unknown }) =>
   `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`
 
+/** The usage fields the SDK's `Usage` always has and a translated answer knows nothing of. */
+const UNKNOWN_USAGE = {
+  cache_creation: null,
+  server_tool_use: null,
+  service_tier: null,
+  inference_geo: null,
+  speed: null,
+}
+
 describe('the event stream, byte for byte', () => {
   test('echo: message_start, one text block, message_delta with the whole usage, message_stop; then the end', async () => {
     const response = await stream({ model: 'echo' })
@@ -108,7 +117,14 @@ describe('the event stream, byte for byte', () => {
     const body = await readAll(response)
     const id = /"id":"(msg_[0-9a-f]{24})"/.exec(body)?.[1]
     expect(id).toBeDefined()
-    const zero = { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 }
+    const zero = {
+      input_tokens: 0,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+      output_tokens: 0,
+      output_tokens_details: null,
+      ...UNKNOWN_USAGE,
+    }
     expect(body).toBe(
       event({
         type: 'message_start',
@@ -120,17 +136,27 @@ describe('the event stream, byte for byte', () => {
           content: [],
           stop_reason: null,
           stop_sequence: null,
+          stop_details: null,
+          container: null,
+          diagnostics: null,
           usage: zero,
         },
       }) +
-        event({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }) +
+        event({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '', citations: null } }) +
         event({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hi' } }) +
         event({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: ' there' } }) +
         event({ type: 'content_block_stop', index: 0 }) +
         event({
           type: 'message_delta',
-          delta: { stop_reason: 'end_turn', stop_sequence: null },
-          usage: { input_tokens: 3, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 2 },
+          delta: { stop_reason: 'end_turn', stop_sequence: null, stop_details: null, container: null },
+          usage: {
+            input_tokens: 3,
+            cache_creation_input_tokens: 0,
+            cache_read_input_tokens: 0,
+            output_tokens: 2,
+            output_tokens_details: { thinking_tokens: 0 },
+            server_tool_use: null,
+          },
         }) +
         event({ type: 'message_stop' }),
     )
@@ -146,27 +172,34 @@ describe('the event stream, byte for byte', () => {
       { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } },
       { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'hm' } },
       { type: 'content_block_stop', index: 0 },
-      { type: 'content_block_start', index: 1, content_block: { type: 'text', text: '' } },
+      { type: 'content_block_start', index: 1, content_block: { type: 'text', text: '', citations: null } },
       { type: 'content_block_delta', index: 1, delta: { type: 'text_delta', text: 'ok' } },
       { type: 'content_block_stop', index: 1 },
       {
         type: 'content_block_start',
         index: 2,
-        content_block: { type: 'tool_use', id: 'call_a', name: 'f', input: {} },
+        content_block: { type: 'tool_use', id: 'call_a', name: 'f', input: {}, caller: { type: 'direct' } },
       },
       { type: 'content_block_delta', index: 2, delta: { type: 'input_json_delta', partial_json: '{"x":1}' } },
       { type: 'content_block_stop', index: 2 },
       {
         type: 'content_block_start',
         index: 3,
-        content_block: { type: 'tool_use', id: 'call_b', name: 'g', input: {} },
+        content_block: { type: 'tool_use', id: 'call_b', name: 'g', input: {}, caller: { type: 'direct' } },
       },
       { type: 'content_block_delta', index: 3, delta: { type: 'input_json_delta', partial_json: '{}' } },
       { type: 'content_block_stop', index: 3 },
       {
         type: 'message_delta',
-        delta: { stop_reason: 'tool_use', stop_sequence: null },
-        usage: { input_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 10, output_tokens: 9 },
+        delta: { stop_reason: 'tool_use', stop_sequence: null, stop_details: null, container: null },
+        usage: {
+          input_tokens: 20,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 10,
+          output_tokens: 9,
+          output_tokens_details: null,
+          server_tool_use: null,
+        },
       },
       { type: 'message_stop' },
     ])
@@ -175,7 +208,9 @@ describe('the event stream, byte for byte', () => {
   test('without thinking asked for, the reasoning of an OpenAI-form upstream is left out', async () => {
     const body = await readAll(await stream({ model: 'mixed' }))
     expect(body).not.toContain('thinking')
-    expect(body).toContain(event({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }))
+    expect(body).toContain(
+      event({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '', citations: null } }),
+    )
   })
 })
 

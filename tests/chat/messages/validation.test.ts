@@ -78,9 +78,21 @@ const BAD_BODIES: [name: string, body: Record<string, unknown>, message: string]
     'messages: List should have at most 2048 items, not 2049',
   ],
   [
-    'a system role',
-    { ...valid, messages: [{ role: 'system', content: 'x' }] },
-    "messages.0.role: Input should be 'user' or 'assistant'",
+    'a role Anthropic has not',
+    { ...valid, messages: [{ role: 'tool', content: 'x' }] },
+    "messages.0.role: Input should be 'user', 'assistant' or 'system'",
+  ],
+  [
+    // Claude Code's system turns hold text (as a string or blocks), like the system prompt.
+    'a system turn holding an image',
+    {
+      ...valid,
+      messages: [
+        USER[0],
+        { role: 'system', content: [{ type: 'image', source: { type: 'url', url: 'https://x/y' } }] },
+      ],
+    },
+    "messages.1.content.0.type: Input should be 'text'",
   ],
   ['content missing', { ...valid, messages: [{ role: 'user' }] }, 'messages.0.content: Field required'],
   [
@@ -213,7 +225,7 @@ const BAD_BODIES: [name: string, body: Record<string, unknown>, message: string]
   [
     'thinking of an unknown type',
     { ...valid, thinking: { type: 'on' } },
-    "thinking.type: Input should be 'enabled', 'disabled' or 'adaptive'",
+    "thinking.type: Input should be 'enabled', 'disabled', 'adaptive' or 'between_tools'",
   ],
   [
     'metadata.user_id a number',
@@ -301,7 +313,7 @@ const BAD_BODIES: [name: string, body: Record<string, unknown>, message: string]
 /** What a model served through OpenAI's form cannot take: a 400 naming the field, never a silent drop. */
 const UNTRANSLATABLE: [name: string, body: Record<string, unknown>, field: string][] = [
   ['top_k', { ...valid, top_k: 5 }, 'top_k'],
-  ['a field Trellis does not model', { ...valid, container: 'c_1' }, 'container'],
+  ['a field Trellis does not model', { ...valid, temperature_schedule: 'warm' }, 'temperature_schedule'],
   ['a server tool', { ...valid, tools: [{ type: 'web_search_20250305', name: 'web_search' }] }, 'tools.0.type'],
   [
     'a document block',

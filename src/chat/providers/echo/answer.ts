@@ -51,7 +51,7 @@ export function sized(request: ChatCompletionRequest, answer: Answer, limit: num
     if (!fits()) throw answerTooLarge(request, limit)
     if (keep) content.push(entry)
   }
-  return { message, logprobs: { content } }
+  return { message, logprobs: { content, refusal: null } }
 }
 
 /**
@@ -99,6 +99,8 @@ export type Answer = {
   arguments: string
   argumentTokens: number
   finishReason: FinishReason
+  /** The `stop` sequence that ended the answer, when one did (and `max_tokens` did not come first). */
+  stopSequence?: string
   usage: Usage
 }
 
@@ -122,6 +124,7 @@ export function planAnswer(request: ChatCompletionRequest, cache: PromptCache, l
   let content = take('')
   let args = take('')
   let toolCall: ToolCall | undefined
+  let stopped: string | undefined
   if (tool) {
     toolCall = { id: toolCallId(), type: 'function', function: { name: tool.function.name, arguments: '' } }
     const param = `tools[${(request.tools ?? []).indexOf(tool)}].function.parameters`
@@ -131,7 +134,9 @@ export function planAnswer(request: ChatCompletionRequest, cache: PromptCache, l
       ),
     )
   } else {
-    content = take(cutAtStop(formatted(request, text, limit), request.stop))
+    const cut = cutAtStop(formatted(request, text, limit), request.stop)
+    content = take(cut.text)
+    stopped = cut.sequence
   }
 
   const prompt = promptOf(messages, request.tools)
@@ -147,6 +152,7 @@ export function planAnswer(request: ChatCompletionRequest, cache: PromptCache, l
     arguments: args.text,
     argumentTokens: args.count,
     finishReason: truncated ? 'length' : toolCall ? 'tool_calls' : 'stop',
+    ...(truncated || stopped === undefined ? {} : { stopSequence: stopped }),
     usage: {
       prompt_tokens: prompt.ends.length,
       completion_tokens: perChoice * choices,
@@ -165,7 +171,13 @@ export function planAnswer(request: ChatCompletionRequest, cache: PromptCache, l
  * without logprobs, most of every answer, is just the token: no objects are made for it.
  */
 export type Step = string | FullStep
-type FullStep = { delta: ChunkDelta; logprobs?: { content: TokenLogprob[] }; finishReason?: FinishReason }
+type FullStep = {
+  delta: ChunkDelta
+  logprobs?: { content: TokenLogprob[]; refusal: null }
+  finishReason?: FinishReason
+  /** The stop sequence that ended the answer, sent as vLLM does: `stop_reason` on the last chunk's choice. */
+  stopSequence?: string
+}
 
 /** A step with its delta, also when it is a bare content token. */
 export function spelledOut(step: Step): FullStep {
@@ -188,10 +200,15 @@ export function* streamSteps(answer: Answer, request: ChatCompletionRequest): Ge
   }
   for (let at = 0; (token = tokenAt(answer.content, at)) !== undefined; at += token.length) {
     yield request.logprobs
-      ? { delta: { content: token }, logprobs: { content: [logprobFor(token, request.top_logprobs ?? 0)] } }
+      ? {
+          delta: { content: token },
+          logprobs: { content: [logprobFor(token, request.top_logprobs ?? 0)], refusal: null },
+        }
       : token
   }
-  yield { delta: {}, finishReason: answer.finishReason }
+  yield answer.stopSequence === undefined
+    ? { delta: {}, finishReason: answer.finishReason }
+    : { delta: {}, finishReason: answer.finishReason, stopSequence: answer.stopSequence }
 }
 
 function toolCallStart(call: ToolCall) {
@@ -243,17 +260,22 @@ function boundedExample(schema: unknown, text: string, limit: number, param: str
   }
 }
 
-function cutAtStop(text: string, stop: ChatCompletionRequest['stop']): string {
+/** The text before the first `stop` sequence in it, and that sequence (the earliest; the first listed on a tie). */
+function cutAtStop(text: string, stop: ChatCompletionRequest['stop']): { text: string; sequence?: string } {
   const sequences = typeof stop === 'string' ? [stop] : (stop ?? [])
   let end = text.length
+  let matched: string | undefined
   for (const sequence of sequences) {
     const at = sequence ? text.indexOf(sequence) : -1
-    if (at >= 0 && at < end) end = at
+    if (at >= 0 && at < end) {
+      end = at
+      matched = sequence
+    }
   }
   // A stop sequence that is half a surrogate pair must not leave the other half behind.
   const previous = text.charCodeAt(end - 1)
   if (end < text.length && previous >= 0xd800 && previous <= 0xdbff) end--
-  return text.slice(0, end)
+  return matched === undefined ? { text } : { text: text.slice(0, end), sequence: matched }
 }
 
 export function choiceIndexes(request: ChatCompletionRequest): number[] {

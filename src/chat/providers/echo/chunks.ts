@@ -6,6 +6,13 @@ import { spelledOut, type Step } from './answer'
 
 export const SYSTEM_FINGERPRINT = 'fp_trellis_echo'
 
+/**
+ * The choice's `stop_reason` (vLLM's field: the stop sequence that ended it), only when a stop sequence did; OpenAI has
+ * no such field, and answers without one stay exactly OpenAI's shape.
+ */
+export const stopReason = (sequence: string | undefined): { stop_reason?: string } =>
+  sequence === undefined ? {} : { stop_reason: sequence }
+
 /** What every chunk of one stream shares. `usage` is null on each chunk when the stream ends with a usage chunk. */
 export type ChunkHead = { id: string; created: number; model: string; indexes: number[]; usage: null | undefined }
 export type ChunkEmitter<T> = { step(step: Step): T; usage(usage: Usage): T }
@@ -23,8 +30,9 @@ export function chunkObjects(head: ChunkHead): ChunkEmitter<ChatCompletionChunk[
       const step = spelledOut(bare)
       const logprobs = step.logprobs ?? null
       const finishReason = step.finishReason ?? null
+      const stop = stopReason(step.stopSequence)
       return indexes.map((index) =>
-        chunk([{ index, delta: step.delta, logprobs, finish_reason: finishReason }], head.usage),
+        chunk([{ index, delta: step.delta, logprobs, finish_reason: finishReason, ...stop }], head.usage),
       )
     },
     usage: (usage) => [chunk([], usage)],
@@ -62,7 +70,8 @@ export class ChunkEvents implements ChunkEmitter<Uint8Array> {
     const step = spelledOut(bare)
     const delta = JSON.stringify(step.delta)
     const logprobs = JSON.stringify(step.logprobs ?? null)
-    const rest = `,"delta":${delta},"logprobs":${logprobs},"finish_reason":${JSON.stringify(step.finishReason ?? null)}}]${this.#close}`
+    const stop = step.stopSequence === undefined ? '' : `,"stop_reason":${JSON.stringify(step.stopSequence)}`
+    const rest = `,"delta":${delta},"logprobs":${logprobs},"finish_reason":${JSON.stringify(step.finishReason ?? null)}${stop}}]${this.#close}`
     let text = ''
     for (const index of this.#indexes) text += `${this.#open}[{"index":${index}${rest}`
     return eventBytes.encode(text)

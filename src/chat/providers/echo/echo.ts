@@ -1,6 +1,6 @@
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../../../config/chat'
 import { choiceIndexes, planAnswer, randomHex, sized, streamSteps, validated } from './answer'
-import { type ChunkEmitter, type ChunkHead, ChunkEvents, chunkObjects, SYSTEM_FINGERPRINT } from './chunks'
+import { type ChunkEmitter, type ChunkHead, ChunkEvents, chunkObjects, stopReason, SYSTEM_FINGERPRINT } from './chunks'
 import { flatten, PacedSteps, type Planned } from './pacing'
 import type { ChatProvider, ChatRequest, StreamReport } from '../provider'
 import { PromptCache } from './tokenizer'
@@ -12,8 +12,9 @@ import { echoEmbeddings } from './embeddings'
  *
  * - It answers with the text of the last `user` message, split by the rule in `tokenizer.ts`
  *   and streamed one token per chunk, `tokenDelayMs` apart (default 0: as fast as possible).
- * - The text is cut before the first `stop` sequence (finish `stop`), then to `max_tokens`
- *   / `max_completion_tokens` tokens (finish `length`).
+ * - The text is cut before the first `stop` sequence (finish `stop`, and vLLM's `stop_reason`
+ *   on the choice names the sequence), then to `max_tokens` / `max_completion_tokens` tokens
+ *   (finish `length`, without `stop_reason`).
  * - With `tool_choice` `required` (the first tool) or a named function, it calls that tool
  *   with arguments that are valid JSON for the tool's `parameters` (strings are the user
  *   text; see `exampleFor` in `schema-example.ts`), streamed a token at a time; finish `tool_calls`. With `auto`
@@ -69,6 +70,7 @@ export function createEchoProvider(options: EchoOptions = {}): ChatProvider {
           message,
           logprobs,
           finish_reason: answer.finishReason,
+          ...stopReason(answer.stopSequence),
         })),
         usage: answer.usage,
       }

@@ -82,6 +82,26 @@ describe('answers', () => {
     expect((await complete(ask('a🌿b', { stop: '\udf3f' }))).choices[0]!.message.content).toBe('a')
   })
 
+  // vLLM's field, which /v1/messages reads to name the sequence in stop_sequence.
+  test("the stop sequence that cut the answer is the choice's stop_reason, streamed or not; none without a cut", async () => {
+    const STOPS: [name: string, request: ChatRequest, stopReason: string | undefined][] = [
+      ['the earliest of two', ask('alpha beta. gamma; delta', { stop: [';', '.'] }), '.'],
+      ['a single string', ask('alpha beta', { stop: 'beta' }), 'beta'],
+      ['a stop that is not in the text', ask('alpha beta', { stop: ['zeta'] }), undefined],
+      ['max_tokens before the stop', ask('one two three. four', { stop: ['.'], max_tokens: 2 }), undefined],
+      ['no stop', ask('alpha'), undefined],
+    ]
+    for (const [name, request, stopReason] of STOPS) {
+      const choice = (await complete(request)).choices[0] as Record<string, unknown>
+      const last = (await stream(request)).at(-1)!.choices[0] as Record<string, unknown>
+      expect({ name, complete: choice.stop_reason, stream: last.stop_reason }).toEqual({
+        name,
+        complete: stopReason,
+        stream: stopReason,
+      })
+    }
+  })
+
   test('n choices, identical', async () => {
     const completion = await complete(ask('hi there', { n: 3 }))
     expect(completion.choices.map((choice) => choice.index)).toEqual([0, 1, 2])
@@ -203,6 +223,19 @@ describe('logprobs', () => {
     )
   })
 
+  // OpenAI's schema requires `refusal` beside `content` (null without a refusal), streamed or not.
+  test("the logprobs object carries refusal: null, as OpenAI's schema requires", async () => {
+    const completion = await complete(ask('a b', { logprobs: true }))
+    expect(completion.choices[0]!.logprobs).toEqual({
+      content: [logprobFor('a', 0), logprobFor(' b', 0)],
+      refusal: null,
+    })
+    const chunks = await stream(ask('a b', { logprobs: true }))
+    const withLogprobs = chunks.filter((chunk) => chunk.choices[0]?.logprobs)
+    expect(withLogprobs).toHaveLength(2)
+    for (const chunk of withLogprobs) expect(chunk.choices[0]!.logprobs!.refusal).toBeNull()
+  })
+
   test('top_logprobs defaults to none', () => {
     expect(logprobFor('x', 0).top_logprobs).toEqual([])
   })
@@ -235,7 +268,7 @@ describe('streaming', () => {
 
   test('logprobs ride on each content chunk', async () => {
     const chunks = await stream(ask('a b', { logprobs: true, top_logprobs: 1 }))
-    expect(chunks[1]!.choices[0]!.logprobs).toEqual({ content: [logprobFor('a', 1)] })
+    expect(chunks[1]!.choices[0]!.logprobs).toEqual({ content: [logprobFor('a', 1)], refusal: null })
   })
 
   test('echo-reasoner streams reasoning_content before content, and counts it', async () => {
