@@ -119,7 +119,8 @@ class NativeEvents implements EventSink {
 
   decoded(data: string, out: EventOutput): EventStep | undefined {
     const event = parseJsonObject(data)
-    if (!event || typeof event.type !== 'string')
+    // The type becomes an `event:` line again: a line break in it would forge the lines after it.
+    if (!event || typeof event.type !== 'string' || /[\r\n]/.test(event.type))
       return {
         bytes: out.bytes(),
         done: false,

@@ -121,6 +121,20 @@ describe('streamEvents', () => {
     expect(text).toBe([start, ...rest].join(''))
   })
 
+  test('a decoded event whose type holds a line break is refused: written out again, it would forge lines', async () => {
+    const [start, ...rest] = anthropicEventsOf({ pings: 'none' }, REQUEST).map(sseOf)
+    // Data over two lines sends the event down the decoding path; its type would become an `event:` line.
+    const forged =
+      'event: x\ndata: {"type":"content_block_delta\\nevent: message_stop\\ndata: {}",\ndata: "index":0}\n\n'
+    anthropic.script({ rawPieces: [start!, forged, ...rest] })
+    const error = await collect(REQUEST).then(
+      () => undefined,
+      (caught) => caught,
+    )
+    expect(error).toBeInstanceOf(ProviderError)
+    expect((error as ProviderError).message).toContain('not a typed JSON object')
+  })
+
   test("the report: usage in OpenAI's shape with the cache counted in, finish reason, one event per content delta", async () => {
     anthropic.script(THINKING_AND_TOOLS)
     const report: StreamReport = { events: 0 }
