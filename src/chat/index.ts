@@ -18,6 +18,10 @@ import { ProviderError } from './providers/provider'
 import { type AttemptObserver, buildRegistry, modelList, modelNotFound, type ModelRegistry } from './registry'
 import { describeIssue, parseChatRequest } from './request'
 import { messagesPlugin } from './messages'
+import { responsesPlugin } from './responses'
+import { startRetentionSweep } from './responses/retention'
+import { ResponseStore } from './responses/store'
+import type { Database } from '../db/connect'
 
 /**
  * What the chat routes serve from: the model registry, the keep-alive interval and the cap on one response (default 8
@@ -26,7 +30,9 @@ import { messagesPlugin } from './messages'
 export type ChatSetup = { registry: ModelRegistry; keepAliveMs: number; maxResponseBytes?: number }
 
 export type ChatDeps = {
-  config: { bodyLimit: number; chat: ChatConfig }
+  config: { bodyLimit: number; chat: ChatConfig; responses: { retentionDays: number; maxStoredBytes: number } }
+  /** Where stored responses are kept (`POST /v1/responses` with `store`). */
+  database: { db: Database }
   auth: AuthDeps
   governance?: Governance
   ledger?: UsageLedger
@@ -205,6 +211,66 @@ export function chatPlugin(deps: ChatDeps) {
     } as DocumentDecoration,
   }
 
+  /** OpenAI's error shape for every chat route but Anthropic's: database trouble as 503, Elysia's own errors as 400. */
+  const openAIErrorHook = recordingStatus(
+    ({
+      code,
+      error,
+      request,
+      set,
+    }: {
+      code: unknown
+      error: unknown
+      request: Request
+      set: { headers: Record<string, unknown>; status?: unknown }
+    }) => {
+      const unavailable = databaseUnavailable(error)
+      if (unavailable) {
+        deps.logger.warn('database unavailable', {
+          request_id: requestIdOf(set),
+          method: request.method,
+          path: new URL(request.url).pathname,
+          cause: unavailable,
+        })
+        return openAIErrorResponse({
+          status: 503,
+          message: 'The service is briefly unavailable; retry the request.',
+          retryAfter: DATABASE_RETRY_AFTER_SECONDS,
+        })
+      }
+      if (code === 'VALIDATION') {
+        const issue = (error as ValidationError).valueError
+        return openAIErrorResponse(
+          issue ? describeIssue(issue).init : { status: 400, message: 'The request is invalid.' },
+        )
+      }
+      if (code === 'PARSE')
+        return openAIErrorResponse({ status: 400, message: 'We could not parse the JSON body of your request.' })
+      const requestId = requestIdOf(set)
+      const init = toOpenAIError(error, requestId)
+      // A client that hung up before the first byte aborted its own request; nothing to report.
+      if ((init.isInternal || init.status >= 500) && !request.signal.aborted)
+        logFailure(deps.logger, error, { method: request.method, url: request.url, requestId }, 'chat request failed')
+      return openAIErrorResponse(init)
+    },
+  )
+
+  const responseStore = new ResponseStore(deps.database.db)
+  startRetentionSweep(responseStore, { clock: deps.clock, logger: deps.logger, stop: deps.shutdownSignal })
+  const responses = responsesPlugin({
+    auth: deps.auth,
+    bodyLimit: deps.config.bodyLimit,
+    completion: served,
+    store: responseStore,
+    clock: deps.clock,
+    retentionDays: deps.config.responses.retentionDays,
+    maxStoredBytes: deps.config.responses.maxStoredBytes,
+    allows,
+    onLongLivedRequest: deps.onLongLivedRequest,
+    streamErrorLogger,
+    onError: openAIErrorHook,
+  })
+
   const messages = messagesPlugin({
     auth: deps.auth,
     bodyLimit: deps.config.bodyLimit,
@@ -221,55 +287,8 @@ export function chatPlugin(deps: ChatDeps) {
       .use(authPlugin(deps.auth))
       // Before the OpenAI error hook, which would otherwise also see the Messages routes' errors.
       .use(messages)
-      .onError(
-        recordingStatus(
-          ({
-            code,
-            error,
-            request,
-            set,
-          }: {
-            code: unknown
-            error: unknown
-            request: Request
-            set: { headers: Record<string, unknown>; status?: unknown }
-          }) => {
-            const unavailable = databaseUnavailable(error)
-            if (unavailable) {
-              deps.logger.warn('database unavailable', {
-                request_id: requestIdOf(set),
-                method: request.method,
-                path: new URL(request.url).pathname,
-                cause: unavailable,
-              })
-              return openAIErrorResponse({
-                status: 503,
-                message: 'The service is briefly unavailable; retry the request.',
-                retryAfter: DATABASE_RETRY_AFTER_SECONDS,
-              })
-            }
-            if (code === 'VALIDATION') {
-              const issue = (error as ValidationError).valueError
-              return openAIErrorResponse(
-                issue ? describeIssue(issue).init : { status: 400, message: 'The request is invalid.' },
-              )
-            }
-            if (code === 'PARSE')
-              return openAIErrorResponse({ status: 400, message: 'We could not parse the JSON body of your request.' })
-            const requestId = requestIdOf(set)
-            const init = toOpenAIError(error, requestId)
-            // A client that hung up before the first byte aborted its own request; nothing to report.
-            if ((init.isInternal || init.status >= 500) && !request.signal.aborted)
-              logFailure(
-                deps.logger,
-                error,
-                { method: request.method, url: request.url, requestId },
-                'chat request failed',
-              )
-            return openAIErrorResponse(init)
-          },
-        ),
-      )
+      .use(responses)
+      .onError(openAIErrorHook)
       .post('/chat/completions', complete, completeHook)
       .post('/v1/chat/completions', complete, underV1(completeHook))
       .get('/models', models, modelsHook)

@@ -7,6 +7,7 @@ import {
   noteChunk,
   type StreamReport,
 } from '../providers/provider'
+import { randomId } from '../ids'
 import { namedEventText } from '../sse/encode'
 import { tooLarge } from '../sse/writer'
 
@@ -60,7 +61,7 @@ function usageOf(usage: JsonObject | undefined) {
 }
 
 /** An id as Anthropic shapes them: a prefix (`msg_`, `toolu_`) and 24 random hex digits. */
-const anthropicId = (prefix: string) => `${prefix}${crypto.randomUUID().replaceAll('-', '').slice(0, 24)}`
+const anthropicId = (prefix: string) => randomId(prefix, 24)
 
 const messageId = () => anthropicId('msg_')
 
