@@ -108,20 +108,30 @@ export type Translation = {
   namespaced: ReadonlyMap<string, NamespacedName>
 }
 
-/** The params a provider may name, by their Responses names. */
-const PARAMS: Record<string, string> = {
-  max_completion_tokens: 'max_output_tokens',
-  max_tokens: 'max_output_tokens',
-  reasoning_effort: 'reasoning.effort',
-  verbosity: 'text.verbosity',
-  response_format: 'text.format',
-  temperature: 'temperature',
-  top_p: 'top_p',
-  tool_choice: 'tool_choice',
-  parallel_tool_calls: 'parallel_tool_calls',
-  user: 'user',
-  safety_identifier: 'safety_identifier',
-  messages: 'input',
+/** The params a provider may name, by their Responses names; a longer name keeps what follows the match. */
+const PARAMS: [chat: string, responses: string][] = [
+  ['max_completion_tokens', 'max_output_tokens'],
+  ['max_tokens', 'max_output_tokens'],
+  ['reasoning_effort', 'reasoning.effort'],
+  ['verbosity', 'text.verbosity'],
+  ['response_format.json_schema', 'text.format'],
+  ['response_format', 'text.format'],
+  ['messages', 'input'],
+]
+
+/** The Responses name of chat's `param`; `tools[k]…` by the path of chat tool k (`paths`). */
+function responsesParam(param: string, paths: string[]): string | undefined {
+  const tool = /^tools\[(\d+)\](?:\.function)?(.*)$/.exec(param)
+  if (tool) {
+    const path = paths[Number(tool[1])]
+    return path && path + tool[2]
+  }
+  for (const [chat, responses] of PARAMS)
+    if (param === chat) return responses
+    else if (param.startsWith(chat) && (param[chat.length] === '.' || param[chat.length] === '['))
+      // A message index is not an input index (instructions and merged calls shift it): the field is named.
+      return chat === 'messages' ? responses : responses + param.slice(chat.length)
+  return undefined
 }
 
 /**
@@ -191,11 +201,7 @@ export function toChatRequest(request: ResponsesRequest, items: StoredItem[], or
     chat: chat as ChatRequest,
     ignored,
     namespaced: tools.namespaced,
-    param: (param) => {
-      const tool = /^tools\[(\d+)\](.*)$/.exec(param)
-      if (tool) return paths[Number(tool[1])]
-      return PARAMS[param.split(/[.[]/, 1)[0]!]
-    },
+    param: (param) => responsesParam(param, paths),
   }
 }
 
