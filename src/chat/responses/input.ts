@@ -1,6 +1,6 @@
 import type { RequestMessage } from '../model'
 import { randomId } from '../ids'
-import { ProviderError, isObject, type JsonObject } from '../providers/provider'
+import { ProviderError, type JsonObject } from '../providers/provider'
 import type { FunctionCallItem, FunctionCallOutputItem, InputItem } from './model'
 import { badRequest, itemKind } from './request'
 
@@ -210,7 +210,3 @@ export function untranslatable(model: string, param: string, why: string): Provi
     { type: 'invalid_request_error', param },
   )
 }
-
-/** The items of a stored response's output that a later request continues from (see service.ts). */
-export const outputItems = (response: JsonObject): StoredItem[] =>
-  Array.isArray(response.output) ? (response.output.filter(isObject) as StoredItem[]) : []

@@ -19,7 +19,7 @@ const nullable = <T extends TSchema>(schema: T) => t.Optional(t.Union([schema, t
 const wordOrNull = (...words: string[]) => t.Optional(t.Union([...words.map((word) => t.Literal(word)), t.Null()]))
 
 /** Input items in one request: twice chat's messages, since a tool call and its output are two items. */
-export const MAX_INPUT_ITEMS = 4096
+const MAX_INPUT_ITEMS = 4096
 /** Keys of `metadata`, and their lengths: OpenAI's bounds. */
 const MAX_METADATA_KEYS = 16
 export const MAX_METADATA_KEY = 64
@@ -91,15 +91,12 @@ export const ITEMS: Record<string, TSchema> = {
   reasoning: ReasoningItem,
   item_reference: ItemReference,
 }
-export type MessageItem = Static<typeof MessageItem>
 export type FunctionCallItem = Static<typeof FunctionCallItem>
 export type FunctionCallOutputItem = Static<typeof FunctionCallOutputItem>
-export type ContentPart = Static<typeof ContentPart>
 export type InputItem = Static<typeof InputItem>
 
 /** A tool; `type` picks the schema it must then match (see {@link TOOLS}); hosted tools pass as they are. */
-export const Tool = t.Object({ type: t.String({ minLength: 1 }) }, { ...open, description: '`type` picks its shape' })
-export type Tool = Static<typeof Tool>
+const Tool = t.Object({ type: t.String({ minLength: 1 }) }, { ...open, description: '`type` picks its shape' })
 
 const FunctionTool = t.Object(
   {
@@ -157,7 +154,6 @@ const TextFormat = t.Object(
   },
   open,
 )
-export type TextFormat = Static<typeof TextFormat>
 
 /** The body of `POST /v1/responses`. Bounds are OpenAI's where it has them. */
 export const ResponsesRequest = t.Object(
