@@ -1,4 +1,6 @@
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../../config/chat'
+import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailable } from '../../db/failures'
+import { OpenAIError } from '../../http/openai-errors'
 import { JSON_MEDIA_TYPE } from '../../http/media-type'
 import { utf8Length } from '../../utf8'
 import {
@@ -227,9 +229,15 @@ class EntryRequests {
     }
     const translation = this.#translated()
     const chunks = entry.provider.stream({ ...translation.chat, model: entry.model }, this.#signal)
+    const keep = this.#keep
     return responseEvents(
       chunks,
-      { fields: this.#fields, namespaced: translation.namespaced, param: translation.param, store: this.#keep },
+      {
+        fields: this.#fields,
+        namespaced: translation.namespaced,
+        param: translation.param,
+        store: keep && ((response) => keep(response).catch(unstored)),
+      },
       this.#sequence,
       this.#report,
       this.#maxBytes,
@@ -260,6 +268,19 @@ class EntryRequests {
     this.#setHeaders(ignoredHeader(this.#chat.ignored))
     return this.#chat
   }
+}
+
+/**
+ * A stream whose response could not be stored ends with an error event saying so (a whole answer is
+ * a 503 from the route's error hook, which knows the database's failures too).
+ */
+function unstored(error: unknown): never {
+  if (!databaseUnavailable(error)) throw error
+  throw new OpenAIError({
+    status: 503,
+    message: 'The response was made but could not be stored: the database is unavailable; retry the request.',
+    retryAfter: DATABASE_RETRY_AFTER_SECONDS,
+  })
 }
 
 /**

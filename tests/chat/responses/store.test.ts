@@ -294,5 +294,16 @@ describe('with the database gone', () => {
         retryAfter: '1',
       })
     }
+    const streamed = await t.request('/v1/responses', {
+      method: 'POST',
+      token,
+      json: { model: 'echo', input: 'hi', stream: true },
+    })
+    const last = readAll(streamed).then((text) => JSON.parse(text.trim().split('\n').at(-1)!.slice('data: '.length)))
+    expect(await last).toMatchObject({
+      type: 'error',
+      code: 'service_unavailable',
+      message: expect.stringContaining('could not be stored'),
+    })
   })
 })
