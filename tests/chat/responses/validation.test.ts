@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createEchoProvider } from '../../../src/chat/providers/echo/echo'
 import { SETUP_TIMEOUT } from '../../helpers/app'
+import { openAISpec } from '../../helpers/openai-spec'
 import { registryOf } from '../chat-app'
 import { makeResponsesApp } from './responses-app'
 
@@ -162,7 +163,9 @@ describe('a malformed request is a 400 naming the field', () => {
   test.each(BAD_BODIES)('%s', async (_name, body, param, message) => {
     const response = await t.respond(body)
     expect(response.status).toBe(400)
-    const { error } = await response.json()
+    const answer = await response.json()
+    openAISpec().assert('ErrorResponse', answer)
+    const { error } = answer
     expect(error.type).toBe('invalid_request_error')
     if (param !== null) expect(error.param).toBe(param)
     expect(error.message).toContain(message)
