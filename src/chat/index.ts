@@ -256,7 +256,10 @@ export function chatPlugin(deps: ChatDeps) {
   )
 
   const responseStore = new ResponseStore(deps.database.db)
-  startRetentionSweep(responseStore, { clock: deps.clock, logger: deps.logger, stop: deps.shutdownSignal })
+  // A server (whose runtime stops it on shutdown) sweeps; an app made without one, as tests make them, does not
+  // leave a timer running against a database it closed.
+  if (deps.shutdownSignal)
+    startRetentionSweep(responseStore, { clock: deps.clock, logger: deps.logger, stop: deps.shutdownSignal })
   const responses = responsesPlugin({
     auth: deps.auth,
     bodyLimit: deps.config.bodyLimit,

@@ -67,9 +67,9 @@ export async function* responseEvents(
   const writer = new OutputWriter(sequence, end.namespaced, maxHeld)
   try {
     let result = await iterator.next()
-    const started = responseObject(end.fields, { status: 'in_progress' }, [])
-    let text = event(sequence, 'response.created', `"response":${JSON.stringify(started)}`)
-    text += event(sequence, 'response.in_progress', `"response":${JSON.stringify(started)}`)
+    const started = `"response":${JSON.stringify(responseObject(end.fields, { status: 'in_progress' }, []))}`
+    let text = event(sequence, 'response.created', started)
+    text += event(sequence, 'response.in_progress', started)
     while (!result.done) {
       const chunk = result.value
       const finishReason = report.finishReason
@@ -98,6 +98,9 @@ export async function* responseEvents(
 /** Choice 0 (an upstream asked for one choice may still send others, whose text must not run into it). */
 function firstChoice(choices: unknown): JsonObject | undefined {
   if (!Array.isArray(choices)) return undefined
+  // Almost always the first and only one: looked at before any search.
+  const first: unknown = choices[0]
+  if (isObject(first) && (first.index === 0 || first.index === undefined)) return first
   const choice: unknown = choices.find(
     (candidate) => isObject(candidate) && (candidate.index === 0 || candidate.index === undefined),
   )

@@ -11,6 +11,7 @@ import type { ResponseStore } from './store'
  */
 
 const SWEEP_INTERVAL_MS = 10 * 60_000
+const FIRST_SWEEP_MS = 60_000
 const BATCH = 500
 const MAX_BATCHES = 20
 
@@ -32,9 +33,9 @@ export async function sweepExpired(store: ResponseStore, now: Date): Promise<num
  */
 export function startRetentionSweep(
   store: ResponseStore,
-  options: { clock: () => Date; logger: Logger; stop?: AbortSignal },
+  options: { clock: () => Date; logger: Logger; stop: AbortSignal; firstMs?: number; everyMs?: number },
 ): void {
-  if (options.stop?.aborted) return
+  if (options.stop.aborted) return
   let running = false
   const sweep = async () => {
     if (running) return
@@ -50,9 +51,9 @@ export function startRetentionSweep(
       running = false
     }
   }
-  const first = unref(setTimeout(() => void sweep(), 60_000))
-  const every = unref(setInterval(() => void sweep(), SWEEP_INTERVAL_MS))
-  options.stop?.addEventListener(
+  const first = unref(setTimeout(() => void sweep(), options.firstMs ?? FIRST_SWEEP_MS))
+  const every = unref(setInterval(() => void sweep(), options.everyMs ?? SWEEP_INTERVAL_MS))
+  options.stop.addEventListener(
     'abort',
     () => {
       clearTimeout(first)

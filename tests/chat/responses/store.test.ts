@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createEchoProvider } from '../../../src/chat/providers/echo/echo'
 import type { JsonObject } from '../../../src/chat/providers/provider'
-import { sweepExpired } from '../../../src/chat/responses/retention'
+import { startRetentionSweep, sweepExpired } from '../../../src/chat/responses/retention'
 import { ResponseStore } from '../../../src/chat/responses/store'
 import { SETUP_TIMEOUT } from '../../helpers/app'
 import { openAISpec } from '../../helpers/openai-spec'
@@ -272,6 +272,34 @@ describe('bounds', () => {
     } finally {
       now = new Date(now.getTime() - 31 * DAY)
     }
+  })
+})
+
+describe('the sweep', () => {
+  test('runs on its timer until the server stops, deleting what expired and saying how much', async () => {
+    const expiring = await create({ model: 'echo', input: 'soon gone' })
+    const stop = new AbortController()
+    const later = new Date(now.getTime() + 31 * DAY)
+    const store = new ResponseStore(t.deps.database.db)
+    startRetentionSweep(store, {
+      clock: () => later,
+      logger: t.deps.logger,
+      stop: stop.signal,
+      firstMs: 5,
+      everyMs: 20,
+    })
+    for (let i = 0; i < 100 && !t.logs.some((line) => line.msg === 'expired responses deleted'); i++)
+      await Bun.sleep(10)
+    stop.abort()
+    expect(t.logs.find((line) => line.msg === 'expired responses deleted')).toMatchObject({
+      deleted: expect.any(Number),
+    })
+    // Gone from the table, not only from reads: read as of now, before it expired.
+    expect(await store.response('chat-user', expiring.id, now)).toBeUndefined()
+    // Stopped: one that expires by then stays until a running server's sweep comes.
+    const kept = await create({ model: 'echo', input: 'kept' })
+    await Bun.sleep(60)
+    expect(await store.response('chat-user', kept.id, now)).toBeDefined()
   })
 })
 
