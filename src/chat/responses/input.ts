@@ -63,7 +63,11 @@ export function storedInput(
     if (kind === 'message') return message({ ...item, id, type: 'message' })
     if (kind === 'function_call' || kind === 'function_call_output')
       return { ...item, id, type: kind, status: item.status ?? 'completed' }
-    if (kind === 'reasoning') return { ...item, id, type: kind, summary: item.summary ?? [] }
+    if (kind === 'reasoning') {
+      // Codex replays `content: null`, which a listed reasoning item may not have.
+      const { content, ...rest } = item
+      return { ...rest, id, type: kind, summary: item.summary ?? [], ...(content == null ? {} : { content }) }
+    }
     return { ...item, id, type: kind }
   })
 }

@@ -19,7 +19,7 @@ import {
   isObject,
 } from '../providers/provider'
 import type { RouteEntry } from '../registry'
-import { type ResponseFields, responseId, responseOf, unixSeconds } from './answer'
+import { type ResponseFields, responseId, responseOf } from './answer'
 import { previousNotFound, renamed, responsesFraming } from './errors'
 import { responseEvents, type Sequence } from './events'
 import { referencedIds, type StoredItem, storedInput } from './input'
@@ -93,7 +93,8 @@ export async function serveResponses(
   const streamed = request.stream === true
   const served: Served = { request, promptBytes }
   const run = await CompletionRun.admit(deps, context, RESPONSES_REQUEST, served, request.model, streamed)
-  const fields: ResponseFields = { id: responseId(), createdAt: unixSeconds(), model: request.model, request, store }
+  const createdAt = Math.floor(now.getTime() / 1000)
+  const fields: ResponseFields = { id: responseId(), createdAt, model: request.model, request, store }
   const keep = store
     ? (response: JsonObject) => {
         const id = response.id

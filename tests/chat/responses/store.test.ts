@@ -70,6 +70,33 @@ describe('a stored response', () => {
     })
   })
 
+  test('every kind of input item is listed as OpenAI lists it (ids made where the client gave none)', async () => {
+    const answered = await create({
+      model: 'echo',
+      input: [
+        { role: 'developer', content: 'rules' },
+        { role: 'user', content: [{ type: 'input_image', image_url: 'https://example.com/a.png' }] },
+        { type: 'reasoning', id: 'rs_7', summary: [], content: null, encrypted_content: 'opaque' },
+        { role: 'assistant', content: 'Calling.' },
+        { type: 'function_call', call_id: 'call_1', name: 'f', arguments: '{}' },
+        { type: 'function_call_output', call_id: 'call_1', output: 'done' },
+        { role: 'user', content: 'thanks' },
+      ],
+    })
+    const items = await (await get(`/v1/responses/${answered.id}/input_items?order=asc`)).json()
+    openAISpec().assert('ResponseItemList', items)
+    expect(items.data.map((item: { id: string }) => item.id.replace(/_.*/, '_'))).toEqual([
+      'msg_',
+      'msg_',
+      'rs_',
+      'msg_',
+      'fc_',
+      'fco_',
+      'msg_',
+    ])
+    expect(items.data[3].content).toEqual([{ type: 'output_text', text: 'Calling.', annotations: [], logprobs: [] }])
+  })
+
   test('a streamed one is stored before response.completed is sent', async () => {
     const response = await t.respond({ model: 'echo', input: 'streamed', stream: true })
     const text = await readAll(response)
