@@ -85,7 +85,12 @@ export async function* responseEvents(
     const ending = endingOf(report.finishReason)
     text = writer.finish(ending.status === 'incomplete' ? 'incomplete' : 'completed')
     const response = responseObject(end.fields, ending, writer.output, usageOf(report.usage), unixSeconds())
-    await end.store?.(response)
+    if (end.store) {
+      // The items' last events go out first, so that an error event for a failed store is numbered after them.
+      if (text !== '') yield encoder.encode(text)
+      text = ''
+      await end.store(response)
+    }
     const type = ending.status === 'incomplete' ? 'response.incomplete' : 'response.completed'
     yield encoder.encode(text + event(sequence, type, `"response":${JSON.stringify(response)}`))
   } catch (error) {

@@ -14,7 +14,7 @@ import { ResponseStore } from '../../../src/chat/responses/store'
 import { SETUP_TIMEOUT } from '../../helpers/app'
 import { openAISpec } from '../../helpers/openai-spec'
 import { readAll, registryOf } from '../chat-app'
-import { makeResponsesApp, scripted } from './responses-app'
+import { makeResponsesApp, responseEventsOf, scripted } from './responses-app'
 
 const DAY = 86_400_000
 let now = new Date('2026-11-01T12:00:00Z')
@@ -354,11 +354,14 @@ describe('with the database gone', () => {
       token,
       json: { model: 'echo', input: 'hi', stream: true },
     })
-    const last = readAll(streamed).then((text) => JSON.parse(text.trim().split('\n').at(-1)!.slice('data: '.length)))
-    expect(await last).toMatchObject({
+    const events = responseEventsOf(await readAll(streamed))
+    // Every item was finished before the store failed; the error event is numbered after them.
+    expect(events.map(({ data }) => data.type).slice(-2)).toEqual(['response.output_item.done', 'error'])
+    expect(events.at(-1)!.data).toMatchObject({
       type: 'error',
       code: 'service_unavailable',
       message: expect.stringContaining('could not be stored'),
+      sequence_number: events.length - 1,
     })
   })
 })
