@@ -201,13 +201,13 @@ function once<T>(make: () => T): () => T {
 /**
  * The error contract a path's clients understand: Anthropic's under `/v1/messages` (Anthropic
  * SDKs), and on the models routes for a request that carries `anthropic-version` (which both SDK
- * families call); OpenAI's elsewhere under `/v1` and on the chat routes (OpenAI SDKs), the plant
- * store's everywhere else.
+ * families call); OpenAI's elsewhere under `/v1` and on the chat and responses routes (OpenAI SDKs), the
+ * plant store's everywhere else.
  */
 function contractOf(pathname: string, request: Request): 'anthropic' | 'openai' | 'plant-store' {
   if (pathname === '/v1/messages' || pathname.startsWith('/v1/messages/')) return 'anthropic'
   if (isModelsPath(pathname) && request.headers.has('anthropic-version')) return 'anthropic'
-  return /^\/(v1(\/|$)|chat\/|models(\/|$))/.test(pathname) ? 'openai' : 'plant-store'
+  return /^\/(v1(\/|$)|chat\/|models(\/|$)|responses(\/|$))/.test(pathname) ? 'openai' : 'plant-store'
 }
 
 /**

@@ -44,7 +44,7 @@ type Tokens = { prompt: number; completion: number; cached: number; reasoning: n
 /**
  * Reserved for the answer of a request that sets no `max_tokens`: see the README on how far a limit may be overshot.
  */
-const DEFAULT_COMPLETION_RESERVATION = 4_096
+export const DEFAULT_COMPLETION_RESERVATION = 4_096
 
 /** The context of one request, as the route knows it. */
 export type CompletionContext = {

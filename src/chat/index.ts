@@ -31,6 +31,10 @@ import { anthropicErrorResponse } from '../http/anthropic-errors'
 import { toAnthropicError } from './messages/errors'
 import { AnthropicModel, AnthropicModelList } from './messages/model'
 import { anthropicModel, anthropicModelPage, speaksAnthropic } from './messages/models'
+import { responsesPlugin } from './responses'
+import { startRetentionSweep } from './responses/retention'
+import { ResponseStore } from './responses/store'
+import type { Database } from '../db/connect'
 
 /**
  * What the chat routes serve from: the model registry, the keep-alive interval and the cap on one response (default 8
@@ -39,7 +43,9 @@ import { anthropicModel, anthropicModelPage, speaksAnthropic } from './messages/
 export type ChatSetup = { registry: ModelRegistry; keepAliveMs: number; maxResponseBytes?: number }
 
 export type ChatDeps = {
-  config: { bodyLimit: number; chat: ChatConfig }
+  config: { bodyLimit: number; chat: ChatConfig; responses: { retentionDays: number; maxStoredBytes: number } }
+  /** Where stored responses are kept (`POST /v1/responses` with `store`). */
+  database: { db: Database }
   auth: AuthDeps
   governance?: Governance
   ledger?: UsageLedger
@@ -233,6 +239,85 @@ export function chatPlugin(deps: ChatDeps) {
     } as DocumentDecoration,
   }
 
+  /** OpenAI's error shape for every chat route but Anthropic's: database trouble as 503, Elysia's own errors as 400. */
+  /** The error contract of every OpenAI-shaped route here (and of the models routes for an Anthropic SDK). */
+  const openAIErrorHook = recordingStatus(
+    ({
+      code,
+      error,
+      request,
+      set,
+    }: {
+      code: unknown
+      error: unknown
+      request: Request
+      set: { headers: Record<string, unknown>; status?: unknown }
+    }) => {
+      const requestId = requestIdOf(set)
+      // The models routes answer an Anthropic SDK in its own contract.
+      const anthropic = speaksAnthropic(request) && isModelsPath(new URL(request.url).pathname)
+      const notMigrated = databaseNotMigrated(error)
+      if (notMigrated) {
+        deps.logger.warn('database not migrated', { request_id: requestId, cause: notMigrated })
+        const init = {
+          status: 503,
+          message: NOT_MIGRATED_MESSAGE,
+          type: 'server_error',
+          code: 'database_not_migrated',
+          retryAfter: NOT_MIGRATED_RETRY_AFTER_SECONDS,
+        }
+        return anthropic ? anthropicErrorResponse(init, requestId) : openAIErrorResponse(init)
+      }
+      const unavailable = databaseUnavailable(error)
+      if (unavailable) {
+        deps.logger.warn('database unavailable', {
+          request_id: requestId,
+          method: request.method,
+          path: new URL(request.url).pathname,
+          cause: unavailable,
+        })
+        const init = {
+          status: 503,
+          message: 'The service is briefly unavailable; retry the request.',
+          retryAfter: DATABASE_RETRY_AFTER_SECONDS,
+        }
+        return anthropic ? anthropicErrorResponse(init, requestId) : openAIErrorResponse(init)
+      }
+      if (code === 'VALIDATION') {
+        const issue = (error as ValidationError).valueError
+        return openAIErrorResponse(
+          issue ? describeIssue(issue).init : { status: 400, message: 'The request is invalid.' },
+        )
+      }
+      if (code === 'PARSE')
+        return openAIErrorResponse({ status: 400, message: 'We could not parse the JSON body of your request.' })
+      const init = anthropic ? toAnthropicError(error, requestId) : toOpenAIError(error, requestId)
+      // A client that hung up before the first byte aborted its own request; nothing to report.
+      if ((init.isInternal || init.status >= 500) && !request.signal.aborted)
+        logFailure(deps.logger, error, { method: request.method, url: request.url, requestId }, 'chat request failed')
+      return anthropic ? anthropicErrorResponse(init, requestId) : openAIErrorResponse(init)
+    },
+  )
+
+  const responseStore = new ResponseStore(deps.database.db)
+  // A server (whose runtime stops it on shutdown) sweeps; an app made without one, as tests make them, does not
+  // leave a timer running against a database it closed.
+  if (deps.shutdownSignal)
+    startRetentionSweep(responseStore, { clock: deps.clock, logger: deps.logger, stop: deps.shutdownSignal })
+  const responses = responsesPlugin({
+    auth: deps.auth,
+    bodyLimit: deps.config.bodyLimit,
+    completion: served,
+    store: responseStore,
+    clock: deps.clock,
+    retentionDays: deps.config.responses.retentionDays,
+    maxStoredBytes: deps.config.responses.maxStoredBytes,
+    allows,
+    onLongLivedRequest: deps.onLongLivedRequest,
+    streamErrorLogger,
+    onError: openAIErrorHook,
+  })
+
   const messages = messagesPlugin({
     auth: deps.auth,
     bodyLimit: deps.config.bodyLimit,
@@ -257,70 +342,8 @@ export function chatPlugin(deps: ChatDeps) {
       .use(authPlugin(deps.auth))
       // Before the OpenAI error hook, which would otherwise also see the Messages routes' errors.
       .use(messages)
-      .onError(
-        recordingStatus(
-          ({
-            code,
-            error,
-            request,
-            set,
-          }: {
-            code: unknown
-            error: unknown
-            request: Request
-            set: { headers: Record<string, unknown>; status?: unknown }
-          }) => {
-            const requestId = requestIdOf(set)
-            // The models routes answer an Anthropic SDK in its own contract.
-            const anthropic = speaksAnthropic(request) && isModelsPath(new URL(request.url).pathname)
-            const notMigrated = databaseNotMigrated(error)
-            if (notMigrated) {
-              deps.logger.warn('database not migrated', { request_id: requestId, cause: notMigrated })
-              const init = {
-                status: 503,
-                message: NOT_MIGRATED_MESSAGE,
-                type: 'server_error',
-                code: 'database_not_migrated',
-                retryAfter: NOT_MIGRATED_RETRY_AFTER_SECONDS,
-              }
-              return anthropic ? anthropicErrorResponse(init, requestId) : openAIErrorResponse(init)
-            }
-            const unavailable = databaseUnavailable(error)
-            if (unavailable) {
-              deps.logger.warn('database unavailable', {
-                request_id: requestId,
-                method: request.method,
-                path: new URL(request.url).pathname,
-                cause: unavailable,
-              })
-              const init = {
-                status: 503,
-                message: 'The service is briefly unavailable; retry the request.',
-                retryAfter: DATABASE_RETRY_AFTER_SECONDS,
-              }
-              return anthropic ? anthropicErrorResponse(init, requestId) : openAIErrorResponse(init)
-            }
-            if (code === 'VALIDATION') {
-              const issue = (error as ValidationError).valueError
-              return openAIErrorResponse(
-                issue ? describeIssue(issue).init : { status: 400, message: 'The request is invalid.' },
-              )
-            }
-            if (code === 'PARSE')
-              return openAIErrorResponse({ status: 400, message: 'We could not parse the JSON body of your request.' })
-            const init = anthropic ? toAnthropicError(error, requestId) : toOpenAIError(error, requestId)
-            // A client that hung up before the first byte aborted its own request; nothing to report.
-            if ((init.isInternal || init.status >= 500) && !request.signal.aborted)
-              logFailure(
-                deps.logger,
-                error,
-                { method: request.method, url: request.url, requestId },
-                'chat request failed',
-              )
-            return anthropic ? anthropicErrorResponse(init, requestId) : openAIErrorResponse(init)
-          },
-        ),
-      )
+      .use(responses)
+      .onError(openAIErrorHook)
       // After the OpenAI error hook, which answers the embeddings routes' errors too.
       .use(embeddings)
       .post('/chat/completions', complete, completeHook)

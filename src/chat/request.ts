@@ -114,10 +114,11 @@ function checkRules(request: ChatCompletionRequest): void {
 /**
  * One sentence for TypeBox's first complaint. A union (every nullable field is one) is
  * explained through the branch that matches the value's JSON type, so `temperature: 3`
- * reads "expected a value <= 2" rather than "expected union value".
+ * reads "expected a value <= 2" rather than "expected union value". `prefix` is the JSON
+ * Pointer of the value that was checked, when it is a part of the body (`/input/3`).
  */
-export function describeIssue(issue: ValueError): OpenAIError {
-  const param = fieldName(issue.path)
+export function describeIssue(issue: ValueError, prefix = ''): OpenAIError {
+  const param = fieldName(prefix + issue.path)
   // JSON.parse reads 1e999 as Infinity, which no number field takes: say so rather than "expected a number, but got a
   // number".
   if (typeof issue.value === 'number' && !Number.isFinite(issue.value)) {
@@ -134,7 +135,7 @@ export function describeIssue(issue: ValueError): OpenAIError {
     const branches = (issue.schema.anyOf ?? []) as TSchema[]
     const matching = branches.findIndex((branch) => accepts(branch, issue.value))
     const nested = matching >= 0 ? issue.errors[matching]?.First() : undefined
-    if (nested) return describeIssue(nested)
+    if (nested) return describeIssue(nested, prefix)
     const values = branches.filter((branch) => 'const' in branch && typeof branch.const === typeof issue.value)
     if (values.length) {
       const others = branches.filter((branch) => !('const' in branch)).map(typeName)

@@ -45,6 +45,11 @@ export type Config = {
   trustProxy: boolean
   /** Record chat usage in the ledger (`USAGE_LEDGER`, on by default). */
   usageLedger: boolean
+  /**
+   * Stored responses (`POST /v1/responses` with `store`): kept `RESPONSES_RETENTION_DAYS` (30), each
+   * holding at most `RESPONSES_MAX_STORED_BYTES` (8 MiB) of conversation.
+   */
+  responses: { retentionDays: number; maxStoredBytes: number }
   env: Readonly<Record<string, string | undefined>>
 }
 
@@ -95,6 +100,10 @@ export function loadConfig(env: Env, kinds: ProviderKinds): Config {
     authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 30, 1, 1_000_000),
     trustProxy: boolean(env, 'TRUST_PROXY', false),
     usageLedger: boolean(env, 'USAGE_LEDGER', true),
+    responses: {
+      retentionDays: integer(env, 'RESPONSES_RETENTION_DAYS', 30, 1, 3650),
+      maxStoredBytes: byteSize(env, 'RESPONSES_MAX_STORED_BYTES', 8 * 1024 * 1024),
+    },
     env,
   }
   if (config.workers > 1 && !config.databaseUrl)

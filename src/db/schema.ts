@@ -168,3 +168,51 @@ export const docsPages = pgTable(
   // Newest first within a path: the newest revision of one page, or of every page (DISTINCT ON), is an index scan.
   (table) => [uniqueIndex('docs_pages_path_revision_idx').on(table.path, table.revision.desc())],
 )
+
+/**
+ * Responses kept for `previous_response_id` and `GET /v1/responses/{id}` (`store: true`, the
+ * default), per owner, until `expires_at` (`RESPONSES_RETENTION_DAYS`). JSON is kept as text rather
+ * than jsonb: serialised JSON escapes what jsonb refuses (the NUL character, lone surrogates), so
+ * whatever a client may send can be kept exactly, and nothing here is queried inside.
+ */
+export const responses = pgTable(
+  'responses',
+  {
+    /** `resp_…`, made by Trellis (or, from a native provider, the upstream's). */
+    id: text('id').primaryKey(),
+    owner: text('owner').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    /** The Response object, as it was answered. */
+    response: text('response').notNull(),
+    /** The items this response continued from (its previous response's conversation and output), a JSON list. */
+    context: text('context').notNull(),
+    /** UTF-8 bytes of the context and the input, which the cap per stored response bounds. */
+    bytes: integer('bytes').notNull(),
+  },
+  (table) => [index('responses_expires_at_idx').on(table.expiresAt)],
+)
+
+/**
+ * The input and output items of each stored response, in order (`position`), for the input item
+ * list and for `item_reference`s, which name an item of any of the owner's responses by its id.
+ */
+export const responseItems = pgTable(
+  'response_items',
+  {
+    responseId: text('response_id')
+      .notNull()
+      .references(() => responses.id, { onDelete: 'cascade' }),
+    position: integer('position').notNull(),
+    owner: text('owner').notNull(),
+    itemId: text('item_id').notNull(),
+    /** `input` or `output`. */
+    kind: text('kind').notNull(),
+    /** The item, as JSON text. */
+    item: text('item').notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.responseId, table.position] }),
+    index('response_items_owner_item_idx').on(table.owner, table.itemId),
+  ],
+)

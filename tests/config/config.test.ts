@@ -19,6 +19,7 @@ describe('configuration from the environment', () => {
       nodeEnv: 'development',
       workers: 1,
       gcIntervalMs: 500,
+      responses: { retentionDays: 30, maxStoredBytes: 8 * 1024 * 1024 },
     })
   })
 
@@ -45,6 +46,8 @@ describe('configuration from the environment', () => {
         WORKERS: '2',
         SHUTDOWN_TIMEOUT_MS: '2500',
         GC_INTERVAL_MS: '1000',
+        RESPONSES_RETENTION_DAYS: '7',
+        RESPONSES_MAX_STORED_BYTES: '512kb',
       },
       PROVIDER_KINDS,
     )
@@ -61,6 +64,7 @@ describe('configuration from the environment', () => {
       workers: 2,
       shutdownTimeoutMs: 2500,
       gcIntervalMs: 1000,
+      responses: { retentionDays: 7, maxStoredBytes: 512 * 1024 },
     })
   })
 
@@ -77,6 +81,8 @@ describe('configuration from the environment', () => {
     [{ DB_POOL_SIZE: '0' }, 'DB_POOL_SIZE must be between 1 and 1000'],
     [{ WORKERS: '2' }, 'WORKERS > 1 needs DATABASE_URL'],
     [{ GC_INTERVAL_MS: '-5' }, 'GC_INTERVAL_MS must be a whole number'],
+    [{ RESPONSES_RETENTION_DAYS: '0' }, 'RESPONSES_RETENTION_DAYS must be between 1 and 3650'],
+    [{ RESPONSES_MAX_STORED_BYTES: 'huge' }, 'RESPONSES_MAX_STORED_BYTES must be a size'],
   ])('%o is refused with one clear line', (env, message) => {
     expect(() => loadConfig(env, PROVIDER_KINDS)).toThrow(ConfigError)
     expect(() => loadConfig(env, PROVIDER_KINDS)).toThrow(message)

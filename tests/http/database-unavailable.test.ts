@@ -11,7 +11,7 @@ const tokens: string[] = []
 
 beforeAll(async () => {
   app = await makeTestApp()
-  for (let i = 0; i < 12; i++) tokens.push(await app.tokenFor(`down-${i}`, ['admin']))
+  for (let i = 0; i < 16; i++) tokens.push(await app.tokenFor(`down-${i}`, ['admin']))
   await app.deps.database.close()
 }, SETUP_TIMEOUT)
 
@@ -63,6 +63,10 @@ const ROWS: {
     json: { model: 'echo', messages: [{ role: 'user', content: 'hi' }] },
     contract: 'anthropic',
   },
+  { method: 'POST', path: '/v1/responses', json: { model: 'echo', input: 'hi' }, contract: 'openai' },
+  { method: 'GET', path: '/v1/responses/resp_1', contract: 'openai' },
+  { method: 'GET', path: '/responses/resp_1/input_items', contract: 'openai' },
+  { method: 'DELETE', path: '/v1/responses/resp_1', contract: 'openai' },
 ]
 
 describe('with the database gone, every route that needs it answers 503 with Retry-After, in its own contract', () => {

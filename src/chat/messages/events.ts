@@ -7,6 +7,7 @@ import {
   noteChunk,
   type StreamReport,
 } from '../providers/provider'
+import { randomId } from '../ids'
 import { namedEventText } from '../sse/encode'
 import { tooLarge } from '../sse/writer'
 import type { ThinkingShown } from './fields'
@@ -114,7 +115,7 @@ function stopOf(finishReason: unknown, matched: unknown, shape: AnswerShape) {
 const NOTHING = { stop_details: null, container: null } as const
 
 /** An id as Anthropic shapes them: a prefix (`msg_`, `toolu_`) and 24 random hex digits. */
-const anthropicId = (prefix: string) => `${prefix}${crypto.randomUUID().replaceAll('-', '').slice(0, 24)}`
+const anthropicId = (prefix: string) => randomId(prefix, 24)
 
 const messageId = () => anthropicId('msg_')
 
