@@ -119,7 +119,7 @@ export function createApp(deps: AppDeps) {
     .use(chatPlugin({ ...deps, auth, governance, ledger, metrics }))
     .use(docsConfigPlugin({ service: docsConfig, auth, logger: deps.logger }))
     .use(docsPagesPlugin({ service: docsPages, auth, logger: deps.logger }))
-    .use(docsSitePlugin({ sources: siteSources(docsConfig, docsPages, document) }))
+    .use(docsSitePlugin({ sources: siteSources(docsConfig, docsPages, document), logger: deps.logger }))
     .use(adminPlugin({ auth, tokens: deps.tokens, logger: deps.logger, config: deps.config }))
     .use(usagePlugin({ db, auth, logger: deps.logger, clock: deps.clock }))
     .use(

@@ -47,3 +47,18 @@ export function repeated<T>(items: readonly T[]): T | undefined {
   }
   return undefined
 }
+
+/**
+ * What is wrong with a token's model allow-list, in one sentence, or undefined: a model this server does not serve
+ * (every request naming it would be a 404), or one listed twice. The admin API answers it as a 400, the CLI prints it.
+ */
+export function modelsProblem(models: readonly string[], served: Record<string, unknown>): string | undefined {
+  const unknown = models.filter((model) => !Object.hasOwn(served, model))
+  if (unknown.length > 0)
+    return (
+      `models names ${unknown.map((model) => `"${model}"`).join(', ')}, which this server does not serve; ` +
+      `it serves ${Object.keys(served).join(', ')} (GET /models)`
+    )
+  const twice = repeated(models)
+  return twice === undefined ? undefined : `models lists "${twice}" twice`
+}

@@ -188,7 +188,9 @@ export function chatPlugin(deps: ChatDeps) {
     return anthropicModelPage(allowedNames(principal), listedAt, new URL(request.url).searchParams)
   }
   const model = ({ request, set, params, principal }: ModelContext & { params: { model: string } }) => {
-    if (!allowedNames(principal).includes(params.model)) throw modelNotFound(params.model)
+    // A malformed escape leaves Elysia no name (null): it names no model, as any unknown one.
+    const name = typeof params.model === 'string' ? params.model : ''
+    if (!allowedNames(principal).includes(name)) throw modelNotFound(name)
     if (!speaksAnthropic(request)) return modelList([params.model], listedAt).data[0]!
     set.headers['request-id'] = requestIdOf(set)
     return anthropicModel(params.model, listedAt)
@@ -203,13 +205,15 @@ export function chatPlugin(deps: ChatDeps) {
       description:
         'The public names of the models this token may use.' +
         ANTHROPIC_SHAPE +
-        " Anthropic's pagination applies there: `limit` (1..1000, default 20), `after_id` or `before_id`.",
+        " Anthropic's pagination applies there: `limit` (1..1000, default 20), `after_id` or `before_id`; " +
+        '`lifecycle` filters (every model Trellis serves is `active`).',
       tags: ['chat'],
       security: API_KEY_SECURITY,
       parameters: [
         { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 1000 } },
         { name: 'after_id', in: 'query', required: false, schema: { type: 'string' } },
         { name: 'before_id', in: 'query', required: false, schema: { type: 'string' } },
+        { name: 'lifecycle', in: 'query', required: false, schema: { type: 'string' } },
       ],
       responses: {
         200: {

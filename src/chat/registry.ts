@@ -122,9 +122,9 @@ export class ModelRegistry {
     serving?: (entry: RouteEntry) => boolean,
   ): Promise<T> {
     let lastError: unknown
-    const entries = this.#entries(model)
+    // Only the entries that may serve this call: the last of them is where a failure gives up.
+    const entries = serving ? this.#entries(model).filter(serving) : this.#entries(model)
     for (const entry of entries) {
-      if (serving && !serving(entry)) continue
       for (let attempt = 0; ; attempt++) {
         if (report) noteServingEntry(report, entry)
         try {

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import pkg from '../../package.json' with { type: 'json' }
+import { modelsProblem } from '../auth/model'
 import { TokenService } from '../auth/service'
 import { type Command, parseCommandLine, UsageError } from './command-line'
 import { announceDevelopmentToken, openConfiguredDatabase } from '../runtimes/bootstrap'
@@ -205,15 +206,11 @@ function withExistingDatabase(
   return withDatabase(run, { config })
 }
 
-/** Whether every model of `models` is one this configuration serves; says which are not when not. */
+/** Whether `models` is an allow-list a token can use on this configuration; says what is wrong when not. */
 function servesModels(config: Config, models: readonly string[] | null | undefined): boolean {
-  const unknown = (models ?? []).filter((model) => !Object.hasOwn(config.chat.models, model))
-  if (unknown.length === 0) return true
-  console.error(
-    `trellis: --models names ${unknown.join(', ')}, which this configuration does not serve (CHAT_MODELS); it ` +
-      `serves ${Object.keys(config.chat.models).join(', ')}`,
-  )
-  return false
+  const problem = models ? modelsProblem(models, config.chat.models) : undefined
+  if (problem) console.error(`trellis: --${problem} (CHAT_MODELS)`)
+  return problem === undefined
 }
 
 /** ` with limits rpm=60, models echo, expires 2026-…`, or '' when the token has none of those. */

@@ -114,9 +114,15 @@ export const NOT_MIGRATED_RETRY_AFTER_SECONDS = 30
  */
 export function describeFailure(error: unknown): string {
   if (!(error instanceof Error)) return String(error)
-  const text = error.stack ?? error.message
-  if (!text.includes('\nparams: ')) return text
-  const cause = (error as { cause?: unknown }).cause
+  // The failed query may be wrapped (Elysia wraps what a parse hook throws): look down the causes for it.
+  const failed = [...causes(error)].find((each) => typeof (each as { query?: unknown }).query === 'string') as
+    | (Error & { query: string })
+    | undefined
+  if (failed === undefined) return error.stack ?? error.message
+  const query = failed.query
+  // Rebuilt rather than cut: a parameter may hold a line break, so no pattern can tell where the parameters end.
+  const cause = (failed as { cause?: unknown }).cause
   const why = cause instanceof Error ? ` (${cause.message})` : ''
-  return text.replace(/\nparams: [^\n]*/g, `\nparams: (not logged)${why}`)
+  const frames = (failed.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line))
+  return [`Failed query: ${query}`, `params: (not logged)${why}`, ...frames].join('\n')
 }

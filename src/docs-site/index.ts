@@ -1,11 +1,13 @@
 import { Elysia } from 'elysia'
 import { ifNoneMatchHits } from '../http/entity-tags'
+import { jsonErrors } from '../http/json-errors'
+import type { Logger } from '../telemetry/logger'
 import { builtInFile, siteAsset, type Asset } from './assets'
 import { trimSlashes } from './links'
 import { DocsSiteService, type SitePage, type SiteSources } from './service'
 
 /** Where the site's docs.json, pages and the server's own OpenAPI document come from; app.ts wires them. */
-export type DocsSiteDeps = { sources: SiteSources }
+export type DocsSiteDeps = { sources: SiteSources; logger: Logger }
 
 const HTML_TYPE = 'text/html; charset=utf-8'
 
@@ -19,6 +21,8 @@ export const docsSitePlugin = (deps: DocsSiteDeps) => {
   const service = new DocsSiteService(deps.sources)
   return (
     new Elysia({ name: 'docs-site' })
+      // The database behind a page can fail like any route's: a 503 with Retry-After, its cause in the log only.
+      .onError(jsonErrors(deps.logger))
       // Elysia routes /docs and /docs/ alike (strictPath is off); the site's links are absolute, so both serve the home
       // page.
       .get('/docs/', async ({ request }) => pageResponse(await service.render(''), request), { detail: { hide: true } })

@@ -35,6 +35,8 @@ describe('before `trellis migrate`', () => {
     ['GET /docs.json', '/docs.json', {}],
     ['GET /docs/pages', '/docs/pages', {}],
     ['GET /admin/tokens', '/admin/tokens', {}],
+    ['GET /docs/ (the site, where GET / sends a browser)', '/docs/', {}],
+    ['GET /docs/introduction', '/docs/introduction', {}],
   ])("%s: 503 in the plant store's contract, naming trellis migrate", async (_, path, init) => {
     const response = await t.request(path, { ...init, headers: { authorization: `Bearer ${BEARER}` } })
     expect(response.status).toBe(503)

@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import { type AuthDeps, authenticatedBody, authPlugin, BEARER_SECURITY } from '..'
-import { repeated, type Scope } from '../model'
+import { modelsProblem, repeated, type Scope } from '../model'
 import type { TokenRecord as StoredToken, TokenService } from '../service'
 import { requireJsonContentType, readBodyText } from '../../http/body'
 import { ErrorBody, errorStatuses, jsonErrors } from '../../http/json-errors'
@@ -184,20 +184,8 @@ function recordOf(token: StoredToken) {
   }
 }
 
-/**
- * Models a token could never use, refused when it is made or changed rather than discovered later: one this server
- * does not serve (every request naming it would be a 404), or the same one twice. (An expiry in the past is refused
- * on a new token only: on an existing one it is how an operator ends it now.)
- */
+/** A model allow-list a token could never use, refused when it is made or changed (see {@link modelsProblem}). */
 function refuseMistakes(grants: { models?: string[] | null }, served: Record<string, unknown>): void {
-  if (!grants.models) return
-  const unknown = grants.models.filter((model) => !Object.hasOwn(served, model))
-  if (unknown.length > 0)
-    throw new HttpError(
-      400,
-      `models names ${unknown.map((model) => `"${model}"`).join(', ')}, which this server does not serve; ` +
-        `it serves ${Object.keys(served).join(', ')} (GET /models)`,
-    )
-  const twice = repeated(grants.models)
-  if (twice !== undefined) throw new HttpError(400, `models lists "${twice}" twice`)
+  const problem = grants.models ? modelsProblem(grants.models, served) : undefined
+  if (problem) throw new HttpError(400, problem)
 }

@@ -65,11 +65,18 @@ describe('the CLI refuses the same', () => {
   const root = mkdtempSync(join(tmpdir(), 'trellis-cli-models-'))
   afterAll(() => rmSync(root, { recursive: true, force: true }))
 
-  test('token create --models naming a model the configuration does not serve: exit 1, naming it, no token', async () => {
-    const env = { TRELLIS_DATA_DIR: join(root, 'data') }
-    const result = await runCli(['token', 'create', '--owner', 'x', '--scope', 'chat', '--models', 'echo,gpt-4o'], env)
-    expect(result.code).toBe(1)
-    expect(result.stderr).toContain('--models names gpt-4o, which this configuration does not serve')
-    expect(result.stdout).not.toContain('trl_')
-  }, 30_000)
+  test.each([
+    ['a model the configuration does not serve', 'echo,gpt-4o', '--models names "gpt-4o", which this server does not'],
+    ['the same model twice', 'echo,echo', '--models lists "echo" twice'],
+  ])(
+    'token create --models with %s: exit 1, naming it, no token',
+    async (_, models, message) => {
+      const env = { TRELLIS_DATA_DIR: join(root, 'data') }
+      const result = await runCli(['token', 'create', '--owner', 'x', '--scope', 'chat', '--models', models], env)
+      expect(result.code).toBe(1)
+      expect(result.stderr).toContain(message)
+      expect(result.stdout).not.toContain('trl_')
+    },
+    30_000,
+  )
 })
