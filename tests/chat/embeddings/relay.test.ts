@@ -8,7 +8,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import OpenAI, { BadRequestError, InternalServerError } from 'openai'
 import { makeTestApp, type TestApp } from '../../helpers/app'
-import { openaiSchemaValidator } from '../../helpers/openai-schema'
+import { openAISpec } from '../../helpers/openai-spec'
 import { startMockUpstream, type MockReply, type MockUpstream } from '../mock-upstream'
 
 setDefaultTimeout(30_000)
@@ -116,7 +116,7 @@ describe('the relay', () => {
     expect(response.status).toBe(200)
     expect(await response.text()).toBe(text)
     expect(upstream.requests[0]!.body).toEqual({ ...body, model: 'te3-small-upstream' })
-    openaiSchemaValidator().assert('CreateEmbeddingResponse', JSON.parse(text))
+    openAISpec().assert('CreateEmbeddingResponse', JSON.parse(text))
   })
 
   test('an entry whose provider has no embeddings is skipped: claude-then-up is served by up', async () => {

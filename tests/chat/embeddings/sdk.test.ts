@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import OpenAI, { AuthenticationError, BadRequestError, NotFoundError, PermissionDeniedError } from 'openai'
 import { makeTestApp, type TestApp } from '../../helpers/app'
-import { openaiSchemaValidator } from '../../helpers/openai-schema'
+import { openAISpec } from '../../helpers/openai-spec'
 
 // The first app of a process starts a database, which takes seconds on a busy machine.
 setDefaultTimeout(30_000)
@@ -33,7 +33,7 @@ beforeAll(async () => {
 
 afterAll(() => t.close())
 
-const openai = () => openaiSchemaValidator()
+const openai = () => openAISpec()
 
 /** The raw answer of a request, as the wire carried it. */
 async function raw(body: Record<string, unknown>) {
