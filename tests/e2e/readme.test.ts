@@ -106,6 +106,7 @@ const BLOCK_RUNS: [line: string, run: 'server' | 'cli' | 'ts' | { elsewhere: str
   ['TRELLIS_TOKEN=$ADMIN_TOKEN bun run trellis docs push examples/greenhouse --url', 'server'],
   ['bun run build                                   #', { elsewhere: 'tests/e2e/binary.test.ts' }],
   ['docker build -t trellis .', { elsewhere: '.ci/ship' }],
+  ['TRELLIS_TOKEN=$TOKEN codex exec', { elsewhere: 'tests/e2e/coding-agents.test.ts' }],
   ['bun run build:deno', { elsewhere: 'tests/e2e/runtimes.test.ts' }],
 ]
 
