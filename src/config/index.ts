@@ -60,7 +60,7 @@ export type Config = {
   usageLedger: boolean
   env: Readonly<Record<string, string | undefined>>
   /** The configuration file read, if any, and which of its settings a variable overrides. */
-  file: { name: string; path: string; overridden: string[] } | undefined
+  file: { name: string; path: string; overridden: { setting: string; variable: string }[] } | undefined
   /** How the file was looked for: a reload looks again the same way. */
   options: ConfigOptions & { cwd: string }
 }
@@ -174,8 +174,8 @@ function fileSize(file: ConfigFile | undefined, value: unknown): number | undefi
   return bytes
 }
 
-/** The settings of the file that a variable overrides: `server.port (PORT)`. */
-function overridden(env: Env, file: ConfigFile): string[] {
+/** The settings of the file that a variable overrides, such as `server.port` by `PORT`. */
+function overridden(env: Env, file: ConfigFile): { setting: string; variable: string }[] {
   const has = (path: string) => {
     let node: unknown = file.value
     for (const key of path.split('.')) node = (node as Record<string, unknown> | undefined)?.[key]
@@ -183,7 +183,7 @@ function overridden(env: Env, file: ConfigFile): string[] {
   }
   return Object.entries(FILE_PATH_OF)
     .filter(([name, path]) => env[name]?.trim() && has(path))
-    .map(([name, path]) => `${path} (${name})`)
+    .map(([variable, setting]) => ({ setting, variable }))
 }
 
 function chatConfig(env: Env, kinds: ProviderKinds, file: ConfigFile | undefined): ChatConfig {

@@ -151,11 +151,11 @@ models:
     expect(config.chat.keepAliveMs).toBe(7000)
     expect(config.chat.providers.up!.baseUrl).toBe('http://env.example/v1')
     expect(config.file!.overridden).toEqual([
-      'server.port (PORT)',
-      'logLevel (LOG_LEVEL)',
-      'providers (CHAT_PROVIDERS)',
-      'limits (TRELLIS_DEFAULT_LIMITS)',
-      'chat.keepAliveMs (CHAT_KEEPALIVE_MS)',
+      { setting: 'server.port', variable: 'PORT' },
+      { setting: 'logLevel', variable: 'LOG_LEVEL' },
+      { setting: 'providers', variable: 'CHAT_PROVIDERS' },
+      { setting: 'limits', variable: 'TRELLIS_DEFAULT_LIMITS' },
+      { setting: 'chat.keepAliveMs', variable: 'CHAT_KEEPALIVE_MS' },
     ])
   })
 
