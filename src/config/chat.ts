@@ -181,7 +181,7 @@ export const CHAT_TUNING = {
 }
 
 /** The settings of one provider: the common ones and every kind's (a kind's on another kind is refused later). */
-export function providerSchema(kinds: ProviderKinds) {
+function providerSchema(kinds: ProviderKinds) {
   const kindNames = Object.keys(kinds)
   const extras: TProperties = {}
   for (const [name, kind] of Object.entries(kinds))

@@ -14,7 +14,7 @@ export type ConfigSource = {
 }
 
 /** The file looked for in the working directory when neither `--config` nor `TRELLIS_CONFIG` names one. */
-export const DEFAULT_CONFIG_FILE = 'trellis.yaml'
+const DEFAULT_CONFIG_FILE = 'trellis.yaml'
 
 /**
  * The configuration file, if any: `--config FILE` (`file`), else `TRELLIS_CONFIG`, else `./trellis.yaml` when it
@@ -155,7 +155,7 @@ const VARIABLE = /^[A-Za-z_][A-Za-z0-9_]*$/
  * `${NAME}` → the variable's value (unset or empty is a problem naming it); `$${` → a literal `${`. Values are
  * inserted as they are: a `${` inside one is not read again.
  */
-export function interpolate(text: string, env: Env): { text: string } | { problem: string } {
+function interpolate(text: string, env: Env): { text: string } | { problem: string } {
   let out = ''
   let index = 0
   while (index < text.length) {

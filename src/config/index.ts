@@ -15,7 +15,7 @@ import { ConfigFileInvalid } from './finding'
 import { type Limits, parseDefaultLimits } from './limits'
 
 export { ConfigError } from './env'
-export { ConfigFileInvalid, type ConfigFinding, formatFinding } from './finding'
+export { ConfigFileInvalid } from './finding'
 
 /**
  * Environment and configuration file → validated configuration. Every value is checked at start; a bad value

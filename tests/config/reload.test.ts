@@ -100,6 +100,11 @@ describe('POST /admin/config/reload', () => {
     expect(now.headers.get('x-ratelimit-limit-requests')).toBe('1000')
     expect((await ask('echo')).status).toBe(404)
     expect((await ask('fresh')).status).toBe(200)
+    // Token administration checks model allow-lists against the models served now.
+    const token = (models: string[]) =>
+      t.request('/admin/tokens', { method: 'POST', token: admin, json: { owner: 'alice', scopes: ['chat'], models } })
+    expect((await token(['fresh'])).status).toBe(201)
+    expect((await token(['echo'])).status).toBe(400)
   })
 
   test('a file that does not validate is refused with its findings; the running configuration stays', async () => {
