@@ -49,7 +49,7 @@ const DEFAULT_SCOPES = 'plants:read,plants:write'
 
 const USAGE: Record<string, string> = {
   serve:
-    'trellis [serve] [--port N] [--host ADDRESS] [--workers N]\n                                       serve HTTP (the default command)',
+    'trellis [serve] [--port N] [--host ADDRESS] [--workers N] [--config FILE]\n                                       serve HTTP (the default command)',
   migrate: 'trellis migrate                      apply database migrations, then exit',
   'token create': `trellis token create --owner NAME [--scope a,b] [--rpm N] [--tpm N] [--streams N]
                        [--budget-tokens N] [--models a,b] [--expires 30d|12h|2026-12-31]
