@@ -14,7 +14,11 @@ import { operationsPlugin } from './operations'
 import { DOCUMENT_HEAD } from './operations/document-head'
 import { type DocumentedRoute, openApiDocument } from './http/openapi-document'
 import { plantsPlugin } from './plants'
-import { chatPlugin, type ChatSetup, isModelsPath } from './chat'
+import { chatPlugin, type ChatSetup, chatSetupFrom, isModelsPath } from './chat'
+import { PROVIDER_KINDS } from './chat/providers'
+import { ConfigReloader } from './config/reload'
+import { configRoutes } from './config/routes'
+import { configSchemaText } from './config/json-schema'
 import { openAIErrorResponse } from './http/openai-errors'
 import { anthropicErrorResponse } from './http/anthropic-errors'
 import { adminPlugin } from './auth/admin'
@@ -62,7 +66,37 @@ export type AppDeps = {
   metrics?: Metrics
   /** The peer address of a request, from the runtime (for throttling failed authentication). */
   peerAddress?: (request: Request) => string | undefined
+  /**
+   * Re-reads the configuration (`POST /admin/config/reload`; the Bun entry's SIGHUP); default: one made by
+   * {@link configReloaderFor} on this app's chat setup and governance (bootstrap passes its own, for the signal).
+   */
+  reloader?: ConfigReloader
 }
+
+/**
+ * The reloader of an app: what a reload changes is handed to the chat setup (a new registry, for the requests
+ * that start after it) and to governance (the default limits).
+ */
+export function configReloaderFor(deps: {
+  config: Config
+  chat: ChatSetup
+  governance: Governance
+  metrics: Metrics
+  logger: Logger
+}): ConfigReloader {
+  return new ConfigReloader({
+    config: deps.config,
+    kinds: PROVIDER_KINDS,
+    logger: deps.logger,
+    apply: (next, changed) => {
+      if (changed.some((part) => part !== 'limits')) Object.assign(deps.chat, chatSetupFrom(next.chat, deps.metrics))
+      if (changed.includes('limits')) deps.governance.setDefaults(next.defaultLimits)
+    },
+  })
+}
+
+/** The schema of trellis.yaml, made on first request: it never changes while the process runs. */
+const configSchema = once(() => configSchemaText(PROVIDER_KINDS))
 
 /**
  * Builds the whole HTTP application from its dependencies. Web-standard only, so any
@@ -89,6 +123,9 @@ export function createApp(deps: AppDeps) {
     peerAddress: deps.peerAddress,
     trustProxy: deps.config.trustProxy,
   }
+  const chat = deps.chat ?? chatSetupFrom(deps.config.chat, metrics)
+  const reloader =
+    deps.reloader ?? configReloaderFor({ config: deps.config, chat, governance, metrics, logger: deps.logger })
   const docsConfig = new DocsConfigService(new DocsRevisionStore(db), deps.clock)
   const docsPages = new DocsPagesService(new DocsPagesStore(db), deps.clock)
   // Read when the document is first asked for, by which time every plugin has added its routes.
@@ -116,7 +153,7 @@ export function createApp(deps: AppDeps) {
       }),
     )
     .use(plantsPlugin({ db, auth, logger: deps.logger, config: deps.config }))
-    .use(chatPlugin({ ...deps, auth, governance, ledger, metrics }))
+    .use(chatPlugin({ ...deps, chat, auth, governance, ledger, metrics }))
     .use(docsConfigPlugin({ service: docsConfig, auth, logger: deps.logger }))
     .use(docsPagesPlugin({ service: docsPages, auth, logger: deps.logger }))
     .use(docsSitePlugin({ sources: siteSources(docsConfig, docsPages, document), logger: deps.logger }))
@@ -124,6 +161,14 @@ export function createApp(deps: AppDeps) {
     .use(usagePlugin({ db, auth, logger: deps.logger, clock: deps.clock }))
     .use(
       metricsRoutes({ authorize: (request) => authenticate(auth, request, 'metrics'), logger: deps.logger, metrics }),
+    )
+    .use(
+      configRoutes({
+        schema: configSchema,
+        authorize: (request) => authenticate(auth, request, 'admin'),
+        reload: (trigger) => reloader.reload(trigger),
+        logger: deps.logger,
+      }),
     )
 
   routes = app.routes

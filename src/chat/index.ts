@@ -38,7 +38,8 @@ import type { Database } from '../db/connect'
 
 /**
  * What the chat routes serve from: the model registry, the keep-alive interval and the cap on one response (default 8
- * MiB).
+ * MiB). Read at the start of each request, which keeps what it read to its end: a configuration reload replaces the
+ * fields (`Object.assign(setup, chatSetupFrom(…))`) for the requests that start after it.
  */
 export type ChatSetup = { registry: ModelRegistry; keepAliveMs: number; maxResponseBytes?: number }
 
@@ -60,8 +61,8 @@ export type ChatDeps = {
   shutdownSignal?: AbortSignal
 }
 
-/** The registry `CHAT_PROVIDERS`/`CHAT_MODELS` describe (see src/config/chat.ts); `echo` alone when unset. */
-function chatSetupFrom(config: ChatConfig, metrics?: Metrics): ChatSetup {
+/** The registry `providers`/`models` describe (see src/config/chat.ts); the built-in models alone when unset. */
+export function chatSetupFrom(config: ChatConfig, metrics?: Metrics): ChatSetup {
   const maxResponseBytes = config.maxResponseBytes
   const echo = (options: { tokenDelayMs: number }) => createEchoProvider({ ...options, maxResponseBytes })
   const observe: AttemptObserver | undefined =
@@ -107,10 +108,18 @@ export function chatPlugin(deps: ChatDeps) {
   const chat = deps.chat ?? chatSetupFrom(deps.config.chat, deps.metrics)
   const listedAt = deps.clock()
 
+  // Getters: each request copies these once (`{ ...served }`), so a reload that replaces `chat`'s fields reaches the
+  // requests that start after it, and never one in flight.
   const served: CompletionDeps = {
-    registry: chat.registry,
-    keepAliveMs: chat.keepAliveMs,
-    maxResponseBytes: chat.maxResponseBytes,
+    get registry() {
+      return chat.registry
+    },
+    get keepAliveMs() {
+      return chat.keepAliveMs
+    },
+    get maxResponseBytes() {
+      return chat.maxResponseBytes
+    },
     governance: deps.governance,
     ledger: deps.ledger,
     metrics: deps.metrics,
@@ -141,14 +150,16 @@ export function chatPlugin(deps: ChatDeps) {
   }) => {
     requireJsonContentType(request)
     const parsed = parseChatRequest(await readBodyText(request, deps.config.bodyLimit))
+    // The registry of this request, from here to its end, whatever a reload does meanwhile.
+    const current = { ...served }
     // A model outside the token's allow-list is answered exactly like one that does not exist.
-    if (!chat.registry.has(parsed.model) || !allows(principal, parsed.model)) throw modelNotFound(parsed.model)
+    if (!current.registry.has(parsed.model) || !allows(principal, parsed.model)) throw modelNotFound(parsed.model)
     deps.onLongLivedRequest?.(request)
     const requestId = requestIdOf(set)
     // What the log needs is copied now: a stream lives long, and should not keep its Request alive.
     const onStreamError = streamErrorLogger({ method: request.method, url: request.url, requestId })
     const setHeaders = (headers: Record<string, string>) => Object.assign(set.headers, headers)
-    return serveCompletion({ ...served, onStreamError }, { request, principal, requestId, setHeaders }, parsed)
+    return serveCompletion({ ...current, onStreamError }, { request, principal, requestId, setHeaders }, parsed)
   }
 
   const completeHook = {

@@ -11,7 +11,7 @@ import { GROUPS, type Group } from '../usage/service'
  * without its value or a stray argument is a {@link UsageError} (exit 2) before any database is
  * opened. `node:util` parseArgs runs on Bun, Deno and Node alike.
  */
-export type Command =
+export type Command = (
   | { name: 'help'; text: string }
   | { name: 'version' }
   | { name: 'serve'; workers?: string; port?: string; host?: string }
@@ -26,6 +26,12 @@ export type Command =
   /** `docs push` keeps its own parser too (src/docs-config/pages/cli.ts), which reads TRELLIS_URL and TRELLIS_TOKEN. */
   | { name: 'docs push'; args: string[] }
   | { name: 'healthcheck' }
+  /** `config check [FILE]`: the file named, else the one `serve` would read. */
+  | { name: 'config check'; file?: string }
+) & {
+  /** `--config FILE`, which every command takes: the configuration file instead of TRELLIS_CONFIG or ./trellis.yaml. */
+  config?: string
+}
 
 /** A bad invocation; the message is one line naming what is wrong. */
 export class UsageError extends Error {
@@ -43,7 +49,7 @@ const DEFAULT_SCOPES = 'plants:read,plants:write'
 
 const USAGE: Record<string, string> = {
   serve:
-    'trellis [serve] [--port N] [--host ADDRESS] [--workers N]\n                                       serve HTTP (the default command)',
+    'trellis [serve] [--port N] [--host ADDRESS] [--workers N] [--config FILE]\n                                       serve HTTP (the default command)',
   migrate: 'trellis migrate                      apply database migrations, then exit',
   'token create': `trellis token create --owner NAME [--scope a,b] [--rpm N] [--tpm N] [--streams N]
                        [--budget-tokens N] [--models a,b] [--expires 30d|12h|2026-12-31]
@@ -62,6 +68,9 @@ const USAGE: Record<string, string> = {
   usage: `trellis usage [--from DATE] [--to DATE] [--by model|owner|token|day|hour]
                                        chat usage as a table (default: the last 30 days, by model)`,
   healthcheck: "trellis healthcheck                  exit 0 when the local server's /health answers (container probes)",
+  'config check': `trellis config check [FILE]          validate a configuration file and the environment as serve would
+                                       read them: file:line:column (default FILE: --config, TRELLIS_CONFIG
+                                       or ./trellis.yaml)`,
 }
 
 function helpText(version: string): string {
@@ -73,7 +82,8 @@ ${Object.values(USAGE)
   .join('\n')}
   trellis --version | --help
 
-Configuration comes from the environment; see README.md.`
+Every command takes --config FILE: the configuration file (default TRELLIS_CONFIG, else ./trellis.yaml
+when it exists). Environment variables override it; see README.md, "Configuration".`
 }
 
 const HELP_OPTION = { help: { type: 'boolean', short: 'h' } } as const
@@ -142,6 +152,31 @@ function ownerName(owner: string): string {
 }
 
 export function parseCommandLine(argv: string[], version: string): Command {
+  const { args, config } = configOption(argv)
+  const command = parseCommand(args, version)
+  return config === undefined ? command : { ...command, config }
+}
+
+/** `--config FILE` (or `--config=FILE`) taken out wherever it stands: every command reads the configuration. */
+function configOption(argv: string[]): { args: string[]; config?: string } {
+  const args: string[] = []
+  let config: string | undefined
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index]!
+    if (arg !== '--config' && !arg.startsWith('--config=')) {
+      args.push(arg)
+      continue
+    }
+    const value = arg === '--config' ? argv[++index] : arg.slice('--config='.length)
+    if (value === undefined || value.trim() === '' || value.startsWith('-'))
+      throw new UsageError('--config needs a file: --config trellis.yaml')
+    if (config !== undefined) throw new UsageError('--config is given more than once')
+    config = value
+  }
+  return { args, config }
+}
+
+function parseCommand(argv: string[], version: string): Command {
   const [first, ...rest] = argv
   if (first === undefined || first.startsWith('--workers')) return serve(argv)
   if (first === '--help' || first === '-h' || first === 'help') return { name: 'help', text: helpText(version) }
@@ -218,6 +253,13 @@ export function parseCommandLine(argv: string[], version: string): Command {
       'token: expected create, update, list or revoke',
       TOKEN_COMMANDS.map((command) => USAGE[command]).join('\n       '),
     )
+  if (first === 'config') {
+    if (rest[0] === '--help' || rest[0] === '-h' || rest[0] === 'help') return help('config check')
+    if (rest[0] !== 'check') throw new UsageError('config: expected "config check [FILE]"', USAGE['config check'])
+    const { values, positionals } = strict('config check', rest.slice(1), {}, 1)
+    if (values.help) return help('config check')
+    return positionals[0] === undefined ? { name: 'config check' } : { name: 'config check', file: positionals[0] }
+  }
   if (first === 'docs') {
     if (rest[0] === 'validate') return { name: 'docs validate', args: rest.slice(1) }
     if (rest[0] === 'push') return { name: 'docs push', args: rest.slice(1) }
@@ -332,6 +374,8 @@ function serve(args: string[]): Command {
 /** What `serve --help` says of the environment: the settings a first start needs (README: "Configuration"). */
 const SERVE_ENVIRONMENT = `The options set what these variables set (an option wins over its variable):
   PORT (3000), HOST (0.0.0.0), WORKERS (1; more needs DATABASE_URL)
+  TRELLIS_CONFIG      the configuration file (--config FILE); default ./trellis.yaml when it exists.
+                      Every setting can be written there; a variable that is set wins over it.
 Also read from the environment:
   DATABASE_URL        PostgreSQL (postgres://…); unset: the embedded PGlite in TRELLIS_DATA_DIR (./data)
   MIGRATE_ON_START    apply migrations at start (true)

@@ -5,7 +5,8 @@ import { modelsProblem } from '../auth/model'
 import { TokenService } from '../auth/service'
 import { type Command, parseCommandLine, UsageError } from './command-line'
 import { announceDevelopmentToken, openConfiguredDatabase } from '../runtimes/bootstrap'
-import type { Config } from '../config'
+import type { Config, ConfigOptions } from '../config'
+import { runConfigCheck } from './config-check'
 import type { DatabaseHandle } from '../db/connect'
 import { DataDirInUse } from '../db/data-dir-lock'
 import { databaseNotMigrated, describeFailure, NOT_MIGRATED_MESSAGE } from '../db/failures'
@@ -18,6 +19,10 @@ import { serve } from '../runtimes/bun'
 import { summarizeUsage } from '../usage/service'
 import { runWorkers } from '../runtimes/bun-workers'
 
+/** `--config FILE` of this invocation, for every command that reads the configuration. */
+let configOptions: ConfigOptions = {}
+const configured = (env: Record<string, string | undefined> = process.env) => configOrExit(env, configOptions)
+
 /** Exit codes: 0 success, 1 failure, 2 bad invocation (checked before anything is opened). */
 export async function main(argv: string[]): Promise<number> {
   let command: Command
@@ -27,7 +32,10 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof UsageError) return usage(error.message, error.usage)
     throw error
   }
+  configOptions = command.config === undefined ? {} : { file: command.config }
   switch (command.name) {
+    case 'config check':
+      return runConfigCheck(command.file, configOptions)
     case 'help':
       return print(command.text)
     case 'version':
@@ -41,7 +49,7 @@ export async function main(argv: string[]): Promise<number> {
       const overrides = { WORKERS: command.workers, PORT: command.port, HOST: command.host }
       const env = { ...process.env }
       for (const [name, value] of Object.entries(overrides)) if (value !== undefined) env[name] = value
-      const config = configOrExit(env)
+      const config = configured(env)
       if (config.workers > 1 && !process.env.TRELLIS_WORKER) {
         // The workers bind later; a port someone else holds must stop us before a token is printed for it.
         const taken = portTaken(config.host, config.port)
@@ -150,7 +158,7 @@ export async function main(argv: string[]): Promise<number> {
 
 /** For container HEALTHCHECKs in images with no curl: 0 when this host's /health answers 200. */
 async function healthcheck(): Promise<number> {
-  const config = configOrExit()
+  const config = configured()
   try {
     const response = await fetch(`http://127.0.0.1:${config.port}/health`, { signal: AbortSignal.timeout(2000) })
     return response.ok ? 0 : 1
@@ -163,7 +171,7 @@ async function withDatabase(
   run: (config: Config, db: DatabaseHandle['db'], handle: DatabaseHandle) => Promise<number>,
   options: { migrate?: boolean; config?: Config } = {},
 ): Promise<number> {
-  const config = options.config ?? configOrExit()
+  const config = options.config ?? configured()
   let database: Awaited<ReturnType<typeof openConfiguredDatabase>>
   try {
     database = await openConfiguredDatabase(
@@ -195,7 +203,7 @@ async function withDatabase(
 function withExistingDatabase(
   run: (config: Config, db: DatabaseHandle['db'], handle: DatabaseHandle) => Promise<number>,
 ): Promise<number> {
-  const config = configOrExit()
+  const config = configured()
   if (!config.databaseUrl && !existsSync(join(config.dataDir, 'PG_VERSION'))) {
     console.error(
       `trellis: there is no database in ${config.dataDir} yet, so nothing to read or change; start the server ` +
@@ -209,7 +217,7 @@ function withExistingDatabase(
 /** Whether `models` is an allow-list a token can use on this configuration; says what is wrong when not. */
 function servesModels(config: Config, models: readonly string[] | null | undefined): boolean {
   const problem = models ? modelsProblem(models, config.chat.models) : undefined
-  if (problem) console.error(`trellis: --${problem} (CHAT_MODELS)`)
+  if (problem) console.error(`trellis: --${problem} (models:, CHAT_MODELS)`)
   return problem === undefined
 }
 

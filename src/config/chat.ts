@@ -1,15 +1,18 @@
 // Plain TypeBox, not Elysia's `t`: Elysia's numeric types accept numeric strings, and a
 // configuration file that says "30000" where a number belongs should be corrected, not guessed.
 import { Integer } from '../http/integer'
-import { integer } from './env'
-import { Type as t, type Static, type TProperties, type TSchema } from '@sinclair/typebox'
-import { Value } from '@sinclair/typebox/value'
+import { boolean, type Env, integer } from './env'
+import type { ConfigFile } from './file'
+import { resolveModels, resolveProviders, sourceOf } from './chat-sources'
+import { Type as t, type Static, type TProperties } from '@sinclair/typebox'
 
 /**
- * Chat configuration, read from the environment. An empty variable counts as unset; any other bad
- * value throws an `Error` whose one-line message names the variable.
+ * Chat configuration, from the environment and the configuration file (`providers:`, `models:`, `echo:` and `chat:`
+ * of trellis.yaml; see src/config/file-schema.ts). A variable that is set replaces its setting of the file whole; an
+ * empty variable counts as unset. A bad variable throws an `Error` whose one-line message names it; a bad setting of
+ * the file is reported where it is written (`file.report`) and the rest is still checked.
  *
- * - `CHAT_PROVIDERS` (`{}`): a JSON object naming upstreams, e.g.
+ * - `CHAT_PROVIDERS` / `providers:` (none): the upstreams by name, e.g.
  *   `{"deepseek": {"baseUrl": "https://api.deepseek.com/v1", "apiKeyEnv": "DEEPSEEK_API_KEY"}}`.
  *   Every provider takes:
  *   - `kind`: which plug-in speaks to it (`openai`, the default; the kinds are listed in
@@ -25,32 +28,45 @@ import { Value } from '@sinclair/typebox/value'
  *     (10000, the cap on any back-off, an upstream's `Retry-After` included).
  *
  *   The name `echo` is reserved for the built-in offline provider.
- * - `CHAT_MODELS` (`echo` and `echo-reasoner` on the echo provider): a JSON object mapping each public
- *   model name (listed by `GET /models`) to an ordered list of `{"provider", "model"}` attempts, where
- *   `model` is the name sent upstream and `provider` a `CHAT_PROVIDERS` name or `echo`. Later entries are
- *   fallbacks, tried only before the first byte reaches the client.
- * - `CHAT_KEEPALIVE_MS` (15000): the interval of keep-alives while a stream waits on its upstream.
- * - `ECHO_TOKEN_DELAY_MS` (0): the pause between tokens streamed by `echo` (0: as fast as possible).
- * - `CHAT_MAX_EVENT_BYTES` (2 MiB, at least 4096): the most bytes one streamed upstream event may hold;
- *   past it the relay stops reading and ends the stream with an error event.
- * - `CHAT_MAX_RESPONSE_BYTES` (8 MiB, at least 65536): the most bytes one completion may send, streamed
- *   or not, counted while it is made. An `echo` answer that would be larger whole is a 400 naming the
- *   parameter to lower; a stream that reaches it (any provider) ends with an error event
+ * - `CHAT_MODELS` / `models:`: each public model name (listed by `GET /models`) to an ordered list of
+ *   `{"provider", "model"}` attempts, where `model` is the name sent upstream and `provider` a configured
+ *   provider or `echo`. Later entries are fallbacks, tried only before the first byte reaches the client.
+ * - `CHAT_ECHO` / `echo:` (true): the built-in `echo` and `echo-reasoner` are served beside the configured
+ *   models (a configured model of the same name wins); `false` serves the configured models alone.
+ * - `CHAT_KEEPALIVE_MS` / `chat.keepAliveMs` (15000): the interval of keep-alives while a stream waits on its upstream.
+ * - `ECHO_TOKEN_DELAY_MS` / `chat.echoTokenDelayMs` (0): the pause between tokens streamed by `echo` (0: at once).
+ * - `CHAT_MAX_EVENT_BYTES` / `chat.maxEventBytes` (2 MiB, at least 4096): the most bytes one streamed upstream
+ *   event may hold; past it the relay stops reading and ends the stream with an error event.
+ * - `CHAT_MAX_RESPONSE_BYTES` / `chat.maxResponseBytes` (8 MiB, at least 65536): the most bytes one completion may
+ *   send, streamed or not, counted while it is made. An `echo` answer that would be larger whole is a 400 naming
+ *   the parameter to lower; a stream that reaches it (any provider) ends with an error event
  *   (`code: "response_too_large"`).
  *
  * `kinds` are the provider plug-ins' settings, passed in by the composition (configuration knows no
  * feature): src/chat/providers/index.ts.
  */
-export function parseChatConfig(env: Record<string, string | undefined>, kinds: ProviderKinds): ChatConfig {
-  const providers = parseProviders(env, kinds)
-  const models = parseModels(env.CHAT_MODELS, providers)
+export function parseChatConfig(env: Env, kinds: ProviderKinds, file?: ConfigFile): ChatConfig {
+  const providerSource = sourceOf(env, 'CHAT_PROVIDERS', providersSchema(kinds), file, 'providers')
+  const providers = resolveProviders(providerSource, kinds, env)
+  const echo = boolean(env, 'CHAT_ECHO', (file?.value.echo as boolean | undefined) ?? true)
+  const models = resolveModels(sourceOf(env, 'CHAT_MODELS', ModelsSetting, file, 'models'), providers, providerSource)
+  if (!echo && Object.keys(models).length === 0) {
+    const message = 'echo is off and no model is configured: nothing would be served'
+    if (env.CHAT_ECHO?.trim() || !file) throw new Error(`CHAT_ECHO: ${message}; set CHAT_MODELS, or leave echo on`)
+    file.report(['echo'], `echo: ${message}; add models, or leave echo on`)
+  }
+  const tuning = (file?.value.chat ?? {}) as Record<string, number | undefined>
+  const read = (key: keyof typeof CHAT_TUNING, name: string) => {
+    const schema = CHAT_TUNING[key] as unknown as { default: number; minimum: number }
+    return integer(env, name, tuning[key] ?? schema.default, schema.minimum)
+  }
   return {
     providers,
-    models,
-    keepAliveMs: integer(env, 'CHAT_KEEPALIVE_MS', DEFAULT_KEEP_ALIVE_MS, 1),
-    echoTokenDelayMs: integer(env, 'ECHO_TOKEN_DELAY_MS', 0, 0),
-    maxResponseBytes: integer(env, 'CHAT_MAX_RESPONSE_BYTES', DEFAULT_MAX_RESPONSE_BYTES, 65_536),
-    maxEventBytes: integer(env, 'CHAT_MAX_EVENT_BYTES', DEFAULT_MAX_EVENT_BYTES, 4_096),
+    models: echo ? withEcho(models) : models,
+    keepAliveMs: read('keepAliveMs', 'CHAT_KEEPALIVE_MS'),
+    echoTokenDelayMs: read('echoTokenDelayMs', 'ECHO_TOKEN_DELAY_MS'),
+    maxResponseBytes: read('maxResponseBytes', 'CHAT_MAX_RESPONSE_BYTES'),
+    maxEventBytes: read('maxEventBytes', 'CHAT_MAX_EVENT_BYTES'),
   }
 }
 
@@ -66,21 +82,47 @@ export const DEFAULT_MAX_EVENT_BYTES = 2 * 1024 * 1024
 /** The name of the built-in offline provider; `CHAT_PROVIDERS` may not redefine it. */
 export const ECHO_PROVIDER = 'echo'
 
-const Timeout = Integer({ minimum: 1 })
+const Timeout = (options: { default: number; description: string }) => Integer({ minimum: 1, ...options })
 
 /** Settings every provider takes, whatever its kind. */
 const COMMON_SETTINGS = {
-  baseUrl: t.String({ minLength: 1 }),
-  apiKey: t.Optional(t.String({ minLength: 1 })),
-  apiKeyEnv: t.Optional(t.String({ minLength: 1 })),
-  headers: t.Optional(t.Record(t.String(), t.String())),
-  connectTimeoutMs: t.Optional(Timeout),
-  firstTokenTimeoutMs: t.Optional(Timeout),
-  idleTimeoutMs: t.Optional(Timeout),
-  requestTimeoutMs: t.Optional(Timeout),
-  maxRetries: t.Optional(Integer({ minimum: 0, maximum: 10 })),
-  retryBaseMs: t.Optional(Integer({ minimum: 0 })),
-  retryMaxMs: t.Optional(Integer({ minimum: 0 })),
+  baseUrl: t.String({
+    minLength: 1,
+    description:
+      "The prefix before the API's paths (http or https), e.g. https://api.deepseek.com/v1; before /messages for kind anthropic.",
+  }),
+  apiKey: t.Optional(
+    t.String({
+      minLength: 1,
+      description: 'The upstream\'s API key; in the file, write "${VARIABLE}" to take it from the environment.',
+    }),
+  ),
+  apiKeyEnv: t.Optional(
+    t.String({ minLength: 1, description: 'The environment variable that holds the API key (instead of apiKey).' }),
+  ),
+  headers: t.Optional(t.Record(t.String(), t.String(), { description: 'Extra request headers.' })),
+  connectTimeoutMs: t.Optional(Timeout({ default: 10_000, description: 'Until the response headers of a stream.' })),
+  firstTokenTimeoutMs: t.Optional(Timeout({ default: 60_000, description: 'From the headers to the first event.' })),
+  idleTimeoutMs: t.Optional(Timeout({ default: 30_000, description: 'Silence allowed between events.' })),
+  requestTimeoutMs: t.Optional(Timeout({ default: 600_000, description: 'A whole non-streaming request.' })),
+  maxRetries: t.Optional(
+    Integer({
+      minimum: 0,
+      maximum: 10,
+      default: 2,
+      description: 'Extra attempts on 429, 5xx, connect errors and timeouts, before the first byte reaches the client.',
+    }),
+  ),
+  retryBaseMs: t.Optional(
+    Integer({ minimum: 0, default: 250, description: 'The first back-off, doubled per attempt.' }),
+  ),
+  retryMaxMs: t.Optional(
+    Integer({
+      minimum: 0,
+      default: 10_000,
+      description: "The cap on any back-off, an upstream's Retry-After included.",
+    }),
+  ),
 }
 
 /**
@@ -98,11 +140,66 @@ export type ProviderKindSettings = {
 export type ProviderKinds = Readonly<Record<string, ProviderKindSettings>>
 
 const ModelRoute = t.Object(
-  { provider: t.String({ minLength: 1 }), model: t.String({ minLength: 1 }) },
+  {
+    provider: t.String({ minLength: 1, description: 'A configured provider, or echo (built in).' }),
+    model: t.String({ minLength: 1, description: 'The model name sent upstream.' }),
+  },
   { additionalProperties: false },
 )
 
-const ModelsSetting = t.Record(t.String({ minLength: 1 }), t.Array(ModelRoute, { minItems: 1 }))
+/** `CHAT_MODELS` and `models:`: public model names to their attempts, in order. */
+export const ModelsSetting = t.Record(
+  t.String({ minLength: 1 }),
+  t.Array(ModelRoute, {
+    minItems: 1,
+    description: 'The attempts of this public model, in order; later ones are fallbacks before the first byte.',
+  }),
+)
+
+/** `chat:` of the file: the chat tunables, with their defaults and bounds (each also a variable). */
+export const CHAT_TUNING = {
+  keepAliveMs: Integer({
+    minimum: 1,
+    default: DEFAULT_KEEP_ALIVE_MS,
+    description: 'Interval of keep-alives while a stream waits on its upstream (CHAT_KEEPALIVE_MS).',
+  }),
+  echoTokenDelayMs: Integer({
+    minimum: 0,
+    default: 0,
+    description: 'Pause between tokens streamed by echo; 0: as fast as possible (ECHO_TOKEN_DELAY_MS).',
+  }),
+  maxEventBytes: Integer({
+    minimum: 4_096,
+    default: DEFAULT_MAX_EVENT_BYTES,
+    description: 'Most bytes one streamed upstream event may hold (CHAT_MAX_EVENT_BYTES).',
+  }),
+  maxResponseBytes: Integer({
+    minimum: 65_536,
+    default: DEFAULT_MAX_RESPONSE_BYTES,
+    description: 'Most bytes one completion may send, streamed or not (CHAT_MAX_RESPONSE_BYTES).',
+  }),
+}
+
+/** The settings of one provider: the common ones and every kind's (a kind's on another kind is refused later). */
+function providerSchema(kinds: ProviderKinds) {
+  const kindNames = Object.keys(kinds)
+  const extras: TProperties = {}
+  for (const [name, kind] of Object.entries(kinds))
+    for (const [key, setting] of Object.entries(kind.settings)) {
+      const description = `Only with kind ${name}.${setting.description ? ` ${setting.description}` : ''}`
+      extras[key] = { ...setting, description }
+    }
+  const kind = t.Optional(
+    t.Union(
+      kindNames.map((name) => t.Literal(name)),
+      { description: `Which plug-in speaks to this upstream: ${kindNames.join(', ')} (default ${kindNames[0]}).` },
+    ),
+  )
+  return t.Object({ ...COMMON_SETTINGS, ...extras, kind }, { additionalProperties: false })
+}
+
+/** `CHAT_PROVIDERS` and `providers:`. */
+export const providersSchema = (kinds: ProviderKinds) => t.Record(t.String({ minLength: 1 }), providerSchema(kinds))
 
 type Settings = Static<ReturnType<typeof t.Object<typeof COMMON_SETTINGS>>>
 type Tuning =
@@ -146,70 +243,12 @@ export const PROVIDER_DEFAULTS: Required<Pick<Settings, Tuning>> = {
   retryMaxMs: 10_000,
 }
 
-/** What `GET /models` lists when `CHAT_MODELS` is unset. */
+/** The built-in models, served beside the configured ones unless `echo` is off (`CHAT_ECHO=false`). */
 export const DEFAULT_MODELS: Record<string, ModelRoute[]> = {
   echo: [{ provider: ECHO_PROVIDER, model: 'echo' }],
   'echo-reasoner': [{ provider: ECHO_PROVIDER, model: 'echo-reasoner' }],
 }
 
-function parseProviders(env: Record<string, string | undefined>, kinds: ProviderKinds): Record<string, ProviderConfig> {
-  const name = 'CHAT_PROVIDERS'
-  const kindNames = Object.keys(kinds)
-  const extras: TProperties = {}
-  for (const kind of Object.values(kinds)) Object.assign(extras, kind.settings)
-  const schema = t.Record(
-    t.String({ minLength: 1 }),
-    t.Object(
-      { ...COMMON_SETTINGS, ...extras, kind: t.Optional(t.Union(kindNames.map((kind) => t.Literal(kind)))) },
-      { additionalProperties: false },
-    ),
-  )
-  const settings = (parseJson(name, env[name], schema) ?? {}) as Record<
-    string,
-    Settings & { kind?: string; apiKeyEnv?: string } & Record<string, unknown>
-  >
-  const providers: Record<string, ProviderConfig> = {}
-  for (const [provider, { apiKeyEnv, ...entry }] of Object.entries(settings)) {
-    const at = `${name}: provider '${provider}'`
-    if (provider === ECHO_PROVIDER)
-      throw new Error(`${at}: the name '${ECHO_PROVIDER}' is reserved for the built-in provider`)
-    if (!isHttpUrl(entry.baseUrl))
-      throw new Error(`${at}: baseUrl must be an http:// or https:// URL, got '${entry.baseUrl}'`)
-    if (entry.apiKey !== undefined && apiKeyEnv !== undefined)
-      throw new Error(`${at}: set apiKey or apiKeyEnv, not both`)
-    let apiKey = entry.apiKey
-    if (apiKeyEnv !== undefined) {
-      apiKey = env[apiKeyEnv]
-      if (!apiKey) throw new Error(`${at}: apiKeyEnv names ${apiKeyEnv}, which is unset or empty`)
-    }
-    // Checked here, once: a key with a trailing newline (a file read with `$(cat …)`) failed every
-    // request as a retried "could not reach the upstream".
-    if (apiKey !== undefined) checkHeaderValue(`${at}: the API key${apiKeyEnv ? ` in ${apiKeyEnv}` : ''}`, apiKey)
-    for (const [header, value] of Object.entries(entry.headers ?? {})) {
-      if (!HEADER_NAME.test(header)) throw new Error(`${at}: headers: '${header}' is not a valid HTTP header name`)
-      checkHeaderValue(`${at}: header '${header}'`, value)
-    }
-    const kindName = entry.kind ?? kindNames[0]!
-    const kind = kinds[kindName]!
-    const misplaced = Object.keys(entry).find((key) => key in extras && !(key in kind.settings))
-    if (misplaced) {
-      const owner = kindNames.find((other) => misplaced in kinds[other]!.settings)
-      throw new Error(`${at}: ${misplaced} applies only to "kind": "${owner}"`)
-    }
-    kind.check?.(entry, at)
-    providers[provider] = <ProviderConfig>{
-      ...PROVIDER_DEFAULTS,
-      ...kind.defaults,
-      ...entry,
-      baseUrl: entry.baseUrl.replace(/\/+$/, ''),
-      ...(apiKey === undefined ? {} : { apiKey }),
-    }
-  }
-  return providers
-}
-
-/** RFC 9110 token characters. */
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 /** Visible ASCII, space and tab: what every HTTP client accepts in a header value. */
 const HEADER_VALUE = /^[\t\x20-\x7e]*$/
 
@@ -225,45 +264,9 @@ export function checkHeaderValue(what: string, value: string): void {
   }
 }
 
-function parseModels(raw: string | undefined, providers: Record<string, ProviderConfig>): Record<string, ModelRoute[]> {
-  const name = 'CHAT_MODELS'
-  const models = parseJson(name, raw, ModelsSetting)
-  if (models === undefined) return DEFAULT_MODELS
-  if (Object.keys(models).length === 0) throw new Error(`${name}: must name at least one model`)
-  for (const [model, routes] of Object.entries(models)) {
-    for (const route of routes) {
-      if (route.provider !== ECHO_PROVIDER && !(route.provider in providers)) {
-        throw new Error(
-          `${name}: model '${model}' uses provider '${route.provider}', which CHAT_PROVIDERS does not define`,
-        )
-      }
-    }
-  }
-  return models
-}
-
-function parseJson<Schema extends TSchema>(
-  name: string,
-  raw: string | undefined,
-  schema: Schema,
-): Static<Schema> | undefined {
-  if (raw === undefined || raw.trim() === '') return undefined
-  let value: unknown
-  try {
-    value = JSON.parse(raw)
-  } catch (error) {
-    throw new Error(`${name}: not valid JSON (${(error as Error).message})`)
-  }
-  const problem = Value.Errors(schema, value).First()
-  if (problem) throw new Error(`${name}: ${problem.path || '(root)'}: ${problem.message}`)
-  return value as Static<Schema>
-}
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value)
-    return url.protocol === 'http:' || url.protocol === 'https:'
-  } catch {
-    return false
-  }
+/** The configured models, then the built-in ones whose names they leave free. */
+function withEcho(models: Record<string, ModelRoute[]>): Record<string, ModelRoute[]> {
+  const all = { ...models }
+  for (const [name, routes] of Object.entries(DEFAULT_MODELS)) if (!Object.hasOwn(all, name)) all[name] = routes
+  return all
 }

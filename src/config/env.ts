@@ -36,12 +36,17 @@ export function boolean(env: Env, name: string, fallback: boolean): boolean {
 export function byteSize(env: Env, name: string, fallback: number): number {
   const raw = env[name]
   if (raw === undefined || raw === '') return fallback
-  const match = /^(\d+)\s*(b|kb|kib|mb|mib)?$/i.exec(raw.trim())
-  if (!match) throw new ConfigError(`${name} must be a size such as 1048576, 512kb or 1mb, got "${raw}"`)
-  const unit = (match[2] ?? 'b').toLowerCase()
-  const factor = unit.startsWith('k') ? 1024 : unit.startsWith('m') ? 1024 * 1024 : 1
-  const value = Number(match[1]) * factor
+  const value = sizeInBytes(raw)
+  if (value === undefined) throw new ConfigError(`${name} must be a size such as 1048576, 512kb or 1mb, got "${raw}"`)
   if (value < 1024 || value > 64 * 1024 * 1024)
     throw new ConfigError(`${name} must be between 1kb and 64mb, got "${raw}"`)
   return value
+}
+
+/** `1mb`, `512kb`, `1048576` → bytes; undefined for anything else. */
+export function sizeInBytes(text: string): number | undefined {
+  const match = /^(\d+)\s*(b|kb|kib|mb|mib)?$/i.exec(text.trim())
+  if (!match) return undefined
+  const unit = (match[2] ?? 'b').toLowerCase()
+  return Number(match[1]) * (unit.startsWith('k') ? 1024 : unit.startsWith('m') ? 1024 * 1024 : 1)
 }

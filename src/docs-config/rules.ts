@@ -1,7 +1,7 @@
 import { escapePointerToken } from '../json/pointer'
 import { fieldName, isPlainObject, quote } from '../json/pointer'
 import type { Finding } from './validation/finding'
-import { closestMatch } from './validation/suggest'
+import { closestMatch } from '../json/closest-match'
 
 const ABSOLUTE_HTTP_URL = /^https?:\/\/[^\s/?#@]+(?:[/?#]\S*)?$/i
 const URL_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/

@@ -59,7 +59,7 @@ const seenRequests = new WeakMap<Request, RequestsSeen>()
  */
 export class Governance {
   readonly #leases: QuotaLeases
-  readonly #defaults: Limits
+  #defaults: Limits
   readonly #clock: () => Date
   readonly #onRefused: (kind: string) => void
 
@@ -70,6 +70,11 @@ export class Governance {
     this.#clock = options.clock ?? (() => new Date())
     this.#onRefused = options.onRefused ?? (() => {})
     this.#leases.start()
+  }
+
+  /** New defaults (a configuration reload), for requests admitted from now on; those in flight keep theirs. */
+  setDefaults(defaults: Limits): void {
+    this.#defaults = defaults
   }
 
   limitsOf(principal: LimitHolder): Limits {

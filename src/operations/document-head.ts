@@ -4,7 +4,7 @@ import type { DocumentHead } from '../http/openapi-document'
 const AUTH_MODEL = `
 ## Authentication
 Every route except the public ones (\`/health\`, \`/ready\`, \`/openapi.json\`, \`GET /docs.json\`, \`GET
-/docs.json/schema\`, \`GET /docs/pages\`, \`GET /docs/pages/{path}\`) takes a bearer token: \`Authorization: Bearer
+/docs.json/schema\`, \`GET /docs/pages\`, \`GET /docs/pages/{path}\`, \`GET /config/schema\`) takes a bearer token: \`Authorization: Bearer
 trl_…\`; Anthropic's Messages API (\`/v1/messages\`) also takes it as \`x-api-key: trl_…\`, as Anthropic SDKs send it.
 A token belongs to one **owner** and carries **scopes**:
 
@@ -15,7 +15,7 @@ A token belongs to one **owner** and carries **scopes**:
 | \`chat\` | \`/chat/completions\`, \`/models\` (also under \`/v1\`), \`/v1/messages\` |
 | \`docs:write\` | \`PUT /docs.json\`, \`PUT /docs/pages/{path}\` |
 | \`metrics\` | \`GET /metrics\` |
-| \`admin\` | every scope, \`/admin/tokens\`, and every owner's plants and usage |
+| \`admin\` | every scope, \`/admin/tokens\`, \`/admin/config/reload\`, and every owner's plants and usage |
 
 Any valid token may validate a docs.json, read its revisions, and read its own owner's \`/usage\`.
 

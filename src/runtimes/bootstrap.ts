@@ -1,6 +1,7 @@
 import process from 'node:process'
 import type { PGliteOptions } from '@electric-sql/pglite'
-import { createApp, metricsFor, type AppDeps } from '../app'
+import { configReloaderFor, createApp, metricsFor, type AppDeps } from '../app'
+import { chatSetupFrom } from '../chat'
 import { TokenService } from '../auth/service'
 import { type Config, isProduction } from '../config'
 import { type DatabaseHandle, openDatabase } from '../db/connect'
@@ -52,8 +53,8 @@ export async function openConfiguredDatabase(
 }
 
 /**
- * Everything a runtime entry needs before it can serve: database, migrations, tokens, the app itself, and the
- * first-run development token to announce once the entry listens. Runtime-neutral; the entries in
+ * Everything a runtime entry needs before it can serve: database, migrations, tokens, the app itself, the
+ * first-run development token to announce once the entry listens, and the configuration's reloader (SIGHUP). Runtime-neutral; the entries in
  * src/runtimes/bun.ts and src/runtimes/ only add the listening socket and signal handling.
  */
 export async function bootstrap(
@@ -87,7 +88,23 @@ export async function bootstrap(
       clock,
       onRefused: (kind) => metrics.rateLimited(kind),
     })
-    const deps: AppDeps = { config, database, tokens, logger, clock, gate, governance, ledger, metrics, ...extra }
+    // Made here rather than by the app, so that the entry can reload on SIGHUP what the app serves from.
+    const chat = extra.chat ?? chatSetupFrom(config.chat, metrics)
+    const reloader = configReloaderFor({ config, chat, governance, metrics, logger })
+    const deps: AppDeps = {
+      config,
+      database,
+      tokens,
+      logger,
+      clock,
+      gate,
+      governance,
+      ledger,
+      metrics,
+      reloader,
+      ...extra,
+      chat,
+    }
     // After the last request: leases go back to the shared pool, and the ledger writes what it holds.
     const close = async () => {
       await governance
@@ -99,7 +116,7 @@ export async function bootstrap(
     // Called by the entry once it listens: a token printed before the bind would point a curl line at
     // whatever else holds the port, for a server that then exits.
     const firstToken = (url: string) => announceDevelopmentToken(config, tokens, url)
-    return { app: createApp(deps), deps, gate, close, firstToken }
+    return { app: createApp(deps), deps, gate, close, firstToken, reloader }
   } catch (error) {
     await database.close()
     throw error

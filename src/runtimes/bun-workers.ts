@@ -4,7 +4,8 @@ import { createLogger } from '../telemetry/logger'
 /**
  * `trellis serve --workers N`: N copies of this process share one port through
  * SO_REUSEPORT, so the kernel spreads connections across them. The parent only
- * supervises: it has migrated once before they start, forwards SIGTERM/SIGINT, and exits
+ * supervises: it has migrated once before they start, forwards SIGTERM/SIGINT (and SIGHUP, which
+ * makes each worker reload its configuration), and exits
  * when every worker has. A worker that dies on its own takes the others down with it, so
  * the orchestrator sees one failed process instead of a silently shrunken one.
  * Requires PostgreSQL (checked in config): PGlite cannot be opened by two processes.
@@ -27,6 +28,8 @@ export async function runWorkers(config: Config): Promise<number> {
         ...process.env,
         PORT: String(port),
         WORKERS: String(config.workers),
+        // The file the parent read (`--config` included), so that every worker reads the same one, also on reload.
+        ...(config.file ? { TRELLIS_CONFIG: config.file.path } : {}),
         TRELLIS_WORKER: String(index + 1),
         MIGRATE_ON_START: 'false',
       },
@@ -44,6 +47,9 @@ export async function runWorkers(config: Config): Promise<number> {
       stopping = true
       for (const child of children) child.kill(signal)
     })
+  process.on('SIGHUP', () => {
+    for (const child of children) child.kill('SIGHUP')
+  })
   const codes = await Promise.all(children.map((child) => child.exited))
   return codes.find((code) => code !== 0) ?? 0
 }

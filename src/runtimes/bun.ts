@@ -4,17 +4,17 @@ import { bunUiAssets } from './bun-assets'
 import { workerLogger } from './bun-log-sink'
 import { bunPgliteFiles } from './bun-pglite'
 import { startGcPacer } from './gc-pacer'
-import { configOrExit, listenFailure, shutdownOnSignals, startedOrExit } from './lifecycle'
+import { configOrExit, listenFailure, reloadOnHangup, shutdownOnSignals, startedOrExit } from './lifecycle'
 
 /**
  * The Bun entry: build the app, listen, and on SIGTERM/SIGINT drain — stop accepting,
  * let in-flight requests and streams finish until the deadline, end the streams still
- * open with an error event, close the database, exit 0.
+ * open with an error event, close the database, exit 0. SIGHUP reloads the configuration.
  */
 export async function serve(config: Config) {
   const shutdown = shutdownOnSignals()
   let server: ReturnType<typeof Bun.serve> | undefined
-  const { app, deps, gate, close, firstToken } = await startedOrExit(
+  const { app, deps, gate, close, firstToken, reloader } = await startedOrExit(
     bootstrap(config, {
       logger: workerLogger(config),
       uiAssets: bunUiAssets,
@@ -47,6 +47,7 @@ export async function serve(config: Config) {
     busy: () => server!.pendingRequests > 0,
     collect: () => Bun.gc(true),
   })
+  reloadOnHangup(reloader)
   deps.logger.info('listening', { url: server.url.toString(), database: deps.database.kind, pid: process.pid })
   await firstToken(server.url.toString())
   const listening = server

@@ -1,6 +1,6 @@
 import process from 'node:process'
 import { PROVIDER_KINDS } from '../chat/providers'
-import { type Config, ConfigError, loadConfig } from '../config'
+import { type Config, ConfigError, ConfigFileInvalid, type ConfigOptions, loadConfig } from '../config'
 import { DataDirInUse } from '../db/data-dir-lock'
 import type { RequestGate } from '../http/drain'
 import type { Logger } from '../telemetry/logger'
@@ -11,11 +11,25 @@ import type { Logger } from '../telemetry/logger'
  * three runtimes provide.
  */
 
-/** Reads the environment, or stops the process with one readable line. */
-export function configOrExit(env: Record<string, string | undefined> = process.env): Config {
+/**
+ * Reads the environment and the configuration file, or stops the process: with one readable line, or one line per
+ * problem of the file (`file:line:column: error …`).
+ */
+export function configOrExit(
+  env: Record<string, string | undefined> = process.env,
+  options: ConfigOptions = {},
+): Config {
   try {
-    return loadConfig(env, PROVIDER_KINDS)
+    return loadConfig(env, PROVIDER_KINDS, options)
   } catch (error) {
+    if (error instanceof ConfigFileInvalid) {
+      console.error(error.message)
+      const count = error.findings.length
+      console.error(
+        `trellis: ${error.file} does not validate (${count} error${count === 1 ? '' : 's'}); nothing was done`,
+      )
+      process.exit(1)
+    }
     if (error instanceof ConfigError) {
       console.error(`trellis: configuration error: ${error.message}`)
       process.exit(1)
@@ -135,6 +149,14 @@ async function drainThenExit(signal: string, server: Drainable, options: Shutdow
   options.logger.info('stopped')
   options.logger.flush()
   process.exit(0)
+}
+
+/**
+ * SIGHUP re-reads the configuration file and the environment (see src/config/reload.ts); a file that does not
+ * validate is refused and logged, and the process serves on with what it had. Without this, SIGHUP would end it.
+ */
+export function reloadOnHangup(reloader: { reload(trigger: string): unknown }) {
+  process.on('SIGHUP', () => void reloader.reload('SIGHUP'))
 }
 
 /** Why a bind failed, in words that say what to do. */

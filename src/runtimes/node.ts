@@ -1,6 +1,6 @@
 import process from 'node:process'
 import { bootstrap } from './bootstrap'
-import { listenFailure, singleProcessConfigOrExit, shutdownOnSignals, startedOrExit } from './lifecycle'
+import { listenFailure, reloadOnHangup, singleProcessConfigOrExit, shutdownOnSignals, startedOrExit } from './lifecycle'
 import { listenFetch } from './node-http'
 import { nodeModulesUiAssets } from './node-modules-assets'
 import { peerAddressOf } from './peer-address'
@@ -14,7 +14,7 @@ import { peerAddressOf } from './peer-address'
  */
 const config = singleProcessConfigOrExit('Node')
 const shutdown = shutdownOnSignals()
-const { app, deps, gate, close, firstToken } = await startedOrExit(
+const { app, deps, gate, close, firstToken, reloader } = await startedOrExit(
   bootstrap(config, { uiAssets: nodeModulesUiAssets, shutdownSignal: shutdown.signal, peerAddress: peerAddressOf }),
 )
 const server = await listenFetch(gate.track(app.fetch), {
@@ -27,6 +27,7 @@ const server = await listenFetch(gate.track(app.fetch), {
   console.error(`trellis: cannot listen on ${config.host}:${config.port}: ${listenFailure(error)}`)
   process.exit(1)
 })
+reloadOnHangup(reloader)
 deps.logger.info('listening', {
   url: server.url,
   database: deps.database.kind,

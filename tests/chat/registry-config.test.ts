@@ -55,7 +55,8 @@ describe('chat configuration from the environment', () => {
       idleTimeoutMs: 120000,
       headers: { 'x-tenant': 'plants' },
     })
-    expect(Object.keys(config.models)).toEqual(['deepseek-chat', 'offline'])
+    // The built-in models stay beside the configured ones (issue #29: CHAT_MODELS once dropped them silently).
+    expect(Object.keys(config.models)).toEqual(['deepseek-chat', 'offline', 'echo', 'echo-reasoner'])
     expect(config.models['deepseek-chat'][1]).toEqual({ provider: 'local', model: 'qwen2.5:7b' })
     expect(config.keepAliveMs).toBe(5000)
     expect(config.echoTokenDelayMs).toBe(50)

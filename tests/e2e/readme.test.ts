@@ -104,6 +104,8 @@ const BLOCK_RUNS: [line: string, run: 'server' | 'cli' | 'ts' | { elsewhere: str
   ["import Anthropic from '@anthropic-ai/sdk'", 'ts'],
   ['bun run trellis docs validate examples/greenhouse/docs.json   #', 'cli'],
   ['TRELLIS_TOKEN=$ADMIN_TOKEN bun run trellis docs push examples/greenhouse --url', 'server'],
+  ['bun run trellis config check examples/trellis.yaml', 'cli'],
+  ['curl -s -X POST localhost:3000/admin/config/reload', 'server'],
   ['bun run build                                   #', { elsewhere: 'tests/e2e/binary.test.ts' }],
   ['docker build -t trellis .', { elsewhere: '.ci/ship' }],
   ['TRELLIS_TOKEN=$TOKEN codex exec', { elsewhere: 'tests/e2e/coding-agents.test.ts' }],

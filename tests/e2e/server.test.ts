@@ -1,4 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { type RunningServer, runCli, startServer, storageEnv } from '../helpers/process'
 
 /** The real server as a newcomer runs it: `bun src/runtimes/bun.ts`, spoken to over TCP with fetch. */
@@ -76,6 +79,58 @@ describe('a fresh start', () => {
     expect(result.code).toBe(1)
     expect(result.stderr.trim()).toBe('trellis: configuration error: PORT must be a whole number, got "eighty"')
   })
+})
+
+describe('the configuration file (issue #29 §2)', () => {
+  test('SIGHUP reloads trellis.yaml with a stream in flight: the stream finishes as it began, new requests get the new models; a bad file is refused and the server serves on', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'trellis-sighup-'))
+    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }))
+    const file = join(dir, 'trellis.yaml')
+    writeFileSync(file, 'chat: { echoTokenDelayMs: 80 }\nmodels:\n  slow: [{ provider: echo, model: echo }]\n')
+    const running = await server({ ...(await storage()), TRELLIS_CONFIG: file })
+    const auth = { authorization: `Bearer ${devToken(running.output)}`, 'content-type': 'application/json' }
+    const models = async () =>
+      ((await (await fetch(`${running.url}/v1/models`, { headers: auth })).json()).data as { id: string }[]).map(
+        (model) => model.id,
+      )
+    const ask = (model: string, stream: boolean) =>
+      fetch(`${running.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ model, stream, messages: [{ role: 'user', content: 'a b c d e f g h i j k l' }] }),
+      })
+    expect(await models()).toEqual(['slow', 'echo', 'echo-reasoner'])
+    const stream = await ask('slow', true)
+    const reader = stream.body!.getReader()
+    let text = new TextDecoder().decode((await reader.read()).value)
+
+    writeFileSync(file, 'echo: false\nmodels:\n  quick: [{ provider: echo, model: echo }]\n')
+    running.child.kill('SIGHUP')
+    while (!running.output.some((line) => line.includes('"msg":"configuration reloaded"'))) await Bun.sleep(20)
+    const reloadedAt = performance.now()
+    expect(await models()).toEqual(['quick'])
+    expect((await ask('slow', false)).status).toBe(404)
+    expect((await ask('quick', false)).status).toBe(200)
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      text += new TextDecoder().decode(value)
+    }
+    expect(performance.now() - reloadedAt).toBeGreaterThan(200)
+    expect(text).toContain('data: [DONE]')
+    expect(text).toContain(' l')
+
+    writeFileSync(file, 'models:\n  quick: [{ provider: nowhere, model: echo }]\n')
+    running.child.kill('SIGHUP')
+    while (!running.output.some((line) => line.includes('"msg":"configuration reload refused"'))) await Bun.sleep(20)
+    const refused = JSON.parse(running.output.find((line) => line.includes('configuration reload refused'))!)
+    expect(refused).toMatchObject({ level: 'error', trigger: 'SIGHUP' })
+    expect(refused.findings).toEqual([
+      `${file}:2:23: model 'quick' uses provider 'nowhere', which is not under providers (echo)`,
+    ])
+    expect(await models()).toEqual(['quick'])
+    expect(await running.stop()).toBe(0)
+  }, 90_000)
 })
 
 describe('durability', () => {

@@ -46,11 +46,12 @@ const ERRORS: Record<number, string> = {
  * the chat plugin after its error hook, which answers these routes' errors in OpenAI's shape.
  */
 export function embeddingsPlugin(deps: EmbeddingsDeps) {
-  const registry = deps.completion.registry
-
   const create = async ({ request, set, principal }: HandlerContext) => {
     requireJsonContentType(request)
     const parsed = parseEmbeddingsRequest(await readBodyText(request, deps.bodyLimit))
+    // What this request is served from to its end, copied once: a configuration reload reaches only later requests.
+    const completion = { ...deps.completion }
+    const registry = completion.registry
     const model = parsed.request.model
     // A model outside the token's allow-list is answered exactly like one that does not exist.
     if (!registry.has(model) || !deps.allows(principal, model)) throw modelNotFound(model)
@@ -58,7 +59,7 @@ export function embeddingsPlugin(deps: EmbeddingsDeps) {
     deps.onLongLivedRequest?.(request)
     const requestId = set.headers['x-request-id'] as string | undefined
     const setHeaders = (headers: Record<string, string>) => Object.assign(set.headers, headers)
-    return serveEmbeddings(deps.completion, { request, principal, requestId, setHeaders }, parsed)
+    return serveEmbeddings(completion, { request, principal, requestId, setHeaders }, parsed)
   }
 
   const hook = {

@@ -78,19 +78,24 @@ const anthropicErrors = (statuses: number[]) =>
 export function messagesPlugin(deps: MessagesDeps) {
   const requestIdOf = (set: { headers: Record<string, unknown> }) => set.headers['x-request-id'] as string | undefined
 
-  /** Reads the body after authentication (401 before 400), within the size limit. */
+  /**
+   * Reads the body after authentication (401 before 400), within the size limit. `completion` is what the request is
+   * served from to its end (its registry), copied once: a configuration reload reaches only later requests.
+   */
   const read = async ({ request, set, principal }: HandlerContext, parse: (text: string) => { model: string }) => {
     set.headers['request-id'] = requestIdOf(set)
     requireJsonContentType(request)
     const parsed = parse(await readBodyText(request, deps.bodyLimit))
+    const completion = { ...deps.completion }
     // A model outside the token's allow-list is answered exactly like one that does not exist.
-    if (!deps.completion.registry.has(parsed.model) || !deps.allows(principal, parsed.model))
+    if (!completion.registry.has(parsed.model) || !deps.allows(principal, parsed.model))
       throw modelNotFound(parsed.model)
-    return parsed
+    return { parsed, completion }
   }
 
   const create = async (context: HandlerContext) => {
-    const request = (await read(context, parseMessagesRequest)) as MessagesRequest
+    const { parsed, completion } = await read(context, parseMessagesRequest)
+    const request = parsed as MessagesRequest
     const { set, principal } = context
     deps.onLongLivedRequest?.(context.request)
     const requestId = requestIdOf(set)
@@ -101,16 +106,17 @@ export function messagesPlugin(deps: MessagesDeps) {
     })
     const setHeaders = (headers: Record<string, string>) => Object.assign(set.headers, headers)
     return serveMessages(
-      { ...deps.completion, onStreamError },
+      { ...completion, onStreamError },
       { request: context.request, principal, requestId, setHeaders },
       request,
     )
   }
 
   const count = async (context: HandlerContext) => {
-    const request = (await read(context, parseCountTokensRequest)) as CountTokensRequest
+    const { parsed, completion } = await read(context, parseCountTokensRequest)
+    const request = parsed as CountTokensRequest
     const { input_tokens, method } = await countTokens(
-      deps.completion.registry,
+      completion.registry,
       request,
       context.request.signal,
       passedHeaders(context.request),

@@ -4,7 +4,7 @@ import { describeValue, fieldName, isPlainObject, quote } from '../../json/point
 import type { Finding } from './finding'
 import { resolveSchema as resolve } from '../../docs-format/docs-json'
 import { accepts, hasJsonType, hasOnlyKnownKeys, planOf, type Plan } from './plan'
-import { closestMatch } from './suggest'
+import { closestMatch } from '../../json/closest-match'
 
 /**
  * The walks stop collecting once this many findings exist. A 1 MiB body can hold half a million wrong
