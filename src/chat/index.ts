@@ -19,7 +19,7 @@ import type { Logger } from '../telemetry/logger'
 import { DEFAULT_MAX_RESPONSE_BYTES, type ChatConfig } from '../config/chat'
 import { ChatCompletionRequest, ChatCompletionResponse, ModelEntry, ModelList } from './model'
 import { OpenAIError, openAIErrorResponse } from '../http/openai-errors'
-import { openAIErrors, underV1 } from './route-docs'
+import { MODEL_ERRORS, openAIErrors, UPSTREAM_ERRORS, underV1 } from './route-docs'
 import { toOpenAIError } from './errors'
 import { createEchoProvider } from './providers/echo/echo'
 import { ProviderError } from './providers/provider'
@@ -68,30 +68,6 @@ export function chatSetupFrom(config: ChatConfig, metrics?: Metrics): ChatSetup 
   const observe: AttemptObserver | undefined =
     metrics && ((event) => metrics.upstreamFailed(event.provider, event.next))
   return { registry: buildRegistry(config, { echo, observe }), keepAliveMs: config.keepAliveMs, maxResponseBytes }
-}
-
-const UPSTREAM_ERRORS = {
-  400: "The request is invalid (`error.param` names the field), or the Authorization header is malformed. An upstream's own 400 is passed on as it is.",
-  413: 'The body is larger than BODY_LIMIT, or the upstream refused it as too large.',
-  429:
-    "A limit of the token, or the peer's failed-authentication limit, was reached (Retry-After says when to try " +
-    "again); or every provider of the model answered 429 (with the upstream's Retry-After when it sent one). A " +
-    'spent monthly budget (`insufficient_quota`) also says `x-should-retry: false`: it renews with the month.',
-  403: 'The token lacks the chat scope.',
-  404: 'No such model, or the token may not use it (`code: model_not_found`).',
-  500: 'An unexpected fault; the server log has the details under the X-Request-Id of the response.',
-  502: 'The upstream failed or answered something that is not a chat completion.',
-  503: 'Every provider of the model is unavailable, the database is unavailable, or this replica is shutting down; Retry-After says when to try again.',
-  504: 'The upstream did not answer in time.',
-}
-
-/** The errors of the model routes, which never call a provider. */
-const MODEL_ERRORS = {
-  400: 'The Authorization header is malformed.',
-  403: UPSTREAM_ERRORS[403],
-  404: UPSTREAM_ERRORS[404],
-  500: UPSTREAM_ERRORS[500],
-  503: 'The database is unavailable (while checking the token), or this replica is shutting down; Retry-After says when to try again.',
 }
 
 /**

@@ -32,7 +32,7 @@ describe('the CLI, with no server running', () => {
         '--budget-tokens',
         '5000000',
         '--models',
-        'echo,gpt-4o',
+        'echo,echo-reasoner',
         '--expires',
         '30d',
       ],
@@ -40,7 +40,7 @@ describe('the CLI, with no server running', () => {
     )
     expect(created.code).toBe(0)
     expect(created.stdout).toContain(
-      'with limits rpm=60, tpm=100000, streams=4, budget_tokens=5000000; models echo, gpt-4o; expires 20',
+      'with limits rpm=60, tpm=100000, streams=4, budget_tokens=5000000; models echo, echo-reasoner; expires 20',
     )
     const id = created.stdout.match(/created (tok_\S+)/)![1]!
     const updated = await runCli(
