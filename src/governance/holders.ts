@@ -35,7 +35,7 @@ export type Charge = { tokenId: string; period: string; tokens: number }
  * Turns the journal of a dead holder into estimate rows, inside the reconciling transaction, and says what they
  * charge (see src/usage/journal.ts). The ledger belongs to a room above governance, so it is handed in.
  */
-export type Proofs = (tx: Database, holder: string) => Promise<Charge[]>
+type Proofs = (tx: Database, holder: string) => Promise<Charge[]>
 
 /** A statement found this process's holder gone: it was declared dead, and has registered again under a new id. */
 export class HolderLost extends Error {

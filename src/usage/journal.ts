@@ -17,7 +17,7 @@ import type { Charge } from '../governance/holders'
  * a request admitted less than JOURNAL_MS before it (plus one write), whose row was not written either.
  */
 export const JOURNAL_MS = 250
-export const PROGRESS_MS = 1_000
+const PROGRESS_MS = 1_000
 
 /** A request in flight, as the journal keeps it until its row is written. */
 export type InFlight = {
