@@ -18,7 +18,8 @@ import { unref } from '../timers'
  * while it was alive (cut off from the database for longer than that) learns it at its next statement or heartbeat
  * ({@link QuotaHolders.lost}): it forgets what it held, which was reconciled, and registers again under a new id.
  * Its statements on counters lock its `quota_holders` row (`for key share`), so none of them lands after the
- * reconciliation that deleted it.
+ * reconciliation that deleted it; and it admits from what it holds in memory only while its last heartbeat is
+ * {@link QuotaHolders.trusted} (under 3 s old, where others wait 5 s): past that, an admission beats first.
  *
  * On PGlite a single process holds the database (src/db/data-dir-lock.ts): every other holder is a predecessor that
  * died, reconciled at the first heartbeat (`exclusive`).
@@ -70,6 +71,8 @@ export class QuotaHolders {
   #registered: Promise<void> | undefined
   /** Since when every heartbeat succeeded (this clock); undefined after a failure. */
   #healthySince: number | undefined
+  /** When the database last confirmed this holder alive (this clock). */
+  #confirmedAt: number | undefined
   #beating: Promise<string[]> | undefined
   #timer: ReturnType<typeof setInterval> | undefined
   #retired = false
@@ -88,6 +91,15 @@ export class QuotaHolders {
   /** Changes whenever the holder is lost: reservations taken under an earlier one are no longer this process's. */
   get generation(): number {
     return this.#generation
+  }
+
+  /**
+   * True while the database confirmed this holder less than 3/5 of the time to live ago (3 s): what it holds is then
+   * surely still its own, since others declare it dead only after the whole time to live. Past that, an admission that
+   * would use its holdings beats first (src/governance/service.ts).
+   */
+  get trusted(): boolean {
+    return this.#confirmedAt !== undefined && this.#clock() - this.#confirmedAt < (this.#ttlMs * 3) / 5
   }
 
   /** The holder id, once registered (registering it if needed). */
@@ -123,6 +135,7 @@ export class QuotaHolders {
     this.#id = newId()
     this.#generation++
     this.#registered = undefined
+    this.#confirmedAt = undefined
     this.#options.onLost?.()
     await this.current()
   }
@@ -187,6 +200,7 @@ export class QuotaHolders {
         return []
       }
       const now = this.#clock()
+      this.#confirmedAt = now
       this.#healthySince ??= now
       // Only a holder that has beaten for a whole time to live may judge others: after an outage they beat again first.
       if (!this.#options.exclusive && now - this.#healthySince < this.#ttlMs) return []
@@ -205,6 +219,7 @@ export class QuotaHolders {
       await this.#db.execute(
         sql`insert into quota_holders (id, started_at, heartbeat_at) values (${id}, ${this.#now()}, ${this.#now()})`,
       )
+      if (this.#id === id) this.#confirmedAt = this.#clock()
     } catch (error) {
       // Registered by the next call (a heartbeat, a take) instead.
       if (this.#id === id) this.#registered = undefined

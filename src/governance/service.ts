@@ -155,6 +155,9 @@ export class Governance {
     const headers: Record<string, string> = {}
     const seen = seenRequests.get(request)
     if (seen) Object.assign(headers, requestHeaders(seen.limit, seen.remaining))
+    // What this process holds of counters is handed out only while the database confirmed it recently (holders.ts).
+    if ((limits.streams !== undefined || limits.budget_tokens !== undefined) && !this.#holders.trusted)
+      await this.#holders.beat()
     // Counters taken under an earlier holder are no longer this process's to give back (see holders.ts).
     const generation = this.#holders.generation
     const holder = this.#holders.id

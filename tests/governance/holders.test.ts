@@ -10,6 +10,7 @@ import type { Database, DatabaseHandle } from '../../src/db/connect'
 import { rowsOf } from '../../src/db/migrate'
 import { HOLDER_TTL_MS, HolderLost, QuotaHolders, RECLAIM_BOUND_MS } from '../../src/governance/holders'
 import { EMPTY_COUNTER_MS, QuotaLeases } from '../../src/governance/leases'
+import { Governance } from '../../src/governance/service'
 import { QuotaStore, type QuotaShape } from '../../src/governance/quota-store'
 import { estimateRows, type InFlight, journalStatement } from '../../src/usage/journal'
 import { freshDatabase } from '../helpers/database'
@@ -192,6 +193,39 @@ describe('a holder declared dead while it was alive (cut off for longer than the
     await expect(store.take(quota, COUNTER, 3, 1, 1)).rejects.toBeInstanceOf(HolderLost)
     expect(await holderExists(a.holders.id)).toBe(true)
     expect(await store.take(quota, COUNTER, 3, 1, 1)).toEqual({ granted: 1, left: 2 })
+  })
+})
+
+describe('admission across a lost holder (Governance)', () => {
+  test('a ticket of the lost holder settles without giving its slot back; the next admission registers anew and counts right', async () => {
+    const clock = fakeClock()
+    const governance = new Governance(database.db, {
+      defaults: {},
+      holders: { clock: clock.now, heartbeatMs: 3_600_000 },
+    })
+    try {
+      const principal = { tokenId: `tok_h${seq++}`, limits: { streams: 2 } }
+      const admit = () => governance.admitChat(principal, new Request('http://trellis.test/'), 10)
+      const first = await admit()
+      expect(await value(principal.tokenId, 'streams')).toBe(1)
+      // Declared dead by another process: its slot is given back by the reconciliation.
+      const other = process_(clock)
+      await other.holders.beat()
+      clock.advance(HOLDER_TTL_MS + 1)
+      expect(await other.holders.beat()).toEqual([first.holder])
+      expect(await value(principal.tokenId, 'streams')).toBe(0)
+      // Its request ends: the slot was given back already, so it is not given back again (to a lease of the new
+      // holder, where it would admit a third stream).
+      expect(first.settle(5)).toBeUndefined()
+      const second = await admit()
+      expect(second.holder).not.toBe(first.holder)
+      await admit()
+      expect(await value(principal.tokenId, 'streams')).toBe(2)
+      await expect(admit()).rejects.toThrow('Too many chat requests in flight')
+    } finally {
+      await governance.stop()
+      await governance.retire()
+    }
   })
 })
 
