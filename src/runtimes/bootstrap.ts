@@ -91,8 +91,9 @@ export async function bootstrap(
         onReconciled: (holder) => logger.warn('reconciled the quota of a dead process', { holder }),
       },
     })
-    // Registered before the first request (a database that is away or not migrated: at a later heartbeat).
-    await governance.holders.current().catch(() => {})
+    // Registered before the first request (a database that is away or not migrated: at a later heartbeat); on PGlite
+    // this first heartbeat also reconciles what a predecessor killed with -9 held.
+    await governance.holders.beat().catch(() => {})
     const deps: AppDeps = { config, database, tokens, logger, clock, gate, governance, ledger, metrics, ...extra }
     // After the last request: leases go back to the shared pool, the ledger writes what it holds (and takes what its
     // rows spent off this process's holdings), then this process's holder leaves (src/governance/holders.ts).
