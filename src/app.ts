@@ -36,6 +36,7 @@ import { FailedAuthThrottle } from './auth/failed-auth'
 import { Governance } from './governance/service'
 import { usagePlugin } from './usage'
 import { UsageLedger } from './usage/ledger'
+import { estimateRows } from './usage/journal'
 import { metricsRoutes } from './telemetry/routes'
 import { Metrics } from './telemetry/metrics'
 
@@ -102,6 +103,14 @@ const configSchema = once(() => configSchemaText(PROVIDER_KINDS))
  * Builds the whole HTTP application from its dependencies. Web-standard only, so any
  * runtime can serve `createApp(deps).fetch`: Bun (src/runtimes/bun.ts), Deno and Node (src/runtimes).
  */
+/**
+ * How governance's holder of this process meets the rest (src/governance/holders.ts): the journal's estimates prove
+ * what a dead holder's requests used, and on PGlite, a single process's database, every other holder is dead.
+ */
+export function holdersFor(database: DatabaseHandle) {
+  return { proofs: estimateRows, exclusive: database.kind === 'pglite' }
+}
+
 export function createApp(deps: AppDeps) {
   const db = deps.database.db
   const ledger = deps.ledger ?? (deps.config.usageLedger ? new UsageLedger(deps.database, deps.logger) : undefined)
@@ -112,6 +121,7 @@ export function createApp(deps: AppDeps) {
       defaults: deps.config.defaultLimits,
       clock: deps.clock,
       onRefused: (kind) => metrics.rateLimited(kind),
+      holders: holdersFor(deps.database),
     })
   const auth: AuthDeps = {
     tokens: deps.tokens,

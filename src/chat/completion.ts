@@ -1,6 +1,7 @@
 import type { Principal } from '../auth/model'
 import type { Governance } from '../governance/service'
 import type { Metrics } from '../telemetry/metrics'
+import type { InFlight } from '../usage/journal'
 import type { UsageLedger } from '../usage/ledger'
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../config/chat'
 import type { ChatCompletionRequest } from './model'
@@ -82,6 +83,9 @@ export class CompletionRun<R> {
   readonly #streamed: boolean
   readonly #ticket: ChatTicket | undefined
   readonly #links: AbortLinks
+  /** Its journal entry, while in flight (see src/usage/journal.ts). */
+  readonly #entry: InFlight | undefined
+  readonly #requestId: string
   readonly #started = performance.now()
   #ttftMs: number | undefined
   #finished = false
@@ -126,6 +130,22 @@ export class CompletionRun<R> {
     this.#streamed = streamed
     this.#ticket = ticket
     this.#links = new AbortLinks(this.abort, context.request.signal, deps.shutdownSignal)
+    this.#requestId = context.requestId ?? crypto.randomUUID()
+    this.#entry =
+      ticket &&
+      deps.ledger?.begin({
+        id: crypto.randomUUID(),
+        holder: ticket.holder,
+        at: new Date(),
+        requestId: this.#requestId,
+        tokenId: context.principal.tokenId,
+        owner: context.principal.owner,
+        model,
+        streamed,
+        budgetPeriod: ticket.budgetPeriod ?? null,
+        promptTokens: format.promptEstimate(request),
+        report: this.report,
+      })
   }
 
   /** Settles once: the reservation, the ledger row, the metrics. `whole`: the answer was delivered whole. */
@@ -135,7 +155,7 @@ export class CompletionRun<R> {
     this.#links.release()
     const report = this.report
     const usage = tokensOf(report, whole, this.#format, this.#request)
-    void this.#ticket?.settle(usage.prompt + usage.completion).catch(() => {})
+    const settlement = this.#ticket?.settle(usage.prompt + usage.completion)
     const done: FinishedCompletion = {
       model: this.#model,
       provider: report.provider,
@@ -146,25 +166,32 @@ export class CompletionRun<R> {
       usage,
       errorCode,
     }
-    this.#deps.ledger?.record({
-      at: new Date(),
-      request_id: this.#context.requestId ?? crypto.randomUUID(),
-      token_id: this.#context.principal.tokenId,
-      owner: this.#context.principal.owner,
-      model: this.#model,
-      provider: report.provider ?? null,
-      upstream_model: report.upstreamModel ?? null,
-      streamed: done.streamed,
-      status,
-      finish_reason: report.finishReason ?? null,
-      prompt_tokens: usage.prompt,
-      completion_tokens: usage.completion,
-      cached_tokens: usage.cached,
-      reasoning_tokens: usage.reasoning,
-      ttft_ms: this.#ttftMs ?? null,
-      duration_ms: done.durationMs,
-      error_code: errorCode ?? null,
-    })
+    const ledger = this.#deps.ledger
+    // Without a ledger, governance takes what the request spent off its holdings by itself.
+    if (!ledger && settlement) this.#deps.governance?.consumed(settlement)
+    ledger?.record(
+      {
+        at: new Date(),
+        request_id: this.#requestId,
+        token_id: this.#context.principal.tokenId,
+        owner: this.#context.principal.owner,
+        model: this.#model,
+        provider: report.provider ?? null,
+        upstream_model: report.upstreamModel ?? null,
+        streamed: done.streamed,
+        status,
+        finish_reason: report.finishReason ?? null,
+        prompt_tokens: usage.prompt,
+        completion_tokens: usage.completion,
+        cached_tokens: usage.cached,
+        reasoning_tokens: usage.reasoning,
+        ttft_ms: this.#ttftMs ?? null,
+        duration_ms: done.durationMs,
+        error_code: errorCode ?? null,
+      },
+      settlement,
+      this.#entry,
+    )
     this.#deps.metrics?.chatFinished(done)
   }
 

@@ -65,7 +65,7 @@ const USAGE: Record<string, string> = {
   'docs push': `trellis docs push DIR [--url URL] [--token TOKEN]
                                        upload docs.json and every .md/.mdx page under DIR to a running
                                        server (default TRELLIS_URL or http://127.0.0.1:3000, token TRELLIS_TOKEN)`,
-  usage: `trellis usage [--from DATE] [--to DATE] [--by model|owner|token|day|hour]
+  usage: `trellis usage [--from DATE] [--to DATE] [--by model|owner|token|day|hour|settled]
                                        chat usage as a table (default: the last 30 days, by model)`,
   healthcheck: "trellis healthcheck                  exit 0 when the local server's /health answers (container probes)",
   'config check': `trellis config check [FILE]          validate a configuration file and the environment as serve would

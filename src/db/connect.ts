@@ -1,5 +1,6 @@
 import type { PGliteOptions } from '@electric-sql/pglite'
-import { sql } from 'drizzle-orm'
+import { type SQL, sql } from 'drizzle-orm'
+import { PgDialect } from 'drizzle-orm/pg-core'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { boundedClient, withDeadline } from './deadline'
 import { rowsOf } from './migrate'
@@ -24,9 +25,10 @@ export type DatabaseHandle = {
   /**
    * Appends `lines` (COPY text: see copy-text.ts) to `table` with one `COPY … FROM STDIN`: all or
    * none. For records that may be lost in a crash (the usage ledger): on PGlite the commit does not
-   * wait for the disk, and a synchronous commit within {@link LAZY_FLUSH_MS} makes it durable.
+   * wait for the disk, and a synchronous commit within {@link LAZY_FLUSH_MS} makes it durable. With `after`, that
+   * statement runs in the same transaction, after the COPY: both or neither.
    */
-  copyIn(table: string, columns: readonly string[], lines: readonly string[]): Promise<void>
+  copyIn(table: string, columns: readonly string[], lines: readonly string[], after?: SQL): Promise<void>
   close(): Promise<void>
 }
 
@@ -96,28 +98,39 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
       )
       return { open: Number(row?.open ?? 0) + 1, busy: Number(row?.busy ?? 0) }
     },
-    copyIn: async (table, columns, lines) => {
-      const started = client`copy ${client(table)} (${client(columns as string[])}) from stdin`.writable()
-      // Should the COPY start after its deadline, nothing will write to it: it is ended at once.
-      const writable = await withDeadline(
-        started,
+    copyIn: async (table, columns, lines, after) => {
+      const copy = async (sql: typeof client) => {
+        const started = sql`copy ${sql(table)} (${sql(columns as string[])}) from stdin`.writable()
+        // Should the COPY start after its deadline, nothing will write to it: it is ended at once.
+        const writable = await withDeadline(
+          started,
+          queryTimeoutMs,
+          () =>
+            void started.then(
+              (late) => late.on('error', () => {}).destroy(),
+              () => {},
+            ),
+        )
+        // 'finish' comes once the server has confirmed the COPY; a refusal or a lost connection is 'error'.
+        const finished = new Promise<void>((resolve, reject) => {
+          // `on`, not `once`: a destroyed COPY may report more than one error, and an error with no listener throws.
+          writable.on('error', reject)
+          writable.once('finish', resolve)
+          writable.end(lines.join(''))
+        })
+        // A frozen server must not hold the ledger (and a shutdown waiting on it) for ever. Should the
+        // server commit the COPY after this, the ledger's retry writes those rows a second time.
+        await withDeadline(finished, queryTimeoutMs, () => writable.destroy())
+      }
+      if (!after) return copy(client)
+      const query = dialect.sqlToQuery(after)
+      await withDeadline(
+        client.begin(async (tx) => {
+          await copy(tx as unknown as typeof client)
+          await tx.unsafe(query.sql, query.params as never[])
+        }),
         queryTimeoutMs,
-        () =>
-          void started.then(
-            (late) => late.on('error', () => {}).destroy(),
-            () => {},
-          ),
       )
-      // 'finish' comes once the server has confirmed the COPY; a refusal or a lost connection is 'error'.
-      const finished = new Promise<void>((resolve, reject) => {
-        // `on`, not `once`: a destroyed COPY may report more than one error, and an error with no listener throws.
-        writable.on('error', reject)
-        writable.once('finish', resolve)
-        writable.end(lines.join(''))
-      })
-      // A frozen server must not hold the ledger (and a shutdown waiting on it) for ever. Should the
-      // server commit the COPY after this, the ledger's retry writes those rows a second time.
-      await withDeadline(finished, queryTimeoutMs, () => writable.destroy())
     },
     // Called after the last request and the ledger's last write, so nothing legitimate is still running.
     // After a PostgreSQL restart, one idle socket sometimes never reports 'close' under Bun, and end()
@@ -144,13 +157,17 @@ async function openPglite(options: DatabaseOptions): Promise<DatabaseHandle> {
     // PGlite has no client socket to stream COPY data over: it reads the rows from a Blob as /dev/blob.
     // Its durable commit is an fsync that blocks the event loop, every stream with it: the COPY
     // commits asynchronously, and one synchronous commit (which flushes the WAL before it) follows.
-    copyIn: async (table, columns, lines) => {
+    copyIn: async (table, columns, lines, after) => {
       const names = [table, ...columns].map(quoted)
       await client.transaction(async (tx) => {
         await tx.exec('set local synchronous_commit = off')
         await tx.query(`copy ${names[0]} (${names.slice(1).join(', ')}) from '/dev/blob'`, [], {
           blob: new Blob(lines as string[]),
         })
+        if (after) {
+          const query = dialect.sqlToQuery(after)
+          await tx.query(query.sql, query.params)
+        }
       })
       flusher ??= unref(
         setTimeout(() => {
@@ -167,6 +184,9 @@ async function openPglite(options: DatabaseOptions): Promise<DatabaseHandle> {
     },
   }
 }
+
+/** Renders a statement for the drivers' own transactions (the COPY's), outside Drizzle. */
+const dialect = new PgDialect()
 
 /** Longest a lazily committed COPY on PGlite waits before it is flushed to disk. */
 export const LAZY_FLUSH_MS = 1_000

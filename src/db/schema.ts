@@ -16,6 +16,7 @@ import {
   unique,
   uniqueIndex,
 } from 'drizzle-orm/pg-core'
+import { sql } from 'drizzle-orm'
 
 /**
  * A token's own limits; absent fields fall back to TRELLIS_DEFAULT_LIMITS (see src/config/limits.ts and
@@ -57,6 +58,60 @@ export const quotas = pgTable(
   (table) => [primaryKey({ columns: [table.tokenId, table.kind, table.period] })],
 )
 
+/**
+ * The processes that hold quota (see src/governance/holders.ts): each registers itself at start and beats every second.
+ * One whose heartbeat is older than its time to live is dead, and a survivor reconciles what it held.
+ */
+export const quotaHolders = pgTable('quota_holders', {
+  id: text('id').primaryKey(),
+  startedAt: timestamp('started_at', { withTimezone: true }).notNull().defaultNow(),
+  heartbeatAt: timestamp('heartbeat_at', { withTimezone: true }).notNull().defaultNow(),
+})
+
+/**
+ * What each holder took from a counter (`streams`, `budget`) of `quotas` and has not given back or spent: its lease
+ * and its requests in flight. Changed in the statement that changes `quotas` (no round trip of its own), and by the
+ * ledger's batches for what settled requests spent; given back when the holder dies.
+ */
+export const quotaHoldings = pgTable(
+  'quota_holdings',
+  {
+    holderId: text('holder_id').notNull(),
+    tokenId: text('token_id').notNull(),
+    kind: text('kind').notNull(),
+    period: text('period').notNull(),
+    units: doublePrecision('units').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.holderId, table.tokenId, table.kind, table.period] })],
+)
+
+/**
+ * Chat requests in flight, as far as their process has told (see src/usage/journal.ts): written a moment after
+ * admission, updated with the tokens counted so far, and deleted in the ledger batch that writes the request's own
+ * row. A survivor turns the entries of a dead holder into estimate rows (`settled` false).
+ */
+export const usageJournal = pgTable(
+  'usage_journal',
+  {
+    /** The reservation's id; the request's row carries it as `reservation_id`. */
+    id: text('id').primaryKey(),
+    holderId: text('holder_id').notNull(),
+    at: timestamp('at', { withTimezone: true }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+    requestId: text('request_id').notNull(),
+    tokenId: text('token_id').notNull(),
+    owner: text('owner').notNull(),
+    model: text('model').notNull(),
+    provider: text('provider'),
+    streamed: boolean('streamed').notNull(),
+    /** The month of the budget it reserved from (`quotas.period`), or null: no budget. */
+    budgetPeriod: text('budget_period'),
+    promptTokens: integer('prompt_tokens').notNull(),
+    completionTokens: integer('completion_tokens').notNull(),
+  },
+  (table) => [index('usage_journal_holder_idx').on(table.holderId)],
+)
+
 /** One row per chat request: who used what, how it went. Written in batches off the request path. */
 export const usageRecords = pgTable(
   'usage_records',
@@ -79,10 +134,16 @@ export const usageRecords = pgTable(
     ttftMs: real('ttft_ms'),
     durationMs: real('duration_ms').notNull(),
     errorCode: text('error_code'),
+    /** False for an estimate: a request whose process died before it settled (see `usage_journal`). */
+    settled: boolean('settled').notNull().default(true),
+    /** The journal entry this row replaces, for a request that was journaled; null otherwise. */
+    reservationId: text('reservation_id'),
   },
   (table) => [
     index('usage_records_at_idx').on(table.at),
     index('usage_records_owner_at_idx').on(table.owner, table.at),
+    // A request has one row: its own, or the estimate a survivor wrote, whichever came first.
+    uniqueIndex('usage_records_reservation_idx').on(table.reservationId).where(sql`reservation_id is not null`),
   ],
 )
 

@@ -14,6 +14,11 @@ import type { QuotaKey, QuotaShape, QuotaStore } from './quota-store'
  * - the replicas together never admit more than the limit: every unit comes out of one row;
  * - a burst spread over N replicas can be cut short of the limit by at most the blocks the other
  *   N - 1 replicas hold unused, (N - 1) × limit / 20, and for at most LEASE_IDLE_MS plus one sweep.
+ *
+ * A process that dies (kill -9) cannot give anything back: what it held of a counter (its leases,
+ * its requests' stream slots and budget reservations) is recorded per process in `quota_holdings`
+ * and reconciled by a survivor once its heartbeat goes stale (holders.ts). A bucket's units are not
+ * given back: it refills by itself within its period.
  */
 export const LEASE_IDLE_MS = 2_000
 const SWEEP_MS = 1_000
@@ -134,6 +139,14 @@ export class QuotaLeases {
       if (units > 0) returning.push(this.#store.give(lease.key, lease.shape, lease.limit, units))
     }
     await Promise.all(returning)
+  }
+
+  /**
+   * Drops the counters' leases without giving them back: their holder was declared dead, and its holdings were
+   * reconciled by another process (src/governance/holders.ts). A take in flight fills a lease no longer listed.
+   */
+  forgetCounters(): void {
+    for (const [id, lease] of this.#leases) if (lease.shape.kind === 'counter') this.#leases.delete(id)
   }
 
   async stop(): Promise<void> {

@@ -1,6 +1,9 @@
+import { type SQL, sql } from 'drizzle-orm'
 import type { Database } from '../db/connect'
 import type { TokenLimits } from '../db/schema'
 import { HttpError } from '../http/errors'
+import { unref } from '../timers'
+import { HEARTBEAT_MS, HolderLost, type HoldersOptions, QuotaHolders } from './holders'
 import { QuotaLeases } from './leases'
 import { effectiveLimits, type Limits } from '../config/limits'
 import { QuotaStore, type QuotaKey, type QuotaShape } from './quota-store'
@@ -39,12 +42,25 @@ class RateLimited extends HttpError {
   }
 }
 
+/**
+ * Tokens a settled request spent from a budget: taken off what its holder holds (`quota_holdings`) in the
+ * ledger's batch that writes its row (src/usage/ledger.ts), so that a holder that dies later is not given them back.
+ */
+export type Settlement = { holder: string; key: QuotaKey; units: number }
+
 /** What a chat request was admitted with; settle it with the real usage when the answer ends. */
 export type ChatTicket = {
   /** OpenAI's `x-ratelimit-*` headers, for a token with `rpm` or `tpm`; empty otherwise. */
   headers: Record<string, string>
-  /** Charges the real usage against the reservation (both ways), and frees the stream slot. Call once. */
-  settle(usedTokens: number): Promise<void>
+  /** The holder (process) that holds its reservations; the journal entry of the request names it. */
+  holder: string
+  /** The month of the budget it reserved from (`quotas.period`), when the token has one. */
+  budgetPeriod: string | undefined
+  /**
+   * Charges the real usage against the reservation (both ways), and frees the stream slot. Call once. Returns what
+   * the request spent from a budget, for the ledger's row (or {@link Governance.consumed} without a ledger).
+   */
+  settle(usedTokens: number): Settlement | undefined
 }
 
 /** What a request's `rpm` admission left, for the rate-limit headers of a chat answer. */
@@ -59,17 +75,43 @@ const seenRequests = new WeakMap<Request, RequestsSeen>()
  */
 export class Governance {
   readonly #leases: QuotaLeases
+  readonly #holders: QuotaHolders
+  readonly #db: Database
   #defaults: Limits
   readonly #clock: () => Date
   readonly #onRefused: (kind: string) => void
+  /** Settlements to take off holdings when there is no ledger to do it with its rows. */
+  #unconsumed: Settlement[] = []
+  #consuming: ReturnType<typeof setTimeout> | undefined
 
-  /** `onRefused` is told the kind of every refusal (requests, tokens, insufficient_quota), for the metrics. */
-  constructor(db: Database, options: { defaults: Limits; clock?: () => Date; onRefused?: (kind: string) => void }) {
-    this.#leases = new QuotaLeases(new QuotaStore(db))
+  /**
+   * `onRefused` is told the kind of every refusal (requests, tokens, insufficient_quota), for the metrics; `holders`
+   * configures this process's holder (src/governance/holders.ts): the ledger's `proofs`, `exclusive` on PGlite.
+   */
+  constructor(
+    db: Database,
+    options: {
+      defaults: Limits
+      clock?: () => Date
+      onRefused?: (kind: string) => void
+      holders?: Omit<HoldersOptions, 'onLost'>
+    },
+  ) {
+    this.#db = db
+    this.#holders = new QuotaHolders(db, { ...options.holders, onLost: () => this.#leases.forgetCounters() })
+    this.#leases = new QuotaLeases(new QuotaStore(db, this.#holders))
     this.#defaults = options.defaults
     this.#clock = options.clock ?? (() => new Date())
     this.#onRefused = options.onRefused ?? (() => {})
     this.#leases.start()
+    this.#holders.start()
+    // Registered now, so that the first request finds its holder there; a failure is retried by the heartbeat.
+    void this.#holders.current().catch(() => {})
+  }
+
+  /** This process's holder: registration, heartbeat, reconciliation of dead ones. */
+  get holders(): QuotaHolders {
+    return this.#holders
   }
 
   /** New defaults (a configuration reload), for requests admitted from now on; those in flight keep theirs. */
@@ -101,18 +143,34 @@ export class Governance {
   /**
    * A chat request that may use up to `estimate` tokens: checked against the month's budget, `tpm`
    * and `streams`, in that order; throws {@link RateLimited}. What was taken before a refusal is
-   * given back.
+   * given back. Admitted again, once, when this process's holder was found lost meanwhile.
    */
   async admitChat(principal: LimitHolder, request: Request, estimate: number): Promise<ChatTicket> {
+    try {
+      return await this.#admitChat(principal, request, estimate)
+    } catch (error) {
+      if (!(error instanceof HolderLost)) throw error
+      return this.#admitChat(principal, request, estimate)
+    }
+  }
+
+  async #admitChat(principal: LimitHolder, request: Request, estimate: number): Promise<ChatTicket> {
     const limits = this.limitsOf(principal)
     const undo: (() => void)[] = []
     const headers: Record<string, string> = {}
     const seen = seenRequests.get(request)
     if (seen) Object.assign(headers, requestHeaders(seen.limit, seen.remaining))
+    // What this process holds of counters is handed out only while the database confirmed it recently (holders.ts).
+    if ((limits.streams !== undefined || limits.budget_tokens !== undefined) && !this.#holders.trusted)
+      await this.#holders.beat()
+    // Counters taken under an earlier holder are no longer this process's to give back (see holders.ts).
+    const generation = this.#holders.generation
+    const holder = this.#holders.id
+    const current = () => generation === this.#holders.generation
+    const budgetKey = limits.budget_tokens === undefined ? undefined : key(principal, 'budget', monthOf(this.#clock()))
     try {
-      if (limits.budget_tokens !== undefined) {
-        const budgetKey = key(principal, 'budget', monthOf(this.#clock()))
-        const taken = await this.#leases.take(budgetKey, COUNTER, limits.budget_tokens, estimate)
+      if (budgetKey) {
+        const taken = await this.#leases.take(budgetKey, COUNTER, limits.budget_tokens!, estimate)
         if (!taken.ok) {
           throw new RateLimited(
             `You exceeded this token's monthly budget of ${limits.budget_tokens} tokens; it renews at the start of next month (UTC).`,
@@ -120,7 +178,7 @@ export class Governance {
             secondsToNextMonth(this.#clock()),
           )
         }
-        undo.push(() => this.#leases.giveBack(budgetKey, COUNTER, limits.budget_tokens!, estimate))
+        undo.push(() => current() && this.#leases.giveBack(budgetKey, COUNTER, limits.budget_tokens!, estimate))
       }
       if (limits.tpm !== undefined) {
         const tpm = limits.tpm
@@ -145,7 +203,10 @@ export class Governance {
             1,
             headers,
           )
+        undo.push(() => current() && this.#leases.giveBack(key(principal, 'streams'), COUNTER, limits.streams!, 1))
       }
+      // A holder lost while these were taken: they may come from holdings already given back.
+      if (!current()) throw new HolderLost()
     } catch (error) {
       for (const give of undo) give()
       if (error instanceof RateLimited) this.#onRefused(error.extra.type ?? 'requests')
@@ -154,21 +215,22 @@ export class Governance {
     let settled = false
     return {
       headers,
-      settle: async (used) => {
-        if (settled) return
+      holder,
+      budgetPeriod: budgetKey?.period,
+      settle: (used) => {
+        if (settled) return undefined
         settled = true
-        if (limits.streams !== undefined) this.#leases.giveBack(key(principal, 'streams'), COUNTER, limits.streams, 1)
+        const mine = current()
+        if (limits.streams !== undefined && mine)
+          this.#leases.giveBack(key(principal, 'streams'), COUNTER, limits.streams, 1)
         // The reservation against the real usage: the difference is given back, or charged.
-        if (limits.budget_tokens !== undefined)
-          await this.#settle(
-            key(principal, 'budget', monthOf(this.#clock())),
-            COUNTER,
-            limits.budget_tokens,
-            estimate,
-            used,
-          )
+        if (budgetKey && mine)
+          void this.#settle(budgetKey, COUNTER, limits.budget_tokens!, estimate, used).catch(() => {})
         if (limits.tpm !== undefined)
-          await this.#settle(key(principal, 'tpm'), PER_MINUTE, limits.tpm, Math.min(estimate, limits.tpm), used)
+          void this.#settle(key(principal, 'tpm'), PER_MINUTE, limits.tpm, Math.min(estimate, limits.tpm), used).catch(
+            () => {},
+          )
+        return budgetKey ? { holder, key: budgetKey, units: used } : undefined
       },
     }
   }
@@ -178,10 +240,61 @@ export class Governance {
     else if (used > reserved) await this.#leases.charge(quota, shape, limit, used - reserved)
   }
 
-  /** Returns what this process holds to the shared pool (on shutdown). */
-  stop(): Promise<void> {
-    return this.#leases.stop()
+  /**
+   * What a settled request spent, when no ledger takes it with its row: taken off its holder's holdings within a
+   * heartbeat (a crash before that gives those tokens back to the budget: there is no ledger to prove them).
+   */
+  consumed(settlement: Settlement): void {
+    this.#unconsumed.push(settlement)
+    this.#consuming ??= unref(setTimeout(() => void this.#consume().catch(() => {}), HEARTBEAT_MS))
   }
+
+  async #consume(): Promise<void> {
+    this.#consuming = undefined
+    const batch = this.#unconsumed
+    this.#unconsumed = []
+    if (batch.length === 0) return
+    try {
+      await this.#db.execute(consumption(batch))
+    } catch (error) {
+      this.#unconsumed.unshift(...batch)
+      throw error
+    }
+  }
+
+  /** Returns what this process holds to the shared pool (on shutdown), and stops its heartbeat's sweeps of leases. */
+  async stop(): Promise<void> {
+    await this.#leases.stop()
+    clearTimeout(this.#consuming)
+    await this.#consume()
+  }
+
+  /**
+   * After {@link stop} and the ledger's last write: this process's holder leaves, what it still holds given back or
+   * charged as for a death (nothing, after a clean drain).
+   */
+  retire(): Promise<void> {
+    return this.#holders.retire()
+  }
+}
+
+/**
+ * The statement taking `settlements` off their holders' holdings (one per holder and key, summed): the ledger runs it
+ * in the transaction that writes their rows. A holder already reconciled has no holdings left: nothing changes.
+ */
+export function consumption(settlements: readonly Settlement[]): SQL {
+  const sums = new Map<string, { holder_id: string; token_id: string; kind: string; period: string; units: number }>()
+  for (const { holder, key: quota, units } of settlements) {
+    const id = `${holder}\u0000${quota.tokenId}\u0000${quota.kind}\u0000${quota.period}`
+    const sum = sums.get(id)
+    if (sum) sum.units += units
+    else sums.set(id, { holder_id: holder, token_id: quota.tokenId, kind: quota.kind, period: quota.period, units })
+  }
+  return sql`
+    update quota_holdings h set units = h.units - c.units
+    from jsonb_to_recordset(${JSON.stringify([...sums.values()])}::jsonb)
+         as c(holder_id text, token_id text, kind text, period text, units float8)
+    where h.holder_id = c.holder_id and h.token_id = c.token_id and h.kind = c.kind and h.period = c.period`
 }
 
 function key(principal: LimitHolder, kind: string, period = ''): QuotaKey {

@@ -1,6 +1,6 @@
 import process from 'node:process'
 import type { PGliteOptions } from '@electric-sql/pglite'
-import { configReloaderFor, createApp, metricsFor, type AppDeps } from '../app'
+import { configReloaderFor, createApp, holdersFor, metricsFor, type AppDeps } from '../app'
 import { chatSetupFrom } from '../chat'
 import { TokenService } from '../auth/service'
 import { type Config, isProduction } from '../config'
@@ -87,7 +87,14 @@ export async function bootstrap(
       defaults: config.defaultLimits,
       clock,
       onRefused: (kind) => metrics.rateLimited(kind),
+      holders: {
+        ...holdersFor(database),
+        onReconciled: (holder) => logger.warn('reconciled the quota of a dead process', { holder }),
+      },
     })
+    // Registered before the first request (a database that is away or not migrated: at a later heartbeat); on PGlite
+    // this first heartbeat also reconciles what a predecessor killed with -9 held.
+    await governance.holders.beat().catch(() => {})
     // Made here rather than by the app, so that the entry can reload on SIGHUP what the app serves from.
     const chat = extra.chat ?? chatSetupFrom(config.chat, metrics)
     const reloader = configReloaderFor({ config, chat, governance, metrics, logger })
@@ -105,12 +112,16 @@ export async function bootstrap(
       ...extra,
       chat,
     }
-    // After the last request: leases go back to the shared pool, and the ledger writes what it holds.
+    // After the last request: leases go back to the shared pool, the ledger writes what it holds (and takes what its
+    // rows spent off this process's holdings), then this process's holder leaves (src/governance/holders.ts).
     const close = async () => {
       await governance
         .stop()
         .catch((error) => logger.warn('could not return quota leases', { error: (error as Error).message }))
       await ledger?.stop()
+      await governance
+        .retire()
+        .catch((error) => logger.warn('could not retire the quota holder', { error: (error as Error).message }))
       await database.close()
     }
     // Called by the entry once it listens: a token printed before the bind would point a curl line at

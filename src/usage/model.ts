@@ -44,10 +44,18 @@ export const UsageReport = t.Object({
         cached_tokens: Count,
         reasoning_tokens: Count,
         errors: Integer({ minimum: 0, description: 'Requests that ended with an error, streams cut short included' }),
+        estimated_requests: Integer({
+          minimum: 0,
+          description:
+            'Of `requests`, those whose process died before they settled: their rows (`settled` false) are estimates ' +
+            'made by another process from the journal: the prompt as estimated, the completion tokens counted',
+        }),
+        estimated_prompt_tokens: Integer({ minimum: 0, description: 'Of `prompt_tokens`, the estimated' }),
+        estimated_completion_tokens: Integer({ minimum: 0, description: 'Of `completion_tokens`, the estimated' }),
       },
       {
         additionalProperties: t.String(),
-        description: 'The group keys (model, owner, token_id, day, hour) beside the totals',
+        description: 'The group keys (model, owner, token_id, day, hour, settled: "true" or "false") beside the totals',
       },
     ),
   ),

@@ -2,7 +2,7 @@ import { and, eq, gte, lt, sql, type SQL } from 'drizzle-orm'
 import type { Database } from '../db/connect'
 import { usageRecords } from '../db/schema'
 
-export const GROUPS = ['model', 'owner', 'token', 'day', 'hour'] as const
+export const GROUPS = ['model', 'owner', 'token', 'day', 'hour', 'settled'] as const
 export type Group = (typeof GROUPS)[number]
 
 /** Most groups one answer may hold; a wider question is refused, not answered in part. */
@@ -15,6 +15,7 @@ const GROUP_COLUMNS: Record<Group, { name: string; expression: SQL }> = {
   token: { name: 'token_id', expression: sql`${usageRecords.tokenId}` },
   day: { name: 'day', expression: sql`to_char(${usageRecords.at} at time zone 'UTC', 'YYYY-MM-DD')` },
   hour: { name: 'hour', expression: sql`to_char(${usageRecords.at} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:00:00"Z"')` },
+  settled: { name: 'settled', expression: sql`${usageRecords.settled}::text` },
 }
 
 export type UsageQuery = { from: Date; to: Date; groupBy: Group[]; owner?: string }
@@ -27,6 +28,9 @@ export type UsageGroup = {
   cached_tokens: number
   reasoning_tokens: number
   errors: number
+  estimated_requests: number
+  estimated_prompt_tokens: number
+  estimated_completion_tokens: number
   [key: string]: string | number
 }
 
@@ -35,7 +39,8 @@ export class TooManyGroups extends Error {}
 
 /**
  * Totals of the usage ledger over `[from, to)`, per group: requests, tokens by kind, and errors
- * (requests that ended with an error, including streams cut short).
+ * (requests that ended with an error, including streams cut short); and how much of them is estimated: rows
+ * `settled` false, written for requests whose process died before they settled (src/usage/journal.ts).
  */
 export async function summarizeUsage(db: Database, query: UsageQuery): Promise<UsageGroup[]> {
   const groups = [...new Set(query.groupBy)].map((group) => GROUP_COLUMNS[group])
@@ -50,6 +55,15 @@ export async function summarizeUsage(db: Database, query: UsageQuery): Promise<U
     reasoning_tokens: sql<number>`coalesce(sum(${usageRecords.reasoningTokens}), 0)`.mapWith(Number),
     errors:
       sql<number>`count(*) filter (where ${usageRecords.status} >= 400 or ${usageRecords.errorCode} is not null)`.mapWith(
+        Number,
+      ),
+    estimated_requests: sql<number>`count(*) filter (where not ${usageRecords.settled})`.mapWith(Number),
+    estimated_prompt_tokens:
+      sql<number>`coalesce(sum(${usageRecords.promptTokens}) filter (where not ${usageRecords.settled}), 0)`.mapWith(
+        Number,
+      ),
+    estimated_completion_tokens:
+      sql<number>`coalesce(sum(${usageRecords.completionTokens}) filter (where not ${usageRecords.settled}), 0)`.mapWith(
         Number,
       ),
   }

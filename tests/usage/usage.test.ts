@@ -72,6 +72,10 @@ describe('GET /usage', () => {
         cached_tokens: sum((each) => each.prompt_tokens_details?.cached_tokens ?? 0),
         reasoning_tokens: sum((each) => each.completion_tokens_details?.reasoning_tokens ?? 0),
         errors: 0,
+        // Every row is the request's own: none is an estimate (src/usage/journal.ts).
+        estimated_requests: 0,
+        estimated_prompt_tokens: 0,
+        estimated_completion_tokens: 0,
       },
     ])
     expect(sum((each) => each.prompt_tokens_details?.cached_tokens ?? 0)).toBeGreaterThan(0)

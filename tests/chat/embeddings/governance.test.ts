@@ -113,6 +113,9 @@ describe('the ledger', () => {
         cached_tokens: 0,
         reasoning_tokens: 0,
         errors: 0,
+        estimated_requests: 0,
+        estimated_prompt_tokens: 0,
+        estimated_completion_tokens: 0,
       },
     ])
   })

@@ -193,6 +193,9 @@ test("the ledger charges what the upstream counted, under the public model's nam
       cached_tokens: 0,
       reasoning_tokens: 0,
       errors: 0,
+      estimated_requests: 0,
+      estimated_prompt_tokens: 0,
+      estimated_completion_tokens: 0,
     },
   ])
 })

@@ -132,6 +132,9 @@ describe('the ledger', () => {
         cached_tokens: (whole.usage.cache_read_input_tokens ?? 0) + (streamed.usage.cache_read_input_tokens ?? 0),
         reasoning_tokens: expect.any(Number),
         errors: 0,
+        estimated_requests: 0,
+        estimated_prompt_tokens: 0,
+        estimated_completion_tokens: 0,
       },
     ])
     expect(body.data[0].reasoning_tokens).toBeGreaterThan(0)

@@ -1,0 +1,121 @@
+import { type SQL, sql } from 'drizzle-orm'
+import type { Database } from '../db/connect'
+import { rowsOf } from '../db/migrate'
+import type { Charge } from '../governance/holders'
+
+/**
+ * The journal of requests in flight (`usage_journal`), so that a request's usage reaches the ledger even when its
+ * process dies before its row is written:
+ * - a request still in flight {@link JOURNAL_MS} after its admission is written to the journal, with the tokens
+ *   counted so far, and those are brought up to date at most every {@link PROGRESS_MS} while it runs; a short
+ *   request is never journaled at all (its row comes first), so a busy relay writes nothing more;
+ * - its own row, when the ledger writes it, carries the entry's id (`reservation_id`) and deletes the entry in the
+ *   same transaction;
+ * - when its holder dies, a survivor turns the entry into an estimate row ({@link estimateRows}), `settled` false:
+ *   the prompt (its estimate) and the completion tokens counted at the last update, charged to the budget.
+ * A unique index on `reservation_id` keeps one row per request, whichever comes first. What a crash still loses:
+ * a request admitted less than JOURNAL_MS before it (plus one write), whose row was not written either.
+ */
+export const JOURNAL_MS = 250
+const PROGRESS_MS = 1_000
+
+/** A request in flight, as the journal keeps it until its row is written. */
+export type InFlight = {
+  readonly id: string
+  readonly holder: string
+  readonly at: Date
+  readonly requestId: string
+  readonly tokenId: string
+  readonly owner: string
+  readonly model: string
+  readonly streamed: boolean
+  /** The month of the budget it reserved from, or null. */
+  readonly budgetPeriod: string | null
+  readonly promptTokens: number
+  /** The run's report: content events handed over so far (the tokens counted), and the provider serving it. */
+  readonly report: { readonly events: number; readonly provider?: string }
+  /** Its write was attempted: its row must carry its id, to delete it. */
+  journaled: boolean
+  /** Completion tokens as last written (-1: never), and when (performance.now()). */
+  written: number
+  writtenAt: number
+}
+
+/** Which entries are due at `now` (performance.now()): new ones past JOURNAL_MS, written ones whose count moved. */
+export function dueEntries(inFlight: Iterable<InFlight>, now: number): InFlight[] {
+  const due: InFlight[] = []
+  for (const entry of inFlight) {
+    if (
+      entry.written < 0
+        ? now - entry.writtenAt >= JOURNAL_MS
+        : entry.report.events !== entry.written && now - entry.writtenAt >= PROGRESS_MS
+    )
+      due.push(entry)
+  }
+  return due
+}
+
+/**
+ * Writes `entries` (new or updated), each only while its holder is registered: a holder declared dead was
+ * reconciled, and an entry written after that would be turned into a second estimate.
+ */
+export function journalStatement(entries: readonly InFlight[], completions: readonly number[]): SQL {
+  const rows = entries.map((entry, i) => ({
+    id: entry.id,
+    holder_id: entry.holder,
+    at: entry.at.toISOString(),
+    request_id: entry.requestId,
+    token_id: entry.tokenId,
+    owner: entry.owner,
+    model: entry.model,
+    provider: entry.report.provider ?? null,
+    streamed: entry.streamed,
+    budget_period: entry.budgetPeriod,
+    prompt_tokens: entry.promptTokens,
+    completion_tokens: completions[i],
+  }))
+  return sql`
+    insert into usage_journal (id, holder_id, at, updated_at, request_id, token_id, owner, model, provider, streamed,
+                               budget_period, prompt_tokens, completion_tokens)
+    select j.id, j.holder_id, j.at, now(), j.request_id, j.token_id, j.owner, j.model, j.provider, j.streamed,
+           j.budget_period, j.prompt_tokens, j.completion_tokens
+    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as j(id text, holder_id text, at timestamptz,
+         request_id text, token_id text, owner text, model text, provider text, streamed boolean, budget_period text,
+         prompt_tokens integer, completion_tokens integer)
+    where exists (select 1 from quota_holders h where h.id = j.holder_id for key share)
+    on conflict (id) do update
+    set completion_tokens = excluded.completion_tokens, provider = excluded.provider, updated_at = excluded.updated_at`
+}
+
+/** Deletes the entries whose rows are being written (in the ledger's transaction). */
+export function settledStatement(ids: readonly string[]): SQL {
+  return sql`delete from usage_journal where id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))`
+}
+
+/**
+ * What the journal of dead `holder` proves (src/governance/holders.ts `Proofs`): each entry becomes an estimate row,
+ * `settled` false, `error_code` `process_died`, at the time of its last update: the prompt as estimated and the
+ * completion tokens counted then (status 200 when some were sent, 502 when none were). Entries whose request has a
+ * row already are only deleted. Returns the estimates' tokens per budget, which the reconciliation charges.
+ */
+export async function estimateRows(tx: Database, holder: string): Promise<Charge[]> {
+  const charged = rowsOf<{ token_id: string; period: string; tokens: number }>(
+    await tx.execute(sql`
+      with gone as (delete from usage_journal where holder_id = ${holder} returning *),
+      estimated as (
+        insert into usage_records (at, request_id, token_id, owner, model, provider, upstream_model, streamed, status,
+                                   finish_reason, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens,
+                                   ttft_ms, duration_ms, error_code, settled, reservation_id)
+        select updated_at, request_id, token_id, owner, model, provider, null, streamed,
+               case when completion_tokens > 0 then 200 else 502 end, null, prompt_tokens, completion_tokens, 0, 0,
+               null, greatest(0, extract(epoch from (updated_at - at)) * 1000), 'process_died', false, id
+        from gone
+        on conflict (reservation_id) where reservation_id is not null do nothing
+        returning reservation_id, prompt_tokens + completion_tokens as tokens)
+      select g.token_id, g.budget_period as period, sum(e.tokens)::float8 as tokens
+      from estimated e join gone g on g.id = e.reservation_id
+      where g.budget_period is not null
+      group by g.token_id, g.budget_period`),
+  )
+  return charged.map((row) => ({ tokenId: row.token_id, period: row.period, tokens: Number(row.tokens) }))
+}
