@@ -48,8 +48,10 @@ export async function serve(config: Config) {
     collect: () => Bun.gc(true),
   })
   reloadOnHangup(reloader)
-  deps.logger.info('listening', { url: server.url.toString(), database: deps.database.kind, pid: process.pid })
+  // Bound, so the token's curl line names a server that answers; announced before "listening", which is what
+  // scripts (and the tests) wait for before they read what the server printed.
   await firstToken(server.url.toString())
+  deps.logger.info('listening', { url: server.url.toString(), database: deps.database.kind, pid: process.pid })
   const listening = server
   // Signals have been caught since start-up; one that already arrived drains now.
   shutdown.serving(

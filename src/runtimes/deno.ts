@@ -50,13 +50,14 @@ const server = Deno.serve(
 )
 const { hostname, port } = await address.promise
 const url = `http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}/`
+// Announced before "listening", which is what scripts wait for before they read what the server printed.
+await firstToken(url)
 deps.logger.info('listening', {
   url,
   database: deps.database.kind,
   pid: process.pid,
   runtime: `deno ${Deno.version.deno}`,
 })
-await firstToken(url)
 shutdown.serving(
   // Deno has no way to cut connections early; the process exit after the deadline does it.
   { drain: () => server.shutdown(), force: () => {} },

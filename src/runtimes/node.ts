@@ -28,11 +28,12 @@ const server = await listenFetch(gate.track(app.fetch), {
   process.exit(1)
 })
 reloadOnHangup(reloader)
+// Announced before "listening", which is what scripts wait for before they read what the server printed.
+await firstToken(server.url)
 deps.logger.info('listening', {
   url: server.url,
   database: deps.database.kind,
   pid: process.pid,
   runtime: `node ${process.version}`,
 })
-await firstToken(server.url)
 shutdown.serving(server, { timeoutMs: config.shutdownTimeoutMs, logger: deps.logger, gate, close })

@@ -63,11 +63,11 @@ test.each(['x', 'api', 'db:80', 'localhost:3000', '10.0.0.1'])(
 )
 
 test("unknown paths under /v1 answer in OpenAI's error shape, for OpenAI SDKs", async () => {
-  const response = await t.request('/v1/embeddings', { method: 'POST', json: {} })
+  const response = await t.request('/v1/audio/speech', { method: 'POST', json: {} })
   expect(response.status).toBe(404)
   expect(await response.json()).toEqual({
     error: {
-      message: 'Invalid URL (POST /v1/embeddings)',
+      message: 'Invalid URL (POST /v1/audio/speech)',
       type: 'invalid_request_error',
       param: null,
       code: 'not_found',

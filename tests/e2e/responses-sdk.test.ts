@@ -181,6 +181,10 @@ describe('limits and the ledger', () => {
           whole.usage!.input_tokens_details.cached_tokens + streamed.usage!.input_tokens_details.cached_tokens,
         reasoning_tokens: streamed.usage!.output_tokens_details.reasoning_tokens,
         errors: 0,
+        // Both answers were settled by their own process: nothing is an estimate (README, "The usage ledger").
+        estimated_requests: 0,
+        estimated_prompt_tokens: 0,
+        estimated_completion_tokens: 0,
       },
     ])
   })

@@ -379,10 +379,14 @@ describe.each(TRANSPORTS)('through %s', (transport) => {
   test('a failure inside the database is a 500 with no stack trace, logged with the request id', async () => {
     const broken = await makeTestApp()
     const brokenToken = await broken.tokenFor('boom')
-    // A schema the code does not expect is a bug of ours, not an outage (that is a 503:
-    // tests/http/database-unavailable.test.ts).
-    await broken.deps.database.db.execute(sql`drop table plants`)
-    const response = await broken.request('/plants', { token: brokenToken })
+    // The database refusing a statement for a reason of its own is a bug of ours, not an outage (that is a 503:
+    // tests/http/database-unavailable.test.ts) nor a missing migration (a 503 too: tests/http/not-migrated.test.ts).
+    await broken.deps.database.db.execute(sql`create function refuse() returns trigger language plpgsql as $$
+      begin raise exception 'refused by a trigger'; end $$`)
+    await broken.deps.database.db.execute(
+      sql`create trigger refuse before insert on plants for each row execute function refuse()`,
+    )
+    const response = await broken.request('/plants', { method: 'POST', token: brokenToken, json: { name: 'Fern' } })
     await broken.close()
     expect(response.status).toBe(500)
     const body = await response.json()
@@ -392,6 +396,9 @@ describe.each(TRANSPORTS)('through %s', (transport) => {
     })
     const logged = broken.logs.find((line) => line.msg === 'unhandled error')
     expect(logged?.request_id).toBe(response.headers.get('x-request-id'))
-    expect(String(logged?.error)).toContain('Error')
+    // The log has the cause and the query, never its parameters (what the request sent).
+    expect(String(logged?.error)).toContain('refused by a trigger')
+    expect(String(logged?.error)).toContain('params: (not logged)')
+    expect(String(logged?.error)).not.toContain('Fern')
   })
 })
