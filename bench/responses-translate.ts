@@ -1,50 +1,86 @@
 /**
- * The translated Responses stream alone, in process (#26 §6): the bench mock's 64-piece chat stream (the chunk bytes
- * bench/mock-upstream.ts sends, as the `openai` relay hands them over) translated by `translatedEvents`, and the same
- * chunks parsed through `responseEvents`, timed per stream. No server, no sockets: what the translation itself costs,
- * to compare changes to it quickly. Items are one event each (as with one event per upstream read) or, with
- * `--one-item`, the whole stream at once.
+ * The relays of bench/responses-relay.ts in process (#26 §6), without the server, the sockets, the
+ * ledger and the driver around them: the same `openai` provider over a fetch that answers from
+ * memory with the bench mock's streams (64 pieces, one event per read, or all in one with
+ * `--one-item`), each way's stream read to its end, ways interleaved in rounds, timed by this process's CPU time
+ * (all its threads: the collector's too). What each way's own
+ * work costs per stream, with less noise than a whole server on a shared machine, to compare
+ * changes to it quickly; the ratios are larger than the benchmark's, which add the same fixed
+ * costs to every way.
+ * - `chat`: `streamEvents` of a chat request (the chat relay);
+ * - `translated`: `translatedEvents` through `streamTranslated` (the translated Responses stream);
+ * - `native`: the native Responses relay's `streamEvents`;
+ * - `parsed`: `responseEvents` of the provider's parsed chunks (the translated stream before #26 §6).
  *
- *   bun bench/responses-translate.ts [--streams 20000] [--rounds 5] [--one-item] [--only bytes|parsed]
+ *   bun bench/responses-translate.ts [--streams 5000] [--rounds 5] [--one-item] [--only translated [--alone]]
  */
-import type { ChatCompletionChunk, StreamReport } from '../src/chat/providers/provider'
+import { openaiProvider } from '../src/chat/providers/openai/openai'
+import type { StreamReport } from '../src/chat/providers/provider'
 import { responseEvents, type StreamEnd, translatedEvents } from '../src/chat/responses/events'
 import type { ResponsesRequest } from '../src/chat/responses/model'
+import { PROVIDER_DEFAULTS } from '../src/config/chat'
 import { eventsOf } from '../tests/chat/mock-upstream'
-import { argument } from './relay-driver'
+import { responsesEvents } from './mock-upstream'
+import { argument, median } from './relay-driver'
 
-const STREAMS = Number(argument('streams', '20000'))
+const STREAMS = Number(argument('streams', '5000'))
 const ROUNDS = Number(argument('rounds', '5'))
 const ONE_ITEM = Bun.argv.includes('--one-item')
 const ONLY = argument('only', '')
+/** With `--only`, leave the chat relay out too (for a profile of one way). */
+const ALONE = Bun.argv.includes('--alone')
 
 const encoder = new TextEncoder()
-const chunks = eventsOf({ chunks: 64 }, { model: 'mock-model', stream_options: { include_usage: true } })
-const texts = chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`)
-const items = ONE_ITEM
-  ? [encoder.encode(`${texts.join('')}data: [DONE]\n\n`)]
-  : texts.map((text) => encoder.encode(text))
-if (!ONE_ITEM) items.push(encoder.encode('data: [DONE]\n\n'))
-const request = { model: 'bench', input: 'Say something.', stream: true, store: false } as ResponsesRequest
+const chatEvents = (includeUsage: boolean) => [
+  ...eventsOf({ chunks: 64 }, { model: 'mock-model', stream_options: { include_usage: includeUsage } }).map((event) =>
+    encoder.encode(`data: ${JSON.stringify(event)}\n\n`),
+  ),
+  encoder.encode('data: [DONE]\n\n'),
+]
+const bodies = {
+  chat: chatEvents(true),
+  responses: responsesEvents(64, 'mock-model'),
+}
+
+/** An upstream answering from memory: the stream the request asks for, one event per read (or all in one). */
+const fetch = async (url: string | URL | Request) => {
+  const events = String(url).endsWith('/responses') ? bodies.responses : bodies.chat
+  let next = 0
+  return new Response(
+    new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (ONE_ITEM) {
+          for (const event of events) controller.enqueue(event)
+          return controller.close()
+        }
+        controller.enqueue(events[next++]!)
+        if (next === events.length) controller.close()
+      },
+    }),
+    { headers: { 'content-type': 'text/event-stream' } },
+  )
+}
+const options = { ...PROVIDER_DEFAULTS, baseUrl: 'http://upstream.invalid/v1', fetch }
+const relay = openaiProvider({ ...options, name: 'mock' })
+const native = openaiProvider({ ...options, name: 'native', responses: 'native' }).responses!
+
+const signal = new AbortController().signal
+const chatRequest = { model: 'mock-model', messages: [{ role: 'user', content: 'Say something.' }], stream: true }
+// As the translation asks: usage always.
+const translatedRequest = { ...chatRequest, stream_options: { include_usage: true } }
+const responsesRequest = { model: 'mock-model', input: 'Say something.', stream: true, store: false }
 const end: StreamEnd = {
-  fields: { id: 'resp_bench', createdAt: 1_700_000_000, model: 'bench', request, store: false },
+  fields: {
+    id: 'resp_bench',
+    createdAt: 1_700_000_000,
+    model: 'bench',
+    request: responsesRequest as ResponsesRequest,
+    store: false,
+  },
   namespaced: new Map(),
   param: () => undefined,
 }
-
-/** A source that hands its items over as a provider's event stream does: one promise each. */
-function source<T>(list: T[]): AsyncIterator<T> & AsyncIterable<T> {
-  let at = 0
-  const iterator = {
-    next: () =>
-      Promise.resolve(
-        at < list.length ? { done: false as const, value: list[at++]! } : { done: true as const, value: undefined },
-      ),
-    return: () => Promise.resolve({ done: true as const, value: undefined }),
-    [Symbol.asyncIterator]: () => iterator,
-  }
-  return iterator
-}
+const report = (): StreamReport => ({ events: 0 })
 
 async function drain(events: AsyncIterable<Uint8Array>): Promise<number> {
   let bytes = 0
@@ -52,31 +88,44 @@ async function drain(events: AsyncIterable<Uint8Array>): Promise<number> {
   return bytes
 }
 
-const ways = {
-  bytes: () =>
-    drain(translatedEvents({ events: source(items) }, end, { next: 0 }, { events: 0 } as StreamReport, 1 << 20)),
-  parsed: () => drain(responseEvents(parsedChunks(), end, { next: 0 }, { events: 0 } as StreamReport, 1 << 20)),
+const ways: Record<string, () => Promise<number>> = {
+  chat: () => drain(relay.streamEvents(chatRequest, signal, report())),
+  translated: () =>
+    drain(
+      translatedEvents(
+        { through: (translator) => relay.streamTranslated(translatedRequest, signal, translator) },
+        end,
+        { next: 0 },
+        report(),
+        1 << 20,
+      ),
+    ),
+  native: () => drain(native.streamEvents(responsesRequest, signal, report())),
+  parsed: () => drain(responseEvents(relay.stream(translatedRequest, signal), end, { next: 0 }, report(), 1 << 20)),
 }
 
-/** The chunks as the old way had them: each item decoded and parsed, one generator step per chunk. */
-async function* parsedChunks(): AsyncGenerator<ChatCompletionChunk> {
-  const utf8 = new TextDecoder()
-  for (const item of items) {
-    for (const event of utf8.decode(item).split('\n\n')) {
-      const data = event.slice(6)
-      if (data === '' || data === '[DONE]') continue
-      yield JSON.parse(data) as ChatCompletionChunk
-    }
-  }
-}
-
+const times = new Map<string, number[]>(Object.keys(ways).map((name) => [name, []]))
 for (let round = 0; round < ROUNDS; round++) {
-  const line: string[] = []
   for (const [name, run] of Object.entries(ways)) {
-    if (ONLY && name !== ONLY) continue
-    const started = performance.now()
+    if (ONLY && name !== ONLY && (name !== 'chat' || ALONE)) continue
+    // CPU time, not wall time: on a shared machine this process is not always running.
+    const started = process.cpuUsage()
     for (let i = 0; i < STREAMS; i++) await run()
-    line.push(`${name} ${(((performance.now() - started) * 1000) / STREAMS).toFixed(1)} µs`)
+    const used = process.cpuUsage(started)
+    times.get(name)!.push((used.user + used.system) / STREAMS)
   }
-  console.log(`round ${round + 1}: ${line.join(', ')} per stream`)
+  console.log(
+    `round ${round + 1}: ${[...times]
+      .filter(([, each]) => each.length > round)
+      .map(([name, each]) => `${name} ${each[round]!.toFixed(1)} µs`)
+      .join(', ')}`,
+  )
+}
+const chat = times.get('chat')!
+for (const [name, each] of times) {
+  if (name === 'chat' || each.length === 0 || chat.length === 0) continue
+  const ratios = each.map((value, i) => value / chat[i]!)
+  console.log(
+    `${name} ÷ chat: ${median(ratios).toFixed(2)} (rounds ${ratios.map((r) => r.toFixed(2)).join(', ')}); ${name} − chat ${median(each.map((v, i) => v - chat[i]!)).toFixed(1)} µs per stream`,
+  )
 }

@@ -90,6 +90,11 @@ export interface ChunkTranslator {
   claim(bytes: Uint8Array, start: number, end: number): boolean
   /** Whole checked events, as {@link ChatProvider.streamEvents} hands them over. */
   events(bytes: Uint8Array): void
+  /**
+   * The stream's last event (`[DONE]`) is in, and was given: what ends the translation, when it can
+   * be made at once, goes into the same {@link take}. Called once, before that take.
+   */
+  finish(): void
   /** What the events given since the last take made (empty for nothing). */
   take(): Uint8Array
   /** Set when the translator failed: what to throw once the bytes it made before are out. */

@@ -19,9 +19,9 @@ import {
  * text is read on its bytes ({@link scanTextChunk}), and its string is copied, as bytes, between
  * the event's pre-encoded head and tail (as the Anthropic relay's delta splice does). Only strings
  * already written as `JSON.stringify` writes them are copied (scanCanonicalString), so the bytes
- * equal what the parsed way would send; any chunk that carries anything else (a role's first
- * chunk aside: role is ignored), a spelling the scan does not prove, or JSON the scan cannot
- * follow, takes the parsed way.
+ * equal what the parsed way would send; a chunk that carries anything else (but a role, which the
+ * translation ignores), a spelling the scan does not prove, or JSON the scan cannot follow, takes
+ * the parsed way.
  */
 
 /** Where {@link scanTextChunk} found choice 0's text: each string's opening quote and the index after its closing one. */
@@ -255,111 +255,4 @@ function scalarEnd(bytes: Uint8Array, i: number, end: number): number {
   if (c === 0x2d || (c >= ZERO && c <= 0x39)) return scanNumber(bytes, i, end)
   if (c === 0x74 || c === 0x66 || c === 0x6e) return scanLiteral(bytes, i, end)
   return NOT_TEXT
-}
-
-const encoder = new TextEncoder()
-const utf8 = new TextDecoder()
-
-/**
- * A string's JSON spelling without its quotes, as UTF-8, built piece by piece: spliced pieces are
- * copied in as they came, others spelled by `JSON.stringify`. Pieces written that way parse, joined,
- * to the pieces joined, so {@link value} is the whole text, without a string made per piece.
- */
-export class JsonText {
-  #bytes = new Uint8Array(256)
-  #length = 0
-
-  /** Adds the spelling `bytes[start, end)` (canonical, without quotes). */
-  appendSpelled(bytes: Uint8Array, start: number, end: number): void {
-    this.#reserve(end - start)
-    this.#length = copy(bytes, start, end, this.#bytes, this.#length)
-  }
-
-  /** Adds `spelled`, a string's `JSON.stringify` with its quotes. */
-  appendQuoted(spelled: string): void {
-    this.#reserve(spelled.length * 3)
-    this.#length += encoder.encodeInto(spelled.slice(1, -1), this.#bytes.subarray(this.#length)).written
-  }
-
-  /** The text. */
-  value(): string {
-    if (this.#length === 0) return ''
-    return JSON.parse(`"${utf8.decode(this.#bytes.subarray(0, this.#length))}"`) as string
-  }
-
-  #reserve(size: number): void {
-    if (this.#length + size <= this.#bytes.length) return
-    const grown = new Uint8Array(Math.max(this.#bytes.length * 2, this.#length + size))
-    grown.set(this.#bytes.subarray(0, this.#length))
-    this.#bytes = grown
-  }
-}
-
-/**
- * The bytes one read's events make, written into one growing scratch array (the read's work is
- * synchronous, so one serves every stream) and copied out once: text through `encodeInto`, spliced
- * pieces as they are, sequence numbers as digits.
- */
-export class ReadBytes {
-  #bytes = new Uint8Array(16_384)
-  length = 0
-
-  text(text: string): void {
-    if (text === '') return
-    this.#reserve(text.length * 3)
-    this.length += encoder.encodeInto(text, this.#bytes.subarray(this.length)).written
-  }
-
-  /** Bytes of its own, whole. */
-  bytes(bytes: Uint8Array): void {
-    this.#reserve(bytes.length)
-    this.#bytes.set(bytes, this.length)
-    this.length += bytes.length
-  }
-
-  /** `bytes[start, end)`, a piece of a read. */
-  piece(bytes: Uint8Array, start: number, end: number): void {
-    this.#reserve(end - start)
-    this.length = copy(bytes, start, end, this.#bytes, this.length)
-  }
-
-  /** A non-negative integer's digits. */
-  integer(value: number): void {
-    this.#reserve(16)
-    if (value < 10) {
-      this.#bytes[this.length++] = ZERO + value
-      return
-    }
-    const digits = String(value)
-    for (let k = 0; k < digits.length; k++) this.#bytes[this.length++] = digits.charCodeAt(k)
-  }
-
-  /** What was written since the last take, as a new array; the scratch is emptied. */
-  take(): Uint8Array {
-    const out = this.#bytes.slice(0, this.length)
-    this.length = 0
-    return out
-  }
-
-  #reserve(size: number): void {
-    if (this.length + size <= this.#bytes.length) return
-    const grown = new Uint8Array(Math.max(this.#bytes.length * 2, this.length + size))
-    grown.set(this.#bytes.subarray(0, this.length))
-    this.#bytes = grown
-  }
-}
-
-/** Copies `from[start, end)` to `to` at `at`; returns the index after it. A loop for the few bytes of a piece, no view. */
-function copy(from: Uint8Array, start: number, end: number, to: Uint8Array, at: number): number {
-  if (end - start > 64) {
-    to.set(from.subarray(start, end), at)
-    return at + end - start
-  }
-  for (let k = start; k < end; k++) to[at++] = from[k]!
-  return at
-}
-
-/** A JSON string literal's value, for a piece that is not spliced. */
-export function stringAt(bytes: Uint8Array, start: number, end: number): string {
-  return JSON.parse(utf8.decode(bytes.subarray(start, end))) as string
 }

@@ -8,7 +8,7 @@ import {
 } from '../providers/provider'
 import { SseDataDecoder } from '../sse/decoder'
 import { endingOf, responseObject, type ResponseFields, unixSeconds, usageOf } from './answer'
-import { ReadBytes, scanTextChunk, TextChunk, TextChunkMemo } from './chunk-splice'
+import { scanTextChunk, TextChunk, TextChunkMemo } from './chunk-splice'
 import { renamed } from './errors'
 import { event, OutputWriter, type Sequence } from './output'
 import type { NamespacedName } from './translate'
@@ -26,7 +26,6 @@ export type { Sequence } from './output'
  * translate each chunk alike ({@link Translation}).
  */
 
-const encoder = new TextEncoder()
 const utf8 = new TextDecoder()
 
 /** What a stream's end needs from the route: storing the response before it is announced. */
@@ -39,10 +38,12 @@ export type StreamEnd = {
   store?: (response: JsonObject) => Promise<void>
 }
 
-/** One stream's translation, chunk by chunk. */
+/** One stream's translation, chunk by chunk, into its writer's scratch (see {@link OutputWriter.take}). */
 class Translation {
   readonly writer: OutputWriter
   started = false
+  /** The terminal event is written. */
+  ended = false
   readonly #end: StreamEnd
   readonly #sequence: Sequence
   readonly #report: StreamReport
@@ -55,44 +56,53 @@ class Translation {
   }
 
   /** The first two events, once the first chunk (or the end) is in. */
-  begin(): string {
+  begin(): void {
     this.started = true
     const started = `"response":${JSON.stringify(responseObject(this.#end.fields, { status: 'in_progress' }, []))}`
-    return event(this.#sequence, 'response.created', started) + event(this.#sequence, 'response.in_progress', started)
-  }
-
-  /** The events of one chunk (after the first two, for the first). */
-  chunk(chunk: ChatCompletionChunk): string {
-    let text = this.started ? '' : this.begin()
-    const report = this.#report
-    const finishReason = report.finishReason
-    noteChunk(report, chunk)
-    const choice = firstChoice(chunk.choices)
-    // Another choice's finish reason is not this response's.
-    if (chunk.choices?.[0] !== choice) report.finishReason = finishReason
-    if (choice) text += this.writer.chunk(choice)
-    return text
-  }
-
-  /** The items' last events, and the Response with what ends it. */
-  finish(): { text: string; response: JsonObject; type: string } {
-    let text = this.started ? '' : this.begin()
-    const ending = endingOf(this.#report.finishReason)
-    text += this.writer.finish(ending.status === 'incomplete' ? 'incomplete' : 'completed')
-    const response = responseObject(
-      this.#end.fields,
-      ending,
-      this.writer.output,
-      usageOf(this.#report.usage),
-      unixSeconds(),
+    this.writer.write(
+      event(this.#sequence, 'response.created', started) + event(this.#sequence, 'response.in_progress', started),
     )
-    const type = ending.status === 'incomplete' ? 'response.incomplete' : 'response.completed'
-    return { text, response, type }
   }
 
-  /** The last event. */
-  completed(type: string, response: JsonObject): string {
-    return event(this.#sequence, type, `"response":${JSON.stringify(response)}`)
+  /** The events of one chunk (after the first two, for the first); a chunk that fails writes nothing. */
+  chunk(chunk: ChatCompletionChunk): void {
+    const mark = this.writer.mark()
+    try {
+      if (!this.started) this.begin()
+      const report = this.#report
+      const finishReason = report.finishReason
+      noteChunk(report, chunk)
+      const choice = firstChoice(chunk.choices)
+      // Another choice's finish reason is not this response's.
+      if (chunk.choices?.[0] !== choice) report.finishReason = finishReason
+      if (choice) this.writer.chunk(choice)
+    } catch (error) {
+      this.writer.rollBack(mark)
+      throw error
+    }
+  }
+
+  /** The items' last events; what ends the Response, and the Response (without its output). */
+  finish(): { type: string; response: JsonObject } {
+    if (!this.started) this.begin()
+    const ending = endingOf(this.#report.finishReason)
+    this.writer.finish(ending.status === 'incomplete' ? 'incomplete' : 'completed')
+    const response = responseObject(this.#end.fields, ending, [], usageOf(this.#report.usage), unixSeconds())
+    const type = ending.status === 'incomplete' ? 'response.incomplete' : 'response.completed'
+    return { type, response }
+  }
+
+  /** The end whole, when nothing is stored; a failure writes nothing. */
+  endNow(): void {
+    const mark = this.writer.mark()
+    try {
+      const { type, response } = this.finish()
+      this.writer.completed(type, response)
+      this.ended = true
+    } catch (error) {
+      this.writer.rollBack(mark)
+      throw error
+    }
   }
 }
 
@@ -102,14 +112,15 @@ class Translation {
  * failed store is numbered after them.
  */
 async function* ending(translation: Translation, end: StreamEnd): AsyncGenerator<Uint8Array> {
-  const { text, response, type } = translation.finish()
-  if (!end.store) {
-    yield encoder.encode(text + translation.completed(type, response))
-    return
+  const writer = translation.writer
+  const { type, response } = translation.finish()
+  if (end.store) {
+    const items = writer.take()
+    if (items.length > 0) yield items
+    await end.store({ ...response, output: writer.output() })
   }
-  if (text !== '') yield encoder.encode(text)
-  await end.store(response)
-  yield encoder.encode(translation.completed(type, response))
+  writer.completed(type, response)
+  yield writer.take()
 }
 
 /**
@@ -128,8 +139,9 @@ export async function* responseEvents(
   try {
     let result = await iterator.next()
     while (!result.done) {
-      const text = translation.chunk(result.value)
-      if (text !== '') yield encoder.encode(text)
+      translation.chunk(result.value)
+      const bytes = translation.writer.take()
+      if (bytes.length > 0) yield bytes
       result = await iterator.next()
     }
     yield* ending(translation, end)
@@ -162,27 +174,18 @@ export function translatedEvents(
   maxHeld: number,
 ): AsyncIterableIterator<Uint8Array> {
   const translation = new Translation(end, sequence, report, maxHeld)
-  const translator = new ReadTranslator(translation, report)
-  const items = 'through' in source ? source.through(translator) : source.events
-  return new TranslatedEvents(
-    items[Symbol.asyncIterator](),
-    'through' in source ? undefined : translator,
-    translation,
-    end,
-  )
+  const through = 'through' in source
+  // Through a relay and with nothing to store, the end is made with the last read's events: after the first item, the
+  // relay's items are the stream's, with nothing between.
+  const direct = through && !end.store
+  const translator = new ReadTranslator(translation, report, direct)
+  const items = through ? source.through(translator) : source.events
+  return new TranslatedEvents(items[Symbol.asyncIterator](), through ? undefined : translator, direct, translation, end)
 }
 
 const LF = 0x0a
 const DATA_PREFIX = [0x64, 0x61, 0x74, 0x61, 0x3a, 0x20] // `data: `
 const DONE = '[DONE]'
-const EMPTY = new Uint8Array(0)
-/**
- * One scratch for every stream: a read is translated without awaiting anything, from its first
- * event to {@link ReadTranslator.take}. Each write checks whose bytes it holds, so that a read cut
- * short by a failure can never leave its bytes in another stream's.
- */
-const out = new ReadBytes()
-let writer: ReadTranslator | undefined
 const found = new TextChunk()
 
 /** One stream's chunks, read by read, into the bytes of their events (see {@link translatedEvents}). */
@@ -194,25 +197,28 @@ class ReadTranslator implements ChunkTranslator {
   /** Set once an item left the usual form: everything after it is decoded as any event stream is. */
   #decoder: SseDataDecoder | undefined
   #items = 0
+  /** The end is made when the last event is in (see {@link finish}), not after the stream. */
+  readonly #endAtLast: boolean
 
-  constructor(translation: Translation, report: StreamReport) {
+  constructor(translation: Translation, report: StreamReport, endAtLast: boolean) {
     this.#translation = translation
     this.#report = report
+    this.#endAtLast = endAtLast
   }
 
   claim(bytes: Uint8Array, start: number, end: number): boolean {
     if (this.failure) return true
-    if (!this.#translation.started || !scanTextChunk(bytes, start, end, found, this.#memo)) return false
-    this.#own()
+    if (!scanTextChunk(bytes, start, end, found, this.#memo)) return false
+    const translation = this.#translation
+    if (!translation.started) translation.begin()
     // What noteChunk learns of it: one more content event, nothing else.
     this.#report.events++
-    this.#translation.writer.spliced(bytes, found, out)
+    translation.writer.spliced(bytes, found)
     return true
   }
 
   events(bytes: Uint8Array): void {
     if (bytes.length === 0 || this.failure) return
-    this.#own()
     const first = this.#items++ === 0
     if (this.#decoder) return this.#decoded(this.#decoder.push(bytes))
     let at = 0
@@ -228,17 +234,17 @@ class ReadTranslator implements ChunkTranslator {
     }
   }
 
-  take(): Uint8Array {
-    if (writer !== this || out.length === 0) return EMPTY
-    writer = undefined
-    return out.take()
+  finish(): void {
+    if (this.failure || !this.#endAtLast) return
+    try {
+      this.#translation.endNow()
+    } catch (error) {
+      this.failure = { error }
+    }
   }
 
-  /** Makes the scratch this stream's, emptied if it held another's. */
-  #own(): void {
-    if (writer === this) return
-    writer = this
-    out.length = 0
+  take(): Uint8Array {
+    return this.#translation.writer.take()
   }
 
   #decoded(events: string[]): void {
@@ -248,14 +254,12 @@ class ReadTranslator implements ChunkTranslator {
     }
   }
 
-  /** A chunk the parsed way; a failure drops what the chunk made and is kept. */
+  /** A chunk the parsed way; a failure (which wrote nothing) is kept. */
   #parsed(data: string): void {
     if (data === DONE) return
-    const mark = out.length
     try {
-      out.text(this.#translation.chunk(JSON.parse(data) as ChatCompletionChunk))
+      this.#translation.chunk(JSON.parse(data) as ChatCompletionChunk)
     } catch (error) {
-      out.length = mark
       this.failure = { error }
     }
   }
@@ -265,10 +269,16 @@ class ReadTranslator implements ChunkTranslator {
  * {@link translatedEvents}, as a plain iterator: one `then` per read, no generator frame on the
  * way of each. Items come translated (`translator` undefined) or as event bytes for `translator`. A
  * failure ends the stream after the events its read made before it, as one item a chunk would.
+ * With `direct`, items after the first are the source's own, handed on without a step of this
+ * iterator's (the source's last item holds the end; a failure after the first byte names no
+ * parameter, so nothing is renamed).
  */
 class TranslatedEvents implements AsyncIterableIterator<Uint8Array> {
   readonly #source: AsyncIterator<Uint8Array>
   readonly #translator: ReadTranslator | undefined
+  readonly #direct: boolean
+  /** The first item is in: with {@link #direct}, the source's items are handed on as they are. */
+  #opened = false
   readonly #translation: Translation
   readonly #end: StreamEnd
   /** A failure to throw once the events before it are out. */
@@ -279,16 +289,19 @@ class TranslatedEvents implements AsyncIterableIterator<Uint8Array> {
   constructor(
     source: AsyncIterator<Uint8Array>,
     translator: ReadTranslator | undefined,
+    direct: boolean,
     translation: Translation,
     end: StreamEnd,
   ) {
     this.#source = source
     this.#translator = translator
+    this.#direct = direct
     this.#translation = translation
     this.#end = end
   }
 
   next(): Promise<IteratorResult<Uint8Array>> {
+    if (this.#opened) return this.#source.next()
     if (this.#ending) return this.#ending.next().catch(this.#onError)
     if (this.#failure) return this.#fail(this.#failure.error)
     if (this.#stopped) return Promise.resolve({ done: true, value: undefined })
@@ -299,17 +312,19 @@ class TranslatedEvents implements AsyncIterableIterator<Uint8Array> {
     result: IteratorResult<Uint8Array>,
   ): IteratorResult<Uint8Array> | Promise<IteratorResult<Uint8Array>> => {
     if (result.done) {
+      if (this.#translation.ended) return result
       this.#ending = ending(this.#translation, this.#end)
       return this.#ending.next().catch(this.#onError)
     }
-    let bytes = result.value
     const translator = this.#translator
-    if (translator) {
-      translator.events(bytes)
-      bytes = translator.take()
-      this.#failure = translator.failure
-      if (bytes.length === 0) return this.#failure ? this.#fail(this.#failure.error) : this.next()
+    if (!translator) {
+      this.#opened = this.#direct
+      return result
     }
+    translator.events(result.value)
+    const bytes = translator.take()
+    this.#failure = translator.failure
+    if (bytes.length === 0) return this.#failure ? this.#fail(this.#failure.error) : this.next()
     return { done: false, value: bytes }
   }
 

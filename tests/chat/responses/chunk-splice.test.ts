@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { openaiProvider } from '../../../src/chat/providers/openai/openai'
 import type { ChatCompletionChunk, StreamReport } from '../../../src/chat/providers/provider'
 import { PROVIDER_DEFAULTS } from '../../../src/config/chat'
+import { responseObject, textPart, usageOf } from '../../../src/chat/responses/answer'
 import { scanTextChunk, TextChunk } from '../../../src/chat/responses/chunk-splice'
 import { responseEvents, type StreamEnd, translatedEvents } from '../../../src/chat/responses/events'
 import type { ResponsesRequest } from '../../../src/chat/responses/model'
@@ -207,11 +208,19 @@ function recut(items: Uint8Array[], next: () => number): Uint8Array[] {
  * upstream sends the stream in `reads`, with the translator claiming what it can; and the chunks
  * parsed one by one.
  */
-async function bothWays(chunks: Spelled[], items: Uint8Array[], maxHeld = 1 << 20, reads = items) {
+async function bothWays(chunks: Spelled[], items: Uint8Array[], maxHeld = 1 << 20, reads = items, store = false) {
+  // With a store, each way keeps its Response (ids numbered as in its events), and every way must keep the same.
+  const kept: string[][] = [[], [], []]
+  const ends = kept.map(
+    (into): StreamEnd =>
+      store ? { ...end, store: async (response) => void into.push(normalised(JSON.stringify(response))) } : end,
+  )
   const byteReport: StreamReport = { events: 0 }
   const relayReport: StreamReport = { events: 0 }
   const parsedReport: StreamReport = { events: 0 }
-  const bytes = await collect(translatedEvents({ events: itemsFrom(items) }, end, { next: 0 }, byteReport, maxHeld))
+  const bytes = await collect(
+    translatedEvents({ events: itemsFrom(items) }, ends[0]!, { next: 0 }, byteReport, maxHeld),
+  )
   const provider = relayOf(reads)
   const request = { model: 'm', messages: [], stream: true, stream_options: { include_usage: true } }
   const signal = new AbortController().signal
@@ -224,12 +233,13 @@ async function bothWays(chunks: Spelled[], items: Uint8Array[], maxHeld = 1 << 2
             claim: (bytes, start, stop) => translator.claim(bytes, start, stop) && ++claimed > 0,
             events: (bytes) => translator.events(bytes),
             take: () => translator.take(),
+            finish: () => translator.finish(),
             get failure() {
               return translator.failure
             },
           }),
       },
-      end,
+      ends[1]!,
       { next: 0 },
       relayReport,
       maxHeld,
@@ -238,7 +248,7 @@ async function bothWays(chunks: Spelled[], items: Uint8Array[], maxHeld = 1 << 2
   const parsed = await collect(
     responseEvents(
       itemsFrom(chunks.map((each) => JSON.parse(each.text) as ChatCompletionChunk)),
-      end,
+      ends[2]!,
       { next: 0 },
       parsedReport,
       maxHeld,
@@ -247,16 +257,25 @@ async function bothWays(chunks: Spelled[], items: Uint8Array[], maxHeld = 1 << 2
   expect(normalised(relayed.text)).toBe(normalised(bytes.text))
   expect(String(relayed.error)).toBe(String(bytes.error))
   expect(relayReport).toEqual(byteReport)
+  expect(kept[1]).toEqual(kept[0]!)
+  expect(kept[2]).toEqual(kept[0]!)
+  if (store && !bytes.error) expect(kept[0]).toHaveLength(1)
   return { bytes, parsed, byteReport, parsedReport, claimed }
 }
 
 describe('a chunk translated on its bytes is what parsing it would make', () => {
-  test('500 random streams, cut into reads at random: the same bytes, the same report', async () => {
+  test('500 random streams, cut into reads at random, half of them stored: the same bytes, report and Response', async () => {
     const next = random(2611)
     for (let run = 0; run < 500; run++) {
       const chunks = streamOf(next, 1 + Math.floor(next() * 40))
       const items = itemsOf(chunks, next)
-      const { bytes, parsed, byteReport, parsedReport } = await bothWays(chunks, items, 1 << 20, recut(items, next))
+      const { bytes, parsed, byteReport, parsedReport } = await bothWays(
+        chunks,
+        items,
+        1 << 20,
+        recut(items, next),
+        run % 2 === 1,
+      )
       expect(bytes.error).toBeUndefined()
       expect(parsed.error).toBeUndefined()
       expect(normalised(bytes.text)).toBe(normalised(parsed.text))
@@ -264,7 +283,7 @@ describe('a chunk translated on its bytes is what parsing it would make', () => 
     }
   })
 
-  test('a stream of only text: every piece but the first two spliced, and still the same bytes', async () => {
+  test('a stream of only text: read on bytes, claimed from the relay, and still the same bytes', async () => {
     const next = random(7)
     const pieces = Array.from({ length: 300 }, () => pieceOf(next))
     const chunks = [
@@ -274,8 +293,9 @@ describe('a chunk translated on its bytes is what parsing it would make', () => 
     ]
     const { bytes, parsed, claimed } = await bothWays(chunks, itemsOf(chunks, next))
     expect(normalised(bytes.text)).toBe(normalised(parsed.text))
-    // Claimed through the relay: every piece JSON.stringify spells without a \u escape of a lone surrogate.
-    expect(claimed).toBe(pieces.filter((piece) => !/[\ud800-\udfff]/.test(piece.replaceAll('🌱', ''))).length)
+    // Claimed through the relay: the role's chunk, and every piece JSON.stringify spells without a \u escape of a lone
+    // surrogate.
+    expect(claimed).toBe(1 + pieces.filter((piece) => !/[\ud800-\udfff]/.test(piece.replaceAll('🌱', ''))).length)
     const done = bytes.text.split('\n\n').find((event) => event.startsWith('event: response.output_text.done'))!
     expect(JSON.parse(done.slice(done.indexOf('data: ') + 6)).text).toBe(pieces.join(''))
   })
@@ -319,6 +339,58 @@ describe('a chunk translated on its bytes is what parsing it would make', () => 
     const { bytes, parsed } = await bothWays(chunks, items)
     expect(bytes.error).toBeUndefined()
     expect(normalised(bytes.text)).toBe(normalised(parsed.text))
+  })
+})
+
+describe('texts are written into the last events as JSON.stringify writes their objects', () => {
+  test('300 random answers (reasoning, text, refusal; surrogate pairs split between chunks): every .done event and the Response', async () => {
+    const next = random(404)
+    const halves = ['\ud83c', '\udf31', '🌱', 'é', '"', '\\ud', 'a']
+    const textOf = () =>
+      Array.from({ length: Math.floor(next() * 6) }, () =>
+        next() < 0.5 ? halves[Math.floor(next() * halves.length)]! : pieceOf(next),
+      )
+    for (let run = 0; run < 300; run++) {
+      const reasoning = textOf()
+      const content = textOf()
+      const refusal = next() < 0.3 ? textOf() : []
+      const usage = { prompt_tokens: 3, completion_tokens: 7, total_tokens: 10 }
+      const chunks = [
+        spell({ ...BASE, choices: [choice({ role: 'assistant', content: '' })] }),
+        ...reasoning.map((piece) => spell({ ...BASE, choices: [choice({ reasoning_content: piece })] })),
+        ...content.map((piece) => spell({ ...BASE, choices: [choice({ content: piece })] })),
+        ...refusal.map((piece) => spell({ ...BASE, choices: [choice({ refusal: piece })] })),
+        spell({ ...BASE, choices: [choice({}, 'stop')] }),
+        spell({ ...BASE, choices: [], usage }),
+      ]
+      const { bytes } = await bothWays(chunks, itemsOf(chunks, next))
+      const events = bytes.text
+        .split('\n\n')
+        .filter(Boolean)
+        .map((each) => each.slice(each.indexOf('\ndata: ') + 7))
+      const typed = (type: string) => events.filter((data) => JSON.parse(data).type === type)
+      const ids = typed('response.output_item.added').map((data) => JSON.parse(data).item.id as string)
+      const whole = (pieces: string[]) => pieces.join('')
+      const output: Record<string, unknown>[] = []
+      if (whole(reasoning) !== '')
+        output.push({ id: ids[0], type: 'reasoning', summary: [{ type: 'summary_text', text: whole(reasoning) }] })
+      // A message when something was said, or when nothing was.
+      const parts: Record<string, unknown>[] = []
+      if (whole(content) !== '' || (whole(refusal) === '' && output.length === 0)) parts.push(textPart(whole(content)))
+      if (whole(refusal) !== '') parts.push({ type: 'refusal', refusal: whole(refusal) })
+      if (parts.length > 0)
+        output.push({ id: ids.at(-1), type: 'message', status: 'completed', role: 'assistant', content: parts })
+      // Each item's .done event holds exactly its JSON.stringify.
+      const done = typed('response.output_item.done')
+      expect(done.length).toBe(output.length)
+      output.forEach((item, i) => expect(done[i]).toContain(`"item":${JSON.stringify(item)},"sequence_number"`))
+      for (const data of typed('response.content_part.done'))
+        expect(parts.map((part) => `"part":${JSON.stringify(part)},`).some((each) => data.includes(each))).toBe(true)
+      const completed = typed('response.completed')[0]!
+      const at = JSON.parse(completed).response.completed_at
+      const response = responseObject(fields, { status: 'completed' }, output, usageOf(usage), at)
+      expect(completed).toContain(`"response":${JSON.stringify(response)},"sequence_number"`)
+    }
   })
 })
 

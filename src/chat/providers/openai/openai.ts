@@ -114,6 +114,7 @@ class OpenAICompatibleProvider implements ChatProvider {
     const through = (relayed: RelayedEvents): EventStep => {
       if (!translator) return step(relayed)
       translator.events(relayed.bytes)
+      if (relayed.done) translator.finish()
       // The translator's failure comes first: it was made by events before whatever the relay refused.
       const error = translator.failure?.error ?? (relayed.refused ? refusal(name, relayed.refused) : undefined)
       const bytes = translator.take()

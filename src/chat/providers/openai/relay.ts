@@ -198,8 +198,9 @@ export class SseEventRelay {
         const error = (JSON.parse(utf8.decode(buffer.subarray(dataStart, lineEnd))) as { error: unknown }).error
         return { bytes: gather(buffer, ranges), done: false, refused: { error } }
       }
-      if (flags & (HAS_USAGE | HAS_FINISH)) {
-        // Once or twice a stream: parsed for what it reports, and the usage chunk left out if asked.
+      if (flags & (HAS_USAGE | HAS_FINISH) && (translator === undefined || this.#stripUsage)) {
+        // Once or twice a stream: parsed for what it reports, and the usage chunk left out if asked (a translator
+        // reads it for itself).
         const chunk = JSON.parse(utf8.decode(buffer.subarray(dataStart, lineEnd))) as JsonObject
         noteChunk(this.#report, chunk)
         if (this.#stripUsage && isUsageChunk(chunk)) {
