@@ -54,7 +54,6 @@ type Call = { id?: string; name?: string; args: string; itemId: string; index: n
 /** A spliced delta's bytes after its string: an `output_text` delta's, and a reasoning summary's. */
 const TEXT_TAIL = encoder.encode(',"logprobs":[],"sequence_number":')
 const SUMMARY_TAIL = encoder.encode(',"sequence_number":')
-const EVENT_END = encoder.encode('}\n\n')
 
 /**
  * One scratch for every stream: the events of a chunk or a read are written without awaiting
@@ -206,11 +205,8 @@ export class OutputWriter {
       return
     }
     item.text.appendSpelled(bytes, quote + 1, after - 1)
-    out.bytes((item.prefixBytes ??= encoder.encode(item.prefix)))
-    out.piece(bytes, quote, after)
-    out.bytes(part === 'output_text' ? TEXT_TAIL : SUMMARY_TAIL)
-    out.integer(this.#sequence.next++)
-    out.bytes(EVENT_END)
+    const head = (item.prefixBytes ??= encoder.encode(item.prefix))
+    out.delta(head, bytes, quote, after, part === 'output_text' ? TEXT_TAIL : SUMMARY_TAIL, this.#sequence.next++)
   }
 
   #text(kind: TextItem['kind'], part: PartKind, delta: string): void {

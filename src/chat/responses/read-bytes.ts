@@ -63,6 +63,8 @@ export class JsonText {
  */
 /** Strings up to this long are written by a loop while they are ASCII. */
 const SHORT_TEXT = 256
+const CLOSE = 0x7d
+const LF = 0x0a
 
 export class ReadBytes {
   #bytes = new Uint8Array(16_384)
@@ -88,6 +90,25 @@ export class ReadBytes {
       text = text.slice(k)
     }
     this.length = at + encoder.encodeInto(text, bytes.subarray(at)).written
+  }
+
+  /**
+   * A spliced delta event in one go: `head`, the string `bytes[start, end)` (quotes included), `tail`,
+   * the sequence number and the event's `}\n\n`.
+   */
+  delta(head: Uint8Array, bytes: Uint8Array, start: number, end: number, tail: Uint8Array, sequence: number): void {
+    this.#reserve(head.length + (end - start) + tail.length + 19)
+    const to = this.#bytes
+    to.set(head, this.length)
+    let at = copy(bytes, start, end, to, this.length + head.length)
+    for (let k = 0; k < tail.length; k++) to[at++] = tail[k]!
+    this.length = at
+    this.integer(sequence)
+    at = this.length
+    to[at++] = CLOSE
+    to[at++] = LF
+    to[at++] = LF
+    this.length = at
   }
 
   /** Bytes of its own, whole. */
