@@ -118,7 +118,7 @@ function messagesEvents(chunks: number, model: string): Uint8Array[] {
 }
 
 /** A Responses stream of `chunks` text deltas in one message, each event `event: <type>\ndata: <json>\n\n` as OpenAI writes it. */
-function responsesEvents(chunks: number, model: string): Uint8Array[] {
+export function responsesEvents(chunks: number, model: string): Uint8Array[] {
   let sequence = 0
   const event = (data: { type: string; [key: string]: unknown }) =>
     encoder.encode(`event: ${data.type}\ndata: ${JSON.stringify({ ...data, sequence_number: sequence++ })}\n\n`)

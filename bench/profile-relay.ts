@@ -7,7 +7,13 @@
  * charges to whatever ran last). The `.cpuprofile` lands in `--out` (default /tmp/trellis-prof);
  * `bun bench/profile-summary.ts <file>` groups its samples.
  *
+ * With `--responses translated` (or `native`), the streams are `POST /v1/responses` instead, through the same `openai`
+ * provider translating them to Chat Completions (or with `"responses": "native"`, relayed as they are), as in
+ * bench/responses-relay.ts. `--per-pull` writes one event per pull without pauses (that benchmark's default shape)
+ * instead of all in one.
+ *
  *   bun bench/profile-relay.ts [--seconds 15] [--concurrency 64] [--gap-ms 0 | --one-pull] [--out /tmp/trellis-prof]
+ *   [--responses translated|native] [--per-pull]
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -28,6 +34,9 @@ const SECONDS = Number(argument('seconds', '15'))
 const CONCURRENCY = Number(argument('concurrency', '64'))
 const GAP_MS = argument('gap-ms', '0')
 const OUT = argument('out', '/tmp/trellis-prof')
+const RESPONSES = argument('responses', '')
+/** One event per pull without pauses, as bench/responses-relay.ts's default shape. */
+const PER_PULL = Bun.argv.includes('--per-pull')
 const NEVER_REACHED = [
   '--rpm',
   '1000000000',
@@ -38,17 +47,30 @@ const NEVER_REACHED = [
   '--budget-tokens',
   '1000000000000',
 ]
+/** A Responses stream's check: 72 events, `response.completed` last. */
+const responsesEvents = (text: string) => {
+  const events = text.split('\n\n').filter((event) => event.startsWith('event: '))
+  return events.length === 72 && events.at(-1)!.startsWith('event: response.completed\n')
+    ? undefined
+    : `expected 72 events ending in response.completed, got ${events.length}`
+}
 const scratch = mkdtempSync(join(tmpdir(), 'trellis-prof-'))
 
 try {
   mkdirSync(OUT, { recursive: true })
-  const upstreamUrl = (await startMock({ gapMs: GAP_MS, onePull: GAP_MS === '0' })).url
+  const upstreamUrl = (await startMock({ gapMs: GAP_MS, onePull: GAP_MS === '0' && !PER_PULL })).url
   const port = await freePort()
   // Logging at `info`, as the performance issue measures.
   const env = trellisEnv(port, join(scratch, 'data'), {
     LOG_LEVEL: 'info',
-    CHAT_PROVIDERS: JSON.stringify({ mock: { baseUrl: upstreamUrl, maxRetries: 0 } }),
-    CHAT_MODELS: JSON.stringify({ bench: [{ provider: 'mock', model: 'mock-model' }] }),
+    CHAT_PROVIDERS: JSON.stringify({
+      mock: { baseUrl: upstreamUrl, maxRetries: 0 },
+      native: { baseUrl: upstreamUrl, maxRetries: 0, responses: 'native' },
+    }),
+    CHAT_MODELS: JSON.stringify({
+      bench: [{ provider: 'mock', model: 'mock-model' }],
+      'bench-native': [{ provider: 'native', model: 'mock-model' }],
+    }),
   })
   const token = await createChatToken(env, NEVER_REACHED)
   const server = await startProcess(
@@ -56,14 +78,22 @@ try {
     env,
     'ignore',
   )
-  const body = JSON.stringify({ model: 'bench', messages: [{ role: 'user', content: 'Say something.' }], stream: true })
+  const prompt = 'Say something.'
+  const body = RESPONSES
+    ? JSON.stringify({
+        model: RESPONSES === 'native' ? 'bench-native' : 'bench',
+        input: prompt,
+        stream: true,
+        store: false,
+      })
+    : JSON.stringify({ model: 'bench', messages: [{ role: 'user', content: prompt }], stream: true })
   const target: Target = {
     name: 'trellis',
-    url: `http://127.0.0.1:${port}/v1/chat/completions`,
+    url: `http://127.0.0.1:${port}/v1/${RESPONSES ? 'responses' : 'chat/completions'}`,
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
     body,
     pid: server.pid,
-    check: openAIEvents(67),
+    check: RESPONSES ? responsesEvents : openAIEvents(67),
   }
   await waitUntilServing(target)
   const run = await runConcurrent(target, CONCURRENCY, SECONDS)

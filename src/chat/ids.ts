@@ -7,7 +7,7 @@
 export function randomId(prefix: string, digits: number): string {
   const bytes = crypto.getRandomValues(new Uint8Array(Math.ceil(digits / 2)))
   let hex = ''
-  for (const byte of bytes) hex += HEX[byte]
+  for (let i = 0; i < bytes.length; i++) hex += HEX[bytes[i]!]
   return prefix + (hex.length === digits ? hex : hex.slice(0, digits))
 }
 

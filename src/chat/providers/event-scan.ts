@@ -78,6 +78,11 @@ let lastComma = -1
  */
 export class ScanMemo {
   prefix: Uint8Array | undefined
+  /**
+   * A top-level key the prefix stops before: for events whose member under it varies from one to
+   * the next (a Responses delta's `delta`), so that what precedes it is shared.
+   */
+  constructor(readonly stopKey?: Uint8Array) {}
 }
 
 /**
@@ -156,6 +161,8 @@ export function scanJsonObject(
           // A top-level key spelled with escapes could be `error` in disguise; let JSON.parse decide.
           if (hasBackslash(bytes, i + 1, keyEnd - 1)) return NOT_PROVEN
           const flag = topLevelFlag(bytes, i + 1, keyEnd - 1)
+          const stopKey = collecting ? memo!.stopKey : undefined
+          if (stopKey && keyEnd - i - 2 === stopKey.length && bytesEqualAt(bytes, i + 1, stopKey)) collecting = false
           if (flag === HAS_USAGE) {
             pendingFlag = HAS_USAGE
             usageStart = state === KEY ? lastComma : -1

@@ -55,6 +55,15 @@ export interface ChatProvider {
    */
   streamEvents?(request: ChatRequest, signal: AbortSignal, report?: StreamReport): AsyncIterable<Uint8Array>
   /**
+   * Optional: {@link streamEvents} made into other bytes by `translator` as each read completes its
+   * events (the Responses route's translation), each item `translator.take()` of one read. A relay
+   * offers each event to {@link ChunkTranslator.claim} before checking it, so that a chunk the
+   * translator proves itself is read once; every other event is checked as for
+   * {@link streamEvents} and handed to {@link ChunkTranslator.events}, in order. A failure of the
+   * translator is thrown after the bytes it made before it.
+   */
+  streamTranslated?(request: ChatRequest, signal: AbortSignal, translator: ChunkTranslator): AsyncIterable<Uint8Array>
+  /**
    * Optional: the provider speaks Anthropic's Messages API natively. `POST /v1/messages` then
    * hands it the client's Messages request as it came (only `model` rewritten), so fields Trellis
    * does not model pass through unchanged; other providers are reached through the OpenAI form.
@@ -69,6 +78,27 @@ export interface ChatProvider {
   readonly responses?: NativeResponses
   /** Optional: `POST /v1/embeddings` for this provider's models (src/chat/embeddings/). */
   readonly embeddings?: Embeddings
+}
+
+/** What a route makes of a stream's events instead of sending them (see {@link ChatProvider.streamTranslated}). */
+export interface ChunkTranslator {
+  /**
+   * A chunk event's JSON, `bytes[start, end)`, offered before the relay checks it: true when the
+   * translator proved it (at least as strictly as the relay's check) and took it, so the relay
+   * neither checks nor hands it on.
+   */
+  claim(bytes: Uint8Array, start: number, end: number): boolean
+  /** Whole checked events, as {@link ChatProvider.streamEvents} hands them over. */
+  events(bytes: Uint8Array): void
+  /**
+   * The stream's last event (`[DONE]`) is in, and was given: what ends the translation, when it can
+   * be made at once, goes into the same {@link take}. Called once, before that take.
+   */
+  finish(): void
+  /** What the events given since the last take made (empty for nothing). */
+  take(): Uint8Array
+  /** Set when the translator failed: what to throw once the bytes it made before are out. */
+  readonly failure: { error: unknown } | undefined
 }
 
 /** A Responses request as the client sent it, after validation, with `model` rewritten to the upstream model. */

@@ -1,46 +1,32 @@
 import {
   type ChatCompletionChunk,
+  type ChunkTranslator,
   isObject,
   type JsonObject,
   noteChunk,
   type StreamReport,
 } from '../providers/provider'
-import { tooLarge } from '../sse/writer'
-import {
-  endingOf,
-  functionCallItem,
-  responseObject,
-  type ResponseFields,
-  textPart,
-  toolName,
-  unixSeconds,
-  usageOf,
-} from './answer'
+import { SseDataDecoder } from '../sse/decoder'
+import { endingOf, responseObject, type ResponseFields, unixSeconds, usageOf } from './answer'
+import { scanTextChunk, TextChunk, TextChunkMemo } from './chunk-splice'
 import { renamed } from './errors'
-import { itemId } from './input'
+import { event, OutputWriter, type Sequence } from './output'
 import type { NamespacedName } from './translate'
+
+export type { Sequence } from './output'
 
 /*
  * A chat chunk stream as the Responses API's events, made as the chunks arrive:
  * `response.created` and `response.in_progress` once the first chunk is in (so that a failure
- * before it can still be retried or fall back), then per output item `response.output_item.added`,
- * its parts and deltas and `response.output_item.done`, and at the end `response.completed` (or
- * `response.incomplete`) with the whole output and the usage. Every event is
- * `event: <type>\ndata: <one-line JSON>\n\n` with a `sequence_number` from 0.
+ * before it can still be retried or fall back), then the output items' events (output.ts), and at
+ * the end `response.completed` (or `response.incomplete`) with the whole output and the usage.
  *
- * The deltas are most of a stream, so their text is made from strings prepared once per item
- * rather than by serialising an object per event.
+ * A provider's chunks come either as the bytes of its events, read by read ({@link translatedEvents},
+ * what every built-in provider gives), or as parsed chunks ({@link responseEvents}); both ways
+ * translate each chunk alike ({@link Translation}).
  */
 
-/** The next `sequence_number`; shared with the stream's error event (see framing.ts). */
-export type Sequence = { next: number }
-
-const encoder = new TextEncoder()
-
-/** One event whose JSON fields (without braces) are `fields`. */
-function event(sequence: Sequence, type: string, fields: string): string {
-  return `event: ${type}\ndata: {"type":"${type}",${fields},"sequence_number":${sequence.next++}}\n\n`
-}
+const utf8 = new TextDecoder()
 
 /** What a stream's end needs from the route: storing the response before it is announced. */
 export type StreamEnd = {
@@ -50,6 +36,91 @@ export type StreamEnd = {
   param: (chat: string) => string | undefined
   /** Kept before `response.completed` goes out, so that a client may continue from it at once. */
   store?: (response: JsonObject) => Promise<void>
+}
+
+/** One stream's translation, chunk by chunk, into its writer's scratch (see {@link OutputWriter.take}). */
+class Translation {
+  readonly writer: OutputWriter
+  started = false
+  /** The terminal event is written. */
+  ended = false
+  readonly #end: StreamEnd
+  readonly #sequence: Sequence
+  readonly #report: StreamReport
+
+  constructor(end: StreamEnd, sequence: Sequence, report: StreamReport, maxHeld: number) {
+    this.writer = new OutputWriter(sequence, end.namespaced, maxHeld)
+    this.#end = end
+    this.#sequence = sequence
+    this.#report = report
+  }
+
+  /** The first two events, once the first chunk (or the end) is in. */
+  begin(): void {
+    this.started = true
+    const started = `"response":${JSON.stringify(responseObject(this.#end.fields, { status: 'in_progress' }, []))}`
+    this.writer.write(
+      event(this.#sequence, 'response.created', started) + event(this.#sequence, 'response.in_progress', started),
+    )
+  }
+
+  /** The events of one chunk (after the first two, for the first); a chunk that fails writes nothing. */
+  chunk(chunk: ChatCompletionChunk): void {
+    const mark = this.writer.mark()
+    try {
+      if (!this.started) this.begin()
+      const report = this.#report
+      const finishReason = report.finishReason
+      noteChunk(report, chunk)
+      const choice = firstChoice(chunk.choices)
+      // Another choice's finish reason is not this response's.
+      if (chunk.choices?.[0] !== choice) report.finishReason = finishReason
+      if (choice) this.writer.chunk(choice)
+    } catch (error) {
+      this.writer.rollBack(mark)
+      throw error
+    }
+  }
+
+  /** The items' last events; what ends the Response, and the Response (without its output). */
+  finish(): { type: string; response: JsonObject } {
+    if (!this.started) this.begin()
+    const ending = endingOf(this.#report.finishReason)
+    this.writer.finish(ending.status === 'incomplete' ? 'incomplete' : 'completed')
+    const response = responseObject(this.#end.fields, ending, [], usageOf(this.#report.usage), unixSeconds())
+    const type = ending.status === 'incomplete' ? 'response.incomplete' : 'response.completed'
+    return { type, response }
+  }
+
+  /** The end whole, when nothing is stored; a failure writes nothing. */
+  endNow(): void {
+    const mark = this.writer.mark()
+    try {
+      const { type, response } = this.finish()
+      this.writer.completed(type, response)
+      this.ended = true
+    } catch (error) {
+      this.writer.rollBack(mark)
+      throw error
+    }
+  }
+}
+
+/**
+ * The end of a stream: the items' last events, then (once the response is kept, when it is) the
+ * terminal event. The items' last events go out first when storing, so that an error event for a
+ * failed store is numbered after them.
+ */
+async function* ending(translation: Translation, end: StreamEnd): AsyncGenerator<Uint8Array> {
+  const writer = translation.writer
+  const { type, response } = translation.finish()
+  if (end.store) {
+    const items = writer.take()
+    if (items.length > 0) yield items
+    await end.store({ ...response, output: writer.output() })
+  }
+  writer.completed(type, response)
+  yield writer.take()
 }
 
 /**
@@ -64,40 +135,228 @@ export async function* responseEvents(
   maxHeld: number,
 ): AsyncGenerator<Uint8Array> {
   const iterator = chunks[Symbol.asyncIterator]()
-  const writer = new OutputWriter(sequence, end.namespaced, maxHeld)
+  const translation = new Translation(end, sequence, report, maxHeld)
   try {
     let result = await iterator.next()
-    const started = `"response":${JSON.stringify(responseObject(end.fields, { status: 'in_progress' }, []))}`
-    let text = event(sequence, 'response.created', started)
-    text += event(sequence, 'response.in_progress', started)
     while (!result.done) {
-      const chunk = result.value
-      const finishReason = report.finishReason
-      noteChunk(report, chunk)
-      const choice = firstChoice(chunk.choices)
-      // Another choice's finish reason is not this response's.
-      if (chunk.choices?.[0] !== choice) report.finishReason = finishReason
-      if (choice) text += writer.chunk(choice)
-      if (text !== '') yield encoder.encode(text)
-      text = ''
+      translation.chunk(result.value)
+      const bytes = translation.writer.take()
+      if (bytes.length > 0) yield bytes
       result = await iterator.next()
     }
-    const ending = endingOf(report.finishReason)
-    text = writer.finish(ending.status === 'incomplete' ? 'incomplete' : 'completed')
-    const response = responseObject(end.fields, ending, writer.output, usageOf(report.usage), unixSeconds())
-    if (end.store) {
-      // The items' last events go out first, so that an error event for a failed store is numbered after them.
-      if (text !== '') yield encoder.encode(text)
-      text = ''
-      await end.store(response)
-    }
-    const type = ending.status === 'incomplete' ? 'response.incomplete' : 'response.completed'
-    yield encoder.encode(text + event(sequence, type, `"response":${JSON.stringify(response)}`))
+    yield* ending(translation, end)
   } catch (error) {
     throw renamed(error, end.param)
   } finally {
     await iterator.return?.()
   }
+}
+
+/** How a provider's chunk stream reaches {@link translatedEvents}: through a translator, or as event bytes. */
+export type ChunkSource =
+  | { through: (translator: ChunkTranslator) => AsyncIterable<Uint8Array> }
+  | { events: AsyncIterable<Uint8Array> }
+
+/**
+ * The events of a provider's chunk events (`ChatProvider.streamEvents`: each item whole `data:
+ * <one-line JSON>\n\n` events, what one upstream read completed), each read's chunks translated into
+ * one item, sent as soon as the read is; a read that makes nothing sends nothing. A chunk that says
+ * only text is translated on its bytes (chunk-splice.ts), any other is parsed; a relay that takes a
+ * translator (`ChatProvider.streamTranslated`) lets it claim text chunks before its own check, so
+ * that they are read once. The same events as {@link responseEvents} of the same chunks parsed,
+ * byte for byte.
+ */
+export function translatedEvents(
+  source: ChunkSource,
+  end: StreamEnd,
+  sequence: Sequence,
+  report: StreamReport,
+  maxHeld: number,
+): AsyncIterableIterator<Uint8Array> {
+  const translation = new Translation(end, sequence, report, maxHeld)
+  const through = 'through' in source
+  // Through a relay and with nothing to store, the end is made with the last read's events: after the first item, the
+  // relay's items are the stream's, with nothing between.
+  const direct = through && !end.store
+  const translator = new ReadTranslator(translation, report, direct)
+  const items = through ? source.through(translator) : source.events
+  return new TranslatedEvents(items[Symbol.asyncIterator](), through ? undefined : translator, direct, translation, end)
+}
+
+const LF = 0x0a
+const DATA_PREFIX = [0x64, 0x61, 0x74, 0x61, 0x3a, 0x20] // `data: `
+const DONE = '[DONE]'
+const found = new TextChunk()
+
+/** One stream's chunks, read by read, into the bytes of their events (see {@link translatedEvents}). */
+class ReadTranslator implements ChunkTranslator {
+  failure: { error: unknown } | undefined
+  readonly #translation: Translation
+  readonly #report: StreamReport
+  readonly #memo = new TextChunkMemo()
+  /** Set once an item left the usual form: everything after it is decoded as any event stream is. */
+  #decoder: SseDataDecoder | undefined
+  #items = 0
+  /** The end is made when the last event is in (see {@link finish}), not after the stream. */
+  readonly #endAtLast: boolean
+
+  constructor(translation: Translation, report: StreamReport, endAtLast: boolean) {
+    this.#translation = translation
+    this.#report = report
+    this.#endAtLast = endAtLast
+  }
+
+  claim(bytes: Uint8Array, start: number, end: number): boolean {
+    if (this.failure) return true
+    if (!scanTextChunk(bytes, start, end, found, this.#memo)) return false
+    const translation = this.#translation
+    if (!translation.started) translation.begin()
+    // What noteChunk learns of it: one more content event, nothing else.
+    this.#report.events++
+    translation.writer.spliced(bytes, found)
+    return true
+  }
+
+  events(bytes: Uint8Array): void {
+    if (bytes.length === 0 || this.failure) return
+    const first = this.#items++ === 0
+    if (this.#decoder) return this.#decoded(this.#decoder.push(bytes))
+    let at = 0
+    while (at < bytes.length && !this.failure) {
+      const dataStart = at + DATA_PREFIX.length
+      const lineEnd = isDataLine(bytes, at) ? bytes.indexOf(LF, dataStart) : -1
+      if (lineEnd === -1 || bytes[lineEnd + 1] !== LF) {
+        this.#decoder = new SseDataDecoder({ midStream: !first || at > 0 })
+        return this.#decoded(this.#decoder.push(bytes.subarray(at)))
+      }
+      at = lineEnd + 2
+      if (!this.claim(bytes, dataStart, lineEnd)) this.#parsed(utf8.decode(bytes.subarray(dataStart, lineEnd)))
+    }
+  }
+
+  finish(): void {
+    if (this.failure || !this.#endAtLast) return
+    try {
+      this.#translation.endNow()
+    } catch (error) {
+      this.failure = { error }
+    }
+  }
+
+  take(): Uint8Array {
+    return this.#translation.writer.take()
+  }
+
+  #decoded(events: string[]): void {
+    for (const data of events) {
+      if (this.failure) return
+      this.#parsed(data)
+    }
+  }
+
+  /** A chunk the parsed way; a failure (which wrote nothing) is kept. */
+  #parsed(data: string): void {
+    if (data === DONE) return
+    try {
+      this.#translation.chunk(JSON.parse(data) as ChatCompletionChunk)
+    } catch (error) {
+      this.failure = { error }
+    }
+  }
+}
+
+/**
+ * {@link translatedEvents}, as a plain iterator: one `then` per read, no generator frame on the
+ * way of each. Items come translated (`translator` undefined) or as event bytes for `translator`. A
+ * failure ends the stream after the events its read made before it, as one item a chunk would.
+ * With `direct`, items after the first are the source's own, handed on without a step of this
+ * iterator's (the source's last item holds the end; a failure after the first byte names no
+ * parameter, so nothing is renamed).
+ */
+class TranslatedEvents implements AsyncIterableIterator<Uint8Array> {
+  readonly #source: AsyncIterator<Uint8Array>
+  readonly #translator: ReadTranslator | undefined
+  readonly #direct: boolean
+  /** The first item is in: with {@link #direct}, the source's items are handed on as they are. */
+  #opened = false
+  readonly #translation: Translation
+  readonly #end: StreamEnd
+  /** A failure to throw once the events before it are out. */
+  #failure: { error: unknown } | undefined
+  #ending: AsyncGenerator<Uint8Array> | undefined
+  #stopped = false
+
+  constructor(
+    source: AsyncIterator<Uint8Array>,
+    translator: ReadTranslator | undefined,
+    direct: boolean,
+    translation: Translation,
+    end: StreamEnd,
+  ) {
+    this.#source = source
+    this.#translator = translator
+    this.#direct = direct
+    this.#translation = translation
+    this.#end = end
+  }
+
+  next(): Promise<IteratorResult<Uint8Array>> {
+    if (this.#opened) return this.#source.next()
+    if (this.#ending) return this.#ending.next().catch(this.#onError)
+    if (this.#failure) return this.#fail(this.#failure.error)
+    if (this.#stopped) return Promise.resolve({ done: true, value: undefined })
+    return this.#source.next().then(this.#onRead, this.#onError)
+  }
+
+  readonly #onRead = (
+    result: IteratorResult<Uint8Array>,
+  ): IteratorResult<Uint8Array> | Promise<IteratorResult<Uint8Array>> => {
+    if (result.done) {
+      if (this.#translation.ended) return result
+      this.#ending = ending(this.#translation, this.#end)
+      return this.#ending.next().catch(this.#onError)
+    }
+    const translator = this.#translator
+    if (!translator) {
+      this.#opened = this.#direct
+      return result
+    }
+    translator.events(result.value)
+    const bytes = translator.take()
+    this.#failure = translator.failure
+    if (bytes.length === 0) return this.#failure ? this.#fail(this.#failure.error) : this.next()
+    return { done: false, value: bytes }
+  }
+
+  readonly #onError = (error: unknown): Promise<never> => this.#fail(error)
+
+  /** Releases the provider's stream, then throws `error` as the route must see it. */
+  async #fail(error: unknown): Promise<never> {
+    this.#failure = undefined
+    this.#stopped = true
+    this.#ending = undefined
+    await this.#source.return?.()
+    throw renamed(error, this.#end.param)
+  }
+
+  async return(): Promise<IteratorResult<Uint8Array>> {
+    this.#stopped = true
+    this.#failure = undefined
+    const ending = this.#ending
+    this.#ending = undefined
+    await ending?.return(undefined)
+    await this.#source.return?.()
+    return { done: true, value: undefined }
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<Uint8Array> {
+    return this
+  }
+}
+
+function isDataLine(bytes: Uint8Array, at: number): boolean {
+  for (let k = 0; k < DATA_PREFIX.length; k++) if (bytes[at + k] !== DATA_PREFIX[k]) return false
+  return true
 }
 
 /** Choice 0 (an upstream asked for one choice may still send others, whose text must not run into it). */
@@ -110,234 +369,4 @@ function firstChoice(choices: unknown): JsonObject | undefined {
     (candidate) => isObject(candidate) && (candidate.index === 0 || candidate.index === undefined),
   )
   return isObject(choice) ? choice : undefined
-}
-
-/** The open reasoning item, or the open message and its open part. */
-type TextItem = {
-  kind: 'reasoning' | 'message'
-  index: number
-  id: string
-  /** Closed parts of a message. */
-  parts: JsonObject[]
-  /** The open part: `output_text`, `refusal` or (a reasoning item's) `summary_text`. */
-  part: 'output_text' | 'refusal' | 'summary_text' | undefined
-  text: string
-  /** The text of a delta event of the open part, up to its `delta`. */
-  prefix: string
-}
-
-/**
- * A function call as its deltas arrive: `held` until it has a name (some upstreams send arguments
- * first), then `live` from `response.output_item.added` until the stream ends.
- */
-type Call = { id?: string; name?: string; args: string; itemId: string; index: number; prefix: string; live: boolean }
-
-/** The output items as they are made, and the events that make them. */
-class OutputWriter {
-  /** The items, in output order: each as added, replaced by its whole self when done. */
-  readonly output: JsonObject[] = []
-  readonly #sequence: Sequence
-  readonly #namespaced: ReadonlyMap<string, NamespacedName>
-  readonly #maxHeld: number
-  #open: TextItem | undefined
-  /** Function calls by their chat index. */
-  readonly #calls = new Map<number, Call>()
-  #held = 0
-  /** Choice 0 has finished: what an upstream sends after that is not part of the response. */
-  #finished = false
-  /** The status of an item closed now: `completed`, unless the answer's end cut it. */
-  #status: 'completed' | 'incomplete' = 'completed'
-
-  constructor(sequence: Sequence, namespaced: ReadonlyMap<string, NamespacedName>, maxHeld: number) {
-    this.#sequence = sequence
-    this.#namespaced = namespaced
-    this.#maxHeld = maxHeld
-  }
-
-  chunk(choice: JsonObject): string {
-    if (this.#finished) return ''
-    if (typeof choice.finish_reason === 'string') this.#finished = true
-    const delta = choice.delta
-    if (!isObject(delta)) return ''
-    let text = ''
-    if (typeof delta.reasoning_content === 'string' && delta.reasoning_content !== '')
-      text += this.#text('reasoning', 'summary_text', delta.reasoning_content)
-    if (typeof delta.content === 'string' && delta.content !== '')
-      text += this.#text('message', 'output_text', delta.content)
-    if (typeof delta.refusal === 'string' && delta.refusal !== '')
-      text += this.#text('message', 'refusal', delta.refusal)
-    if (Array.isArray(delta.tool_calls))
-      for (const call of delta.tool_calls) if (isObject(call)) text += this.#callDelta(call)
-    return text
-  }
-
-  /**
-   * Closes what is open, `status` being how the answer ended (`incomplete` when it was cut, which
-   * the items still open at the end were); calls still held (never named) are the upstream's fault.
-   */
-  finish(status: 'completed' | 'incomplete'): string {
-    this.#status = status
-    let text = this.#closeText()
-    for (const call of this.#calls.values()) if (!call.live) text += this.#startCall(call)
-    for (const call of [...this.#calls.values()].sort((a, b) => a.index - b.index)) text += this.#endCall(call)
-    // A message even when nothing was said: a client that finds no output asks again (the Agents SDK does).
-    if (this.output.length === 0) {
-      text += this.#text('message', 'output_text', '')
-      text += this.#closeText()
-    }
-    return text
-  }
-
-  #text(kind: TextItem['kind'], part: NonNullable<TextItem['part']>, delta: string): string {
-    let text = ''
-    let item = this.#open
-    if (item?.kind !== kind) {
-      text += this.#closeText()
-      item = this.#openText(kind)
-      text += this.#added(item.index, this.output[item.index]!)
-    }
-    if (item.part !== part) text += this.#closePart(item) + this.#openPart(item, part)
-    item.text += delta
-    if (delta === '') return text
-    const tail = part === 'output_text' ? ',"logprobs":[]' : ''
-    return `${text}${item.prefix}${JSON.stringify(delta)}${tail},"sequence_number":${this.#sequence.next++}}\n\n`
-  }
-
-  #openText(kind: TextItem['kind']): TextItem {
-    const id = itemId(kind)
-    const index = this.output.length
-    this.output.push(
-      kind === 'reasoning'
-        ? { id, type: 'reasoning', summary: [] }
-        : { id, type: 'message', status: 'in_progress', role: 'assistant', content: [] },
-    )
-    return (this.#open = { kind, index, id, parts: [], part: undefined, text: '', prefix: '' })
-  }
-
-  #openPart(item: TextItem, part: NonNullable<TextItem['part']>): string {
-    item.part = part
-    item.text = ''
-    const at = `"item_id":"${item.id}","output_index":${item.index}`
-    if (part === 'summary_text') {
-      const where = `${at},"summary_index":${item.parts.length}`
-      item.prefix = deltaPrefix('response.reasoning_summary_text.delta', where)
-      return event(
-        this.#sequence,
-        'response.reasoning_summary_part.added',
-        `${where},"part":{"type":"summary_text","text":""}`,
-      )
-    }
-    const where = `${at},"content_index":${item.parts.length}`
-    const type = part === 'output_text' ? 'response.output_text.delta' : 'response.refusal.delta'
-    item.prefix = deltaPrefix(type, where)
-    const empty = part === 'output_text' ? textPart('') : { type: 'refusal', refusal: '' }
-    return event(this.#sequence, 'response.content_part.added', `${where},"part":${JSON.stringify(empty)}`)
-  }
-
-  #closePart(item: TextItem): string {
-    const part = item.part
-    if (part === undefined) return ''
-    item.part = undefined
-    const at = `"item_id":"${item.id}","output_index":${item.index}`
-    const text = JSON.stringify(item.text)
-    if (part === 'summary_text') {
-      const where = `${at},"summary_index":${item.parts.length}`
-      item.parts.push({ type: 'summary_text', text: item.text })
-      return (
-        event(this.#sequence, 'response.reasoning_summary_text.done', `${where},"text":${text}`) +
-        event(
-          this.#sequence,
-          'response.reasoning_summary_part.done',
-          `${where},"part":{"type":"summary_text","text":${text}}`,
-        )
-      )
-    }
-    const where = `${at},"content_index":${item.parts.length}`
-    const whole = part === 'output_text' ? textPart(item.text) : { type: 'refusal', refusal: item.text }
-    item.parts.push(whole)
-    const done =
-      part === 'output_text'
-        ? event(this.#sequence, 'response.output_text.done', `${where},"text":${text},"logprobs":[]`)
-        : event(this.#sequence, 'response.refusal.done', `${where},"refusal":${text}`)
-    return done + event(this.#sequence, 'response.content_part.done', `${where},"part":${JSON.stringify(whole)}`)
-  }
-
-  #closeText(): string {
-    const item = this.#open
-    if (!item) return ''
-    this.#open = undefined
-    const text = this.#closePart(item)
-    const whole: JsonObject =
-      item.kind === 'reasoning'
-        ? { id: item.id, type: 'reasoning', summary: item.parts }
-        : { id: item.id, type: 'message', status: this.#status, role: 'assistant', content: item.parts }
-    return text + this.#done(item.index, whole)
-  }
-
-  #callDelta(delta: JsonObject): string {
-    const fn = (isObject(delta.function) ? delta.function : {}) as { name?: unknown; arguments?: unknown }
-    const index = typeof delta.index === 'number' ? delta.index : 0
-    let call = this.#calls.get(index)
-    if (!call) this.#calls.set(index, (call = { args: '', itemId: '', index: -1, prefix: '', live: false }))
-    if (call.id === undefined && typeof delta.id === 'string' && delta.id !== '') call.id = delta.id
-    if (call.name === undefined && typeof fn.name === 'string' && fn.name !== '') call.name = fn.name
-    const piece = typeof fn.arguments === 'string' ? fn.arguments : ''
-    call.args += piece
-    if (call.live)
-      return piece === ''
-        ? ''
-        : `${call.prefix}${JSON.stringify(piece)},"sequence_number":${this.#sequence.next++}}\n\n`
-    this.#held += piece.length
-    if (this.#held > this.#maxHeld) throw tooLarge(this.#maxHeld)
-    if (call.name === undefined) return ''
-    this.#held -= call.args.length
-    return this.#closeText() + this.#startCall(call)
-  }
-
-  /** Adds a call's item, with what it held as one delta. */
-  #startCall(call: Call): string {
-    call.live = true
-    call.itemId = itemId('function_call')
-    call.index = this.output.length
-    const item = functionCallItem(
-      call.itemId,
-      { id: call.id, name: toolName(call.name), arguments: '' },
-      this.#namespaced,
-      'in_progress',
-    )
-    // The call's id is fixed now: the one made for an upstream that sent none must not change at the end.
-    call.id = item.call_id as string
-    this.output.push(item)
-    call.prefix = deltaPrefix(
-      'response.function_call_arguments.delta',
-      `"item_id":"${call.itemId}","output_index":${call.index}`,
-    )
-    const added = this.#added(call.index, item)
-    if (call.args === '') return added
-    return `${added}${call.prefix}${JSON.stringify(call.args)},"sequence_number":${this.#sequence.next++}}\n\n`
-  }
-
-  #endCall(call: Call): string {
-    const item: JsonObject = { ...this.output[call.index]!, status: this.#status, arguments: call.args }
-    const done = event(
-      this.#sequence,
-      'response.function_call_arguments.done',
-      `"item_id":"${call.itemId}","output_index":${call.index},"name":${JSON.stringify(item.name)},"arguments":${JSON.stringify(call.args)}`,
-    )
-    return done + this.#done(call.index, item)
-  }
-
-  #added(index: number, item: JsonObject): string {
-    return event(this.#sequence, 'response.output_item.added', `"output_index":${index},"item":${JSON.stringify(item)}`)
-  }
-
-  #done(index: number, item: JsonObject): string {
-    this.output[index] = item
-    return event(this.#sequence, 'response.output_item.done', `"output_index":${index},"item":${JSON.stringify(item)}`)
-  }
-}
-
-/** The text of a delta event up to the value of its `delta`. */
-function deltaPrefix(type: string, where: string): string {
-  return `event: ${type}\ndata: {"type":"${type}",${where},"delta":`
 }

@@ -13,6 +13,7 @@ import {
 } from '../completion'
 import { ignoredHeader } from '../ignored'
 import {
+  type ChunkTranslator,
   type JsonObject,
   type ResponsesReport,
   type ResponsesRequest as NativeRequest,
@@ -21,7 +22,7 @@ import {
 import type { RouteEntry } from '../registry'
 import { type ResponseFields, responseId, responseOf } from './answer'
 import { previousNotFound, renamed, responsesFraming } from './errors'
-import { responseEvents, type Sequence } from './events'
+import { responseEvents, type Sequence, translatedEvents } from './events'
 import { referencedIds, type StoredItem, storedInput } from './input'
 import { ID_PATTERN, type ResponsesRequest } from './model'
 import { badRequest } from './request'
@@ -229,20 +230,23 @@ class EntryRequests {
       )
     }
     const translation = this.#translated()
-    const chunks = entry.provider.stream({ ...translation.chat, model: entry.model }, this.#signal)
+    const request = { ...translation.chat, model: entry.model }
     const keep = this.#keep
-    return responseEvents(
-      chunks,
-      {
-        fields: this.#fields,
-        namespaced: translation.namespaced,
-        param: translation.param,
-        store: keep && ((response) => keep(response).catch(unstored)),
-      },
-      this.#sequence,
-      this.#report,
-      this.#maxBytes,
-    )
+    const end = {
+      fields: this.#fields,
+      namespaced: translation.namespaced,
+      param: translation.param,
+      store: keep && ((response: JsonObject) => keep(response).catch(unstored)),
+    }
+    // A provider's event bytes when it has them (every built-in one does): read by read, text chunks never parsed, and
+    // through the relay's own reading when it takes a translator.
+    const provider = entry.provider
+    const signal = this.#signal
+    const source = provider.streamTranslated
+      ? { through: (translator: ChunkTranslator) => provider.streamTranslated!(request, signal, translator) }
+      : provider.streamEvents && { events: provider.streamEvents(request, signal) }
+    if (source) return translatedEvents(source, end, this.#sequence, this.#report, this.#maxBytes)
+    return responseEvents(provider.stream(request, this.#signal), end, this.#sequence, this.#report, this.#maxBytes)
   }
 
   /** The `sequence_number` of an error event now: after the upstream's own when a native provider is serving. */

@@ -107,3 +107,51 @@ describe('a stream scanned with one memo gets the answers it gets without', () =
     expect(memo.prefix === undefined ? undefined : new TextDecoder().decode(memo.prefix)).toBe(prefix)
   })
 })
+
+describe('a memo that stops before a key (the native Responses relay’s, before `delta`)', () => {
+  const DELTA = encoder.encode('delta')
+  /** Deltas of a few parts, each part's envelope shared, their pieces and numbers varying; some edited. */
+  function deltas(events: number): Uint8Array[] {
+    let item = `msg_${Math.floor(next() * 1000)}`
+    return Array.from({ length: events }, (_, i) => {
+      if (next() < 0.1) item = `msg_${Math.floor(next() * 1000)}`
+      const event: Record<string, unknown> = {
+        type: pick(['response.output_text.delta', 'response.function_call_arguments.delta']),
+        item_id: item,
+        output_index: 0,
+        content_index: pick([0, 1]),
+        delta: pick(SCALARS),
+        logprobs: [],
+        sequence_number: i,
+      }
+      if (next() < 0.2) event.obfuscation = `o${i}`
+      if (next() < 0.1) event.usage = { total_tokens: i }
+      const bytes = encoder.encode(JSON.stringify(event))
+      return next() < 0.25 ? edit(bytes) : bytes
+    })
+  }
+
+  test('3,000 streams of 20 deltas, a quarter edited: the same answers as without a memo', () => {
+    let resumed = 0
+    for (let s = 0; s < 3_000; s++) {
+      const memo = new ScanMemo(DELTA)
+      for (const bytes of deltas(20)) {
+        const offset = Math.floor(next() * 5)
+        const before = memo.prefix
+        expect(verdict(bytes, offset, memo)).toEqual(verdict(bytes, offset))
+        if (before !== undefined && memo.prefix === before && before.every((byte, k) => bytes[k] === byte)) resumed++
+      }
+    }
+    expect(resumed).toBeGreaterThan(5_000)
+  })
+
+  test('a delta remembers its envelope up to the comma before `delta`', () => {
+    const memo = new ScanMemo(DELTA)
+    const event =
+      '{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":"a","logprobs":[],"sequence_number":4}'
+    verdict(encoder.encode(event), 0, memo)
+    expect(new TextDecoder().decode(memo.prefix)).toBe(
+      '{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,',
+    )
+  })
+})

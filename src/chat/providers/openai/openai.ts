@@ -5,6 +5,7 @@ import {
   type ChatCompletionChunk,
   type ChatProvider,
   type ChatRequest,
+  type ChunkTranslator,
   type Embeddings,
   type JsonObject,
   type NativeResponses,
@@ -33,7 +34,7 @@ export type { OpenAIProviderOptions } from './transport'
  */
 export function openaiProvider(
   options: OpenAIProviderOptions,
-): ChatProvider & Required<Pick<ChatProvider, 'streamEvents' | 'embeddings'>> {
+): ChatProvider & Required<Pick<ChatProvider, 'streamEvents' | 'streamTranslated' | 'embeddings'>> {
   return new OpenAICompatibleProvider(options)
 }
 
@@ -85,18 +86,45 @@ class OpenAICompatibleProvider implements ChatProvider {
    * send it and close in the same step.
    */
   streamEvents(request: ChatRequest, signal: AbortSignal, report?: StreamReport): AsyncGenerator<Uint8Array> {
+    return this.#events(request, signal, report, undefined)
+  }
+
+  /**
+   * {@link streamEvents} through `translator`: each chunk event is offered to it before the relay
+   * scans it, and the events the relay forwards are handed to it in order; each read's item is
+   * what it made of them (see `ChatProvider.streamTranslated`).
+   */
+  streamTranslated(request: ChatRequest, signal: AbortSignal, translator: ChunkTranslator): AsyncGenerator<Uint8Array> {
+    return this.#events(request, signal, undefined, translator)
+  }
+
+  #events(
+    request: ChatRequest,
+    signal: AbortSignal,
+    report: StreamReport | undefined,
+    translator: ChunkTranslator | undefined,
+  ): AsyncGenerator<Uint8Array> {
     const { name, maxEventBytes } = this.#transport.options
     // Usage is always asked for (the ledger and the token limits need it); the chunk that carries
     // it reaches the client only if the client asked too.
     const options = isObject(request.stream_options) ? request.stream_options : {}
-    const relay = new SseEventRelay({ maxEventBytes, report, stripUsage: options.include_usage !== true })
+    const relay = new SseEventRelay({ maxEventBytes, report, stripUsage: options.include_usage !== true, translator })
     const step = (relayed: RelayedEvents): EventStep =>
       relayed.refused ? { ...relayed, error: refusal(name, relayed.refused) } : relayed
+    const through = (relayed: RelayedEvents): EventStep => {
+      if (!translator) return step(relayed)
+      translator.events(relayed.bytes)
+      if (relayed.done) translator.finish()
+      // The translator's failure comes first: it was made by events before whatever the relay refused.
+      const error = translator.failure?.error ?? (relayed.refused ? refusal(name, relayed.refused) : undefined)
+      const bytes = translator.take()
+      return error === undefined ? { bytes, done: relayed.done } : { bytes, done: relayed.done, error }
+    }
     return this.#transport.events(
       '/chat/completions',
       { ...request, stream: true, stream_options: { ...options, include_usage: true } },
       signal,
-      { push: (read) => step(relay.push(read)), end: () => step(relay.end()) },
+      { push: (read) => through(relay.push(read)), end: () => through(relay.end()) },
       '[DONE]',
     )
   }

@@ -12,7 +12,7 @@ import {
   type MemberRange,
 } from '../event-scan'
 import { bytesAt } from '../json-bytes'
-import { noteChunk, type JsonObject, type StreamReport } from '../provider'
+import { type ChunkTranslator, noteChunk, type JsonObject, type StreamReport } from '../provider'
 import { concat } from '../../sse/bytes'
 import { DEFAULT_MAX_EVENT_BYTES } from '../../../config/chat'
 import { EventTooLarge, SseDataDecoder } from '../../sse/decoder'
@@ -76,6 +76,8 @@ export class SseEventRelay {
   readonly #usageNull: MemberRange = { start: 0, end: 0 }
   readonly #report: StreamReport
   readonly #stripUsage: boolean
+  /** Offered each event before it is scanned, and given what is forwarded before a claimed one (see streamTranslated). */
+  readonly #translator: ChunkTranslator | undefined
 
   /**
    * `maxEventBytes`: most an unfinished event may hold back before the stream is refused
@@ -83,10 +85,13 @@ export class SseEventRelay {
    * with `stripUsage`, the usage chunk (no choices) is not sent: the usage was asked for upstream
    * for the ledger, not by the client.
    */
-  constructor(options: { maxEventBytes?: number; report?: StreamReport; stripUsage?: boolean } = {}) {
+  constructor(
+    options: { maxEventBytes?: number; report?: StreamReport; stripUsage?: boolean; translator?: ChunkTranslator } = {},
+  ) {
     this.#maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES
     this.#report = options.report ?? { events: 0 }
     this.#stripUsage = options.stripUsage ?? false
+    this.#translator = options.translator
   }
 
   push(read: Uint8Array): RelayedEvents {
@@ -170,6 +175,22 @@ export class SseEventRelay {
         cut()
         return { bytes: gather(buffer, ranges), done: true }
       }
+      const translator = this.#translator
+      if (translator !== undefined) {
+        // What this read forwarded before the event reaches the translator first, in order.
+        if (at > runStart || ranges.length > 0) {
+          cut()
+          translator.events(gather(buffer, ranges))
+          ranges.length = 0
+          runStart = at
+        }
+        if (translator.claim(buffer, dataStart, lineEnd)) {
+          // Proven and taken: a chunk with choices, no usage and no finish reason.
+          this.#report.events++
+          at = runStart = lineEnd + 2
+          continue
+        }
+      }
       const flags = scanJsonObject(buffer, dataStart, lineEnd, this.#memo, this.#usageNull)
       if (flags === NOT_PROVEN) return this.#leaveVerbatim(buffer, ranges, runStart, at)
       if (flags & HAS_ERROR && !(flags & HAS_CHOICES)) {
@@ -177,8 +198,9 @@ export class SseEventRelay {
         const error = (JSON.parse(utf8.decode(buffer.subarray(dataStart, lineEnd))) as { error: unknown }).error
         return { bytes: gather(buffer, ranges), done: false, refused: { error } }
       }
-      if (flags & (HAS_USAGE | HAS_FINISH)) {
-        // Once or twice a stream: parsed for what it reports, and the usage chunk left out if asked.
+      if (flags & (HAS_USAGE | HAS_FINISH) && (translator === undefined || this.#stripUsage)) {
+        // Once or twice a stream: parsed for what it reports, and the usage chunk left out if asked (a translator
+        // reads it for itself).
         const chunk = JSON.parse(utf8.decode(buffer.subarray(dataStart, lineEnd))) as JsonObject
         noteChunk(this.#report, chunk)
         if (this.#stripUsage && isUsageChunk(chunk)) {

@@ -1,5 +1,5 @@
 import { EventFraming, type EventOutput, type EventSink } from '../event-framing'
-import { NOT_PROVEN, parseJsonObject, scanJsonObject } from '../event-scan'
+import { NOT_PROVEN, parseJsonObject, ScanMemo, scanJsonObject } from '../event-scan'
 import { bytesEqualAt } from '../json-bytes'
 import { isObject, type NativeResponses, type ProviderError, type ResponsesReport } from '../provider'
 import { streamError } from '../upstream-error'
@@ -45,6 +45,7 @@ const encoder = new TextEncoder()
 const EVENT_PREFIX_LENGTH = 'event: '.length
 const ascii = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0))
 const DELTA_SUFFIX = ascii('.delta')
+const DELTA_KEY = ascii('delta')
 const ERROR = ascii('error')
 const KEEPALIVE = ascii('keepalive')
 const COMPLETED = ascii('response.completed')
@@ -76,6 +77,12 @@ const TERMINAL = 4
  * form are written out again in that form.
  */
 class ResponsesEvents implements EventSink {
+  /**
+   * What a stream's deltas share, up to their `delta`: the event's type, its item and indexes, the
+   * same for every delta of a part (see ScanMemo).
+   */
+  readonly #deltas = new ScanMemo(DELTA_KEY)
+
   constructor(
     readonly provider: string,
     readonly report: ResponsesReport,
@@ -96,7 +103,7 @@ class ResponsesEvents implements EventSink {
       // Forwarded untouched, so checked first, as the chat relay checks its events: the client's
       // SDK would fail on data that is not JSON with an error that names no one.
       if (
-        scanJsonObject(buffer, dataStart, dataEnd) === NOT_PROVEN &&
+        scanJsonObject(buffer, dataStart, dataEnd, kind === DELTA ? this.#deltas : undefined) === NOT_PROVEN &&
         !parseJsonObject(utf8.decode(buffer.subarray(dataStart, dataEnd)))
       )
         return this.#fail(out, this.#notAnObject(buffer, start, typeEnd, dataStart, dataEnd))
