@@ -68,7 +68,11 @@ export function embeddingsPlugin(deps: EmbeddingsDeps) {
     detail: {
       summary: 'Create embeddings',
       description:
-        'OpenAI Embeddings. echo answers with deterministic unit vectors made from each input (the same input, the same vector; 1536 dimensions by default, up to 3072); a model served by an `openai` provider gets the request with only `model` rewritten and `input` as a list, and its answer comes back as it was sent. At most 2048 inputs, no empty text, and 300,000 tokens in all (a text counted at one per three bytes of UTF-8).',
+        'OpenAI Embeddings. echo answers with deterministic unit vectors made from each input ' +
+        '(the same input, the same vector; 1536 dimensions by default, up to 3072); ' +
+        'a model served by an `openai` provider gets the request with only `model` rewritten and `input` as a list, ' +
+        'and its answer comes back as it was sent. ' +
+        'At most 2048 inputs, no empty text, and 300,000 tokens in all (a text counted at one per three bytes of UTF-8).',
       tags: ['chat'],
       security: BEARER_SECURITY,
       requestBody: { required: true, content: jsonContent(CreateEmbeddingRequest) },
