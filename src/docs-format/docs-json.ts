@@ -1,5 +1,7 @@
 import { t, type Static, type TSchema } from 'elysia'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
+import { NavigationNode } from './current-shape/navigation'
+import { FOOTER_SOCIAL_KEYS, footerSocials } from './current-shape/reusable'
 
 /**
  * The docs.json schema (legacy shape: `navigation` is an array of groups).
@@ -233,28 +235,11 @@ const Api = t.Object(
   { description: 'API page settings' },
 )
 
-/** The only keys `footerSocials` may have. */
-const FOOTER_SOCIAL_KEYS = [
-  'website',
-  'facebook',
-  'x',
-  'discord',
-  'slack',
-  'github',
-  'linkedin',
-  'instagram',
-  'hacker-news',
-] as const
-
-const FooterSocials = t.Object(
-  Object.fromEntries(
-    FOOTER_SOCIAL_KEYS.map((key) => [key, t.Optional(t.String({ description: `account URL on ${key}` }))]),
-  ),
-  {
-    additionalProperties: false,
-    description: `map from platform key to account URL; keys: ${FOOTER_SOCIAL_KEYS.join(', ')}`,
-  },
-)
+/**
+ * `footerSocials`: the keys Mintlify lists (twitter among them, which the first version of this schema
+ * refused), a closed set.
+ */
+const FooterSocials = footerSocials(FOOTER_SOCIAL_KEYS, 'map from platform key to account URL')
 
 const Feedback = t.Object(
   {
@@ -359,7 +344,10 @@ export function copySchema<T extends TSchema>(schema: T, child: (schema: TSchema
 }
 
 /** `$id` of recursive schemas, so walkers can resolve `$ref`s without a registry. */
-const SCHEMA_REFERENCES: ReadonlyMap<string, TSchema> = new Map([['NavigationGroup', NavigationGroup]])
+const SCHEMA_REFERENCES: ReadonlyMap<string, TSchema> = new Map<string, TSchema>([
+  ['NavigationGroup', NavigationGroup],
+  ['NavigationNode', NavigationNode],
+])
 
 /** The schema a `$ref` (the recursive navigation group) points at; any other schema as it is. */
 export function resolveSchema(schema: TSchema): TSchema {
