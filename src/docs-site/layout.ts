@@ -117,7 +117,7 @@ function topbar(view: PageView, section: Section): string {
         : `<li><a class="button-cta"${attributes({ href: ctaUrl })}>${escapeHtml(cta.name ?? ctaUrl)}</a></li>`,
     )
   }
-  const versions = config.versions ?? []
+  const versions = (config.versions ?? []).map(versionName)
   const versionPicker =
     versions.length === 0
       ? ''
@@ -169,7 +169,7 @@ function anchorItem(view: PageView, anchor: Section, current: Section): string {
   const inside = anchor === current
   // isDefaultHidden: shown once a reader is inside it; version: shown when that version is picked (the script
   // re-checks against the reader's saved choice; without script the first version counts as picked).
-  const versions = view.config.versions ?? []
+  const versions = (view.config.versions ?? []).map(versionName)
   const versionHidden = anchor.version !== undefined && anchor.version !== versions[0]
   const hidden = (anchor.isDefaultHidden === true && !inside) || versionHidden
   const icon = iconSvg(anchor.icon, anchor.iconType)
@@ -313,4 +313,9 @@ function connectSources(config: DocsConfig): string {
 
 function sha256(text: string): string {
   return `sha256-${createHash('sha256').update(text).digest('base64')}`
+}
+
+/** A version's name: versions are names, or objects {name, url, …} in Mintlify's mint.json. */
+function versionName(version: string | { name: string }): string {
+  return typeof version === 'string' ? version : version.name
 }

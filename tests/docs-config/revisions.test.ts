@@ -101,16 +101,16 @@ describe('POST /docs.json/validate', () => {
   })
 
   test('?strict=true turns warnings into errors; nothing is stored either way', async () => {
-    const text = config('A', { analytics: { ga4: { measurementId: 'G-1' } } })
+    const text = config('A', { tracking: { ga4: { measurementId: 'G-1' } } })
     const relaxed = await (await t.request('/docs.json/validate', { method: 'POST', body: text, token: writer })).json()
     const strict = await (
       await t.request('/docs.json/validate?strict=true', { method: 'POST', body: text, token: writer })
     ).json()
-    expect(relaxed).toMatchObject({ valid: true, warnings: [expect.objectContaining({ path: '/analytics' })] })
+    expect(relaxed).toMatchObject({ valid: true, warnings: [expect.objectContaining({ path: '/tracking' })] })
     expect(strict).toMatchObject({
       valid: false,
       warnings: [],
-      errors: [expect.objectContaining({ path: '/analytics' })],
+      errors: [expect.objectContaining({ path: '/tracking' })],
     })
     expect((await (await t.request('/docs.json/revisions', { token: writer })).json()).revisions).toEqual([])
   })
@@ -196,7 +196,7 @@ describe('GET /docs.json/schema', () => {
     expect(Object.keys(schema.properties.footerSocials.properties)).toContain('twitter')
     expect(
       schema.properties.api.properties.auth.properties.method.anyOf.map((branch: { const: string }) => branch.const),
-    ).toEqual(['bearer', 'basic', 'key'])
+    ).toEqual(['bearer', 'basic', 'key', 'cobo'])
     expect(schema.properties.topAnchor.default).toEqual({
       name: 'Documentation',
       icon: 'book-open',

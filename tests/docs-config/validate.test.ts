@@ -222,8 +222,8 @@ describe('unknown properties: warnings with suggestions, errors in strict mode',
     { where: 'top level, swapped letters', property: '¦"tasb": []', path: '/tasb', suggestion: 'tabs' },
     {
       where: 'top level, vendor extra',
-      property: '¦"analytics": { "ga4": { "measurementId": "G-1" } }',
-      path: '/analytics',
+      property: '¦"tracking": { "ga4": { "measurementId": "G-1" } }',
+      path: '/tracking',
     },
     {
       where: 'in colors',
@@ -249,7 +249,7 @@ describe('unknown properties: warnings with suggestions, errors in strict mode',
       path: '/logo/hrf',
       suggestion: 'href',
     },
-    { where: 'in feedback', property: '"feedback": { ¦"thumbsRating": true }', path: '/feedback/thumbsRating' },
+    { where: 'in feedback', property: '"feedback": { ¦"thumbsDown": true }', path: '/feedback/thumbsDown' },
   ]
 
   test.each(WARNING_ROWS.map((row) => [row.where, row] as const))('%s', (_where, row) => {
@@ -305,7 +305,7 @@ describe('reporting', () => {
 
   test('errors carry what was expected and what was received', () => {
     const result = validateDocsConfig(withProperty('"api": { "auth": { "method": "oauth" } }'))
-    expect(result.errors[0]).toMatchObject({ expected: 'one of bearer, basic, key', received: '"oauth"' })
+    expect(result.errors[0]).toMatchObject({ expected: 'one of bearer, basic, key, cobo', received: '"oauth"' })
   })
 
   test('a document that is not an object says so', () => {

@@ -225,12 +225,17 @@ export type CurrentDocsConfig = Static<typeof CurrentDocsConfigSchema>
 /** Compiled once at module load. */
 export const CURRENT_DOCS_CONFIG_CHECK = TypeCompiler.Compile(CurrentDocsConfigSchema)
 
-/** Mintlify's rule: a `theme` key or an object `navigation` is the current shape; the rest is the spec's. */
+/**
+ * Whether a parsed docs.json is in the current shape: an object `navigation` is; an array `navigation` is the
+ * spec's (the mint.json of old, whose own `theme` took values such as "venus"); without a navigation, a `theme`
+ * key decides.
+ */
 export function isCurrentShape(value: unknown): boolean {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
   const config = value as Record<string, unknown>
   const navigation = config.navigation
-  return 'theme' in config || (typeof navigation === 'object' && navigation !== null && !Array.isArray(navigation))
+  if (Array.isArray(navigation)) return false
+  return (typeof navigation === 'object' && navigation !== null) || 'theme' in config
 }
 
 export { NavigationNode }
