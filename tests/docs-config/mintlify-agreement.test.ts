@@ -67,7 +67,9 @@ describe('agreement with @mintlify/validation on real files', () => {
   test("mintlify/docs' docs.json, its $ref includes (fr.json, es.json, zh.json, redirects.json) resolved: both accept", async () => {
     const folder = join(FIXTURES, 'mintlify-docs')
     const text = readFileSync(join(folder, 'docs.json'), 'utf8')
-    const resolved = await resolveIncludes(JSON.parse(text), 'docs.json', (path) => readFile(join(folder, path), 'utf8'))
+    const resolved = await resolveIncludes(JSON.parse(text), 'docs.json', (path) =>
+      readFile(join(folder, path), 'utf8'),
+    )
     expect(mintlifyDocsJson(resolved).success).toBe(true)
     const ours = validateDocsConfig(JSON.stringify(resolved, null, 2))
     expect(ours.errors).toEqual([])

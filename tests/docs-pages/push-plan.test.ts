@@ -17,7 +17,10 @@ async function navigation() {
   expect(config?.file).toBe('docs.json')
   const value = JSON.parse(await readFile(config!.location, 'utf8'))
   return navigationOf(
-    (await resolveIncludes(value, 'docs.json', (path) => readFile(join(ROOT, path), 'utf8'))) as Record<string, unknown>,
+    (await resolveIncludes(value, 'docs.json', (path) => readFile(join(ROOT, path), 'utf8'))) as Record<
+      string,
+      unknown
+    >,
   )
 }
 
