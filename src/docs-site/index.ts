@@ -4,7 +4,7 @@ import { jsonErrors } from '../http/json-errors'
 import type { Logger } from '../telemetry/logger'
 import { builtInFile, siteAsset, type Asset } from './assets'
 import { trimSlashes } from './links'
-import { DocsSiteService, type SitePage, type SiteSources } from './service'
+import { DocsSiteService, type RedirectPage, type SitePage, type SiteSources } from './service'
 
 /** Where the site's docs.json, pages and the server's own OpenAPI document come from; app.ts wires them. */
 export type DocsSiteDeps = { sources: SiteSources; logger: Logger }
@@ -49,7 +49,12 @@ export const docsSitePlugin = (deps: DocsSiteDeps) => {
   )
 }
 
-function pageResponse(page: SitePage, request: Request): Response {
+function pageResponse(page: SitePage | RedirectPage, request: Request): Response {
+  if ('location' in page) {
+    // Permanent redirects may be cached by browsers, as Mintlify's are; temporary ones are asked again.
+    const cache = page.status === 308 ? 'public, max-age=300' : 'no-cache'
+    return new Response(null, { status: page.status, headers: { location: page.location, 'cache-control': cache } })
+  }
   const headers: Record<string, string> = {
     etag: page.etag,
     'cache-control': 'no-cache',

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createHash } from 'node:crypto'
 import { Parser } from 'htmlparser2'
-import { DocsSiteService, type SiteSources } from '../../src/docs-site/service'
+import { DocsSiteService, type SitePage, type SiteSources } from '../../src/docs-site/service'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
 
 /**
@@ -381,7 +381,7 @@ describe('unbounded work: what a crawler or an author can make one request cost'
     const pages = Array.from({ length: 100_000 }, (_, i) => `p${i}`)
     const sources = fakeSources(pages, 1)
     const service = new DocsSiteService(sources)
-    const size = (await service.render('p0')).html.length
+    const size = ((await service.render('p0')) as SitePage).html.length
     expect(size).toBeGreaterThan(3_000_000)
     for (let i = 1; i <= Math.ceil((40 * 1024 * 1024) / size); i++) await service.render(`p${i}`)
     const before = sources.reads
