@@ -6,7 +6,7 @@
  */
 
 /** How much one docs.json may include: files, and their total size in characters. */
-export const INCLUDE_LIMITS = { files: 256, characters: 16 * 1024 * 1024 }
+const INCLUDE_LIMITS = { files: 256, characters: 16 * 1024 * 1024 }
 
 /** Why an include could not be resolved; `file` is the including file, `ref` the path as written. */
 export class IncludeError extends Error {

@@ -15,10 +15,10 @@ export type Upload = {
 }
 
 /** A file that is not uploaded as a page, and why; it is reported. */
-export type Skipped = { file: string; reason: string }
+type Skipped = { file: string; reason: string }
 
 /** A Markdown file under `snippets/`: imported by pages, never a page itself. */
-export type SnippetFile = { file: string; location: string }
+type SnippetFile = { file: string; location: string }
 
 export type PushPlan = { uploads: Upload[]; skipped: Skipped[]; snippets: SnippetFile[] }
 

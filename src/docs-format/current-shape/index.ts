@@ -1,4 +1,4 @@
-import { t, type Static } from 'elysia'
+import { t } from 'elysia'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { Banner, Footer, Navbar, NavigationNode } from './navigation'
 import { AsyncApiSource, hexColour, Icon, LightDark, ModeColours, OpenApiSource, oneOf } from './reusable'
@@ -10,7 +10,7 @@ import { Integrations, Seo, Styling } from './settings'
  * and required keys; unknown keys are warnings, as in the spec shape (Mintlify drops them silently).
  */
 
-export const THEMES = ['mint', 'maple', 'palm', 'willow', 'linden', 'almond', 'aspen', 'luma', 'sequoia'] as const
+const THEMES = ['mint', 'maple', 'palm', 'willow', 'linden', 'almond', 'aspen', 'luma', 'sequoia'] as const
 
 const fontDetails = {
   family: t.Optional(t.String({ description: 'font family, such as "Open Sans"' })),
@@ -220,8 +220,6 @@ export const CurrentDocsConfigSchema = t.Object(
   },
 )
 
-export type CurrentDocsConfig = Static<typeof CurrentDocsConfigSchema>
-
 /** Compiled once at module load. */
 export const CURRENT_DOCS_CONFIG_CHECK = TypeCompiler.Compile(CurrentDocsConfigSchema)
 
@@ -237,5 +235,3 @@ export function isCurrentShape(value: unknown): boolean {
   if (Array.isArray(navigation)) return false
   return (typeof navigation === 'object' && navigation !== null) || 'theme' in config
 }
-
-export { NavigationNode }

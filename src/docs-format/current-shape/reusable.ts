@@ -6,7 +6,7 @@ import { t } from 'elysia'
  */
 
 /** Matches `#RGB` and `#RRGGBB`. */
-export const HEX_COLOUR_PATTERN = '^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$'
+const HEX_COLOUR_PATTERN = '^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$'
 
 export const hexColour = (description: string) =>
   t.String({
@@ -37,7 +37,7 @@ export const ICON_STYLES = [
   'thin',
 ] as const
 
-export const ICON_LIBRARIES = ['fontawesome', 'lucide', 'tabler'] as const
+const ICON_LIBRARIES = ['fontawesome', 'lucide', 'tabler'] as const
 
 export const Icon = t.Union(
   [

@@ -31,7 +31,7 @@ export const Seo = t.Object(
 )
 
 /** Shiki's themes, as Mintlify lists them for code blocks. */
-export const CODE_THEMES = [
+const CODE_THEMES = [
   'andromeeda',
   'aurora-x',
   'ayu-dark',

@@ -7,7 +7,7 @@
 /** An entry of a sidebar: a page path, or a group of entries (groups nest to any depth). */
 export type NavEntry = { kind: 'page'; path: string } | NavGroup
 
-export type NavGroup = {
+type NavGroup = {
   kind: 'group'
   name: string
   entries: NavEntry[]
