@@ -45,6 +45,8 @@ const CONFIG = {
   name: 'Acme',
   colors: { primary: '#16A34A' },
   favicon: { light: '/favicon-light.svg', dark: '/favicon-dark.svg' },
+  background: { color: { light: '#FAFAF9', dark: '#0C0A09' } },
+  appearance: { default: 'dark', strict: true },
   navbar: {
     links: [{ label: 'Support', href: 'mailto:help@acme.dev' }],
     primary: { type: 'button', label: 'Dashboard', href: 'https://dashboard.acme.dev' },
@@ -156,6 +158,14 @@ describe('a current-shape docs.json on the site', () => {
     expect(footer).toContain('href="https://github.com/acme"')
     expect(footer).toContain('<p class="footer-header">Company</p>')
     expect(footer).toContain('<a href="https://acme.dev/blog">Blog</a>')
+  })
+
+  test('background.color colours the page per mode; appearance forces dark mode and hides the toggle', async () => {
+    const { html } = await page('/docs/')
+    expect(html).toMatch(/\[data-mode="light"\]\{[^}]*--bg:#fafaf9/i)
+    expect(html).toMatch(/\[data-mode="dark"\]\{[^}]*--bg:#0c0a09/i)
+    expect(html).toContain('data-forced-mode="dark"')
+    expect(html).not.toContain('id="mode-toggle"')
   })
 
   test('a favicon per mode', async () => {
