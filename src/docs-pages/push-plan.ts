@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises'
 import { join, relative, sep } from 'node:path'
 import type { Navigation } from '../docs-format/navigation/model'
 import { pagePathOf } from '../docs-format/navigation/paths'
+import { MintIgnore } from './mintignore'
 import { pagePathProblem } from './page-path'
 
 /** One file to upload: where it is, and what it becomes on the server. */
@@ -50,7 +51,7 @@ export function isSnippetFile(file: string): boolean {
  * would publish them: with a docs.json, the pages its navigation names and the pages those link to (`/path`
  * or a path relative to the page), followed page by page; without one, every Markdown file. Files under
  * `snippets/` are never pages (they are listed in `snippets`), nor are README, AGENTS, CLAUDE, CONTRIBUTING …
- * unless navigation names them. A page is the file's path without its extension (`plants/overview.mdx` →
+ * unless navigation names them, nor what `.mintignore` leaves out. A page is the file's path without its extension (`plants/overview.mdx` →
  * `plants/overview`); results are sorted by file path. Symbolic links are not followed.
  */
 export async function planPush(root: string, navigation?: Navigation): Promise<PushPlan> {
@@ -58,8 +59,10 @@ export async function planPush(root: string, navigation?: Navigation): Promise<P
   const skipped: Skipped[] = []
   /** Page path → its file, for the Markdown files a page could be. */
   const byPath = new Map<string, { file: string; location: string }>()
+  const ignore = new MintIgnore(await readFile(join(root, '.mintignore'), 'utf8').catch(() => ''))
   for (const location of (await markdownFiles(root)).sort()) {
     const file = relative(root, location).split(sep).join('/')
+    if (ignore.ignores(file)) continue
     if (isSnippetFile(file)) snippets.push({ file, location })
     else byPath.set(file.replace(MARKDOWN, ''), { file, location })
   }

@@ -45,7 +45,8 @@ describe('the push plan of a Mintlify repository', () => {
     expect(plan.skipped).toEqual([])
   })
 
-  test('without a docs.json every Markdown file is a page, still not README, CONTRIBUTING or snippets', async () => {
+  test('without a docs.json every Markdown file is a page, still not README, CONTRIBUTING, snippets or what .mintignore leaves out', async () => {
+    // The fixture's .mintignore (mintlify/docs' own) names agent-context/, which holds a SKILL.md.
     const plan = await planPush(ROOT)
     expect(plan.uploads.map((upload) => upload.file)).toEqual(['cli/index.mdx', 'index.mdx', 'quickstart.mdx'])
   })
