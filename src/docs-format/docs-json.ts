@@ -6,10 +6,11 @@ import { Api } from './spec-shape-api'
 import { SPEC_COLOR_EXTRAS, SPEC_GROUP_EXTRAS, SPEC_SHAPE_EXTRAS } from './spec-shape-extras'
 
 /**
- * The docs.json schema (legacy shape: `navigation` is an array of groups).
+ * The docs.json schema of the spec shape (the mint.json of old: `navigation` is an array of groups); the
+ * current Mintlify shape is in `current-shape/`, and the validator picks one per file (see isCurrentShape).
  *
- * This is the single source of truth: the `DocsConfig` type, runtime validation, the defaults applied on
- * normalisation and the JSON Schema served at `/docs.json/schema` all come from it. Descriptions follow the
+ * This is the single source of truth for its shape: the `DocsConfig` type, runtime validation, the defaults
+ * applied on normalisation and the JSON Schema served at `/docs.json/schema` all come from it. Descriptions follow the
  * spec's tables so editors show them on hover. Unknown properties are allowed here (they are warnings, reported
  * by the validator), except in `footerSocials`, whose keys are a closed set.
  */
