@@ -37,6 +37,7 @@ const PAGES = [
   'v1/intro',
   'fr/index',
   'sdk/js',
+  'api/internal',
 ]
 
 const CONFIG = {
@@ -75,7 +76,10 @@ const CONFIG = {
                   },
                 ],
               },
-              { tab: 'API', pages: ['api/intro', 'api/users'] },
+              {
+                tab: 'API',
+                pages: ['api/intro', 'api/users', { group: 'Internal', hidden: true, pages: ['api/internal'] }],
+              },
               {
                 tab: 'SDKs',
                 dropdowns: [{ dropdown: 'JavaScript', icon: 'js', groups: [{ group: 'JS', pages: ['sdk/js'] }] }],
@@ -123,6 +127,12 @@ describe('a current-shape docs.json on the site', () => {
     const api = sidebar((await page('/docs/api/intro')).html)
     expect(api).toContain('/docs/api/users')
     expect(api).not.toContain('/docs/quickstart')
+  })
+
+  test('a page of a hidden group is served, but not listed', async () => {
+    const { status } = await page('/docs/api/internal')
+    expect(status).toBe(200)
+    expect(sidebar((await page('/docs/api/intro')).html)).not.toContain('/docs/api/internal')
   })
 
   test('a dropdown inside a tab is an anchor of the sidebar, and keeps its tab marked', async () => {

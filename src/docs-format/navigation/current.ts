@@ -44,7 +44,8 @@ export function buildCurrentNavigation(config: Json): Navigation {
 
   const entryOf = (page: unknown, depth: number): NavEntry[] => {
     if (typeof page === 'string') return [{ kind: 'page', path: list.add(page) }]
-    if (!isObject(page) || depth > MAX_DEPTH || page.hidden === true) return []
+    if (!isObject(page) || depth > MAX_DEPTH) return []
+    if (page.hidden === true) return hidden(page, depth)
     addOpenapi(page.openapi)
     const root = typeof page.root === 'string' ? list.add(page.root) : undefined
     return [
@@ -59,6 +60,19 @@ export function buildCurrentNavigation(config: Json): Navigation {
         openapi: page.openapi,
       },
     ]
+  }
+
+  /** A hidden item is left out of the sidebar, but its pages are still published (and pushed). */
+  const hidden = (item: Json, depth: number): NavEntry[] => {
+    if (depth > MAX_DEPTH) return []
+    if (typeof item.root === 'string') list.add(item.root)
+    for (const key of ['groups', 'pages', ...Object.keys(DIVISIONS)]) {
+      for (const child of Array.isArray(item[key]) ? item[key] : []) {
+        if (typeof child === 'string') list.add(child)
+        else if (isObject(child)) hidden(child, depth + 1)
+      }
+    }
+    return []
   }
 
   const firstPageOf = (entries: NavEntry[]): string | undefined => {
@@ -86,7 +100,11 @@ export function buildCurrentNavigation(config: Json): Navigation {
       if (!Array.isArray(items)) continue
       let index = 0
       for (const item of items) {
-        if (!isObject(item) || item.hidden === true) continue
+        if (!isObject(item)) continue
+        if (item.hidden === true) {
+          hidden(item, depth + 1)
+          continue
+        }
         const name = text(item[DIVISIONS[key]]) ?? ''
         const inner: Context = { ...context }
         if (key === 'versions') {
