@@ -53,6 +53,8 @@ export class SiteMap {
       }
     }
     for (const path of this.pages) {
+      // A page of a hidden item belongs to no section's sidebar, so it is no section's landing either.
+      if (this.navigation.shape === 'current' && !this.homes.has(path)) continue
       const section = this.sectionOf(path)
       if (!this.firstPages.has(section)) this.firstPages.set(section, path)
     }
