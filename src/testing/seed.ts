@@ -78,7 +78,9 @@ async function makeSeed(): Promise<Blob> {
     const { drizzle } = await import('drizzle-orm/pglite')
     await migrate(drizzle({ client }) as unknown as DatabaseHandle['db'])
     for (const template of ['template0', 'template1']) {
-      await client.exec(`update pg_database set datistemplate = false, datallowconn = false where datname = '${template}'`)
+      await client.exec(
+        `update pg_database set datistemplate = false, datallowconn = false where datname = '${template}'`,
+      )
       await client.exec(`drop database ${template}`)
     }
     await client.exec('checkpoint')
