@@ -6,7 +6,7 @@ import { PROVIDER_KINDS } from '../chat/providers'
 export type ScenarioInput = string | { rules: unknown[]; [key: string]: unknown }
 
 /** The provider a test server's scenario is served by, under this name in `providers:`. */
-export const SCRIPT_PROVIDER = 'script'
+const SCRIPT_PROVIDER = 'script'
 
 /**
  * The configuration a scenario stands for, as variables: exactly what a `trellis.yaml` would say,
