@@ -1,8 +1,10 @@
+import { Value } from '@sinclair/typebox/value'
 import { asc } from 'drizzle-orm'
 import { modelsProblem, parseScopes, type Scope } from '../auth/model'
 import { PROVIDER_KINDS } from '../chat/providers'
 import { chatSetupFrom } from '../chat'
 import { type LogLevel, loadConfig } from '../config'
+import { LimitsSchema } from '../config/limits'
 import { type TokenLimits, usageRecords } from '../db/schema'
 import { bootstrap } from '../runtimes/bootstrap'
 import { createLogger } from '../telemetry/logger'
@@ -100,10 +102,16 @@ export async function startTrellis(options: StartTrellisOptions = {}): Promise<T
   const logger = createLogger(config.logLevel, write)
   const shutdown = new AbortController()
   let handler: ((request: Request) => Promise<Response>) | undefined
-  const [listener, database] = await Promise.all([
+  const [bound, opened] = await Promise.allSettled([
     listen(() => handler ?? notReady, config.host, options.port ?? 0),
     seededDatabase(),
   ])
+  if (bound.status === 'rejected' || opened.status === 'rejected') {
+    if (bound.status === 'fulfilled') await bound.value.stop()
+    if (opened.status === 'fulfilled') await opened.value.close()
+    throw bound.status === 'rejected' ? bound.reason : (opened as PromiseRejectedResult).reason
+  }
+  const [listener, database] = [bound.value, opened.value]
   const started = await bootstrap(config, {
     database,
     logger,
@@ -137,6 +145,12 @@ export async function startTrellis(options: StartTrellisOptions = {}): Promise<T
       const scopes = parseScopes((grants.scopes ?? ['chat']).join(','))
       const problem = grants.models && modelsProblem(grants.models, config.chat.models)
       if (problem) throw new Error(`token: ${problem}`)
+      if (grants.limits !== undefined && !Value.Check(LimitsSchema, grants.limits)) {
+        const first = Value.Errors(LimitsSchema, grants.limits).First()
+        throw new Error(
+          `token: limits${first?.path ?? ''}: ${first?.message}; expected {rpm?, tpm?, streams?, budget_tokens?}`,
+        )
+      }
       const created = await deps.tokens.create({ owner: grants.owner ?? 'test', ...grants, scopes })
       return created.token
     },

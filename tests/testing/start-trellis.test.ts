@@ -124,6 +124,8 @@ describe('startTrellis', () => {
     [{ scopes: ['chat', 'everything'] }, 'unknown scope "everything"'],
     [{ models: ['gpt-9'] }, 'models names "gpt-9", which this server does not serve'],
     [{ owner: ' ' }, 'owner must be 1 to 200 characters'],
+    [{ limits: { rpm: 0 } }, 'token: limits/rpm: Expected integer to be greater or equal to 1'],
+    [{ limits: { rpn: 2 } }, 'token: limits/rpn: Unexpected property'],
   ])('token(%j) is refused: %s', async (options, message) => {
     await using trellis = await startTrellis()
     expect(trellis.token(options as never)).rejects.toThrow(message)
@@ -156,6 +158,13 @@ describe('configuration comes from the options alone', () => {
     expect(await listed(configured)).toEqual(['house'])
     await using overridden = await startTrellis({ cwd: dir, config: 'served.yaml', env: { CHAT_ECHO: 'true' } })
     expect(await listed(overridden)).toEqual(['house', 'echo', 'echo-reasoner'])
+  })
+
+  test('a port in use is refused, and nothing is left open', async () => {
+    await using first = await startTrellis()
+    const port = Number(new URL(first.url).port)
+    expect(startTrellis({ port })).rejects.toThrow()
+    expect((await fetch(`${first.url}/health`)).status).toBe(200)
   })
 
   test.each([
