@@ -58,6 +58,12 @@ const RecordedResponse = t.Object(
 
 export const Exchange = t.Object(
   {
+    /**
+     * When the request was made (ISO 8601). The provider's clock reads it while it serves the exchange, recording and
+     * replaying: what a provider stamps from its clock (the `created` of Messages translated to Chat Completions)
+     * comes out the same.
+     */
+    at: t.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?Z$' }),
     request: t.Object(
       {
         method: t.String({ minLength: 1 }),

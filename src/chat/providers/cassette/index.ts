@@ -8,7 +8,7 @@ import { OPENAI_KIND } from '../openai'
 import { type Cassette, CASSETTE_VERSION, parseCassette } from './format'
 import { DEFAULT_IGNORED } from './match'
 import { replayFetch, type Timing } from './player'
-import { recordingFetch } from './recorder'
+import { ExchangeClock, recordingFetch } from './recorder'
 import { CassetteWriter, DEFAULT_MAX_CASSETTE_BYTES, Redaction } from './writer'
 
 /*
@@ -89,10 +89,18 @@ export const RECORD_KIND: ProviderKind = {
       settings: own,
     })
     const redaction = new Redaction(settings.redact ?? [], [wrapped.apiKey])
-    const fetch = recordingFetch(options.fetch ?? globalThis.fetch, { baseUrl: wrapped.baseUrl, writer, redaction })
+    const clock = new ExchangeClock()
+    const fetch = recordingFetch(options.fetch ?? globalThis.fetch, {
+      baseUrl: wrapped.baseUrl,
+      writer,
+      redaction,
+      clock,
+      now: options.clock ?? (() => new Date()),
+    })
     // Named as the provider it records, as its replay will be: the same errors, the same ledger entries.
-    const { clock, maxResponseBytes, maxEventBytes } = options
-    return kind.create({ ...wrapped, name: settings.provider!, fetch, clock, maxResponseBytes, maxEventBytes })
+    const { maxResponseBytes, maxEventBytes } = options
+    const name = settings.provider!
+    return kind.create({ ...wrapped, name, fetch, clock: clock.read, maxResponseBytes, maxEventBytes })
   },
 }
 
@@ -134,13 +142,15 @@ export const REPLAY_KIND: ProviderKind = {
     const file = settings.cassette!
     const read = readCassette(file, settings.maxCassetteBytes, `provider '${options.name}'`)
     const kind = WRAPPABLE[read.header.kind]!
+    const clock = new ExchangeClock()
     const fetch = replayFetch(read, {
+      clock,
       file,
       baseUrl: REPLAY_BASE_URL,
       ignored: settings.ignore ?? DEFAULT_IGNORED,
       timing: settings.timing ?? 'original',
     })
-    const { clock, maxResponseBytes, maxEventBytes } = options
+    const { maxResponseBytes, maxEventBytes } = options
     const timeouts = {
       connectTimeoutMs: options.connectTimeoutMs,
       firstTokenTimeoutMs: options.firstTokenTimeoutMs,
@@ -156,7 +166,7 @@ export const REPLAY_KIND: ProviderKind = {
       name: read.header.provider,
       baseUrl: REPLAY_BASE_URL,
       fetch,
-      clock,
+      clock: clock.read,
       maxResponseBytes,
       maxEventBytes,
     })

@@ -1,5 +1,6 @@
 import type { UpstreamFetch } from '../upstream-fetch'
 import type { Cassette, Exchange, RecordedResponse } from './format'
+import type { ExchangeClock } from './recorder'
 import { differences, distance, matchKey, normalised } from './match'
 
 /** How replay paces what it serves: as recorded, at once, or every wait multiplied by `scale`. */
@@ -13,6 +14,8 @@ export type Playback = {
   baseUrl: string
   ignored: readonly string[]
   timing: Timing
+  /** Set to each exchange's recorded time as it is served: the provider's clock. */
+  clock: ExchangeClock
 }
 
 type Recorded = { line: number; exchange: Exchange; body: unknown }
@@ -51,6 +54,7 @@ export function replayFetch(cassette: Cassette, playback: Playback): UpstreamFet
     const count = served.get(key) ?? 0
     served.set(key, count + 1)
     const { exchange } = entries[Math.min(count, entries.length - 1)]!
+    playback.clock.set(new Date(exchange.at))
     const at = (ms: number) => waitUntil(started + ms * factor, init.signal)
     if (!exchange.response) {
       await at(exchange.unreachable?.ms ?? 0)

@@ -11,8 +11,29 @@ const TRANSFER_HEADERS = new Set([
   'keep-alive',
 ])
 
-/** Where one recording writes, and what it keeps out. */
-export type Recording = { baseUrl: string; writer: CassetteWriter; redaction: Redaction }
+/**
+ * Where one recording writes, and what it keeps out. `clock` is the time the last exchange began, as the wrapped
+ * provider reads it (see `Exchange.at`); `now` the time that stamps it.
+ */
+export type Recording = {
+  baseUrl: string
+  writer: CassetteWriter
+  redaction: Redaction
+  clock: ExchangeClock
+  now: () => Date
+}
+
+/**
+ * The time of the exchange being served, for the provider's clock: the same reading while recording and replaying.
+ * Exchanges served at once share it (the last one begun sets it); a provider stamps its answers in whole seconds.
+ */
+export class ExchangeClock {
+  #at: Date | undefined
+  set(at: Date): void {
+    this.#at = at
+  }
+  readonly read = (): Date => this.#at ?? new Date()
+}
 
 /**
  * `fetch` that records every exchange it carries to a cassette: the request as the provider sent it (its path after
@@ -26,6 +47,8 @@ export function recordingFetch(fetch: UpstreamFetch, recording: Recording): Upst
   return async (url, init) => {
     const started = performance.now()
     const since = () => Math.round(performance.now() - started)
+    const at = recording.now()
+    recording.clock.set(at)
     const request: Exchange['request'] = {
       method: init.method,
       path: url.startsWith(recording.baseUrl) ? url.slice(recording.baseUrl.length) : url,
@@ -39,7 +62,7 @@ export function recordingFetch(fetch: UpstreamFetch, recording: Recording): Upst
     try {
       response = await fetch(url, init)
     } catch (error) {
-      write({ request, unreachable: { ms: since() } })
+      write({ at: at.toISOString(), request, unreachable: { ms: since() } })
       throw error
     }
     const headers = recording.redaction.headers(
@@ -48,12 +71,13 @@ export function recordingFetch(fetch: UpstreamFetch, recording: Recording): Upst
     const recorded: RecordedResponse = { status: response.status, ms: since(), headers }
     const stream = response.headers.get('content-type')?.includes('text/event-stream') === true
     if (!response.body) {
-      write({ request, response: { ...recorded, text: '', bodyMs: recorded.ms } })
+      write({ at: at.toISOString(), request, response: { ...recorded, text: '', bodyMs: recorded.ms } })
       return response
     }
     const body = tapped(response.body, stream, since, recording.writer, (parts, broken) => {
       const whole = stream ? { events: parts.events } : bodyParts(parts.text, parts.endMs)
-      write({ request, response: { ...recorded, ...whole, ...(broken === undefined ? {} : { broken }) } })
+      const response = { ...recorded, ...whole, ...(broken === undefined ? {} : { broken }) }
+      write({ at: at.toISOString(), request, response })
     })
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
   }

@@ -16,7 +16,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 const CASSETTE = join(dir, 'c.jsonl')
 const HEADER = '{"trellis_cassette":1,"provider":"up","kind":"openai","settings":{}}'
 const EXCHANGE =
-  '{"request":{"method":"POST","path":"/chat/completions","headers":{},"body":{}},' +
+  '{"at":"2026-11-27T03:00:00.000Z","request":{"method":"POST","path":"/chat/completions","headers":{},"body":{}},' +
   '"response":{"status":200,"ms":0,"headers":{},"json":{}}}'
 
 /** The findings of loading `yaml` (F for the file, C for the cassette), or [] when it loads. */
@@ -58,12 +58,12 @@ describe('a cassette that is not one is refused at its line and column', () => {
     [
       'a status that is text',
       `${HEADER}\n${EXCHANGE.replace('"status":200', '"status":"200"')}`,
-      'C:2:101: not an exchange: response.status: Expected integer',
+      'C:2:133: not an exchange: response.status: Expected integer',
     ],
     ['an unknown field', `${HEADER}\n${EXCHANGE.replace('"ms":0', '"ms":0,"msec":1')}`, 'C:2:'],
     [
       'an exchange with neither response nor unreachable',
-      `${HEADER}\n{"request":{"method":"POST","path":"/x","headers":{},"body":null}}\n`,
+      `${HEADER}\n{"at":"2026-11-27T03:00:00Z","request":{"method":"POST","path":"/x","headers":{},"body":null}}\n`,
       'C:2:1: an exchange needs a response, or unreachable',
     ],
     ['an empty file', '', 'cassette C is empty: record it first (kind: record)'],

@@ -29,6 +29,7 @@ const streamed = (content: string, extra: Record<string, unknown> = {}) => ({
 function exchange(body: Record<string, unknown>, pieces: string[], every = 0) {
   const events = [...pieces.map(chunk), STOP, 'data: [DONE]\n\n'].map((data, i) => ({ ms: i * every, data }))
   return {
+    at: '2026-11-27T03:00:00.000Z',
     request: { method: 'POST', path: '/chat/completions', headers: {}, body },
     response: { status: 200, ms: 0, headers: { 'content-type': 'text/event-stream' }, events },
   }
