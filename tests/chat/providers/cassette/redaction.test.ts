@@ -114,3 +114,29 @@ describe('a cassette holds no credential', () => {
     expect(exchange.response.json).toEqual({ error: { message: 'Incorrect API key provided: [redacted].' } })
   })
 })
+
+describe('a cassette is bounded', () => {
+  test('an exchange that would take the file past maxCassetteBytes is served but not written', async () => {
+    const cassette = cassettePath()
+    const side = await recordingSide({ baseUrl: openai.baseUrl }, cassette, { maxCassetteBytes: 4096 })
+    const statuses: number[] = []
+    try {
+      for (const content of ['first', 'second']) {
+        // About 3 kB each: the first fits under 4096 bytes, the second would not.
+        openai.script({ chunks: Array.from({ length: 6 }, (_, i) => `${content} ${'x'.repeat(100)} ${i}`) })
+        const response = await side.post('/v1/chat/completions', {
+          model: 'm',
+          stream: true,
+          messages: [{ role: 'user', content }],
+        })
+        statuses.push(response.status)
+        expect(await response.text()).toContain(`${content} xxx`)
+      }
+    } finally {
+      await side.close()
+    }
+    expect(statuses).toEqual([200, 200])
+    expect(exchangesOf(cassette).map((exchange) => exchange.request.body.messages[0].content)).toEqual(['first'])
+    expect(readFileSync(cassette).length).toBeLessThanOrEqual(4096)
+  })
+})
