@@ -140,3 +140,26 @@ describe('a cassette is bounded', () => {
     expect(readFileSync(cassette).length).toBeLessThanOrEqual(4096)
   })
 })
+
+test('a stream the client abandoned is not written: its end was never seen', async () => {
+  const cassette = cassettePath()
+  const side = await recordingSide({ baseUrl: openai.baseUrl }, cassette)
+  try {
+    openai.script({ chunks: 5, stallAfterChunks: 2 })
+    const controller = new AbortController()
+    const response = await fetch(`${side.origin}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${side.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'bye' }] }),
+      signal: controller.signal,
+    })
+    const reader = response.body!.getReader()
+    expect(new TextDecoder().decode((await reader.read()).value)).toStartWith('data: ')
+    controller.abort()
+    // The upstream sees the relay go away once the abort has travelled through Trellis.
+    await openai.requests.at(-1)!.aborted
+  } finally {
+    await side.close()
+  }
+  expect(exchangesOf(cassette)).toEqual([])
+})
