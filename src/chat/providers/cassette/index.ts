@@ -68,7 +68,8 @@ export const RECORD_KIND: ProviderKind = {
     const kind = (wrapped.kind as string | undefined) ?? DEFAULT_WRAPPED
     if (!Object.hasOwn(WRAPPABLE, kind))
       throw new Error(
-        `${at}: provider '${provider}' is of kind ${kind}; only ${Object.keys(WRAPPABLE).join(' and ')} can be recorded`,
+        `${at}: provider '${provider}' is of kind ${kind}; ` +
+          `only ${Object.keys(WRAPPABLE).join(' and ')} can be recorded`,
       )
     if (cassette === undefined) throw new Error(`${at}: cassette is required: the file to record to`)
   },

@@ -130,7 +130,8 @@ function miss(file: string, recorded: Recorded[], method: string, path: string, 
   let message = `No exchange recorded in ${file} matches this request (${method} ${path})`
   if (!nearest) message += '; the cassette holds none.'
   else if (samePath.length === 0)
-    message += `; none was recorded for ${path} (the nearest, line ${nearest.line}, is ${nearest.exchange.request.path}).`
+    message +=
+      `; none was recorded for ${path}` + ` (the nearest, line ${nearest.line}, is ${nearest.exchange.request.path}).`
   else message += `; the nearest, line ${nearest.line}, differs at ${differences(nearest.body, body).join('; ')}.`
   const error = { type: 'invalid_request_error', code: 'cassette_miss', param: null, message }
   return new Response(JSON.stringify({ type: 'error', error }), {

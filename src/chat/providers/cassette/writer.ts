@@ -8,7 +8,7 @@ export const DEFAULT_MAX_CASSETTE_BYTES = 64 * 1024 * 1024
 const ALWAYS_REDACTED = ['authorization', 'proxy-authorization', 'x-api-key', 'api-key', 'cookie', 'set-cookie']
 
 /** What stands in a cassette for a redacted value. */
-export const REDACTED = '[redacted]'
+const REDACTED = '[redacted]'
 
 /** Secrets shorter than this are not searched for in bodies: replacing every `ab` would wreck a cassette. */
 const MIN_SECRET_LENGTH = 8

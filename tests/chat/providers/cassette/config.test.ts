@@ -114,7 +114,8 @@ describe('settings refused where they are written', () => {
     ],
     [
       'record of a record',
-      `${RECORD_BASE}  rec: { kind: record, provider: up, cassette: $C }\n  rec2: { kind: record, provider: rec, cassette: $C }\n`,
+      `${RECORD_BASE}  rec: { kind: record, provider: up, cassette: $C }\n` +
+        '  rec2: { kind: record, provider: rec, cassette: $C }\n',
       "F:4:35: error provider 'rec2': provider 'rec' is of kind record; only openai and anthropic can be recorded",
     ],
     [

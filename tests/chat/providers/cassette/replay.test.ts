@@ -12,9 +12,13 @@ setDefaultTimeout(30_000)
 const HEADER = { trellis_cassette: 1, provider: 'up', kind: 'openai', settings: {} }
 
 /** A chunk event of OpenAI's stream, as an upstream sends it. */
-const chunk = (content: string) =>
-  `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'upstream-model', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`
-const STOP = `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'upstream-model', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`
+const event = (delta: Record<string, unknown>, finish: string | null) => {
+  const choices = [{ index: 0, delta, finish_reason: finish }]
+  const data = { id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'upstream-model', choices }
+  return `data: ${JSON.stringify(data)}\n\n`
+}
+const chunk = (content: string) => event({ content }, null)
+const STOP = event({}, 'stop')
 
 /** The request body the openai provider sends upstream for a streamed `messages`. */
 const streamed = (content: string, extra: Record<string, unknown> = {}) => ({
