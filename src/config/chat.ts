@@ -208,7 +208,12 @@ function providerSchema(kinds: ProviderKinds) {
       { description: `Which plug-in speaks to this upstream: ${kindNames.join(', ')} (default ${kindNames[0]}).` },
     ),
   )
-  return t.Object({ ...COMMON_SETTINGS, ...extras, kind }, { additionalProperties: false })
+  // `baseUrl` is required but of the kinds that reach no URL of their own: said for the file's checker (which
+  // reports it with the file's other problems), turned into if/then for editors (json-schema.ts), and checked for
+  // CHAT_PROVIDERS by resolveProviders.
+  const without = kindNames.filter((name) => kinds[name]!.withoutBaseUrl)
+  const requiredUnlessKind = { baseUrl: without }
+  return t.Object({ ...COMMON_SETTINGS, ...extras, kind }, { additionalProperties: false, requiredUnlessKind })
 }
 
 /** `CHAT_PROVIDERS` and `providers:`. */

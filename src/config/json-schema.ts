@@ -14,6 +14,8 @@ export function configJsonSchema(kinds: ProviderKinds): JsonObject {
   const providers = (root.properties as JsonObject).providers as JsonObject
   const provider = providers.additionalProperties as JsonObject
   const kindNames = Object.keys(kinds)
+  // The checker's own keyword; editors get it as the if/then below.
+  delete provider.requiredUnlessKind
   provider.allOf = kindNames.map((name, index) => {
     const foreign = kindNames
       .filter((other) => other !== name)

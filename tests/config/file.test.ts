@@ -249,13 +249,16 @@ const BAD: [what: string, text: string, env: Record<string, string>, lines: stri
     'a misspelt provider setting',
     'providers:\n  up:\n    baseURL: http://up.example\n',
     {},
-    ['F:3:5: error providers.up.baseURL: unknown setting (did you mean "baseUrl"?)'],
+    [
+      'F:2:3: error providers.up: baseUrl is required',
+      'F:3:5: error providers.up.baseURL: unknown setting (did you mean "baseUrl"?)',
+    ],
   ],
   [
     'a provider without its baseUrl (only the kinds that wrap another go without)',
-    'providers:\n  up:\n    apiKey: k\n',
+    'providers:\n  up:\n    apiKey: k\n  rec:\n    kind: record\n',
     {},
-    ["F:2:3: error provider 'up': baseUrl is required"],
+    ['F:2:3: error providers.up: baseUrl is required'],
   ],
   [
     'an unknown key with nothing close: the keys there are listed',
