@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { Type as t } from '@sinclair/typebox'
 import { PROVIDER_DEFAULTS } from '../../../config/chat'
 import { Integer } from '../../../http/integer'
@@ -61,7 +61,7 @@ export const RECORD_KIND: ProviderKind = {
   },
   defaults: { maxCassetteBytes: DEFAULT_MAX_CASSETTE_BYTES },
   check(settings, at, providers) {
-    const { provider, cassette } = settings as RecordSettings
+    const { provider, cassette, maxCassetteBytes } = settings as RecordSettings
     if (provider === undefined) throw new Error(`${at}: provider is required: the configured provider to record`)
     const wrapped = providers[provider]
     if (!wrapped) throw new Error(`${at}: provider '${provider}' is not configured`)
@@ -72,6 +72,14 @@ export const RECORD_KIND: ProviderKind = {
           `only ${Object.keys(WRAPPABLE).join(' and ')} can be recorded`,
       )
     if (cassette === undefined) throw new Error(`${at}: cassette is required: the file to record to`)
+    // A cassette already there is appended to: it must be one, of this provider.
+    if (!existsSync(cassette)) return
+    const read = readIfAny(cassette, maxCassetteBytes ?? DEFAULT_MAX_CASSETTE_BYTES, at)
+    if (read && (read.header.provider !== provider || read.header.kind !== kind))
+      throw new Error(
+        `${at}: cassette ${cassette}:1:1: recorded from provider '${read.header.provider}' ` +
+          `(kind ${read.header.kind}), not '${provider}' (kind ${kind}); record to another file`,
+      )
   },
   create(options) {
     const settings = options as ProviderOptions & RecordSettings
@@ -176,6 +184,15 @@ export const REPLAY_KIND: ProviderKind = {
 
 /** The cassette at `file`, checked whole; a problem throws an `Error` naming `at` and, in the file, line:column. */
 function readCassette(file: string, maxBytes: number, at: string): Cassette {
+  const read = readIfAny(file, maxBytes, at)
+  if (!read) throw new Error(`${at}: cassette ${file} is empty: record it first (kind: record)`)
+  if (!Object.hasOwn(WRAPPABLE, read.header.kind))
+    throw new Error(`${at}: cassette ${file}:1:1: kind ${read.header.kind} cannot be replayed`)
+  return read
+}
+
+/** {@link readCassette}, but an empty file is undefined. */
+function readIfAny(file: string, maxBytes: number, at: string): Cassette | undefined {
   let text: string
   try {
     const size = statSync(file).size
@@ -184,14 +201,9 @@ function readCassette(file: string, maxBytes: number, at: string): Cassette {
   } catch (error) {
     throw new Error(`${at}: cassette ${file} cannot be read: ${(error as Error).message}`)
   }
-  let read: Cassette | undefined
   try {
-    read = parseCassette(file, text)
+    return parseCassette(file, text)
   } catch (error) {
     throw new Error(`${at}: cassette ${(error as Error).message}`)
   }
-  if (!read) throw new Error(`${at}: cassette ${file} is empty: record it first (kind: record)`)
-  if (!Object.hasOwn(WRAPPABLE, read.header.kind))
-    throw new Error(`${at}: cassette ${file}:1:1: kind ${read.header.kind} cannot be replayed`)
-  return read
 }

@@ -131,4 +131,21 @@ describe('settings refused where they are written', () => {
   ])('%s', (_name, yaml, expected) => {
     expect(findings(yaml, `${HEADER}\n`)[0]).toStartWith(expected)
   })
+
+  test.each([
+    [
+      'record to a cassette of another provider',
+      `${RECORD_BASE}  rec: { kind: record, provider: up, cassette: $C }\n`,
+      "F:3:48: error provider 'rec': cassette C:1:1: recorded from provider 'other' (kind openai), not 'up' (kind openai)",
+      HEADER.replace('"up"', '"other"'),
+    ],
+    [
+      'record to a cassette that is not one',
+      `${RECORD_BASE}  rec: { kind: record, provider: up, cassette: $C }\n`,
+      "F:3:48: error provider 'rec': cassette C:2:1: not JSON",
+      `${HEADER}\nhalf a line`,
+    ],
+  ])('%s: the cassette appended to must be one, of this provider', (_name, yaml, expected, cassette) => {
+    expect(findings(yaml, cassette)[0]).toStartWith(expected)
+  })
 })
