@@ -140,3 +140,23 @@ describe('identical requests replay in the order they were recorded', () => {
     }
   })
 })
+
+test('an upstream that could not be reached replays as one: the same 502, with no network', async () => {
+  const path = cassettePath()
+  const body = { model: 'm', messages: [user('anyone there?')] }
+  const headers = { 'x-request-id': 'unreachable-1' }
+  // Port 9 (discard) on loopback: nothing listens, the connection is refused.
+  const recorder = await recordingSide({ baseUrl: 'http://127.0.0.1:9/v1' }, path)
+  const live = await recorder.post('/v1/chat/completions', body, headers)
+  const liveAnswer = { status: live.status, body: await live.text() }
+  await recorder.close()
+  expect(liveAnswer.status).toBe(502)
+  expect(exchangesOf(path)).toMatchObject([{ request: { path: '/chat/completions' }, unreachable: {} }])
+  const player = await replayingSide(path)
+  try {
+    const replayed = await player.post('/v1/chat/completions', body, headers)
+    expect({ status: replayed.status, body: await replayed.text() }).toEqual(liveAnswer)
+  } finally {
+    await player.close()
+  }
+})
