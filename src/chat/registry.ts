@@ -278,6 +278,7 @@ export function buildRegistry(config: ChatConfig, deps: RegistryDeps): ModelRegi
         clock: deps.clock,
         maxResponseBytes: config.maxResponseBytes,
         maxEventBytes: config.maxEventBytes,
+        providers: config.providers,
       }
       const kind = PROVIDER_KINDS[settings.kind ?? DEFAULT_KIND]!
       found = {

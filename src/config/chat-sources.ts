@@ -54,7 +54,7 @@ export function sourceOf<S extends TSchema>(
 }
 
 type ProviderSettings = Record<string, unknown> & {
-  baseUrl: string
+  baseUrl?: string
   apiKey?: string
   apiKeyEnv?: string
   headers?: Record<string, string>
@@ -77,7 +77,12 @@ export function resolveProviders(
       source.report(key ? [provider, key] : [provider], message, { part })
     if (provider === ECHO_PROVIDER)
       fail(undefined, `${at}: the name '${ECHO_PROVIDER}' is reserved for the built-in provider`, 'key')
-    if (!isHttpUrl(entry.baseUrl))
+    const kindName = entry.kind ?? kindNames[0]!
+    const kind = kinds[kindName]!
+    if (kind.withoutBaseUrl) {
+      if (entry.baseUrl !== undefined) fail('baseUrl', `${at}: kind ${kindName} takes no baseUrl`, 'key')
+    } else if (entry.baseUrl === undefined) fail(undefined, `${at}: baseUrl is required`, 'key')
+    else if (!isHttpUrl(entry.baseUrl))
       fail('baseUrl', `${at}: baseUrl must be an http:// or https:// URL, got '${entry.baseUrl}'`)
     if (entry.apiKey !== undefined && apiKeyEnv !== undefined)
       fail('apiKeyEnv', `${at}: set apiKey or apiKeyEnv, not both`)
@@ -103,8 +108,6 @@ export function resolveProviders(
       if (!HEADER_NAME.test(header)) fail('headers', `${at}: headers: '${header}' is not a valid HTTP header name`)
       else checked('headers', () => checkHeaderValue(`${at}: header '${header}'`, value))
     }
-    const kindName = entry.kind ?? kindNames[0]!
-    const kind = kinds[kindName]!
     for (const key of Object.keys(entry)) {
       const owner = kindNames.find((other) => other !== kindName && key in kinds[other]!.settings)
       if (owner && !(key in kind.settings)) {
@@ -113,7 +116,7 @@ export function resolveProviders(
       }
     }
     try {
-      kind.check?.(entry, at)
+      kind.check?.(entry, at, (source.value ?? {}) as Record<string, Record<string, unknown>>)
     } catch (error) {
       const message = (error as Error).message
       fail(
@@ -125,7 +128,7 @@ export function resolveProviders(
       ...PROVIDER_DEFAULTS,
       ...kind.defaults,
       ...entry,
-      baseUrl: entry.baseUrl.replace(/\/+$/, ''),
+      baseUrl: (entry.baseUrl ?? '').replace(/\/+$/, ''),
       ...(apiKey === undefined ? {} : { apiKey }),
     }
   }

@@ -86,11 +86,13 @@ const Timeout = (options: { default: number; description: string }) => Integer({
 
 /** Settings every provider takes, whatever its kind. */
 const COMMON_SETTINGS = {
-  baseUrl: t.String({
-    minLength: 1,
-    description:
-      "The prefix before the API's paths (http or https), e.g. https://api.deepseek.com/v1; before /messages for kind anthropic.",
-  }),
+  baseUrl: t.Optional(
+    t.String({
+      minLength: 1,
+      description:
+        "The prefix before the API's paths (http or https), e.g. https://api.deepseek.com/v1; before /messages for kind anthropic. Required but for the kinds that reach no URL of their own (record, replay).",
+    }),
+  ),
   apiKey: t.Optional(
     t.String({
       minLength: 1,
@@ -132,8 +134,17 @@ const COMMON_SETTINGS = {
 export type ProviderKindSettings = {
   settings: TProperties
   defaults?: Readonly<Record<string, unknown>>
-  /** Throws an `Error` naming `at` for a value the schema accepts but the provider cannot use. */
-  check?(settings: Readonly<Record<string, unknown>>, at: string): void
+  /** The kind reaches no URL of its own (record and replay wrap another provider's): `baseUrl` is refused, not required. */
+  withoutBaseUrl?: true
+  /**
+   * Throws an `Error` naming `at` for a value the schema accepts but the provider cannot use; `providers` are every
+   * configured provider's settings as written, for a kind that names another.
+   */
+  check?(
+    settings: Readonly<Record<string, unknown>>,
+    at: string,
+    providers: Readonly<Record<string, Readonly<Record<string, unknown>>>>,
+  ): void
 }
 
 /** The provider plug-ins by `kind`; the first is the default kind. */
@@ -184,9 +195,11 @@ export const CHAT_TUNING = {
 function providerSchema(kinds: ProviderKinds) {
   const kindNames = Object.keys(kinds)
   const extras: TProperties = {}
-  for (const [name, kind] of Object.entries(kinds))
+  // A setting several kinds share (record's and replay's `cassette`) names them all.
+  const owners = (key: string) => kindNames.filter((name) => key in kinds[name]!.settings).join(', ')
+  for (const kind of Object.values(kinds))
     for (const [key, setting] of Object.entries(kind.settings)) {
-      const description = `Only with kind ${name}.${setting.description ? ` ${setting.description}` : ''}`
+      const description = `Only with kind ${owners(key)}.${setting.description ? ` ${setting.description}` : ''}`
       extras[key] = { ...setting, description }
     }
   const kind = t.Optional(
@@ -195,7 +208,12 @@ function providerSchema(kinds: ProviderKinds) {
       { description: `Which plug-in speaks to this upstream: ${kindNames.join(', ')} (default ${kindNames[0]}).` },
     ),
   )
-  return t.Object({ ...COMMON_SETTINGS, ...extras, kind }, { additionalProperties: false })
+  // `baseUrl` is required but of the kinds that reach no URL of their own: said for the file's checker (which
+  // reports it with the file's other problems), turned into if/then for editors (json-schema.ts), and checked for
+  // CHAT_PROVIDERS by resolveProviders.
+  const without = kindNames.filter((name) => kinds[name]!.withoutBaseUrl)
+  const requiredUnlessKind = { baseUrl: without }
+  return t.Object({ ...COMMON_SETTINGS, ...extras, kind }, { additionalProperties: false, requiredUnlessKind })
 }
 
 /** `CHAT_PROVIDERS` and `providers:`. */
@@ -216,7 +234,12 @@ type Tuning =
  * settings and its `kind`. The object also carries the settings of that kind, which only the
  * kind's plug-in reads (and types).
  */
-export type ProviderConfig = Omit<Settings, 'apiKeyEnv' | Tuning> & Required<Pick<Settings, Tuning>> & { kind?: string }
+export type ProviderConfig = Omit<Settings, 'apiKeyEnv' | 'baseUrl' | Tuning> &
+  Required<Pick<Settings, Tuning>> & {
+    kind?: string
+    /** Empty for a kind without one ({@link ProviderKindSettings.withoutBaseUrl}). */
+    baseUrl: string
+  }
 /** One attempt of a public model: which provider, and the model name it is sent as. */
 export type ModelRoute = Static<typeof ModelRoute>
 

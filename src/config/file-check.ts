@@ -95,7 +95,13 @@ function object(
 ): void {
   const label = settingPath(path) || 'the file'
   const properties = (schema.properties ?? {}) as Record<string, Schema>
-  for (const key of (schema.required ?? []) as string[])
+  // `requiredUnlessKind: {baseUrl: ['record']}`: required unless the object's `kind` is one of those.
+  const unless = (schema.requiredUnlessKind ?? {}) as Record<string, string[]>
+  const required = [
+    ...((schema.required ?? []) as string[]),
+    ...Object.keys(unless).filter((key) => !unless[key]!.includes(value.kind as string)),
+  ]
+  for (const key of required)
     if (!Object.hasOwn(value, key)) file.report(path, `${label}: ${key} is required`, { part: 'key' })
   const known = Object.keys(properties)
   const patterns = Object.entries((schema.patternProperties ?? {}) as Record<string, Schema>)

@@ -14,6 +14,8 @@ export function configJsonSchema(kinds: ProviderKinds): JsonObject {
   const providers = (root.properties as JsonObject).providers as JsonObject
   const provider = providers.additionalProperties as JsonObject
   const kindNames = Object.keys(kinds)
+  // The checker's own keyword; editors get it as the if/then below.
+  delete provider.requiredUnlessKind
   provider.allOf = kindNames.map((name, index) => {
     const foreign = kindNames
       .filter((other) => other !== name)
@@ -22,7 +24,11 @@ export function configJsonSchema(kinds: ProviderKinds): JsonObject {
     // Without `kind`, a provider is of the first kind: only the others must say so.
     const when: JsonObject = { properties: { kind: { const: name } } }
     if (index > 0) when.required = ['kind']
-    return { if: when, then: { properties: Object.fromEntries(foreign.map((key) => [key, false])) } }
+    const then: JsonObject = { properties: Object.fromEntries(foreign.map((key) => [key, false])) }
+    // A kind that wraps another provider (record, replay) has no URL of its own; every other kind needs one.
+    if (kinds[name]!.withoutBaseUrl) (then.properties as JsonObject).baseUrl = false
+    else then.required = ['baseUrl']
+    return { if: when, then }
   })
   return {
     $schema: 'http://json-schema.org/draft-07/schema#',

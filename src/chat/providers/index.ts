@@ -1,4 +1,5 @@
 import { ANTHROPIC_KIND } from './anthropic'
+import { RECORD_KIND, REPLAY_KIND } from './cassette'
 import type { ProviderKind } from './kind'
 import { OPENAI_KIND } from './openai'
 
@@ -10,4 +11,6 @@ import { OPENAI_KIND } from './openai'
 export const PROVIDER_KINDS: Readonly<Record<string, ProviderKind>> = {
   openai: OPENAI_KIND,
   anthropic: ANTHROPIC_KIND,
+  record: RECORD_KIND,
+  replay: REPLAY_KIND,
 }
