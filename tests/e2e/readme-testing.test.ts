@@ -29,6 +29,7 @@ test('every example of "Testing with Trellis" runs as written and passes', async
     'tests/retry.test.ts',
     'tests/claude-code.test.ts',
     'tests/langchain.test.ts',
+    'tests/record-replay.test.ts',
   ])
   for (const example of examples) {
     mkdirSync(dirname(join(project, example.path)), { recursive: true })
