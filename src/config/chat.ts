@@ -3,6 +3,7 @@
 import { Integer } from '../http/integer'
 import { boolean, type Env, integer } from './env'
 import type { ConfigFile } from './file'
+import type { ConfigFinding } from './finding'
 import { resolveModels, resolveProviders, sourceOf } from './chat-sources'
 import { Type as t, type Static, type TProperties } from '@sinclair/typebox'
 
@@ -86,11 +87,16 @@ const Timeout = (options: { default: number; description: string }) => Integer({
 
 /** Settings every provider takes, whatever its kind. */
 const COMMON_SETTINGS = {
-  baseUrl: t.String({
-    minLength: 1,
-    description:
-      "The prefix before the API's paths (http or https), e.g. https://api.deepseek.com/v1; before /messages for kind anthropic.",
-  }),
+  // Optional to the schema only: every kind that reaches an upstream requires it (resolveProviders, and the
+  // published JSON Schema per kind); an offline kind (script) has none.
+  baseUrl: t.Optional(
+    t.String({
+      minLength: 1,
+      description:
+        "The prefix before the API's paths (http or https), e.g. https://api.deepseek.com/v1; before /messages for " +
+        'kind anthropic. Required, but for kind script.',
+    }),
+  ),
   apiKey: t.Optional(
     t.String({
       minLength: 1,
@@ -134,6 +140,30 @@ export type ProviderKindSettings = {
   defaults?: Readonly<Record<string, unknown>>
   /** Throws an `Error` naming `at` for a value the schema accepts but the provider cannot use. */
   check?(settings: Readonly<Record<string, unknown>>, at: string): void
+  /** The kind reaches no upstream (script): `baseUrl` is not required, and the common settings are unused. */
+  offline?: boolean
+  /**
+   * The settings made ready for the provider, after {@link check}: e.g. a file a setting names, read and checked,
+   * so that the configuration holds what the provider serves and a reload sees a change of that file.
+   */
+  resolve?(settings: Readonly<Record<string, unknown>>, context: KindContext): Record<string, unknown>
+}
+
+/** What {@link ProviderKindSettings.resolve} may use: where relative paths start, and where problems go. */
+export type KindContext = {
+  /** The provider's name in messages, e.g. `provider 'script'`. */
+  at: string
+  /** The directory of the configuration file, or the working directory when the setting is a variable's. */
+  baseDir: string
+  env: Env
+  /** A problem of the setting at `path` under this provider (`['scenario', 'rules', 0]`), where it is written. */
+  report(
+    path: readonly (string | number)[],
+    message: string,
+    options?: { part?: 'key' | 'value'; suggestion?: string },
+  ): void
+  /** Problems found in another file, each where it is written there (a file with settings: line:column). */
+  findings(found: readonly ConfigFinding[]): void
 }
 
 /** The provider plug-ins by `kind`; the first is the default kind. */
@@ -216,7 +246,12 @@ type Tuning =
  * settings and its `kind`. The object also carries the settings of that kind, which only the
  * kind's plug-in reads (and types).
  */
-export type ProviderConfig = Omit<Settings, 'apiKeyEnv' | Tuning> & Required<Pick<Settings, Tuning>> & { kind?: string }
+export type ProviderConfig = Omit<Settings, 'apiKeyEnv' | Tuning | 'baseUrl'> &
+  Required<Pick<Settings, Tuning>> & {
+    kind?: string
+    /** Empty for an offline kind (script), which has none. */
+    baseUrl: string
+  }
 /** One attempt of a public model: which provider, and the model name it is sent as. */
 export type ModelRoute = Static<typeof ModelRoute>
 

@@ -22,7 +22,9 @@ export function configJsonSchema(kinds: ProviderKinds): JsonObject {
     // Without `kind`, a provider is of the first kind: only the others must say so.
     const when: JsonObject = { properties: { kind: { const: name } } }
     if (index > 0) when.required = ['kind']
-    return { if: when, then: { properties: Object.fromEntries(foreign.map((key) => [key, false])) } }
+    const then: JsonObject = { properties: Object.fromEntries(foreign.map((key) => [key, false])) }
+    if (!kinds[name]!.offline) then.required = ['baseUrl']
+    return { if: when, then }
   })
   return {
     $schema: 'http://json-schema.org/draft-07/schema#',

@@ -1,6 +1,7 @@
 import { ANTHROPIC_KIND } from './anthropic'
 import type { ProviderKind } from './kind'
 import { OPENAI_KIND } from './openai'
+import { SCRIPT_KIND } from './script'
 
 /**
  * Every provider plug-in by the `kind` that names it in `CHAT_PROVIDERS`; the first is the default
@@ -10,4 +11,5 @@ import { OPENAI_KIND } from './openai'
 export const PROVIDER_KINDS: Readonly<Record<string, ProviderKind>> = {
   openai: OPENAI_KIND,
   anthropic: ANTHROPIC_KIND,
+  script: SCRIPT_KIND,
 }
