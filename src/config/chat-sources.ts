@@ -93,7 +93,13 @@ export function resolveProviders(
     const kind = kinds[kindName]!
     if (entry.baseUrl === undefined) {
       if (!kind.offline)
-        fail(undefined, `${source.variable ? at : settingPath(['providers', provider])}: baseUrl is required`, 'key')
+        fail(
+          undefined,
+          source.variable
+            ? `/${provider}/baseUrl: required for kind ${kindName}`
+            : `${settingPath(['providers', provider])}: baseUrl is required`,
+          'key',
+        )
     } else if (!isHttpUrl(entry.baseUrl))
       fail('baseUrl', `${at}: baseUrl must be an http:// or https:// URL, got '${entry.baseUrl}'`)
     if (entry.apiKey !== undefined && apiKeyEnv !== undefined)

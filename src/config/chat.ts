@@ -225,8 +225,21 @@ function providerSchema(kinds: ProviderKinds) {
       { description: `Which plug-in speaks to this upstream: ${kindNames.join(', ')} (default ${kindNames[0]}).` },
     ),
   )
-  return t.Object({ ...COMMON_SETTINGS, ...extras, kind }, { additionalProperties: false })
+  // baseUrl is required but for offline kinds: said to the file's checker here (file-check.ts), to editors by the
+  // published schema's `if`/`then` per kind (json-schema.ts), and to a variable by resolveProviders.
+  const offline = kindNames.filter((name) => kinds[name]!.offline)
+  const requiredUnless = { property: 'kind', values: offline, required: ['baseUrl'] }
+  return t.Object(
+    { ...COMMON_SETTINGS, ...extras, kind },
+    { additionalProperties: false, [REQUIRED_UNLESS]: requiredUnless },
+  )
 }
+
+/**
+ * A schema keyword of the file's checker (file-check.ts): `{property, values, required}`, the keys required unless the
+ * object's `property` is one of `values`. JSON Schema says it with `if`/`then`, which the checker does not read.
+ */
+export const REQUIRED_UNLESS = 'x-required-unless'
 
 /** `CHAT_PROVIDERS` and `providers:`. */
 export const providersSchema = (kinds: ProviderKinds) => t.Record(t.String({ minLength: 1 }), providerSchema(kinds))

@@ -1,4 +1,4 @@
-import type { ProviderKinds } from './chat'
+import { type ProviderKinds, REQUIRED_UNLESS } from './chat'
 import { configFileSchema } from './file-schema'
 
 type JsonObject = Record<string, unknown>
@@ -14,6 +14,7 @@ export function configJsonSchema(kinds: ProviderKinds): JsonObject {
   const providers = (root.properties as JsonObject).providers as JsonObject
   const provider = providers.additionalProperties as JsonObject
   const kindNames = Object.keys(kinds)
+  delete provider[REQUIRED_UNLESS]
   provider.allOf = kindNames.map((name, index) => {
     const foreign = kindNames
       .filter((other) => other !== name)
@@ -40,7 +41,7 @@ export function configJsonSchema(kinds: ProviderKinds): JsonObject {
 export const configSchemaText = (kinds: ProviderKinds) => `${JSON.stringify(configJsonSchema(kinds), null, 2)}\n`
 
 /** A TypeBox record (`patternProperties: {"^(.*)$": …}`) as the `additionalProperties` editors read best. */
-function plain(node: unknown): unknown {
+export function plain(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(plain)
   if (typeof node !== 'object' || node === null) return node
   const copy: JsonObject = {}

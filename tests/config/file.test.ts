@@ -266,7 +266,9 @@ const BAD: [what: string, text: string, env: Record<string, string>, lines: stri
     'a misspelt kind',
     'providers:\n  claude: { kind: antropic, baseUrl: "https://api.anthropic.com/v1" }\n',
     {},
-    ['F:2:19: error providers.claude.kind: "antropic" is not one of openai, anthropic (did you mean "anthropic"?)'],
+    [
+      'F:2:19: error providers.claude.kind: "antropic" is not one of openai, anthropic, script (did you mean "anthropic"?)',
+    ],
   ],
   [
     "a kind's setting on another kind, and a bad value of one",
