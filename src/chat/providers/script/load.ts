@@ -9,7 +9,7 @@ import type { ConfigFinding } from '../../../config/finding'
 import { Scenario, STEP_ACTIONS, type Step } from './model'
 
 type Segment = string | number
-type Report = (path: readonly Segment[], message: string, options?: { suggestion?: string }) => void
+type Report = (path: readonly Segment[], message: string, options?: { part?: 'key' | 'value' }) => void
 
 /** Longest `/regular expression/` a rule may hold. */
 const MAX_PATTERN_LENGTH = 1_000
@@ -32,19 +32,20 @@ export function regexParts(text: string): { source: string; flags: string } | un
  * things, a regular expression that is invalid or may backtrack without bound, tool arguments that are not a JSON
  * object, usage parts larger than their whole, header names HTTP cannot carry.
  */
-export function checkScenario(scenario: Scenario, report: Report): void {
+export function checkScenario(scenario: Scenario, report: Report, prefix = ''): void {
   scenario.rules.forEach((rule, r) => {
     const at = (...path: Segment[]) => ['rules', r, ...path]
+    const rules = `${prefix}rules`
     const lastUser = rule.match?.last_user
     if (lastUser !== undefined) {
       const problem = regexProblem(lastUser)
-      if (problem) report(at('match', 'last_user'), `rules[${r}].match.last_user: ${problem}`)
+      if (problem) report(at('match', 'last_user'), `${rules}[${r}].match.last_user: ${problem}`)
     }
     for (const name of Object.keys(rule.match?.header ?? {}))
       if (!HEADER_NAME.test(name))
-        report(at('match', 'header', name), `rules[${r}].match.header: '${name}' is not an HTTP header name`)
+        report(at('match', 'header', name), `${rules}[${r}].match.header: '${name}' is not an HTTP header name`)
     rule.reply.forEach((step, s) => {
-      const label = `rules[${r}].reply[${s}]`
+      const label = `${rules}[${r}].reply[${s}]`
       const actions = STEP_ACTIONS.filter((key) => step[key] !== undefined)
       const paired = actions.length === 2 && actions.includes('error') && actions.includes('error_after_events')
       if (actions.length === 0) report(at('reply', s), `${label}: a step needs one of ${STEP_ACTIONS.join(', ')}`)
@@ -53,8 +54,9 @@ export function checkScenario(scenario: Scenario, report: Report): void {
           at('reply', s, actions[1]!),
           `${label}: a step does one thing, this one ${actions.join(' and ')}: make each a step of its own ` +
             '(only error may go beside error_after_events)',
+          { part: 'key' },
         )
-      checkStep(step, label, (path, message) => report(at('reply', s, ...path), message))
+      checkStep(step, label, (path, message, options) => report(at('reply', s, ...path), message, options))
     })
   })
 }
@@ -145,9 +147,8 @@ export function resolveScenarioSetting(
     return { ...settings }
   }
   if (typeof setting !== 'string') {
-    checkScenario(setting as Scenario, (path, message, options) =>
-      context.report(['scenario', ...path], message, options),
-    )
+    const report: Report = (path, message, options) => context.report(['scenario', ...path], message, options)
+    checkScenario(setting as Scenario, report, `${context.at}: scenario.`)
     return { ...settings }
   }
   const path = isAbsolute(setting) ? setting : resolve(context.baseDir, setting)
@@ -155,7 +156,9 @@ export function resolveScenarioSetting(
     context.report(['scenario'], `${context.at}: scenario names ${setting}, which does not exist (looked for ${path})`)
     return { ...settings }
   }
-  const shown = isAbsolute(setting) ? setting : relative(process.cwd(), path) || setting
+  // Named as the configuration file is, from the working directory, so that editors turn findings into links.
+  const fromCwd = relative(process.cwd(), path)
+  const shown = isAbsolute(setting) || fromCwd.startsWith('..') ? path : fromCwd
   try {
     const { scenario, findings } = readScenarioFile(path, shown, context.env)
     context.findings(findings)
