@@ -4,7 +4,7 @@ import { regexParts } from './load'
 import type { Rule, Scenario } from './model'
 
 /** Only this much of the last user message is searched: a rule's cost does not grow with the request. */
-export const MAX_SEARCHED_CHARS = 16_384
+const MAX_SEARCHED_CHARS = 16_384
 
 /** What the rules look at, read once per request. */
 export type Facts = {

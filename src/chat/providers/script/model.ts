@@ -149,7 +149,6 @@ export type Scenario = Static<typeof Scenario>
 export type Rule = Static<typeof Rule>
 export type Step = Static<typeof Step>
 export type ScriptedError = Static<typeof ScriptedError>
-export type Match = Static<typeof Match>
 
 /** The keys that make a step do something; every step has exactly one (see {@link Step}). */
 export const STEP_ACTIONS = Object.keys(Step.properties) as (keyof Step)[]

@@ -31,7 +31,7 @@ export type Plan = {
   deadlineMs?: number
 }
 
-export type Fault =
+type Fault =
   | { kind: 'error'; afterEvents: number; error?: ScriptedError }
   | { kind: 'disconnect'; afterEvents: number }
   | { kind: 'disconnect'; afterBytes: number }
