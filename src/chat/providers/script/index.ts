@@ -1,13 +1,11 @@
 import { Type as t } from '@sinclair/typebox'
-import { Value } from '@sinclair/typebox/value'
-import { isAbsolute, resolve } from 'node:path'
-import { ConfigFileInvalid } from '../../../config/finding'
 import type { ProviderKind, ProviderOptions } from '../kind'
-import { checkScenario, readScenarioFile, resolveScenarioSetting } from './load'
+import { resolveScenarioSetting } from './load'
 import { Scenario } from './model'
 import { createScriptProvider, type ScriptProvider } from './script'
 
 export type { ScriptProvider } from './script'
+export { loadScenario } from './load'
 export { Scenario } from './model'
 
 /**
@@ -39,34 +37,6 @@ export const SCRIPT_KIND: ProviderKind = {
       idleTimeoutMs: options.idleTimeoutMs,
       maxResponseBytes: options.maxResponseBytes,
     }),
-}
-
-/**
- * A scenario checked as the configuration checks one: an object (a scenario inline), or the path of a YAML or JSON
- * file (absolute, or relative to `cwd`). Throws a `ConfigFileInvalid` whose message has a line per problem
- * (`file:line:column: error …` for a file, the setting's path for an object). With {@link ScriptProvider.setScenario}
- * it swaps what a running script provider answers:
- *
- * @example
- * const provider = registryProvider as ScriptProvider
- * provider.setScenario(loadScenario('tests/llm.yaml'))
- */
-export function loadScenario(scenario: Scenario | string, cwd = process.cwd()): Scenario {
-  if (typeof scenario === 'string') {
-    const path = isAbsolute(scenario) ? scenario : resolve(cwd, scenario)
-    const read = readScenarioFile(path, scenario, process.env)
-    if (read.findings.length > 0 || !read.scenario) throw new ConfigFileInvalid(scenario, read.findings)
-    return read.scenario
-  }
-  const problems: string[] = []
-  for (const error of Value.Errors(Scenario, scenario)) problems.push(`${error.path || '(root)'}: ${error.message}`)
-  if (problems.length === 0) checkScenario(scenario, (_path, message) => problems.push(message))
-  if (problems.length > 0)
-    throw new ConfigFileInvalid(
-      'scenario',
-      problems.map((message) => ({ file: 'scenario', line: 1, column: 1, path: '', message })),
-    )
-  return scenario
 }
 
 /** Whether a registry's provider is a script provider, whose scenario can be swapped. */

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs'
 import { isAbsolute, relative, resolve } from 'node:path'
+import { ConfigFileInvalid } from '../../../config/finding'
 import { Value } from '@sinclair/typebox/value'
 import type { KindContext } from '../../../config/chat'
 import type { Env } from '../../../config/env'
@@ -167,4 +168,28 @@ export function resolveScenarioSetting(
     context.report(['scenario'], `${context.at}: ${(error as Error).message}`)
     return { ...settings }
   }
+}
+
+/**
+ * A scenario checked as the configuration checks one: an object (a scenario inline), or the path of a YAML or JSON
+ * file (absolute, or relative to `cwd`). Throws a `ConfigFileInvalid` whose message has a line per problem
+ * (`file:line:column: error …` for a file, the setting's path for an object). A script provider's `setScenario` checks
+ * what it is given with it.
+ */
+export function loadScenario(scenario: Scenario | string, cwd = process.cwd()): Scenario {
+  if (typeof scenario === 'string') {
+    const path = isAbsolute(scenario) ? scenario : resolve(cwd, scenario)
+    const read = readScenarioFile(path, scenario, process.env)
+    if (read.findings.length > 0 || !read.scenario) throw new ConfigFileInvalid(scenario, read.findings)
+    return read.scenario
+  }
+  const problems: string[] = []
+  for (const error of Value.Errors(Scenario, scenario)) problems.push(`${error.path || '(root)'}: ${error.message}`)
+  if (problems.length === 0) checkScenario(scenario, (_path, message) => problems.push(message))
+  if (problems.length > 0)
+    throw new ConfigFileInvalid(
+      'scenario',
+      problems.map((message) => ({ file: 'scenario', line: 1, column: 1, path: '', message })),
+    )
+  return scenario
 }

@@ -14,6 +14,7 @@ import {
   type StreamReport,
 } from '../provider'
 import { parseRetryAfter, type TimeoutPhase, timeoutError } from '../upstream-error'
+import { loadScenario } from './load'
 import { type CompiledRule, compileRules, factsOf, unmatched } from './match'
 import type { Scenario, ScriptedError } from './model'
 import { eventsBeforeFault, type Plan, planReply } from './plan'
@@ -37,10 +38,16 @@ export interface ScriptProvider extends ChatProvider {
   /** The scenario requests are answered from. */
   readonly scenario: Scenario
   /**
-   * Replaces the scenario for the requests that start from now on (those in flight finish with the old one). The
-   * scenario must already be valid: see `loadScenario` (src/chat/providers/script/index.ts), which checks one.
+   * Replaces the scenario for the requests that start from now on (those in flight finish with the old one): an
+   * object, or the path of a YAML or JSON file (absolute, or relative to the working directory). It is checked as the
+   * configuration checks one (see `loadScenario`): a scenario that does not validate throws a `ConfigFileInvalid`
+   * (a line per problem, `file:line:column: error …` for a file) and the running one stays.
+   *
+   * @example
+   * const script = registry.provider('script')
+   * if (script && isScriptProvider(script)) script.setScenario('tests/llm.yaml')
    */
-  setScenario(scenario: Scenario): void
+  setScenario(scenario: Scenario | string): void
 }
 
 /**
@@ -148,8 +155,9 @@ export function createScriptProvider(options: ScriptOptions): ScriptProvider {
       return scenario
     },
     setScenario(next) {
-      rules = compileRules(next)
-      scenario = next
+      const checked = loadScenario(next)
+      rules = compileRules(checked)
+      scenario = checked
     },
 
     async complete(request, signal) {

@@ -242,8 +242,15 @@ describe('a reload, and setScenario', () => {
       const provider = chat.registry.provider('script')!
       expect(isScriptProvider(provider)).toBe(true)
       expect(await answer()).toBe('after')
-      if (isScriptProvider(provider)) provider.setScenario(loadScenario({ rules: [{ reply: [{ text: 'swapped' }] }] }))
+      if (!isScriptProvider(provider)) return
+      provider.setScenario({ rules: [{ reply: [{ text: 'swapped' }] }] })
       expect(await answer()).toBe('swapped')
+      // A scenario that does not validate is refused, and the running one stays.
+      expect(() => provider.setScenario({ rules: [{ reply: [{ txt: 'x' }] }] } as never)).toThrow('txt')
+      expect(await answer()).toBe('swapped')
+      writeFileSync(join(dir, 'swapped.yaml'), 'rules:\n  - reply: [{ pieces: [from, " a file"] }]\n')
+      provider.setScenario(join(dir, 'swapped.yaml'))
+      expect(await answer()).toBe('from a file')
       expect(isScriptProvider(chat.registry.provider('echo')!)).toBe(false)
     } finally {
       await own.close()
