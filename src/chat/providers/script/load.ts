@@ -33,7 +33,7 @@ export function regexParts(text: string): { source: string; flags: string } | un
  * things, a regular expression that is invalid or may backtrack without bound, tool arguments that are not a JSON
  * object, usage parts larger than their whole, header names HTTP cannot carry.
  */
-export function checkScenario(scenario: Scenario, report: Report, prefix = ''): void {
+function checkScenario(scenario: Scenario, report: Report, prefix = ''): void {
   scenario.rules.forEach((rule, r) => {
     const at = (...path: Segment[]) => ['rules', r, ...path]
     const rules = `${prefix}rules`
@@ -116,7 +116,7 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
  * Reads a scenario file (YAML or JSON, `${VAR}` filled in from `env` as in trellis.yaml) and checks it: every problem
  * is a finding with the file's line and column, and a did-you-mean for a misspelt key or value.
  */
-export function readScenarioFile(
+function readScenarioFile(
   path: string,
   name: string,
   env: Env,
