@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { isAbsolute, relative, resolve } from 'node:path'
 import { ConfigFileInvalid } from '../../../config/finding'
 import { Value } from '@sinclair/typebox/value'
-import type { KindContext } from '../../../config/chat'
+import { checkHeaderValue, type KindContext } from '../../../config/chat'
 import type { Env } from '../../../config/env'
 import { readConfigFile } from '../../../config/file'
 import { checkSettings } from '../../../config/file-check'
@@ -85,9 +85,17 @@ function checkStep(step: Step, label: string, report: Report): void {
   if (usage?.cached_tokens !== undefined && usage.prompt_tokens !== undefined)
     if (usage.cached_tokens > usage.prompt_tokens)
       report(['usage', 'cached_tokens'], `${label}.usage: cached_tokens is part of prompt_tokens, so at most it`)
-  for (const name of Object.keys(step.error?.headers ?? {}))
+  for (const [name, value] of Object.entries(step.error?.headers ?? {})) {
     if (!HEADER_NAME.test(name))
-      report(['error', 'headers', name], `${label}.error.headers: '${name}' is not an HTTP header name`)
+      report(['error', 'headers', name], `${label}.error.headers: '${name}' is not an HTTP header name`, {
+        part: 'key',
+      })
+    try {
+      checkHeaderValue(`${label}.error.headers: '${name}'`, value)
+    } catch (error) {
+      report(['error', 'headers', name], (error as Error).message)
+    }
+  }
   if (step.stall === false) report(['stall'], `${label}.stall: write stall: true, or leave the step out`)
 }
 
@@ -116,11 +124,7 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
  * Reads a scenario file (YAML or JSON, `${VAR}` filled in from `env` as in trellis.yaml) and checks it: every problem
  * is a finding with the file's line and column, and a did-you-mean for a misspelt key or value.
  */
-function readScenarioFile(
-  path: string,
-  name: string,
-  env: Env,
-): { scenario?: Scenario; findings: ConfigFinding[] } {
+function readScenarioFile(path: string, name: string, env: Env): { scenario?: Scenario; findings: ConfigFinding[] } {
   const file = readConfigFile({ path, name, via: 'a provider setting' }, env)
   if (file.parsed) {
     checkSettings(Scenario, file, () => undefined)

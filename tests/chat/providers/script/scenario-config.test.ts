@@ -106,6 +106,11 @@ describe('a scenario file', () => {
       'rules:\n  - reply: [{ usage: { completion_tokens: 1, reasoning_tokens: 2 } }]\n',
       'llm.yaml:2:64: error rules[0].reply[0].usage: reasoning_tokens is part of completion_tokens',
     ],
+    [
+      'a header value HTTP cannot carry',
+      'rules:\n  - reply: [{ error: { status: 429, headers: { retry-after: " 1" } } }]\n',
+      "llm.yaml:2:61: error rules[0].reply[0].error.headers: 'retry-after' starts or ends with whitespace",
+    ],
     ['no rules', 'rules: []\n', 'llm.yaml:1:8: error rules: needs at least 1 item'],
     ['not YAML', 'rules: [\n', 'llm.yaml:2:1: error invalid YAML'],
   ]
