@@ -1,6 +1,6 @@
 import { Type as t } from '@sinclair/typebox'
 import type { ProviderKind, ProviderOptions } from '../kind'
-import { resolveScenarioSetting } from './load'
+import { loadScenario, resolveScenarioSetting } from './load'
 import { Scenario } from './model'
 import { createScriptProvider, type ScriptProvider } from './script'
 
@@ -30,7 +30,8 @@ export const SCRIPT_KIND: ProviderKind = {
   create: (options) =>
     createScriptProvider({
       name: options.name,
-      scenario: (options as ProviderOptions & { scenario: Scenario }).scenario,
+      // Checked again (cheap): a configuration built in code, not read by loadConfig, may hold a path or anything.
+      scenario: loadScenario((options as ProviderOptions & { scenario: Scenario | string }).scenario),
       clock: options.clock,
       requestTimeoutMs: options.requestTimeoutMs,
       firstTokenTimeoutMs: options.firstTokenTimeoutMs,

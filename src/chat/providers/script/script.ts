@@ -2,7 +2,7 @@ import { OpenAIError } from '../../../http/openai-errors'
 import { abortableSleep } from '../../retry'
 import { StreamCut } from '../../sse/cut'
 import { encodeEvent } from '../../sse/encode'
-import { choiceIndexes, randomHex } from '../echo/answer'
+import { choiceIndexes, randomHex, validated } from '../echo/answer'
 import { type ChunkEmitter, type ChunkHead, ChunkEvents, chunkObjects, SYSTEM_FINGERPRINT } from '../echo/chunks'
 import { createEchoProvider } from '../echo/echo'
 import {
@@ -79,7 +79,7 @@ export function createScriptProvider(options: ScriptOptions): ScriptProvider {
     id: `chatcmpl-${randomHex(12)}`,
     created: Math.floor(clock().getTime() / 1000),
     model: request.model,
-    indexes: choiceIndexes(request as never),
+    indexes: choiceIndexes(validated(request)),
     usage: includeUsage ? null : undefined,
   })
 
@@ -96,7 +96,7 @@ export function createScriptProvider(options: ScriptOptions): ScriptProvider {
       yield* fallbackStream(request, signal, bytes, report)
       return
     }
-    const indexes = choiceIndexes(request as never)
+    const indexes = choiceIndexes(validated(request))
     const plan = planReply(rule.rule.reply, request, indexes.length, () => randomHex(12))
     if (plan.error) throw scriptedError(plan.error, clock)
     if (report) {
@@ -165,7 +165,7 @@ export function createScriptProvider(options: ScriptOptions): ScriptProvider {
       const current = { scenario, rules }
       const rule = choose(request, current)
       if (!rule) return echo.complete(request, signal)
-      const indexes = choiceIndexes(request as never)
+      const indexes = choiceIndexes(validated(request))
       const plan = planReply(rule.rule.reply, request, indexes.length, () => randomHex(12))
       if (plan.error) throw scriptedError(plan.error, clock)
       const timer = new Timer(plan, signal, limits, name)
