@@ -19,6 +19,11 @@ const SCENARIO = {
     { match: { last_user: 'cut at once' }, reply: [{ text: 'x' }, { disconnect_after_events: 0 }] },
     { match: { last_user: 'refuse' }, reply: [{ refusal: 'No.' }, { finish_reason: 'content_filter' }] },
     {
+      match: { last_user: 'own body' },
+      reply: [{ error: { status: 503, body: { custom: true }, headers: { 'x-scripted': 'yes' } } }],
+    },
+    { match: { last_user: 'retry elsewhere' }, reply: [{ error: { status: 503, retryable: true } }] },
+    {
       match: { last_user: 'two tools' },
       reply: [{ tool_call: { name: 'a', arguments: '{"x":1}', id: 'call_a' } }, { tool_call: { name: 'b' } }],
     },
@@ -40,7 +45,13 @@ beforeAll(async () => {
           requestTimeoutMs: 400,
         },
       }),
-      CHAT_MODELS: JSON.stringify({ scripted: [{ provider: 'script', model: 'scripted' }] }),
+      CHAT_MODELS: JSON.stringify({
+        scripted: [{ provider: 'script', model: 'scripted' }],
+        'with-fallback': [
+          { provider: 'script', model: 'scripted' },
+          { provider: 'echo', model: 'echo' },
+        ],
+      }),
     },
   })
   token = await t.tokenFor('script-faults', ['chat'])
@@ -152,6 +163,37 @@ describe('faults of a whole answer', () => {
     const response = await chat(ask)
     expect(response.status).toBe(status)
     expect((await response.json()).error.code).toBe(code)
+  })
+})
+
+describe('scripted errors', () => {
+  test('body replaces the whole body, in every wire format; headers come as written', async () => {
+    for (const [path, extra] of [
+      ['/v1/chat/completions', {}],
+      ['/v1/messages', { max_tokens: 16 }],
+    ] as const) {
+      const response = await t.request(path, {
+        method: 'POST',
+        token,
+        json: { model: 'scripted', messages: [{ role: 'user', content: 'own body' }], ...extra },
+      })
+      expect(response.status).toBe(503)
+      expect(response.headers.get('x-scripted')).toBe('yes')
+      expect(await response.json()).toEqual({ custom: true })
+    }
+  })
+
+  test('only an error that says retryable: true lets the gateway fall back to the next entry', async () => {
+    const ask = async (model: string, content: string) =>
+      t.request('/v1/chat/completions', {
+        method: 'POST',
+        token,
+        json: { model, messages: [{ role: 'user', content }] },
+      })
+    const fellBack = await ask('with-fallback', 'retry elsewhere')
+    expect(fellBack.status).toBe(200)
+    expect((await fellBack.json()).choices[0].message.content).toBe('retry elsewhere')
+    expect((await ask('with-fallback', 'own body')).status).toBe(503)
   })
 })
 
