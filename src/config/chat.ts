@@ -18,7 +18,8 @@ import { Type as t, type Static, type TProperties } from '@sinclair/typebox'
  *   Every provider takes:
  *   - `kind`: which plug-in speaks to it (`openai`, the default; the kinds are listed in
  *     src/chat/providers/index.ts, each documenting its own settings, which are an error on another kind);
- *   - `baseUrl` (required, http or https): the prefix before the API's paths, e.g. `https://api.openai.com/v1`;
+ *   - `baseUrl` (required, http or https; but for an offline kind, `script`): the prefix before the API's paths,
+ *     e.g. `https://api.openai.com/v1`;
  *   - `apiKey`, or `apiKeyEnv` naming another variable that holds it (neither for keyless servers such as Ollama);
  *   - `headers`: extra request headers;
  *   - `connectTimeoutMs` (10000, until the response headers of a stream), `firstTokenTimeoutMs` (60000,
@@ -140,7 +141,7 @@ export type ProviderKindSettings = {
   defaults?: Readonly<Record<string, unknown>>
   /** Throws an `Error` naming `at` for a value the schema accepts but the provider cannot use. */
   check?(settings: Readonly<Record<string, unknown>>, at: string): void
-  /** The kind reaches no upstream (script): `baseUrl` is not required, and the common settings are unused. */
+  /** The kind reaches no upstream (script): `baseUrl` is neither required nor used, and no key is needed. */
   offline?: boolean
   /**
    * The settings made ready for the provider, after {@link check}: e.g. a file a setting names, read and checked,
