@@ -19,6 +19,7 @@ import { PROVIDER_KINDS } from './chat/providers'
 import { ConfigReloader } from './config/reload'
 import { configRoutes } from './config/routes'
 import { configSchemaText } from './config/json-schema'
+import { scenarioSchemaText } from './chat/providers/script/json-schema'
 import { openAIErrorResponse } from './http/openai-errors'
 import { anthropicErrorResponse } from './http/anthropic-errors'
 import { adminPlugin } from './auth/admin'
@@ -98,6 +99,7 @@ export function configReloaderFor(deps: {
 
 /** The schema of trellis.yaml, made on first request: it never changes while the process runs. */
 const configSchema = once(() => configSchemaText(PROVIDER_KINDS))
+const scenarioSchema = once(scenarioSchemaText)
 
 /**
  * Builds the whole HTTP application from its dependencies. Web-standard only, so any
@@ -175,6 +177,7 @@ export function createApp(deps: AppDeps) {
     .use(
       configRoutes({
         schema: configSchema,
+        scenarioSchema,
         authorize: (request) => authenticate(auth, request, 'admin'),
         reload: (trigger) => reloader.reload(trigger),
         logger: deps.logger,

@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox'
 import { closestMatch } from '../json/closest-match'
+import { REQUIRED_UNLESS } from './chat'
 import { type ConfigFile, describeValue } from './file'
 import { settingPath } from './finding'
 
@@ -95,12 +96,9 @@ function object(
 ): void {
   const label = settingPath(path) || 'the file'
   const properties = (schema.properties ?? {}) as Record<string, Schema>
-  // `requiredUnlessKind: {baseUrl: ['record']}`: required unless the object's `kind` is one of those.
-  const unless = (schema.requiredUnlessKind ?? {}) as Record<string, string[]>
-  const required = [
-    ...((schema.required ?? []) as string[]),
-    ...Object.keys(unless).filter((key) => !unless[key]!.includes(value.kind as string)),
-  ]
+  const unless = schema[REQUIRED_UNLESS] as { property: string; values: unknown[]; required: string[] } | undefined
+  const required = [...((schema.required ?? []) as string[])]
+  if (unless && !unless.values.includes(value[unless.property])) required.push(...unless.required)
   for (const key of required)
     if (!Object.hasOwn(value, key)) file.report(path, `${label}: ${key} is required`, { part: 'key' })
   const known = Object.keys(properties)

@@ -10,7 +10,7 @@ export type ConfigSource = {
   path: string
   /** As the operator gave it, for messages. */
   name: string
-  via: '--config' | 'TRELLIS_CONFIG' | 'the working directory'
+  via: '--config' | 'TRELLIS_CONFIG' | 'the working directory' | 'a provider setting'
 }
 
 /** The file looked for in the working directory when neither `--config` nor `TRELLIS_CONFIG` names one. */

@@ -273,7 +273,7 @@ const BAD: [what: string, text: string, env: Record<string, string>, lines: stri
     'providers:\n  claude: { kind: antropic, baseUrl: "https://api.anthropic.com/v1" }\n',
     {},
     [
-      'F:2:19: error providers.claude.kind: "antropic" is not one of openai, anthropic, record, replay (did you mean "anthropic"?)',
+      'F:2:19: error providers.claude.kind: "antropic" is not one of openai, anthropic, record, replay, script (did you mean "anthropic"?)',
     ],
   ],
   [

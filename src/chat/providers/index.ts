@@ -2,6 +2,7 @@ import { ANTHROPIC_KIND } from './anthropic'
 import { RECORD_KIND, REPLAY_KIND } from './cassette'
 import type { ProviderKind } from './kind'
 import { OPENAI_KIND } from './openai'
+import { SCRIPT_KIND } from './script'
 
 /**
  * Every provider plug-in by the `kind` that names it in `CHAT_PROVIDERS`; the first is the default
@@ -13,4 +14,5 @@ export const PROVIDER_KINDS: Readonly<Record<string, ProviderKind>> = {
   anthropic: ANTHROPIC_KIND,
   record: RECORD_KIND,
   replay: REPLAY_KIND,
+  script: SCRIPT_KIND,
 }
