@@ -1,9 +1,9 @@
 import { isAbsolute, resolve } from 'node:path'
 import type { ModelRoute } from '../config/chat'
-import { PROVIDER_KINDS } from '../chat/providers'
+import { loadScenario, type Scenario } from '../chat/providers/script'
 
 /** A scenario of the `script` provider: the path of a YAML or JSON file, or the scenario itself (`{ rules: […] }`). */
-export type ScenarioInput = string | { rules: unknown[]; [key: string]: unknown }
+export type ScenarioInput = string | Scenario
 
 /** The provider a test server's scenario is served by, under this name in `providers:`. */
 const SCRIPT_PROVIDER = 'script'
@@ -26,9 +26,10 @@ export function scenarioSettings(
     if (models.length === 0) return {}
     return { CHAT_MODELS: JSON.stringify(routes(models, 'echo')) }
   }
-  if (!Object.hasOwn(PROVIDER_KINDS, 'script'))
-    throw new Error('startTrellis: `scenario` needs the script provider (kind script), which this build does not have')
-  const setting = typeof scenario === 'string' && !isAbsolute(scenario) ? resolve(cwd, scenario) : scenario
+  // A file is checked where the configuration reads it (findings at line:column); a scenario inline is checked here,
+  // whose findings name its settings, where the variable's check could only say that it is not a scenario.
+  const setting =
+    typeof scenario === 'string' ? (isAbsolute(scenario) ? scenario : resolve(cwd, scenario)) : loadScenario(scenario)
   return {
     CHAT_PROVIDERS: JSON.stringify({ [SCRIPT_PROVIDER]: { kind: 'script', scenario: setting } }),
     CHAT_MODELS: JSON.stringify(routes([SCRIPT_PROVIDER, ...models], SCRIPT_PROVIDER)),
