@@ -127,6 +127,8 @@ function slug(text: string): string {
  */
 const LAYOUT_IDS = [
   'content',
+  'site-nav',
+  'nav-toggle',
   'version-select',
   'mode-toggle',
   'parameters',
@@ -169,6 +171,12 @@ function decorate(state: StateCore): void {
   })
 }
 
+/**
+ * `<iframe … />` and `<video … />` as JSX writes them: HTML has no self-closing iframe, so the rest of the page would
+ * become the frame's content. `[^<>]` keeps each attempt to the tag itself, so the scan stays linear.
+ */
+const SELF_CLOSED_MEDIA = /<(iframe|video)\b([^<>]*?)\/>/gi
+
 let md: MarkdownIt | undefined
 
 /**
@@ -196,7 +204,8 @@ export function renderMarkdown(body: string, options: MarkdownOptions): Rendered
   const nonce = `n${crypto.randomUUID().replaceAll('-', '')}`
   const { markdown, icons } = lowerMdx(body, `${nonce}i`)
   const env: RenderEnv = { nonce, headings: [], ids: new Set(LAYOUT_IDS), nextSuffix: new Map() }
-  const html = sanitizePage(markdownIt().render(markdown, env), { pageHref: options.pageHref, idNonce: nonce })
+  const rendered = markdownIt().render(markdown, env).replace(SELF_CLOSED_MEDIA, '<$1$2></$1>')
+  const html = sanitizePage(rendered, { pageHref: options.pageHref, idNonce: nonce })
   if (icons.length === 0) return { html, headings: env.headings }
   // Icons go in after sanitising (the allowlist has no SVG); their placeholders carry the nonce, so an author cannot
   // place one.
