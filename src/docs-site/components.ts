@@ -1,4 +1,5 @@
 import { escapeHtml } from './html'
+import { iconSvg } from './icons'
 import type { Props } from './mdx-tags'
 
 /**
@@ -46,8 +47,9 @@ function flag(value: string | boolean | undefined): boolean {
   return value === true || value === 'true'
 }
 
+/** A placeholder for a known icon; '' for a name Font Awesome Free does not have (Mintlify also takes Lucide's). */
 function iconPlaceholder(name: string | undefined, iconType: string | undefined, lowering: Lowering): string {
-  if (name === undefined) return ''
+  if (name === undefined || iconSvg(name, iconType) === '') return ''
   lowering.icons.push({ name, iconType })
   return `${lowering.placeholderPrefix}${lowering.icons.length - 1}`
 }

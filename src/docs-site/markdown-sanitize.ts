@@ -194,7 +194,7 @@ function anchorTag(tagName: string, attributes: sanitizeHtml.Attributes, context
 
 const imageTag: sanitizeHtml.Transformer = (tagName, attributes) => {
   const attribs: sanitizeHtml.Attributes = {}
-  for (const name of ['alt', 'title']) if (attributes[name] !== undefined) attribs[name] = attributes[name]
+  for (const name of ['alt', 'title', 'class']) if (attributes[name] !== undefined) attribs[name] = attributes[name]
   for (const name of ['width', 'height']) if (DIGITS.test(attributes[name] ?? '')) attribs[name] = attributes[name]!
   if (attributes.src !== undefined && allowedUrl(attributes.src, true)) attribs.src = attributes.src
   return { tagName, attribs }

@@ -87,7 +87,17 @@ const ATTRIBUTES = new Set([
 ])
 /** An embedded video: only from the players' embed addresses, sandboxed (see the sanitiser's FRAME_HOSTS). */
 const FRAME_SRC = /^https:\/\/(www\.youtube\.com|www\.youtube-nocookie\.com|player\.vimeo\.com|www\.loom\.com)\//
-const FRAME_ATTRIBUTES = new Set(['src', 'title', 'sandbox', 'loading', 'referrerpolicy', 'allow', 'allowfullscreen'])
+const FRAME_ATTRIBUTES = new Set([
+  'src',
+  'title',
+  'sandbox',
+  'loading',
+  'referrerpolicy',
+  'allow',
+  'allowfullscreen',
+  'width',
+  'height',
+])
 const CLASS =
   /^(hljs.*|language-.*|callout.*|card.*|steps.*|code-group.*|tab-.*|field.*|accordion.*|expandable|update.*|frame.*|panel|tooltip|icon-inline|badge-inline|[a-z]+_{1,2})$/
 const SCRIPT_URL = /javascript:|vbscript:|livescript:|data:text\/html/
