@@ -26,7 +26,7 @@ export interface Lowering {
  * A component's opening and closing markup. `inline` components stay inside their paragraph (a Tooltip, an
  * Icon); the others are blocks of their own, with Markdown content between their tags.
  */
-export type Rendered = { open: string; close: string; inline?: boolean }
+type Rendered = { open: string; close: string; inline?: boolean }
 type Render = (props: Props, lowering: Lowering) => Rendered
 
 /** Each callout's own icon (Font Awesome Free) and label; the colours are the stylesheet's `.callout-<name>`. */
@@ -39,7 +39,7 @@ const CALLOUTS: Record<string, string> = {
   Danger: 'ban',
 }
 
-export function text(value: string | boolean | undefined): string | undefined {
+function text(value: string | boolean | undefined): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined
 }
 
