@@ -5,6 +5,7 @@ import { iconSvg, socialIcon } from './icons'
 import { FRAME_HOSTS } from './markdown-sanitize'
 import { imageUrl, linkUrl, pageUrl, repositoryName, repositoryOf, SITE_BASE } from './links'
 import { type NavEntry, type Section, SiteMap } from './site-map'
+import { SNIPPET_FOLDER } from './snippets'
 import { anchorBackground, anchorForeground, themeCss } from './theme'
 
 /** One page of the site, ready to be wrapped in the layout. */
@@ -212,6 +213,8 @@ function anchorStyles(map: SiteMap): string {
 function navList(view: PageView, entries: NavEntry[], depth: number): string {
   const items = entries.map((entry) => {
     if (entry.kind === 'page') {
+      // Snippets are never pages (as in Mintlify): navigation that names one shows nothing for it.
+      if (entry.path.startsWith(SNIPPET_FOLDER)) return ''
       const current = entry.path === view.path
       // /docs/pages/…, /docs/_assets/… and /docs/_files/… are the pages API and the site's files: a link there
       // would not show the page, so it is named without a link, saying why.

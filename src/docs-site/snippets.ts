@@ -196,6 +196,12 @@ function parameters(destructuring: string | undefined): Map<string, string> {
 function jsxBody(source: string, at: number): string | undefined {
   let start = at
   while (/\s/.test(source[start] ?? '')) start += 1
+  // `=> { return (…) }`: a block whose first statement returns the markup.
+  if (source[start] === '{') {
+    const returned = /^\{\s*return\s*/.exec(source.slice(start, start + 200))
+    if (returned === null) return undefined
+    start += returned[0].length
+  }
   if (source[start] === '(') {
     let depth = 0
     for (let index = start; index < source.length; index += 1) {
