@@ -132,6 +132,13 @@
       })
   }
 
+  // A code block (in any tab) or a table wider than the screen scrolls inside itself; keyboard users reach it by Tab.
+  var scrollers = document.querySelectorAll('.prose pre, .prose table')
+  for (var k = 0; k < scrollers.length; k++) {
+    var scroller = scrollers[k]
+    if (scroller.tagName === 'PRE' || scroller.scrollWidth > scroller.clientWidth) scroller.tabIndex = 0
+  }
+
   var relative = document.querySelectorAll('[data-relative-base]')
   for (var r = 0; r < relative.length; r++) {
     var node = relative[r]
