@@ -44,3 +44,14 @@ test.each(PATHS)('%p is stored, served encoded, and linked encoded', async (path
   const from = await (await t.request('/docs/home')).text()
   expect(from).toContain(`<a href="/docs/${encoded(path)}">link</a>`)
 })
+
+test('the Content-Security-Policy names the video hosts in frame-src, and nothing else may be framed', async () => {
+  const page = await t.request('/docs/')
+  const csp = page.headers.get('content-security-policy') ?? ''
+  expect(csp).toContain(
+    'frame-src https://www.youtube.com https://www.youtube-nocookie.com https://player.vimeo.com https://www.loom.com;',
+  )
+  expect(csp).toContain("default-src 'none'")
+  expect(csp).toContain("frame-ancestors 'none'")
+  expect(csp).toMatch(/script-src 'self' 'sha256-[^']+'(;|$)/)
+})
