@@ -122,17 +122,17 @@ export const COMPONENTS: Record<string, Render> = {
   Step: (props, lowering) => {
     const title = text(props.title)
     const icon = propIcon(props, lowering, 'steps-icon')
-    return block(
-      `<li class="steps-item">${title === undefined && icon === '' ? '' : `\n<strong class="steps-title">${icon}${escapeHtml(title ?? '')}</strong>`}`,
-      '</li>',
-    )
+    const head =
+      title === undefined && icon === ''
+        ? ''
+        : `\n<strong class="steps-title">${icon}${escapeHtml(title ?? '')}</strong>`
+    return block(`<li class="steps-item">${head}`, '</li>')
   },
   Tabs: () => block('<div class="tab-group">', '</div>'),
-  Tab: (props, lowering) =>
-    block(
-      `<div class="tab-panel"><p class="tab-title">${propIcon(props, lowering, 'tab-icon')}${escapeHtml(text(props.title) ?? 'Tab')}</p>`,
-      '</div>',
-    ),
+  Tab: (props, lowering) => {
+    const title = `${propIcon(props, lowering, 'tab-icon')}${escapeHtml(text(props.title) ?? 'Tab')}`
+    return block(`<div class="tab-panel"><p class="tab-title">${title}</p>`, '</div>')
+  },
   CodeGroup: () => block('<div class="code-group">', '</div>'),
   RequestExample: () =>
     block('<div class="code-group code-group-request" role="group" aria-label="Request">', '</div>'),
@@ -141,19 +141,20 @@ export const COMPONENTS: Record<string, Render> = {
   Accordion: (props, lowering) => {
     const open = flag(props.defaultOpen) ? ' open' : ''
     const description = text(props.description)
+    const more =
+      description === undefined ? '' : ` <span class="accordion-description">${escapeHtml(description)}</span>`
     return block(
       `<details class="accordion"${open}>\n<summary>${propIcon(props, lowering, 'accordion-icon')}` +
-        `${escapeHtml(text(props.title) ?? 'Details')}` +
-        `${description === undefined ? '' : ` <span class="accordion-description">${escapeHtml(description)}</span>`}</summary>`,
+        `${escapeHtml(text(props.title) ?? 'Details')}${more}</summary>`,
       '</details>',
     )
   },
   AccordionGroup: () => block('<div class="accordion-group">', '</div>'),
-  Expandable: (props) =>
-    block(
-      `<details class="expandable"${flag(props.defaultOpen) ? ' open' : ''}>\n<summary>Show ${escapeHtml(text(props.title) ?? 'properties')}</summary>`,
-      '</details>',
-    ),
+  Expandable: (props) => {
+    const open = flag(props.defaultOpen) ? ' open' : ''
+    const title = escapeHtml(text(props.title) ?? 'properties')
+    return block(`<details class="expandable"${open}>\n<summary>Show ${title}</summary>`, '</details>')
+  },
   ParamField: (props) => {
     const location = PARAM_LOCATIONS.find((where) => text(props[where]) !== undefined)
     return field(props, location === undefined ? undefined : text(props[location]), location)
@@ -177,9 +178,11 @@ export const COMPONENTS: Record<string, Render> = {
     const caption = text(props.caption)
     const hint = text(props.hint)
     // The caption is Markdown (links, emphasis), so it goes in as a paragraph of its own inside <figcaption>.
+    const figcaption =
+      caption === undefined ? '' : `<figcaption>\n\n${caption.replace(/\n\s*\n/g, '\n')}\n\n</figcaption>`
     return block(
       `${hint === undefined ? '' : `<p class="frame-hint">${escapeHtml(hint)}</p>\n\n`}<figure class="frame">`,
-      `${caption === undefined ? '' : `<figcaption>\n\n${caption.replace(/\n\s*\n/g, '\n')}\n\n</figcaption>`}</figure>`,
+      `${figcaption}</figure>`,
     )
   },
   Panel: () => block('<div class="panel">', '</div>'),

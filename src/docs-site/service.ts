@@ -264,7 +264,8 @@ export class DocsSiteService {
     } catch (error) {
       // A page stored before the cap (or before a snippet it imports grew) is shown as an error, not rendered.
       if (!(error instanceof PageTooLarge)) throw error
-      const html = `<div class="callout callout-danger" role="note"><p>${escapeHtml(tooLargeMessage(path, error, this.maxPageHtml))}</p></div>`
+      const message = escapeHtml(tooLargeMessage(path, error, this.maxPageHtml))
+      const html = `<div class="callout callout-danger" role="note"><p>${message}</p></div>`
       markdown = { html, headings: [] }
     }
     let content =

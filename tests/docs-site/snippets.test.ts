@@ -104,6 +104,17 @@ describe('on the site', () => {
     expect(await (await t.request('/docs/ai/llmstxt')).text()).not.toContain('href="/docs/snippets/')
   })
 
+  test('what a snippet or its props write is sanitised with the page', async () => {
+    await put('snippets/echo', 'Said: {word} <img src="x" onerror="alert(1)">')
+    await put(
+      'echo-page',
+      "import Echo from '/snippets/echo.mdx'\n\n<Echo word='<a href=\"javascript:alert(1)\">x</a><script>alert(2)</script>' />",
+    )
+    const html = await (await t.request('/docs/echo-page')).text()
+    expect(html).toContain('Said: <a>x</a>')
+    expect(html).not.toMatch(/onerror|javascript:|alert\(2\)/)
+  })
+
   test('a page shows the snippet as it is now: storing the snippet again changes the page', async () => {
     await put('snippets/notice', 'First version.')
     await put('notice-page', "import Notice from '/snippets/notice.mdx'\n\n<Notice />")

@@ -117,8 +117,8 @@
     makeTabs(tabSets[t], childrenOf(tabSets[t], function (child) { return child.classList.contains('tab-panel') }),
       function (panel, index, button) {
         var title = panel.querySelector('.tab-title')
-        if (title) for (var n = 0; n < title.childNodes.length; n++) button.appendChild(title.childNodes[n].cloneNode(true))
-        else button.textContent = 'Tab ' + (index + 1)
+        if (!title) button.textContent = 'Tab ' + (index + 1)
+        else for (var n = 0; n < title.childNodes.length; n++) button.appendChild(title.childNodes[n].cloneNode(true))
       })
   }
   var codeGroups = document.querySelectorAll('.code-group')
