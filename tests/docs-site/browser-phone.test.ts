@@ -79,6 +79,10 @@ describe.skipIf(browser === undefined)('phone and desktop layout', () => {
       expect(await page.locator('#site-nav').isVisible()).toBe(viewport === DESKTOP)
       expect(await page.locator('#nav-toggle').isVisible()).toBe(viewport === PHONE)
       await screenshot(page, `phone-layout-${viewport.width}-${mode}`)
+      // The first screen alone, as a reader sees it on opening the page.
+      await page.screenshot({
+        path: join(ROOT, 'artifacts/docs-site', `phone-layout-${viewport.width}-${mode}-first.png`),
+      })
       expect(await seriousViolations(page)).toEqual([])
     },
   )
@@ -93,7 +97,7 @@ describe.skipIf(browser === undefined)('phone and desktop layout', () => {
     expect(await page.locator('#site-nav').isVisible()).toBe(true)
     expect(await page.evaluate(() => document.activeElement?.closest('#site-nav') !== null)).toBe(true)
     expect(await sidewaysOverflow(page)).toBe(0)
-    await screenshot(page, 'phone-layout-menu-open')
+    await page.screenshot({ path: join(ROOT, 'artifacts/docs-site/phone-layout-menu-open.png') })
     await page.keyboard.press('Escape')
     expect(await button.getAttribute('aria-expanded')).toBe('false')
     expect(await page.locator('#site-nav').isVisible()).toBe(false)
