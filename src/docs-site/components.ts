@@ -128,7 +128,8 @@ export const COMPONENTS: Record<string, Render> = {
         : `\n<strong class="steps-title">${icon}${escapeHtml(title ?? '')}</strong>`
     return block(`<li class="steps-item">${head}`, '</li>')
   },
-  Tabs: () => block('<div class="tab-group">', '</div>'),
+  // `sync={false}`: picking a tab here picks nothing elsewhere (the page script reads the class).
+  Tabs: (props) => block(`<div class="tab-group${props.sync === false ? ' tab-group-unsynced' : ''}">`, '</div>'),
   Tab: (props, lowering) => {
     const title = `${propIcon(props, lowering, 'tab-icon')}${escapeHtml(text(props.title) ?? 'Tab')}`
     return block(`<div class="tab-panel"><p class="tab-title">${title}</p>`, '</div>')

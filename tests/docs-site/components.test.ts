@@ -30,6 +30,11 @@ describe('each component renders what it says', () => {
       ],
     ],
     [
+      'Tabs sync={false}: marked, so the page script leaves it out of syncing',
+      '<Tabs sync={false}>\n<Tab title="A">\na\n</Tab>\n</Tabs>',
+      ['<div class="tab-group tab-group-unsynced">\n<div class="tab-panel"><p class="tab-title">A</p>'],
+    ],
+    [
       'CodeGroup: each block keeps its label',
       '<CodeGroup>\n```bash npm\nnpm i\n```\n```bash Yarn\nyarn add\n```\n</CodeGroup>',
       ['<div class="code-group">\n<pre title="npm">', '<pre title="Yarn">'],

@@ -67,7 +67,12 @@
   }
 
   // Tabs and code groups: a row of tab buttons over their panels (WAI-ARIA tabs: arrows, Home and End move along).
+  // As in Mintlify, picking a tab picks the tab of the same name in the page's other tab groups (npm everywhere).
   var tabGroups = 0
+  var synced = []
+  function syncTabs(from, label) {
+    synced.forEach(function (other) { if (other.buttons !== from) other.pick(label) })
+  }
   function makeTabs(group, panels, labelOf) {
     if (panels.length === 0) return
     var prefix = 'tabs-' + (++tabGroups)
@@ -84,7 +89,7 @@
       panel.setAttribute('aria-labelledby', button.id)
       button.setAttribute('aria-controls', panel.id)
       labelOf(panel, index, button)
-      button.addEventListener('click', function () { select(index, false) })
+      button.addEventListener('click', function () { select(index, false, true) })
       list.appendChild(button)
       return button
     })
@@ -94,9 +99,10 @@
       var next = { ArrowRight: current + 1, ArrowLeft: current - 1, Home: 0, End: buttons.length - 1 }[event.key]
       if (next === undefined) return
       event.preventDefault()
-      select((next + buttons.length) % buttons.length, true)
+      select((next + buttons.length) % buttons.length, true, true)
     })
-    function select(chosen, focus) {
+    function select(chosen, focus, sync) {
+      if (sync && !group.classList.contains('tab-group-unsynced')) syncTabs(buttons, buttons[chosen].textContent)
       buttons.forEach(function (button, index) {
         var on = index === chosen
         button.setAttribute('aria-selected', on ? 'true' : 'false')
@@ -107,7 +113,13 @@
     }
     group.insertBefore(list, group.firstChild)
     group.classList.add('tab-ready')
-    select(0, false)
+    select(0, false, false)
+    if (!group.classList.contains('tab-group-unsynced')) synced.push({
+      buttons: buttons,
+      pick: function (label) {
+        for (var b = 0; b < buttons.length; b++) if (buttons[b].textContent === label) return select(b, false, false)
+      },
+    })
   }
   function childrenOf(group, test) {
     return Array.prototype.filter.call(group.children, test)
