@@ -56,9 +56,9 @@ async function expand(
 ): Promise<string> {
   const imports = await importsOf(body, from, load, budget, depth)
   if (imports.size === 0) return body
-  let text = body
-  const values = [...imports].filter(([, imported]) => imported.kind === 'value')
-  for (const [name, imported] of values) text = substitute(text, name, (imported as { value: string }).value)
+  const values = new Map<string, string>()
+  for (const [name, imported] of imports) if (imported.kind === 'value') values.set(name, imported.value)
+  const text = substitute(body, values)
   const tags = scanTags(text)
   pair(tags)
   let result = ''
@@ -151,19 +151,22 @@ function withoutExports(source: string): string {
 
 /** A template's text with its props: `attr={name}` as a quoted attribute, `{name}` as text, `{children}`. */
 function fill(template: Template, props: Props, children: string): string {
-  let text = template.text
   const values = new Map(template.params)
   for (const [name, value] of Object.entries(props)) values.set(name, value === true ? 'true' : String(value))
   values.set('children', children)
-  for (const [name, value] of values) text = substitute(text, name, value)
-  return text
+  return substitute(template.text, values)
 }
 
-function substitute(text: string, name: string, value: string): string {
-  if (!/^[\w$]+$/.test(name)) return text
-  return text
-    .replace(new RegExp(`=\\{\\s*${name.replace('$', '\\$')}\\s*\\}`, 'g'), () => `="${escapeHtml(value)}"`)
-    .replace(new RegExp(`\\{\\s*${name.replace('$', '\\$')}\\s*\\}`, 'g'), () => value)
+const EXPRESSION = /(=)?\{\s*([\w$]+)\s*\}/g
+
+/** Each `{name}` (and `attr={name}`) with a value replaced, in one pass over the text: linear in text and values. */
+function substitute(text: string, values: Map<string, string>): string {
+  if (values.size === 0) return text
+  return text.replace(EXPRESSION, (whole, attribute: string | undefined, name: string) => {
+    const value = values.get(name)
+    if (value === undefined) return whole
+    return attribute === undefined ? value : `="${escapeHtml(value)}"`
+  })
 }
 
 /**
