@@ -91,6 +91,17 @@ describe('a page whose HTML would pass the cap is refused at PUT, naming the cau
   })
 })
 
+test('a snippet used hundreds of times with hundreds of props each costs linear time', async () => {
+  expect((await putPage('snippets/many', `${'{p1} '.repeat(2000)}`)).status).toBe(201)
+  const props = Array.from({ length: 200 }, (_, i) => `p${i}="v"`).join(' ')
+  const page = `import M from '/snippets/many.mdx'\n\n${`<M ${props} />\n`.repeat(600)}`
+  expect(page.length).toBeLessThan(1024 * 1024)
+  const started = performance.now()
+  const response = await putPage('many-props', page)
+  expect([201, 400]).toContain(response.status)
+  expect(performance.now() - started).toBeLessThan(10_000)
+}, 20_000)
+
 describe('a stored page past the cap (stored under a larger one) renders an error page', () => {
   test.each([
     ['reference links', referenceLinks(177_000)],
