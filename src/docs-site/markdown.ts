@@ -225,6 +225,10 @@ function* phases(body: string, options: MarkdownOptions): Generator<void, Render
   const nonce = `n${crypto.randomUUID().replaceAll('-', '')}`
   const { markdown, icons } = lowerMdx(body, `${nonce}i`)
   if (markdown.length > maxHtml) throw new PageTooLarge(`its text with its components is ${size(markdown.length)}`)
+  // Each icon is a kilobyte or two of SVG put in after sanitising: counted here, before any of it is made.
+  const svgs = icons.map((icon) => iconSvg(icon.name, icon.iconType))
+  const iconBytes = svgs.reduce((total, svg) => total + svg.length, 0)
+  if (markdown.length + iconBytes > maxHtml) throw new PageTooLarge(`its icons alone are ${size(iconBytes)} of SVG`)
   yield
   const env: RenderEnv = { nonce, headings: [], ids: new Set(LAYOUT_IDS), nextSuffix: new Map() }
   const parser = markdownIt()
@@ -275,10 +279,7 @@ function* phases(body: string, options: MarkdownOptions): Generator<void, Render
   const withIcons =
     icons.length === 0
       ? html
-      : html.replace(new RegExp(`${nonce}i(\\d+)`, 'g'), (_, index: string) => {
-          const icon = icons[Number(index)]
-          return icon === undefined ? '' : iconSvg(icon.name, icon.iconType)
-        })
+      : html.replace(new RegExp(`${nonce}i(\\d+)`, 'g'), (_, index: string) => svgs[Number(index)] ?? '')
   const bytes = Buffer.byteLength(withIcons)
   if (bytes > maxHtml) throw new PageTooLarge(`it renders to ${size(bytes)} of HTML`)
   return { html: withIcons, headings: env.headings }

@@ -47,6 +47,11 @@ describe('a page whose HTML would pass the cap is refused at PUT, naming the cau
     ['177 KB of reference-link uses (62 MB before)', () => referenceLinks(177_000), 'reference links repeat their URL'],
     ['368 KB of reference-link uses (14 s before)', () => manyReferences(368_000), 'reference links repeat their URL'],
     [
+      '50,000 inline icons (each about 600 bytes of SVG)',
+      () => '<Icon icon="leaf" />'.repeat(50_000),
+      'its icons alone',
+    ],
+    [
       'components nested in a fence-free page that multiply their markup',
       () => '<Tabs><Tab title="t"><Note><Card title="c" icon="leaf">x</Card></Note></Tab></Tabs>\n'.repeat(12_000),
       'DOCS_MAX_PAGE_HTML',
