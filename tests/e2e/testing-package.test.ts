@@ -83,7 +83,8 @@ beforeAll(async () => {
   })
 }, 120_000)
 
-afterAll(() => rmSync(project, { recursive: true, force: true }))
+// Hundreds of installed packages: removing them takes seconds on a busy machine.
+afterAll(() => rmSync(project, { recursive: true, force: true }), 60_000)
 
 test('the project runs its own `bun test` against trellis/testing', async () => {
   const { code, output } = await run(['bun', 'test', 'tests/app.test.ts'])
