@@ -78,6 +78,8 @@ export type LogLevel = (typeof LOG_LEVELS)[number]
 export type ConfigOptions = {
   /** `--config FILE`: wins over `TRELLIS_CONFIG`. */
   file?: string
+  /** false: no `./trellis.yaml` unless named (trellis/testing: a test's server reads only what the test says). */
+  search?: boolean
   /** Where `./trellis.yaml` and relative paths are looked for; the process's working directory by default. */
   cwd?: string
 }
