@@ -71,7 +71,7 @@ describe('chat configuration from the environment', () => {
     { env: { CHAT_PROVIDERS: '[]' }, message: 'CHAT_PROVIDERS: (root): Expected object' },
     {
       env: { CHAT_PROVIDERS: JSON.stringify({ up: {} }) },
-      message: "CHAT_PROVIDERS: /up/baseUrl: required for kind openai",
+      message: 'CHAT_PROVIDERS: /up/baseUrl: required for kind openai',
     },
     { env: { CHAT_PROVIDERS: provider({ baseURL: 'x' }) }, message: 'CHAT_PROVIDERS: /up/baseURL' },
     {
