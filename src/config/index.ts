@@ -63,6 +63,8 @@ export type Config = {
    * holding at most `RESPONSES_MAX_STORED_BYTES` (8 MiB) of conversation.
    */
   responses: { retentionDays: number; maxStoredBytes: number }
+  /** The most HTML one docs page may render to (`DOCS_MAX_PAGE_HTML`, 4 MiB): a larger page is refused at PUT. */
+  docsMaxPageHtml: number
   env: Readonly<Record<string, string | undefined>>
   /** The configuration file read, if any, and which of its settings a variable overrides. */
   file: { name: string; path: string; overridden: { setting: string; variable: string }[] } | undefined
@@ -76,6 +78,8 @@ export type LogLevel = (typeof LOG_LEVELS)[number]
 export type ConfigOptions = {
   /** `--config FILE`: wins over `TRELLIS_CONFIG`. */
   file?: string
+  /** false: no `./trellis.yaml` unless named (trellis/testing: a test's server reads only what the test says). */
+  search?: boolean
   /** Where `./trellis.yaml` and relative paths are looked for; the process's working directory by default. */
   cwd?: string
 }
@@ -142,6 +146,7 @@ export function loadConfig(env: Env, kinds: ProviderKinds, options: ConfigOption
       retentionDays: integer(env, 'RESPONSES_RETENTION_DAYS', 30, 1, 3650),
       maxStoredBytes: byteSize(env, 'RESPONSES_MAX_STORED_BYTES', 8 * 1024 * 1024),
     },
+    docsMaxPageHtml: byteSize(env, 'DOCS_MAX_PAGE_HTML', 4 * 1024 * 1024),
     env,
     file: file && { name: source!.name, path: source!.path, overridden: overridden(env, file) },
     options: { ...options, cwd: options.cwd ?? process.cwd() },

@@ -6,8 +6,11 @@ import { builtInFile, siteAsset, type Asset } from './assets'
 import { trimSlashes } from './links'
 import { DocsSiteService, type RedirectPage, type SitePage, type SiteSources } from './service'
 
-/** Where the site's docs.json, pages and the server's own OpenAPI document come from; app.ts wires them. */
-export type DocsSiteDeps = { sources: SiteSources; logger: Logger }
+/**
+ * Where the site's docs.json, pages and the server's own OpenAPI document come from; app.ts wires them, and passes the
+ * service when it also asks it about pages being stored (DocsSiteService.pageProblem).
+ */
+export type DocsSiteDeps = { sources: SiteSources; logger: Logger; service?: DocsSiteService }
 
 const HTML_TYPE = 'text/html; charset=utf-8'
 
@@ -18,14 +21,14 @@ const HTML_TYPE = 'text/html; charset=utf-8'
  * web pages, not API operations. `/docs/pages/…` is the pages API (a more specific route), not the site.
  */
 export const docsSitePlugin = (deps: DocsSiteDeps) => {
-  const service = new DocsSiteService(deps.sources)
+  const service = deps.service ?? new DocsSiteService(deps.sources)
   return (
     new Elysia({ name: 'docs-site' })
       // The database behind a page can fail like any route's: a 503 with Retry-After, its cause in the log only.
       .onError(jsonErrors(deps.logger))
       // Elysia routes /docs and /docs/ alike (strictPath is off); the site's links are absolute, so both serve the home
       // page.
-      .get('/docs/', async ({ request }) => pageResponse(await service.render(''), request), { detail: { hide: true } })
+      .get('/docs/', async ({ request }) => pageResponse(await service.serve(''), request), { detail: { hide: true } })
       .get(
         '/docs/_assets/:file',
         ({ params, request }) => assetResponse(siteAsset(params.file), request, 'public, max-age=31536000, immutable'),
@@ -42,7 +45,7 @@ export const docsSitePlugin = (deps: DocsSiteDeps) => {
         async ({ params, request }) => {
           const path = decodePath(params['*'])
           // A malformed escape names no page: the site's 404 page, like any other unknown address.
-          return pageResponse(await service.render(path ?? '\u0000'), request)
+          return pageResponse(await service.serve(path ?? '\u0000'), request)
         },
         { detail: { hide: true } },
       )

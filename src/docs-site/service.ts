@@ -8,10 +8,11 @@ import { defaultPages } from './default-site'
 import { escapeHtml } from './html'
 import { renderLayout } from './layout'
 import { pagePathOf, pageUrl } from './links'
-import { renderMarkdown } from './markdown'
+import { DEFAULT_MAX_PAGE_HTML, PageTooLarge, renderMarkdownYielding } from './markdown'
 import { findOperation, type OpenApiDocument } from './openapi-schema'
 import { Redirects } from './redirects'
 import { SiteMap } from './site-map'
+import { expandSnippets, SNIPPET_FOLDER } from './snippets'
 
 /** What the site reads: the current docs.json, and the stored pages. */
 export type SiteSources = {
@@ -78,10 +79,55 @@ export class DocsSiteService {
   /** The snapshot being built, shared by the requests that need it meanwhile. */
   private building: { key: string; snapshot: Promise<Snapshot> } | undefined
 
-  constructor(private readonly sources: SiteSources) {}
+  private readonly maxPageHtml: number
+
+  /** `maxPageHtml`: the most bytes of HTML a page's content may render to (DOCS_MAX_PAGE_HTML). */
+  constructor(
+    readonly sources: SiteSources,
+    options: { maxPageHtml?: number } = {},
+  ) {
+    this.maxPageHtml = options.maxPageHtml ?? DEFAULT_MAX_PAGE_HTML
+  }
+
+  /**
+   * Why a page body (its text after the front matter) stored at `path` could not be shown (its HTML would pass the
+   * cap), or undefined when it can: the pages API asks before storing. Snippets it imports are read as stored now.
+   */
+  async pageProblem(path: string, body: string): Promise<string | undefined> {
+    try {
+      await this.renderBody(body, path, () => false)
+      return undefined
+    } catch (error) {
+      if (!(error instanceof PageTooLarge)) throw error
+      return tooLargeMessage(path, error, this.maxPageHtml)
+    }
+  }
+
+  /** A page body's HTML: its snippets put in, rendered and sanitised, within the cap (else PageTooLarge). */
+  private async renderBody(body: string, path: string, isPage: (path: string) => boolean) {
+    const load = async (snippet: string) => {
+      const text = await this.sources.pageText(snippet)
+      return text === undefined ? undefined : frontMatterOf(text).body
+    }
+    const expanded = await expandSnippets(body, path, load, this.maxPageHtml)
+    return renderMarkdownYielding(expanded, {
+      pageHref: (target) => pageHrefFor(target, path, isPage),
+      maxHtml: this.maxPageHtml,
+    })
+  }
 
   /** The page at `requested` (`''` is the home page). Unknown pages are a 404 page in the site's own layout. */
-  async render(requested: string): Promise<SitePage | RedirectPage> {
+  /** What the site answers at `requested`: the page, or where docs.json's `redirects` send the reader. */
+  serve(requested: string): Promise<SitePage | RedirectPage> {
+    return this.lookup(requested, true)
+  }
+
+  /** The page at `requested` (`''` is the home page), redirects aside. */
+  render(requested: string): Promise<SitePage> {
+    return this.lookup(requested, false) as Promise<SitePage>
+  }
+
+  private async lookup(requested: string, redirects: boolean): Promise<SitePage | RedirectPage> {
     // Keyed by the page it names: `intro`, `/intro/`, `intro.mdx` and `intro%20` are one page, one entry,
     // so a crawler cannot churn the cache (and force a render per request) by spelling a page many ways.
     // A non-empty address that names nothing (`/docs/%20`) stays an unknown page, not the home page.
@@ -98,10 +144,13 @@ export class DocsSiteService {
     }
     // Readers arriving together after a change share one render: each would otherwise render the page
     // again (and a page can be megabytes) for the same answer.
-    const inFlight = this.rendering.get(cacheKey)
+    const flightKey = `${cacheKey}\n${redirects}`
+    const inFlight = this.rendering.get(flightKey)
     if (inFlight !== undefined) return inFlight
-    const work = this.renderMiss(snapshotKey, cacheKey, current, path).finally(() => this.rendering.delete(cacheKey))
-    this.rendering.set(cacheKey, work)
+    const work = this.renderMiss(snapshotKey, cacheKey, current, path, redirects).finally(() =>
+      this.rendering.delete(flightKey),
+    )
+    this.rendering.set(flightKey, work)
     return work
   }
 
@@ -110,10 +159,11 @@ export class DocsSiteService {
     cacheKey: string,
     current: { revision: number; body: string; builtIn: boolean },
     path: string,
+    redirects: boolean,
   ): Promise<SitePage | RedirectPage> {
     const snapshot = await this.snapshotFor(snapshotKey, current)
     // Redirects come before pages, as Mintlify has them; a redirected address is never cached as a page.
-    const redirect = snapshot.redirects.match(path)
+    const redirect = redirects ? snapshot.redirects.match(path) : undefined
     if (redirect !== undefined) return redirect
     if (snapshot.notFound !== undefined && !this.isPageOf(snapshot, path)) return snapshot.notFound
     const page = await this.build(snapshot, path)
@@ -233,7 +283,16 @@ export class DocsSiteService {
       return { status: 200, ...renderLayout({ ...view, path, title: labelOf(path), content, headings: [] }) }
     }
     const { data, body, problem } = frontMatterOf(text)
-    const markdown = renderMarkdown(body, { pageHref: (target) => pageHrefFor(target, path, isPage) })
+    let markdown: { html: string; headings: { level: number; id: string; text: string }[] }
+    try {
+      markdown = await this.renderBody(body, path, isPage)
+    } catch (error) {
+      // A page stored before the cap (or before a snippet it imports grew) is shown as an error, not rendered.
+      if (!(error instanceof PageTooLarge)) throw error
+      const message = escapeHtml(tooLargeMessage(path, error, this.maxPageHtml))
+      const html = `<div class="callout callout-danger" role="note"><p>${message}</p></div>`
+      markdown = { html, headings: [] }
+    }
     let content =
       problem === undefined
         ? ''
@@ -271,8 +330,17 @@ export class DocsSiteService {
   }
 }
 
+/** Snippets are stored like pages but never are pages, as in Mintlify, even when navigation names one. */
 function namesPage(snapshot: Snapshot, path: string): boolean {
+  if (path.startsWith(SNIPPET_FOLDER)) return false
   return snapshot.map.names(path) || snapshot.summaries.has(path) || snapshot.builtIn.texts.has(path)
+}
+
+function tooLargeMessage(path: string, error: PageTooLarge, cap: number): string {
+  return (
+    `page ${path} is not shown: ${error.message}, and a page may render to at most ${cap} bytes of HTML ` +
+    '(DOCS_MAX_PAGE_HTML). Split it into smaller pages.'
+  )
 }
 
 /**

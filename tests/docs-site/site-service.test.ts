@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test'
-import { DocsSiteService, type SitePage, type SiteSources } from '../../src/docs-site/service'
+import { DocsSiteService, type SiteSources } from '../../src/docs-site/service'
 import { SiteMap } from '../../src/docs-site/site-map'
 import type { DocsConfig } from '../../src/docs-format/docs-json'
 
@@ -34,7 +34,7 @@ const CONFIG = { name: 'Acme', navigation: [{ group: 'G', pages: Array.from({ le
 test('readers arriving together after a change share one snapshot and one render of a page', async () => {
   const { fake, calls } = sources(CONFIG)
   const service = new DocsSiteService(fake)
-  const pages = (await Promise.all(Array.from({ length: 10 }, () => service.render('p1')))) as SitePage[]
+  const pages = await Promise.all(Array.from({ length: 10 }, () => service.render('p1')))
   expect(new Set(pages.map((page) => page.etag)).size).toBe(1)
   expect(pages.every((page) => page === pages[0])).toBe(true)
   expect(calls).toEqual({ pageText: 1, summaries: 1 })
@@ -49,7 +49,7 @@ test('the cache stays bounded and consistent whatever the order of renders: it n
       Array.from({ length: 400 }, (_, i) => Promise.all([service.render(`p${i}`), service.render(`p${i}`)])),
     )
   }
-  const again = (await service.render('p399')) as SitePage
+  const again = await service.render('p399')
   expect(again.status).toBe(200)
   expect(again.html).toContain('p399')
 })
