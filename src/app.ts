@@ -31,6 +31,8 @@ import { DocsPagesStore } from './docs-pages/store'
 import { docsSitePlugin } from './docs-site'
 import type { OpenApiDocument } from './docs-site/openapi-schema'
 import type { SiteSources } from './docs-site/service'
+import { docsSearchPlugin } from './docs-site/search'
+import { SearchService, type SearchSources } from './docs-site/search/service'
 import { docsJsonComponents } from './docs-config/json-schema'
 import { FailedAuthThrottle } from './auth/failed-auth'
 import { Governance } from './governance/service'
@@ -137,10 +139,12 @@ export function createApp(deps: AppDeps) {
   const reloader =
     deps.reloader ?? configReloaderFor({ config: deps.config, chat, governance, metrics, logger: deps.logger })
   const docsConfig = new DocsConfigService(new DocsRevisionStore(db), deps.clock)
-  const docsPages = new DocsPagesService(new DocsPagesStore(db), deps.clock)
   // Read when the document is first asked for, by which time every plugin has added its routes.
   let routes: readonly DocumentedRoute[] = []
   const document = once(() => openApiDocument(routes, { ...DOCUMENT_HEAD, schemas: docsJsonComponents() }))
+  let search: SearchService | undefined
+  const docsPages = new DocsPagesService(new DocsPagesStore(db), deps.clock, (page) => search!.pageStored(page))
+  search = new SearchService(db, searchSources(docsConfig, docsPages, document), deps.logger)
   const app = new Elysia({
     name: 'trellis',
     normalize: false,
@@ -166,6 +170,7 @@ export function createApp(deps: AppDeps) {
     .use(chatPlugin({ ...deps, chat, auth, governance, ledger, metrics }))
     .use(docsConfigPlugin({ service: docsConfig, auth, logger: deps.logger }))
     .use(docsPagesPlugin({ service: docsPages, auth, logger: deps.logger }))
+    .use(docsSearchPlugin({ service: search, logger: deps.logger }))
     .use(docsSitePlugin({ sources: siteSources(docsConfig, docsPages, document), logger: deps.logger }))
     .use(adminPlugin({ auth, tokens: deps.tokens, logger: deps.logger, config: deps.config }))
     .use(usagePlugin({ db, auth, logger: deps.logger, clock: deps.clock }))
@@ -243,6 +248,17 @@ function siteSources(config: DocsConfigService, pages: DocsPagesService, ownDocu
     pagesGeneration: () => pages.generation(),
     pageSummaries: () => pages.summaries(),
     pageText: async (path) => (await pages.stored(path))?.source,
+    ownDocument: ownDocument as () => OpenApiDocument,
+  }
+}
+
+/** The site's search reads whether docs.json is the default, the stored pages, and this server's own document. */
+function searchSources(config: DocsConfigService, pages: DocsPagesService, ownDocument: () => unknown): SearchSources {
+  return {
+    builtInConfig: async () => (await config.current()).builtIn,
+    pagesGeneration: () => pages.generation(),
+    pageRevisions: () => pages.summaries(),
+    page: (path) => pages.stored(path),
     ownDocument: ownDocument as () => OpenApiDocument,
   }
 }

@@ -64,6 +64,8 @@ export class DocsPagesService {
   constructor(
     private readonly store: DocsPagesStore,
     private readonly clock: () => Date,
+    /** Told of each new revision once it is stored (the site's search index); awaited, so a PUT's answer follows it. */
+    private readonly onStored?: (page: PageRevision) => Promise<void>,
   ) {}
 
   /** The newest revision of the page, or undefined when it was never written. */
@@ -136,6 +138,7 @@ export class DocsPagesService {
           createdAt: this.clock().toISOString(),
         }
       })
+      if (!unchanged) await this.onStored?.(stored)
       // An unchanged page is the stored revision, whose text is this one: the split above is its split.
       return { page: { ...stored, body, frontMatter: data }, created, unchanged }
     } catch (error) {
