@@ -6,7 +6,15 @@ import { escapeHtml } from '../html'
 import { pageUrl } from '../links'
 import { findOperation, type OpenApiDocument } from '../openapi-schema'
 import { operationText, sectionsOf } from './sections'
-import { type IndexedPage, type Origin, SearchIndexStore, SNIPPET_END, SNIPPET_MARK } from './store'
+import {
+  type IndexedPage,
+  type Origin,
+  SearchIndexStore,
+  SNIPPET_END,
+  SNIPPET_GT,
+  SNIPPET_LT,
+  SNIPPET_MARK,
+} from './store'
 
 /** What the search reads besides its own table; app.ts wires it to the docs.json and pages services. */
 export type SearchSources = {
@@ -93,7 +101,11 @@ export class SearchService {
       path: hit.path,
       ...(hit.anchor === '' ? {} : { anchor: hit.anchor }),
       kind: hit.kind,
-      snippet: escapeHtml(hit.snippet).replaceAll(SNIPPET_MARK, '<mark>').replaceAll(SNIPPET_END, '</mark>'),
+      snippet: escapeHtml(hit.snippet)
+        .replaceAll(SNIPPET_MARK, '<mark>')
+        .replaceAll(SNIPPET_END, '</mark>')
+        .replaceAll(SNIPPET_LT, '&lt;')
+        .replaceAll(SNIPPET_GT, '&gt;'),
     }))
   }
 

@@ -31,6 +31,13 @@ export type SectionHit = {
 /** Around a matched word in a snippet: characters no page text holds (they are removed from it before). */
 export const SNIPPET_MARK = '\uE000'
 export const SNIPPET_END = '\uE001'
+/**
+ * `<` and `>` of a section's text, as stored: PostgreSQL's text parser reads `<script>…</script>` in a text as markup
+ * and drops it from the vector and the snippet, so code quoted on a page would not be found. They are put back
+ * (escaped) when a snippet is answered.
+ */
+export const SNIPPET_LT = '\uE002'
+export const SNIPPET_GT = '\uE003'
 /** ts_headline reads the whole text it is given; only this much of a section is, so a snippet costs little. */
 const HEADLINE_TEXT_MAX = 4_000
 /** How many sections of one page a search answers at most, so one long page does not fill the results. */
@@ -71,7 +78,7 @@ export class SearchIndexStore {
           anchor: section.anchor,
           pageTitle: clean(page.title),
           heading: clean(section.heading),
-          body: clean(section.body),
+          body: clean(section.body).replaceAll('<', SNIPPET_LT).replaceAll('>', SNIPPET_GT),
         })),
       )
     })
@@ -134,9 +141,9 @@ function withoutLastWord(query: string): string {
   return query.replace(/\S+\s*$/, '')
 }
 
-/** Text without the snippet's marker characters (which would otherwise pass for highlights) or NUL. */
+/** Text without the snippet's marker characters (which would otherwise pass for highlights or markup) or NUL. */
 function clean(text: string): string {
-  return text.replace(/[\uE000\uE001\u0000]/g, '')
+  return text.replace(/[\uE000-\uE003\u0000]/g, '')
 }
 
 /** A 32-bit FNV-1a hash as a signed int4: two paths sharing one only share a turn. */
