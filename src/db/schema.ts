@@ -258,6 +258,15 @@ export const docsSearchSections = pgTable(
     heading: text('heading').notNull(),
     /** Plain text of the section (bounded), for the vector and the highlighted snippet. */
     body: text('body').notNull(),
+    /**
+     * Only the titles and the heading, weighted as in `search`: few words, so a search finds every section whose
+     * title or heading matches without reading texts (see SearchIndexStore.search).
+     */
+    head: tsvector('head')
+      .notNull()
+      .generatedAlwaysAs(
+        sql`setweight(to_tsvector('english', CASE WHEN "position" = 0 THEN "page_title" ELSE '' END), 'A') || setweight(to_tsvector('english', "heading"), 'B') || setweight(to_tsvector('english', CASE WHEN "position" = 0 THEN '' ELSE "page_title" END), 'D')`,
+      ),
     search: tsvector('search')
       .notNull()
       .generatedAlwaysAs(
@@ -266,6 +275,7 @@ export const docsSearchSections = pgTable(
   },
   (table) => [
     primaryKey({ columns: [table.origin, table.path, table.position] }),
+    index('docs_search_sections_head_idx').using('gin', table.head),
     index('docs_search_sections_search_idx').using('gin', table.search),
   ],
 )

@@ -16,7 +16,15 @@ beforeEach(async () => {
 }, SETUP_TIMEOUT)
 afterEach(() => t.close(), SETUP_TIMEOUT)
 
-type Result = { title: string; heading?: string; url: string; path: string; anchor?: string; kind: string; snippet: string }
+type Result = {
+  title: string
+  heading?: string
+  url: string
+  path: string
+  anchor?: string
+  kind: string
+  snippet: string
+}
 
 const putPage = async (path: string, text: string) => {
   const response = await t.request(`/docs/pages/${path}`, {
@@ -119,7 +127,7 @@ describe('the index follows the pages', () => {
     expect(await search('begonias')).toEqual([])
   })
 
-  test("snippets/ are parts of pages, not pages: they are not found", async () => {
+  test('snippets/ are parts of pages, not pages: they are not found', async () => {
     await putPage('snippets/note', 'A shared peony note.\n')
     expect(await search('peony')).toEqual([])
   })

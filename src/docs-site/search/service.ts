@@ -45,6 +45,9 @@ export type SearchResult = {
 /** Pages a catch-up indexes per search at most: it bounds what one public request can make the server do. */
 const CATCH_UP_BATCH = 50
 
+/** The table's statistics are refreshed after pages change, at most this often (see SearchIndexStore.analyze). */
+const ANALYZE_INTERVAL_MS = 30_000
+
 /**
  * Mintlify's `snippets/` folder holds parts of pages, not pages: not searched.
  */
@@ -61,6 +64,8 @@ export class SearchService {
   private caughtUp = -1
   private catchingUp: Promise<void> | undefined
   private builtIn: Promise<void> | undefined
+  /** When the table's statistics were last refreshed (performance.now()). */
+  private analyzedAt = Number.NEGATIVE_INFINITY
 
   constructor(
     db: ConstructorParameters<typeof SearchIndexStore>[0],
@@ -145,6 +150,10 @@ export class SearchService {
       if (page !== undefined) await this.index('page', path, page.revision, page.source)
     }
     if (stale.length <= CATCH_UP_BATCH) this.caughtUp = generation
+    if (performance.now() - this.analyzedAt > ANALYZE_INTERVAL_MS) {
+      this.analyzedAt = performance.now()
+      await this.store.analyze()
+    }
   }
 
   /** Indexes Trellis's own pages, once per process, unless the index already holds this build's. */

@@ -39,7 +39,13 @@ export const SNIPPET_END = '\uE001'
 export const SNIPPET_LT = '\uE002'
 export const SNIPPET_GT = '\uE003'
 /** ts_headline reads the whole text it is given; only this much of a section is, so a snippet costs little. */
-const HEADLINE_TEXT_MAX = 4_000
+const HEADLINE_TEXT_MAX = 2_000
+/**
+ * What one search ranks at most: the sections whose title or heading matches, and those whose text does, up to this
+ * many of each. A word in most of a large site's sections would otherwise have every one of them read and ranked;
+ * past the bound, a title or heading match still wins, and texts are ranked among the first this many found.
+ */
+const CANDIDATES_MAX = 200
 /** How many sections of one page a search answers at most, so one long page does not fill the results. */
 const HITS_PER_PAGE = 3
 
@@ -84,6 +90,14 @@ export class SearchIndexStore {
     })
   }
 
+  /**
+   * Refreshes the planner's statistics of the table. PostgreSQL's autovacuum does it by itself; PGlite has none, and
+   * without statistics the planner scans every row for a word no section holds.
+   */
+  async analyze(): Promise<void> {
+    await this.db.execute(sql`ANALYZE docs_search_sections`)
+  }
+
   /** Removes a page's rows. */
   async remove(origin: Origin, path: string): Promise<void> {
     await this.db.delete(docsSearchSections).where(pageRows(origin, path))
@@ -100,7 +114,8 @@ export class SearchIndexStore {
 
   /**
    * The best `limit` sections for `query` (websearch syntax: words, "quoted phrases", or, -not), a prefix match of
-   * `prefix` (the word being typed) also counting; at most {@link HITS_PER_PAGE} per page. Built-in pages count
+   * `prefix` (the word being typed) also counting; at most {@link HITS_PER_PAGE} per page, ranked among at most
+   * twice {@link CANDIDATES_MAX} candidates. Built-in pages count
    * only with `builtIn`, and never where a stored page has the same path (the site shows the stored one).
    */
   async search(query: string, prefix: string | undefined, limit: number, builtIn: boolean): Promise<SectionHit[]> {
@@ -108,21 +123,27 @@ export class SearchIndexStore {
       prefix === undefined
         ? sql`websearch_to_tsquery('english', ${query})`
         : sql`(websearch_to_tsquery('english', ${query}) || (websearch_to_tsquery('english', ${withoutLastWord(query)}) && to_tsquery('english', ${`${prefix}:*`})))`
+    const visible = sql`(s.origin = 'page' OR (${builtIn} AND NOT EXISTS (
+      SELECT 1 FROM docs_search_sections p WHERE p.origin = 'page' AND p.path = s.path AND p.position = 0)))`
     const result = await this.db.execute(sql`
       WITH q AS (SELECT ${tsquery} AS query),
-      matched AS (
-        SELECT s.path, s.position, s.anchor, s.kind, s.page_title, s.heading, s.body,
-          ts_rank(s.search, q.query, 1) AS rank
-        FROM docs_search_sections s, q
-        WHERE s.search @@ q.query
-          AND (s.origin = 'page' OR (${builtIn} AND NOT EXISTS (
-            SELECT 1 FROM docs_search_sections p WHERE p.origin = 'page' AND p.path = s.path AND p.position = 0)))
+      candidates AS (
+        (SELECT s.origin, s.path, s.position FROM docs_search_sections s, q
+          WHERE s.head @@ q.query AND ${visible} LIMIT ${CANDIDATES_MAX})
+        UNION
+        (SELECT s.origin, s.path, s.position FROM docs_search_sections s, q
+          WHERE s.search @@ q.query AND ${visible} LIMIT ${CANDIDATES_MAX})
       ),
       ranked AS (
-        SELECT *, row_number() OVER (PARTITION BY path ORDER BY rank DESC, position) AS nth FROM matched
+        SELECT s.path, s.position, s.anchor, s.kind, s.page_title, s.heading, s.body,
+          ts_rank(s.search, q.query, 1) AS rank
+        FROM candidates c JOIN docs_search_sections s USING (origin, path, position), q
+      ),
+      numbered AS (
+        SELECT *, row_number() OVER (PARTITION BY path ORDER BY rank DESC, position) AS nth FROM ranked
       ),
       best AS (
-        SELECT * FROM ranked WHERE nth <= ${HITS_PER_PAGE} ORDER BY rank DESC, path, position LIMIT ${limit}
+        SELECT * FROM numbered WHERE nth <= ${HITS_PER_PAGE} ORDER BY rank DESC, path, position LIMIT ${limit}
       )
       SELECT best.path, best.anchor, best.kind, best.page_title AS "pageTitle", best.heading, best.rank,
         ts_headline('english', left(best.body, ${HEADLINE_TEXT_MAX}), q.query, ${HEADLINE_OPTIONS}) AS snippet
