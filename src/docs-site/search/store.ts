@@ -129,7 +129,7 @@ export class SearchIndexStore {
       WITH q AS (SELECT ${tsquery} AS query),
       candidates AS (
         (SELECT s.origin, s.path, s.position FROM docs_search_sections s, q
-          WHERE s.head @@ q.query AND ${visible} LIMIT ${CANDIDATES_MAX})
+          WHERE s.head @@ q.query AND s.search @@ q.query AND ${visible} LIMIT ${CANDIDATES_MAX})
         UNION
         (SELECT s.origin, s.path, s.position FROM docs_search_sections s, q
           WHERE s.search @@ q.query AND ${visible} LIMIT ${CANDIDATES_MAX})
