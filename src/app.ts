@@ -32,6 +32,8 @@ import { docsSitePlugin } from './docs-site'
 import type { OpenApiDocument } from './docs-site/openapi-schema'
 import type { SiteSources } from './docs-site/service'
 import { docsSearchPlugin } from './docs-site/search'
+import { docsDiscoveryPlugin, markdownPage } from './docs-site/discovery'
+import { DiscoveryService } from './docs-site/discovery/service'
 import { SearchService, type SearchSources } from './docs-site/search/service'
 import { docsJsonComponents } from './docs-config/json-schema'
 import { FailedAuthThrottle } from './auth/failed-auth'
@@ -145,6 +147,10 @@ export function createApp(deps: AppDeps) {
   let search: SearchService | undefined
   const docsPages = new DocsPagesService(new DocsPagesStore(db), deps.clock, (page) => search!.pageStored(page))
   search = new SearchService(db, searchSources(docsConfig, docsPages, document), deps.logger)
+  const discovery = new DiscoveryService({
+    ...siteSources(docsConfig, docsPages, document),
+    pageSummaries: () => docsPages.summaries(),
+  })
   const app = new Elysia({
     name: 'trellis',
     normalize: false,
@@ -171,7 +177,14 @@ export function createApp(deps: AppDeps) {
     .use(docsConfigPlugin({ service: docsConfig, auth, logger: deps.logger }))
     .use(docsPagesPlugin({ service: docsPages, auth, logger: deps.logger }))
     .use(docsSearchPlugin({ service: search, logger: deps.logger }))
-    .use(docsSitePlugin({ sources: siteSources(docsConfig, docsPages, document), logger: deps.logger }))
+    .use(docsDiscoveryPlugin({ service: discovery, logger: deps.logger }))
+    .use(
+      docsSitePlugin({
+        sources: siteSources(docsConfig, docsPages, document),
+        logger: deps.logger,
+        markdownPage: (path) => markdownPage(discovery, path),
+      }),
+    )
     .use(adminPlugin({ auth, tokens: deps.tokens, logger: deps.logger, config: deps.config }))
     .use(usagePlugin({ db, auth, logger: deps.logger, clock: deps.clock }))
     .use(

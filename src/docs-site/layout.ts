@@ -20,6 +20,8 @@ export type PageView = {
   labelOf: (path: string) => string
   isPage: (path: string) => boolean
   assets: { css: string; js: string }
+  /** More `<meta>` tags for the head (docs.json `seo.metatags`, the page's Open Graph fields), as HTML. */
+  meta?: string
 }
 
 /**
@@ -53,6 +55,7 @@ export function renderLayout(view: PageView): RenderedPage {
     '<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">',
     `<title>${escapeHtml(view.title === config.name ? config.name : `${view.title} · ${config.name}`)}</title>`,
     view.description === undefined ? '' : `<meta name="description"${attributes({ content: view.description })}>`,
+    view.meta ?? '',
     favicon === undefined ? '' : `<link rel="icon"${attributes({ href: favicon })}>`,
     `<link rel="stylesheet"${attributes({ href: view.assets.css })}>`,
     `<style>${theme}</style>`,

@@ -11,6 +11,7 @@ import { pagePathOf, pageUrl } from './links'
 import { renderMarkdown } from './markdown'
 import { findOperation, type OpenApiDocument } from './openapi-schema'
 import { SiteMap } from './site-map'
+import { pageMetaTags } from './discovery/seo'
 
 /** What the site reads: the current docs.json, and the stored pages. */
 export type SiteSources = {
@@ -230,9 +231,17 @@ export class DocsSiteService {
     if (data.openapi !== undefined) content += this.operationHtml(snapshot, data.openapi)
     content += markdown.html
     const title = data.title ?? labelOf(path)
+    const { description } = data
+    const meta = pageMetaTags({
+      config: snapshot.config,
+      frontMatter: data,
+      title,
+      description,
+      inNavigation: map.names(path),
+    })
     return {
       status: 200,
-      ...renderLayout({ ...view, path, title, description: data.description, content, headings: markdown.headings }),
+      ...renderLayout({ ...view, path, title, description, content, headings: markdown.headings, meta }),
     }
   }
 

@@ -39,13 +39,13 @@ export const SNIPPET_END = '\uE001'
 export const SNIPPET_LT = '\uE002'
 export const SNIPPET_GT = '\uE003'
 /** ts_headline reads the whole text it is given; only this much of a section is, so a snippet costs little. */
-const HEADLINE_TEXT_MAX = 2_000
+const HEADLINE_TEXT_MAX = 1_500
 /**
  * What one search ranks at most: the sections whose title or heading matches, and those whose text does, up to this
  * many of each. A word in most of a large site's sections would otherwise have every one of them read and ranked;
  * past the bound, a title or heading match still wins, and texts are ranked among the first this many found.
  */
-const CANDIDATES_MAX = 200
+const CANDIDATES_MAX = 100
 /** How many sections of one page a search answers at most, so one long page does not fill the results. */
 const HITS_PER_PAGE = 3
 
