@@ -136,9 +136,14 @@ function topbar(view: PageView, section: Section): string {
   return (
     `<header class="topbar"><div class="topbar-row"><a class="brand"${attributes({ href })}>${brand}</a><nav ` +
     `class="topbar-links" aria-label="Site ` +
-    `links"><ul>${links.join('')}</ul></nav>${versionPicker}${toggle}</div>${tabs}</header>`
+    `links"><ul>${links.join('')}</ul></nav>${SEARCH_BUTTON}${versionPicker}${toggle}</div>${tabs}</header>`
   )
 }
+
+/** Opens the search dialog (assets/search.js); hidden until that script runs, as it does nothing without it. */
+const SEARCH_BUTTON =
+  '<button type="button" class="search-open" data-search-open hidden aria-haspopup="dialog" ' +
+  `aria-keyshortcuts="Meta+K Control+K /">${iconSvg('magnifying-glass', 'solid')}<span>Search</span><kbd>Ctrl K</kbd></button>`
 
 function tabRow(view: PageView, current: Section): string {
   const { map } = view
