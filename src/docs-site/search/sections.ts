@@ -5,9 +5,9 @@ import type { Operation } from '../openapi-schema'
 export type Section = { anchor: string; heading: string; body: string }
 
 /** A section's text is cut here: enough for any real section's words, bounded for the vector and the snippet. */
-export const SECTION_TEXT_MAX = 16_000
+const SECTION_TEXT_MAX = 16_000
 /** Headings past this many are read as text of the last section, so one page cannot fill the index with rows. */
-export const SECTIONS_MAX = 300
+const SECTIONS_MAX = 300
 
 const HEADING_TAG = /<h([2-4]) id="([^"]*)"[^>]*>([\s\S]*?)<\/h\1>/g
 
