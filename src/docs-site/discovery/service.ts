@@ -1,8 +1,8 @@
 import type { DocsConfig } from '../../docs-format/docs-json'
-import { FrontMatterError, parseFrontMatter, parseOperationRef, type FrontMatter } from '../../docs-format/front-matter'
 import { defaultPages } from '../default-site'
 import { pageUrl } from '../links'
-import { findOperation, type OpenApiDocument } from '../openapi-schema'
+import type { OpenApiDocument } from '../openapi-schema'
+import { frontMatterOf, humanize, referencedOperation } from '../page-text'
 import { SiteMap, type NavEntry } from '../site-map'
 import { operationMarkdown } from './operation-markdown'
 import { seoOf } from './seo'
@@ -133,13 +133,10 @@ export class DiscoveryService {
     return `${head.join('\n')}\n\n${operation}${body.trim()}\n`
   }
 
-  /** This server's own operation an `openapi:` front matter names, as Markdown; '' for any other. */
+  /** The operation an `openapi:` front matter names, as Markdown: this server's own in full, another as its name. */
   private operation(reference: string): string {
-    const ref = parseOperationRef(reference)
-    if (ref === undefined) return ''
-    const own = ref.document === undefined || /^(?:\.?\/)?openapi\.json$/.test(ref.document.trim())
-    const operation = own ? findOperation(this.sources.ownDocument(), ref.method, ref.path) : undefined
-    return operation === undefined ? `\`${ref.method} ${ref.path}\`\n\n` : operationMarkdown(operation)
+    const { label, operation } = referencedOperation(reference, this.sources.ownDocument())
+    return operation === undefined ? `\`${label}\`\n\n` : operationMarkdown(operation)
   }
 
   private async current(): Promise<Snapshot> {
@@ -208,19 +205,4 @@ function oneLine(text: string): string {
 
 function escapeXml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`)
-}
-
-function frontMatterOf(text: string): { data: FrontMatter; body: string } {
-  try {
-    return parseFrontMatter(text)
-  } catch (error) {
-    if (!(error instanceof FrontMatterError)) throw error
-    return { data: {}, body: text }
-  }
-}
-
-/** `chat/tool-calls` → `Tool calls`, as the sidebar labels a page without a title. */
-function humanize(path: string): string {
-  const words = (path.split('/').at(-1) ?? path).replace(/[-_]+/g, ' ').trim()
-  return words === '' ? path : words[0]!.toUpperCase() + words.slice(1)
 }

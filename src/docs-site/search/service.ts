@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto'
-import { FrontMatterError, parseFrontMatter, parseOperationRef, type FrontMatter } from '../../docs-format/front-matter'
 import type { Logger } from '../../telemetry/logger'
 import { defaultPages } from '../default-site'
 import { escapeHtml } from '../html'
 import { pageUrl } from '../links'
-import { findOperation, type OpenApiDocument } from '../openapi-schema'
+import type { OpenApiDocument } from '../openapi-schema'
+import { frontMatterOf, humanize, referencedOperation } from '../page-text'
 import { operationText, sectionsOf } from './sections'
 import {
   type IndexedPage,
@@ -131,11 +131,8 @@ export class SearchService {
 
   /** The operation an `openapi:` front matter names, in words: this server's own, else the reference as written. */
   private operationWords(reference: string): string {
-    const ref = parseOperationRef(reference)
-    if (ref === undefined) return reference
-    const own = ref.document === undefined || /^(?:\.?\/)?openapi\.json$/.test(ref.document.trim())
-    const operation = own ? findOperation(this.sources.ownDocument(), ref.method, ref.path) : undefined
-    return operation === undefined ? `${ref.method} ${ref.path}` : operationText(operation)
+    const { label, operation } = referencedOperation(reference, this.sources.ownDocument())
+    return operation === undefined ? label : operationText(operation)
   }
 
   /** Indexes stored pages newer than their rows (at most a batch), and drops rows of pages no longer stored. */
@@ -182,19 +179,4 @@ export class SearchService {
 function prefixOf(query: string): string | undefined {
   const last = /(?:^|\s)([\p{L}\p{N}]{2,32})$/u.exec(query)
   return last?.[1]
-}
-
-function frontMatterOf(text: string): { data: FrontMatter; body: string } {
-  try {
-    return parseFrontMatter(text)
-  } catch (error) {
-    if (!(error instanceof FrontMatterError)) throw error
-    return { data: {}, body: text }
-  }
-}
-
-/** `chat/tool-calls` → `Tool calls`, as the sidebar labels a page without a title. */
-function humanize(path: string): string {
-  const words = (path.split('/').at(-1) ?? path).replace(/[-_]+/g, ' ').trim()
-  return words === '' ? path : words[0]!.toUpperCase() + words.slice(1)
 }
