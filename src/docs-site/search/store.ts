@@ -135,7 +135,7 @@ export class SearchIndexStore {
           WHERE s.search @@ q.query AND ${visible} LIMIT ${CANDIDATES_MAX})
       ),
       ranked AS (
-        SELECT s.path, s.position, s.anchor, s.kind, s.page_title, s.heading, s.body,
+        SELECT s.origin, s.path, s.position, s.anchor, s.kind, s.page_title, s.heading,
           ts_rank(s.search, q.query, 1) AS rank
         FROM candidates c JOIN docs_search_sections s USING (origin, path, position), q
       ),
@@ -145,9 +145,10 @@ export class SearchIndexStore {
       best AS (
         SELECT * FROM numbered WHERE nth <= ${HITS_PER_PAGE} ORDER BY rank DESC, path, position LIMIT ${limit}
       )
+      -- The texts are read for the best few only: they are out of line, and a snippet is the costliest step.
       SELECT best.path, best.anchor, best.kind, best.page_title AS "pageTitle", best.heading, best.rank,
-        ts_headline('english', left(best.body, ${HEADLINE_TEXT_MAX}), q.query, ${HEADLINE_OPTIONS}) AS snippet
-      FROM best, q
+        ts_headline('english', left(t.body, ${HEADLINE_TEXT_MAX}), q.query, ${HEADLINE_OPTIONS}) AS snippet
+      FROM best JOIN docs_search_sections t USING (origin, path, position), q
       ORDER BY best.rank DESC, best.path, best.position`)
     return rowsOf<SectionHit>(result).map((row) => ({ ...row, rank: Number(row.rank) }))
   }
