@@ -115,8 +115,8 @@ export class SearchIndexStore {
   /**
    * The best `limit` sections for `query` (websearch syntax: words, "quoted phrases", or, -not), a prefix match of
    * `prefix` (the word being typed) also counting; at most {@link HITS_PER_PAGE} per page, ranked among at most
-   * twice {@link CANDIDATES_MAX} candidates. Built-in pages count
-   * only with `builtIn`, and never where a stored page has the same path (the site shows the stored one).
+   * twice {@link CANDIDATES_MAX} candidates. Built-in pages count only with `builtIn`, and never where a stored page
+   * has the same path (the site shows the stored one).
    */
   async search(query: string, prefix: string | undefined, limit: number, builtIn: boolean): Promise<SectionHit[]> {
     const tsquery =
