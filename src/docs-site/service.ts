@@ -12,6 +12,7 @@ import { DEFAULT_MAX_PAGE_HTML, PageTooLarge, renderMarkdownYielding } from './m
 import { findOperation, type OpenApiDocument } from './openapi-schema'
 import { SiteMap } from './site-map'
 import { expandSnippets, SNIPPET_FOLDER } from './snippets'
+import { pageMetaTags } from './discovery/seo'
 
 /** What the site reads: the current docs.json, and the stored pages. */
 export type SiteSources = {
@@ -275,9 +276,17 @@ export class DocsSiteService {
     if (data.openapi !== undefined) content += this.operationHtml(snapshot, data.openapi)
     content += markdown.html
     const title = data.title ?? labelOf(path)
+    const { description } = data
+    const meta = pageMetaTags({
+      config: snapshot.config,
+      frontMatter: data,
+      title,
+      description,
+      inNavigation: map.names(path),
+    })
     return {
       status: 200,
-      ...renderLayout({ ...view, path, title, description: data.description, content, headings: markdown.headings }),
+      ...renderLayout({ ...view, path, title, description, content, headings: markdown.headings, meta }),
     }
   }
 
