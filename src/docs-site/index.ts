@@ -8,9 +8,15 @@ import { DocsSiteService, type RedirectPage, type SitePage, type SiteSources } f
 
 /**
  * Where the site's docs.json, pages and the server's own OpenAPI document come from; app.ts wires them, and passes the
- * service when it also asks it about pages being stored (DocsSiteService.pageProblem).
+ * service when it also asks it about pages being stored (DocsSiteService.pageProblem). `markdownPage` answers
+ * `/docs/<page>.md` (the page as Markdown; see discovery/).
  */
-export type DocsSiteDeps = { sources: SiteSources; logger: Logger; service?: DocsSiteService }
+export type DocsSiteDeps = {
+  sources: SiteSources
+  logger: Logger
+  service?: DocsSiteService
+  markdownPage?: (path: string) => Promise<Response>
+}
 
 const HTML_TYPE = 'text/html; charset=utf-8'
 
@@ -44,6 +50,8 @@ export const docsSitePlugin = (deps: DocsSiteDeps) => {
         '/docs/*',
         async ({ params, request }) => {
           const path = decodePath(params['*'])
+          if (deps.markdownPage !== undefined && path?.endsWith('.md') && path.length > 3)
+            return deps.markdownPage(path.slice(0, -3))
           // A malformed escape names no page: the site's 404 page, like any other unknown address.
           return pageResponse(await service.serve(path ?? '\u0000'), request)
         },

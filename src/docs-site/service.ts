@@ -13,6 +13,7 @@ import { findOperation, type OpenApiDocument } from './openapi-schema'
 import { Redirects } from './redirects'
 import { SiteMap } from './site-map'
 import { expandSnippets, SNIPPET_FOLDER } from './snippets'
+import { pageMetaTags } from './discovery/seo'
 
 /** What the site reads: the current docs.json, and the stored pages. */
 export type SiteSources = {
@@ -300,9 +301,17 @@ export class DocsSiteService {
     if (data.openapi !== undefined) content += this.operationHtml(snapshot, data.openapi)
     content += markdown.html
     const title = data.title ?? labelOf(path)
+    const { description } = data
+    const meta = pageMetaTags({
+      config: snapshot.config,
+      frontMatter: data,
+      title,
+      description,
+      inNavigation: map.names(path),
+    })
     return {
       status: 200,
-      ...renderLayout({ ...view, path, title, description: data.description, content, headings: markdown.headings }),
+      ...renderLayout({ ...view, path, title, description, content, headings: markdown.headings, meta }),
     }
   }
 
