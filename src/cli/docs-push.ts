@@ -1,6 +1,10 @@
 import { readFile, stat } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
-import { planPush, type Upload } from '../docs-pages/push-plan'
+import { configFileOf, planPush, type Upload } from '../docs-pages/push-plan'
+import { navigationOf } from '../docs-format/navigation/build'
+import type { Navigation } from '../docs-format/navigation/model'
+import { IncludeError } from '../docs-format/includes'
+import { readDocsConfigFile } from './docs-config-file'
 
 /** Where the command writes, and the environment it reads; tests pass their own. */
 export type PushIo = {
@@ -26,10 +30,11 @@ const PROCESS_IO: PushIo = {
 type Outcome = { ok: true; line: string; unchanged: boolean } | { ok: false; line: string }
 
 /**
- * `trellis docs push <dir> [--url URL] [--token TOKEN]`: uploads a docs folder to a running server,
- * `docs.json` (or `mint.json`) to `PUT /docs.json` and every `.md`/`.mdx` file to
- * `PUT /docs/pages/<path>` (see planPush), four at a time. Prints one line per file, in path order,
- * then a summary. The URL and token default to `TRELLIS_URL` (else http://127.0.0.1:3000) and
+ * `trellis docs push <dir> [--url URL] [--token TOKEN]`: uploads a docs folder to a running server.
+ * `docs.json` (or `mint.json`), with its `$ref` includes resolved, goes first to `PUT /docs.json`; when the
+ * server refuses it, the command prints why and stops, uploading nothing else. Then the pages Mintlify would
+ * publish (see planPush) go to `PUT /docs/pages/<path>`, four at a time. Prints one line per file, in path
+ * order, then a summary. The URL and token default to `TRELLIS_URL` (else http://127.0.0.1:3000) and
  * `TRELLIS_TOKEN`; the token needs the docs:write scope.
  *
  * @returns the exit code: 0 when every upload succeeded (files skipped for their names are reported,
@@ -63,16 +68,32 @@ export async function runDocsPush(args: string[], io: PushIo = PROCESS_IO): Prom
     return badInvocation(io, 'needs a token with the docs:write scope: --token TOKEN or TRELLIS_TOKEN')
   if (!(await isFolder(root))) return badInvocation(io, `${root} is not a folder`)
 
-  const { uploads, skipped } = await planPush(root)
-  if (uploads.length === 0 && skipped.length === 0)
+  const config = await configFileOf(root)
+  let navigation: Navigation | undefined
+  let configOutcome: Outcome | undefined
+  if (config !== undefined) {
+    const pushed = await pushConfig(config, base, token)
+    io.stdout(`${config.file}: ${pushed.outcome.line}\n`)
+    if (!pushed.outcome.ok) {
+      io.stdout(`pushed nothing else: ${config.file} was refused, and the pages depend on its navigation\n`)
+      return 1
+    }
+    configOutcome = pushed.outcome
+    navigation = pushed.navigation
+  }
+  const { uploads, skipped, snippets } = await planPush(root, navigation)
+  if (config === undefined && uploads.length === 0 && skipped.length === 0)
     return badInvocation(io, `found nothing to push under ${root}: no docs.json, mint.json, .md or .mdx file`)
   for (const { file, reason } of skipped) io.stdout(`${file}: skipped: ${reason}\n`)
-  const outcomes = await inOrder(
+  // Snippets are imported by pages, not pages themselves; storing them is the snippet store's part.
+  if (snippets.length > 0) io.stdout(`${snippets.length} snippet file(s) under snippets/: not pages, not uploaded\n`)
+  const pageOutcomes = await inOrder(
     uploads,
     CONCURRENCY,
     (upload) => send(upload, base, token),
     (upload, outcome) => io.stdout(`${upload.file}: ${outcome.line}\n`),
   )
+  const outcomes = configOutcome === undefined ? pageOutcomes : [configOutcome, ...pageOutcomes]
   const failed = outcomes.filter((outcome) => !outcome.ok).length
   const unchanged = outcomes.filter((outcome) => outcome.ok && outcome.unchanged).length
   const stored = outcomes.length - failed - unchanged
@@ -82,8 +103,29 @@ export async function runDocsPush(args: string[], io: PushIo = PROCESS_IO): Prom
   return failed === 0 ? 0 : 1
 }
 
-/** One file's PUT, and what became of it in a few words. */
-async function send(upload: Upload, base: string, token: string): Promise<Outcome> {
+/**
+ * Reads docs.json with its includes resolved and stores it; what the server answered, and the navigation of
+ * the stored document (which decides the pages).
+ */
+async function pushConfig(
+  config: Upload,
+  base: string,
+  token: string,
+): Promise<{ outcome: Outcome; navigation?: Navigation }> {
+  let text: string
+  try {
+    text = (await readDocsConfigFile(config.location)).text
+  } catch (error) {
+    const reason = error instanceof IncludeError ? error.message : `cannot read: ${(error as Error).message}`
+    return { outcome: { ok: false, line: `failed: ${reason}` } }
+  }
+  const outcome = await send(config, base, token, text)
+  if (!outcome.ok) return { outcome }
+  return { outcome, navigation: navigationOf(JSON.parse(text) as Record<string, unknown>) }
+}
+
+/** One file's PUT (its own bytes, or `body`), and what became of it in a few words. */
+async function send(upload: Upload, base: string, token: string, body?: string): Promise<Outcome> {
   const config = upload.target.kind === 'config'
   const route =
     upload.target.kind === 'config'
@@ -91,14 +133,13 @@ async function send(upload: Upload, base: string, token: string): Promise<Outcom
       : `/docs/pages/${upload.target.path.split('/').map(encodeURIComponent).join('/')}`
   let response: Response
   try {
-    const body = await readFile(upload.location)
     response = await fetch(`${base}${route}`, {
       method: 'PUT',
       headers: {
         authorization: `Bearer ${token}`,
         'content-type': config ? 'application/json' : 'text/markdown; charset=utf-8',
       },
-      body,
+      body: body ?? (await readFile(upload.location)),
       signal: AbortSignal.timeout(UPLOAD_TIMEOUT_MS),
     })
   } catch (error) {
@@ -109,8 +150,18 @@ async function send(upload: Upload, base: string, token: string): Promise<Outcom
     message?: string
     revision?: number
     unchanged?: boolean
+    errors?: { line: number; column: number; message: string }[]
   }
-  if (!response.ok) return { ok: false, line: `failed (${response.status}): ${answer.message ?? response.statusText}` }
+  if (!response.ok) {
+    // A refused docs.json lists every error with its position, as `trellis docs validate` prints them.
+    const details = (answer.errors ?? []).map(
+      (issue) => `\n  ${upload.file}:${issue.line}:${issue.column}: ${issue.message}`,
+    )
+    return {
+      ok: false,
+      line: `failed (${response.status}): ${answer.message ?? response.statusText}${details.join('')}`,
+    }
+  }
   const where = config ? `revision ${answer.revision}` : `${route} revision ${answer.revision}`
   if (answer.unchanged) return { ok: true, unchanged: true, line: `unchanged (${where})` }
   return { ok: true, unchanged: false, line: `${response.status === 201 ? 'created' : 'stored'} (${where})` }

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
 import type { Issue } from '../docs-config/model'
 import { validateDocsConfig } from '../docs-config/validation/validate'
+import { IncludeError } from '../docs-format/includes'
+import { readDocsConfigFile } from './docs-config-file'
 
 /** Where the command reads and writes; tests pass their own. */
 export interface CliIo {
@@ -23,7 +24,8 @@ const PROCESS_IO: CliIo = {
 /**
  * `trellis docs validate <file|-> [--strict] [--json]`: checks a docs.json and prints compiler-style lines,
  * `docs.json:12:5: error colors.primary: … (did you mean "…"?)`, warnings the same way, then a summary.
- * With `--json` it prints the validation result object instead.
+ * With `--json` it prints the validation result object instead. `$ref` includes are resolved relative to the
+ * file first, as Mintlify's CLI does.
  *
  * @returns the exit code: 0 valid, 1 invalid, 2 bad invocation (unknown flag, no file, unreadable file).
  */
@@ -45,9 +47,15 @@ export async function runDocsValidate(args: string[], io: CliIo = PROCESS_IO): P
   }
   const file = files[0]
   let text: string
+  let resolved = false
   try {
-    text = file === '-' ? await io.stdin() : await readFile(file, 'utf8')
+    if (file === '-') text = await io.stdin()
+    else ({ text, resolved } = await readDocsConfigFile(file))
   } catch (error) {
+    if (error instanceof IncludeError) {
+      io.stdout(`${error.message}\n${file}: invalid, an include could not be resolved\n`)
+      return 1
+    }
     return badInvocation(
       io,
       `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
@@ -63,7 +71,8 @@ export async function runDocsValidate(args: string[], io: CliIo = PROCESS_IO): P
     ...result.errors.map((issue) => ({ issue, severity: 'error' })),
     ...result.warnings.map((issue) => ({ issue, severity: 'warning' })),
   ].sort((a, b) => a.issue.line - b.issue.line || a.issue.column - b.issue.column)
-  let output = ''
+  // Lines and columns then refer to the document with its includes in place, which is what was checked.
+  let output = resolved ? `${name}: $ref includes resolved; positions refer to the resolved document\n` : ''
   for (const { issue, severity } of lines) output += `${formatIssue(name, severity, issue)}\n`
   output += `${name}: ${result.valid ? 'valid' : 'invalid'}, ${count(result.errors.length, 'error')}, ${count(result.warnings.length, 'warning')}\n`
   io.stdout(output)

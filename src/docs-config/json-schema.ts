@@ -1,28 +1,58 @@
+import type { TSchema } from 'elysia'
 import { DocsConfigSchema } from '../docs-format/docs-json'
+import { CurrentDocsConfigSchema } from '../docs-format/current-shape'
 
 type JsonObject = Record<string, unknown>
 
 /**
- * The docs.json JSON Schema for editors (draft-07), generated from the TypeBox schema: descriptions, defaults,
- * enums and the hex pattern come along. TypeBox writes the recursive navigation group as an embedded `$id`
- * with a bare `$ref`; editors resolve `#/definitions/…` more reliably, so it is moved there.
+ * How an editor tells the shapes apart, as the validator does (see shapes.ts): a `theme` key or an object
+ * `navigation` is the current shape.
  */
-function buildDocsJsonSchema(): JsonObject {
-  const { root, definitions } = hoisted('#/definitions/')
-  return { $schema: 'http://json-schema.org/draft-07/schema#', ...root, definitions }
+const CURRENT_SHAPE_TEST = {
+  anyOf: [{ required: ['theme'] }, { required: ['navigation'], properties: { navigation: { type: 'object' } } }],
 }
 
 /**
- * The same schema as OpenAPI components: `DocsJson` and the definitions it refers to, with
- * references into `#/components/schemas/`, so the document types the docs.json routes' bodies.
+ * The docs.json JSON Schema for editors (draft-07), generated from the TypeBox schemas of both shapes:
+ * `if` the file is in the current shape, `then` that schema applies, `else` the spec's. Descriptions,
+ * defaults, enums and patterns come along. TypeBox writes a recursive schema as an embedded `$id` with a
+ * bare `$ref`; editors resolve `#/definitions/…` more reliably, so it is moved there.
  */
-export function docsJsonComponents(): Record<string, JsonObject> {
-  const { root, definitions } = hoisted('#/components/schemas/')
-  return { DocsJson: root, ...(definitions as Record<string, JsonObject>) }
+function buildDocsJsonSchema(): JsonObject {
+  const spec = hoisted(DocsConfigSchema, '#/definitions/')
+  const current = hoisted(CurrentDocsConfigSchema, '#/definitions/')
+  return {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    title: 'docs.json',
+    description: 'A Mintlify docs.json in either shape: the current one (theme, object navigation) or the spec’s.',
+    if: CURRENT_SHAPE_TEST,
+    then: current.root,
+    else: spec.root,
+    definitions: { ...spec.definitions, ...current.definitions },
+  }
 }
 
-function hoisted(refBase: string): { root: JsonObject; definitions: JsonObject } {
-  const schema = JSON.parse(JSON.stringify(DocsConfigSchema)) as JsonObject
+/**
+ * The same schemas as OpenAPI components: `DocsJson` (either shape), `DocsJsonSpec`, `DocsJsonCurrent` and
+ * the definitions they refer to, with references into `#/components/schemas/`.
+ */
+export function docsJsonComponents(): Record<string, JsonObject> {
+  const spec = hoisted(DocsConfigSchema, '#/components/schemas/')
+  const current = hoisted(CurrentDocsConfigSchema, '#/components/schemas/')
+  return {
+    DocsJson: {
+      description: 'a docs.json in the current shape or the spec’s',
+      anyOf: [{ $ref: '#/components/schemas/DocsJsonCurrent' }, { $ref: '#/components/schemas/DocsJsonSpec' }],
+    },
+    DocsJsonSpec: spec.root,
+    DocsJsonCurrent: current.root,
+    ...(spec.definitions as Record<string, JsonObject>),
+    ...(current.definitions as Record<string, JsonObject>),
+  }
+}
+
+function hoisted(source: TSchema, refBase: string): { root: JsonObject; definitions: JsonObject } {
+  const schema = JSON.parse(JSON.stringify(source)) as JsonObject
   const definitions: JsonObject = {}
   const hoist = (node: unknown, isRoot: boolean): unknown => {
     if (Array.isArray(node)) return node.map((item) => hoist(item, false))

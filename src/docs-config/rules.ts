@@ -73,13 +73,15 @@ function anchorVersionsAreDeclared(anchors: unknown, versions: unknown, findings
         ? 'is not declared in versions, which is empty or missing'
         : `is not one of the versions (${declared.join(', ')})`
     const suggestion = closestMatch(anchor.version, declared)
+    // A warning, not an error: Mintlify publishes such a file (its check covers versions in navigation only).
     findings.push({
       ...error(
         path,
-        `${fieldName(path, 'docs.json')}: ${quote(anchor.version)} ${rule}`,
+        `${fieldName(path, 'docs.json')}: ${quote(anchor.version)} ${rule}; the anchor shows with no version selected`,
         'a version listed in versions',
         quote(anchor.version),
       ),
+      severity: 'warning',
       ...(suggestion !== undefined ? { suggestion } : {}),
     })
   }

@@ -1,11 +1,16 @@
 import { t, type Static, type TSchema } from 'elysia'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
+import { NavigationNode } from './current-shape/navigation'
+import { FOOTER_SOCIAL_KEYS, footerSocials, ICON_STYLES, LOCALES, oneOf } from './current-shape/reusable'
+import { Api } from './spec-shape-api'
+import { SPEC_COLOR_EXTRAS, SPEC_GROUP_EXTRAS, SPEC_SHAPE_EXTRAS } from './spec-shape-extras'
 
 /**
- * The docs.json schema (legacy shape: `navigation` is an array of groups).
+ * The docs.json schema of the spec shape (the mint.json of old: `navigation` is an array of groups); the
+ * current Mintlify shape is in `current-shape/`, and the validator picks one per file (see isCurrentShape).
  *
- * This is the single source of truth: the `DocsConfig` type, runtime validation, the defaults applied on
- * normalisation and the JSON Schema served at `/docs.json/schema` all come from it. Descriptions follow the
+ * This is the single source of truth for its shape: the `DocsConfig` type, runtime validation, the defaults
+ * applied on normalisation and the JSON Schema served at `/docs.json/schema` all come from it. Descriptions follow the
  * spec's tables so editors show them on hover. Unknown properties are allowed here (they are warnings, reported
  * by the validator), except in `footerSocials`, whose keys are a closed set.
  */
@@ -23,7 +28,7 @@ const hexColour = (description: string) =>
   })
 
 /** Allowed values of `iconType` (anchors and topAnchor). */
-const ICON_TYPES = ['brands', 'duotone', 'light', 'sharp-solid', 'solid', 'thin'] as const
+const ICON_TYPES = ICON_STYLES
 
 const iconType = (description: string) =>
   t.Union(
@@ -37,6 +42,7 @@ const NavigationGroup = t.Recursive(
     t.Object(
       {
         group: t.String({ description: 'group name' }),
+        ...SPEC_GROUP_EXTRAS,
         pages: t.Array(
           t.Union(
             [
@@ -72,12 +78,14 @@ const Colors = t.Object(
     background: t.Optional(
       t.Object(
         {
-          light: hexColour('background color in light mode'),
-          dark: hexColour('background color in dark mode'),
+          // Either may be left out, as Mintlify's mint.json schema allows.
+          light: t.Optional(hexColour('background color in light mode')),
+          dark: t.Optional(hexColour('background color in dark mode')),
         },
         { description: 'hex background color per mode' },
       ),
     ),
+    ...SPEC_COLOR_EXTRAS,
   },
   { description: 'hex color codes for the global theme' },
 )
@@ -107,6 +115,12 @@ const TopbarCtaButton = t.Object(
     ),
     url: t.Optional(t.String({ description: 'with link: target of the button; with github: the repository link' })),
     name: t.Optional(t.String({ description: 'button text; required only when type is link' })),
+    style: t.Optional(
+      t.Union([t.Literal('pill'), t.Literal('roundedRectangle')], {
+        description: 'button shape: pill or roundedRectangle',
+      }),
+    ),
+    arrow: t.Optional(t.Boolean({ description: 'shows an arrow on the button' })),
   },
   { description: 'topbar call-to-action button' },
 )
@@ -138,6 +152,7 @@ const Anchor = t.Object(
       t.Boolean({ default: false, description: 'when true, hides the anchor until someone is linked into its docs' }),
     ),
     iconType: t.Optional(iconType('icon style: one of brands, duotone, light, sharp-solid, solid, thin')),
+    openapi: t.Optional(t.String({ description: 'OpenAPI file of the pages under this anchor' })),
   },
   { description: 'an anchor' },
 )
@@ -161,103 +176,22 @@ const Tab = t.Object(
     url: t.String({
       description: 'start of the URL that marks which pages belong to the tab; usually the folder name',
     }),
+    version: t.Optional(t.String({ description: 'hides the tab until that docs version is selected' })),
+    isDefaultHidden: t.Optional(t.Boolean({ description: 'hides the tab until someone is linked into its docs' })),
+    openapi: t.Optional(t.String({ description: 'OpenAPI file of the pages under this tab' })),
   },
   { description: 'a navigational tab' },
 )
 
-/** Allowed values of `api.auth.method`. */
-const AUTH_METHODS = ['bearer', 'basic', 'key'] as const
-/** Allowed values of `api.playground.mode`. */
-const PLAYGROUND_MODES = ['show', 'simple', 'hide'] as const
-
-const Api = t.Object(
-  {
-    baseUrl: t.Optional(
-      t.Union(
-        [
-          t.String({ title: 'a URL string', description: 'base URL of all API endpoints' }),
-          t.Array(t.String(), {
-            title: 'an array of URL strings',
-            description: 'several base URLs the user can toggle',
-          }),
-        ],
-        {
-          description:
-            'base URL of all API endpoints; an array gives several base URLs that the user can toggle (absolute URLs)',
-        },
-      ),
-    ),
-    auth: t.Optional(
-      t.Object(
-        {
-          method: t.Optional(
-            t.Union(
-              AUTH_METHODS.map((value) => t.Literal(value)),
-              { description: 'authentication strategy for all endpoints' },
-            ),
-          ),
-          name: t.Optional(
-            t.String({
-              description:
-                'name of the authentication parameter in the playground; for basic the form is [usernameName]:[passwordName]',
-            }),
-          ),
-          inputPrefix: t.Optional(t.String({ description: 'default prefix of the authentication input field' })),
-        },
-        { description: 'authentication settings' },
-      ),
-    ),
-    playground: t.Optional(
-      t.Object(
-        {
-          mode: t.Optional(
-            t.Union(
-              PLAYGROUND_MODES.map((value) => t.Literal(value)),
-              {
-                default: 'show',
-                description: 'show, hide, or simple (the endpoint is shown without interactivity)',
-              },
-            ),
-          ),
-        },
-        { default: { mode: 'show' }, description: 'API playground settings' },
-      ),
-    ),
-    maintainOrder: t.Optional(
-      t.Boolean({
-        description:
-          'when enabled, key order on OpenAPI pages follows the order in the OpenAPI file; to be deprecated once this becomes the default behavior',
-      }),
-    ),
-  },
-  { description: 'API page settings' },
-)
-
-/** The only keys `footerSocials` may have. */
-const FOOTER_SOCIAL_KEYS = [
-  'website',
-  'facebook',
-  'x',
-  'discord',
-  'slack',
-  'github',
-  'linkedin',
-  'instagram',
-  'hacker-news',
-] as const
-
-const FooterSocials = t.Object(
-  Object.fromEntries(
-    FOOTER_SOCIAL_KEYS.map((key) => [key, t.Optional(t.String({ description: `account URL on ${key}` }))]),
-  ),
-  {
-    additionalProperties: false,
-    description: `map from platform key to account URL; keys: ${FOOTER_SOCIAL_KEYS.join(', ')}`,
-  },
-)
+/**
+ * `footerSocials`: the keys Mintlify lists (twitter among them, which the first version of this schema
+ * refused), a closed set.
+ */
+const FooterSocials = footerSocials(FOOTER_SOCIAL_KEYS, 'map from platform key to account URL')
 
 const Feedback = t.Object(
   {
+    thumbsRating: t.Optional(t.Boolean({ description: 'shows thumbs up and down on each page' })),
     suggestEdit: t.Optional(
       t.Boolean({ default: false, description: 'shows a button to suggest edits via pull requests' }),
     ),
@@ -302,7 +236,21 @@ export const DocsConfigSchema = t.Object(
     topbarLinks: t.Optional(t.Array(TopbarLink, { description: 'links in the topbar' })),
     topbarCtaButton: t.Optional(TopbarCtaButton),
     versions: t.Optional(
-      t.Array(t.String(), { description: 'version names; shows a version dropdown in the navigation bar' }),
+      t.Array(
+        t.Union([
+          t.String({ title: 'a version name' }),
+          t.Object(
+            {
+              name: t.String({ description: 'version name' }),
+              url: t.Optional(t.String({ description: 'a link instead of a version of these docs' })),
+              default: t.Optional(t.Literal(true, { description: 'the version shown first' })),
+              locale: t.Optional(oneOf(LOCALES, 'language of the version')),
+            },
+            { title: 'a version object {name, url, default, locale}' },
+          ),
+        ]),
+        { description: 'version names (or objects); shows a version dropdown in the navigation bar' },
+      ),
     ),
     anchors: t.Optional(t.Array(Anchor, { description: 'anchors' })),
     topAnchor: t.Optional(TopAnchor),
@@ -321,6 +269,7 @@ export const DocsConfigSchema = t.Object(
     feedback: t.Optional(Feedback),
     modeToggle: t.Optional(ModeToggle),
     backgroundImage: t.Optional(t.String({ description: 'background image shown behind every page' })),
+    ...SPEC_SHAPE_EXTRAS,
   },
   {
     title: 'docs.json',
@@ -359,7 +308,10 @@ export function copySchema<T extends TSchema>(schema: T, child: (schema: TSchema
 }
 
 /** `$id` of recursive schemas, so walkers can resolve `$ref`s without a registry. */
-const SCHEMA_REFERENCES: ReadonlyMap<string, TSchema> = new Map([['NavigationGroup', NavigationGroup]])
+const SCHEMA_REFERENCES: ReadonlyMap<string, TSchema> = new Map<string, TSchema>([
+  ['NavigationGroup', NavigationGroup],
+  ['NavigationNode', NavigationNode],
+])
 
 /** The schema a `$ref` (the recursive navigation group) points at; any other schema as it is. */
 export function resolveSchema(schema: TSchema): TSchema {

@@ -50,7 +50,8 @@ export function renderOperation(
     auth:
       secured || config.api?.auth?.method !== undefined
         ? {
-            method: config.api?.auth?.method ?? 'bearer',
+            // cobo (Mintlify's Cobo signing) is sent as an API key header: the nearest the playground has.
+            method: authMethodOf(config.api?.auth?.method),
             name: config.api?.auth?.name,
             inputPrefix: config.api?.auth?.inputPrefix,
           }
@@ -250,3 +251,8 @@ function shellQuoted(text: string): string {
 /** A path parameter the form must have before it can send (query and header ones may stay empty). */
 const requiredInPath = (parameter: { in: string; required?: boolean }) =>
   parameter.required === true && parameter.in === 'path'
+
+function authMethodOf(method: 'bearer' | 'basic' | 'key' | 'cobo' | undefined): 'bearer' | 'basic' | 'key' {
+  if (method === undefined) return 'bearer'
+  return method === 'cobo' ? 'key' : method
+}

@@ -4,7 +4,7 @@ import { jsonErrors } from '../http/json-errors'
 import type { Logger } from '../telemetry/logger'
 import { builtInFile, siteAsset, type Asset } from './assets'
 import { trimSlashes } from './links'
-import { DocsSiteService, type SitePage, type SiteSources } from './service'
+import { DocsSiteService, type RedirectPage, type SitePage, type SiteSources } from './service'
 
 /**
  * Where the site's docs.json, pages and the server's own OpenAPI document come from; app.ts wires them, and passes the
@@ -34,7 +34,7 @@ export const docsSitePlugin = (deps: DocsSiteDeps) => {
       .onError(jsonErrors(deps.logger))
       // Elysia routes /docs and /docs/ alike (strictPath is off); the site's links are absolute, so both serve the home
       // page.
-      .get('/docs/', async ({ request }) => pageResponse(await service.render(''), request), { detail: { hide: true } })
+      .get('/docs/', async ({ request }) => pageResponse(await service.serve(''), request), { detail: { hide: true } })
       .get(
         '/docs/_assets/:file',
         ({ params, request }) => assetResponse(siteAsset(params.file), request, 'public, max-age=31536000, immutable'),
@@ -53,14 +53,19 @@ export const docsSitePlugin = (deps: DocsSiteDeps) => {
           if (deps.markdownPage !== undefined && path?.endsWith('.md') && path.length > 3)
             return deps.markdownPage(path.slice(0, -3))
           // A malformed escape names no page: the site's 404 page, like any other unknown address.
-          return pageResponse(await service.render(path ?? '\u0000'), request)
+          return pageResponse(await service.serve(path ?? '\u0000'), request)
         },
         { detail: { hide: true } },
       )
   )
 }
 
-function pageResponse(page: SitePage, request: Request): Response {
+function pageResponse(page: SitePage | RedirectPage, request: Request): Response {
+  if ('location' in page) {
+    // Permanent redirects may be cached by browsers, as Mintlify's are; temporary ones are asked again.
+    const cache = page.status === 308 ? 'public, max-age=300' : 'no-cache'
+    return new Response(null, { status: page.status, headers: { location: page.location, 'cache-control': cache } })
+  }
   const headers: Record<string, string> = {
     etag: page.etag,
     'cache-control': 'no-cache',

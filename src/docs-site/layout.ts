@@ -49,9 +49,8 @@ export function renderLayout(view: PageView): RenderedPage {
   const { config, map } = view
   const theme = themeCss(config) + anchorStyles(map)
   const section = view.path === undefined ? map.top : map.sectionOf(view.path)
-  const toggle = config.modeToggle
+  const toggle = modeToggleOf(config)
   const forced = toggle?.isHidden === true && toggle.default !== undefined ? toggle.default : undefined
-  const favicon = imageUrl(config.favicon)
   const html = [
     `<!doctype html><html ` +
       `lang="en"${attributes({ 'data-mode': toggle?.default ?? 'light', 'data-default-mode': toggle?.default, 'data-forced-mode': forced })}>`,
@@ -59,7 +58,7 @@ export function renderLayout(view: PageView): RenderedPage {
     `<title>${escapeHtml(view.title === config.name ? config.name : `${view.title} · ${config.name}`)}</title>`,
     view.description === undefined ? '' : `<meta name="description"${attributes({ content: view.description })}>`,
     view.meta ?? '',
-    favicon === undefined ? '' : `<link rel="icon"${attributes({ href: favicon })}>`,
+    faviconLinks(map),
     `<link rel="stylesheet"${attributes({ href: view.assets.css })}>`,
     `<style>${theme}</style>`,
     `<script>${MODE_SCRIPT}</script>`,
@@ -78,7 +77,7 @@ export function renderLayout(view: PageView): RenderedPage {
     '</article></main>',
     tableOfContents(view.headings),
     '</div>',
-    footer(config),
+    footer(view),
     '</body></html>',
   ].join('')
   const csp = [
@@ -99,33 +98,33 @@ export function renderLayout(view: PageView): RenderedPage {
 
 function topbar(view: PageView, section: Section): string {
   const { config, map } = view
-  const logo = config.logo
-  const href = linkUrl(typeof logo === 'object' ? (logo.href ?? '/') : '/', view.isPage) ?? SITE_BASE
-  const light = imageUrl(typeof logo === 'string' ? logo : logo?.light)
-  const dark = imageUrl(typeof logo === 'string' ? logo : logo?.dark)
+  const logo = map.navigation.logo
+  const href = linkUrl(logo?.href ?? '/', view.isPage) ?? SITE_BASE
+  const light = imageUrl(logo?.light)
+  const dark = imageUrl(logo?.dark)
   const brand =
     light === undefined
       ? `<span class="site-name">${escapeHtml(config.name)}</span>`
       : `<img class="logo logo-light"${attributes({ src: light, alt: config.name })}>` +
         `<img class="logo logo-dark"${attributes({ src: dark ?? light, alt: config.name })}>`
-  const links = (config.topbarLinks ?? []).flatMap((link) => {
-    const url = linkUrl(link.url, view.isPage)
-    return url === undefined || link.name === undefined
-      ? []
-      : [`<li><a${attributes({ href: url })}>${escapeHtml(link.name)}</a></li>`]
+  const { navbar } = map.navigation
+  const links = navbar.links.flatMap((link) => {
+    const url = linkUrl(link.href, view.isPage)
+    const icon = link.icon === undefined ? '' : iconSvg(link.icon, undefined)
+    return url === undefined ? [] : [`<li><a${attributes({ href: url })}>${icon}${escapeHtml(link.label)}</a></li>`]
   })
-  const cta = config.topbarCtaButton
-  const ctaUrl = linkUrl(cta?.url, view.isPage)
+  const cta = navbar.primary
+  const ctaUrl = linkUrl(cta?.href, view.isPage)
   if (cta !== undefined && ctaUrl !== undefined) {
     links.push(
-      cta.type === 'github'
+      cta.kind === 'github'
         ? `<li><a ` +
             `class="cta-github"${attributes({ href: ctaUrl, title: 'GitHub repository (the star count is not shown: this site is served offline)' })}>` +
-            `${iconSvg('github', 'brands')}<span>${escapeHtml(repositoryName(ctaUrl))}</span></a></li>`
-        : `<li><a class="button-cta"${attributes({ href: ctaUrl })}>${escapeHtml(cta.name ?? ctaUrl)}</a></li>`,
+            `${iconSvg('github', 'brands')}<span>${escapeHtml(cta.label ?? repositoryName(ctaUrl))}</span></a></li>`
+        : `<li><a class="button-cta"${attributes({ href: ctaUrl })}>${escapeHtml(cta.label ?? (cta.kind === 'discord' ? 'Discord' : ctaUrl))}</a></li>`,
     )
   }
-  const versions = config.versions ?? []
+  const versions = map.navigation.versions
   const versionPicker =
     versions.length === 0
       ? ''
@@ -133,11 +132,11 @@ function topbar(view: PageView, section: Section): string {
         `data-default-version="${escapeHtml(versions[0]!)}">` +
         `${versions.map((version) => `<option>${escapeHtml(version)}</option>`).join('')}</select></label>`
   const toggle =
-    config.modeToggle?.isHidden === true
+    modeToggleOf(config)?.isHidden === true
       ? ''
       : '<button type="button" id="mode-toggle" class="mode-toggle" aria-label="Dark mode" aria-pressed="false">' +
         `${iconSvg('moon', 'solid')}${iconSvg('sun', 'solid')}</button>`
-  const tabs = map.tabs.length === 0 ? '' : tabRow(view, section)
+  const tabs = map.tabRow.length === 0 ? '' : tabRow(view, section)
   // Shown on narrow screens only, and only with script (the page script opens and closes the navigation).
   const menu =
     '<button type="button" id="nav-toggle" class="nav-toggle" aria-controls="site-nav" aria-expanded="false" ' +
@@ -156,13 +155,15 @@ const SEARCH_BUTTON =
 
 function tabRow(view: PageView, current: Section): string {
   const { map } = view
-  const all = [map.top, ...map.tabs]
-  const items = all.flatMap((tab) => {
+  const items = map.tabRow.flatMap((tab) => {
+    const inside = within(current, tab)
+    // A tab of another language waits until a reader is inside it, as an anchor does.
+    if (tab.isDefaultHidden === true && !inside) return []
     const href =
       tab.external !== undefined ? safeUrl(tab.external) : tab === map.top ? SITE_BASE : pageUrlOf(map.landing(tab))
     if (href === undefined) return []
     return [
-      `<li><a${attributes({ href, 'aria-current': tab === current ? 'page' : undefined })}>${escapeHtml(tab.name)}</a></li>`,
+      `<li><a${attributes({ href, 'aria-current': inside ? 'page' : undefined })}>${escapeHtml(tab.name)}</a></li>`,
     ]
   })
   return `<nav class="tabs" aria-label="Tabs"><ul>${items.join('')}</ul></nav>`
@@ -170,7 +171,7 @@ function tabRow(view: PageView, current: Section): string {
 
 function sidebar(view: PageView, section: Section): string {
   const { map } = view
-  const anchors = [map.top, ...map.anchors].map((anchor) => anchorItem(view, anchor, section))
+  const anchors = map.anchorList.map((anchor) => anchorItem(view, anchor, section))
   const tree = map.sidebar(section)
   return `<nav class="sidebar" id="site-nav" aria-label="Documentation"><ul class="anchors">${anchors.join('')}</ul>${navList(view, tree, 0)}</nav>`
 }
@@ -183,10 +184,10 @@ function anchorItem(view: PageView, anchor: Section, current: Section): string {
         ? SITE_BASE
         : pageUrlOf(view.map.landing(anchor))
   if (href === undefined) return ''
-  const inside = anchor === current
+  const inside = within(current, anchor)
   // isDefaultHidden: shown once a reader is inside it; version: shown when that version is picked (the script
   // re-checks against the reader's saved choice; without script the first version counts as picked).
-  const versions = view.config.versions ?? []
+  const versions = view.map.navigation.versions
   const versionHidden = anchor.version !== undefined && anchor.version !== versions[0]
   const hidden = (anchor.isDefaultHidden === true && !inside) || versionHidden
   const icon = iconSvg(anchor.icon, anchor.iconType)
@@ -235,10 +236,12 @@ function navList(view: PageView, entries: NavEntry[], depth: number): string {
       }
       return `<li><a${attributes({ href: pageUrl(entry.path), 'aria-current': current ? 'page' : undefined })}>${escapeHtml(view.labelOf(entry.path))}</a></li>`
     }
-    const heading =
-      depth === 0
-        ? `<h2 class="nav-group">${escapeHtml(entry.name)}</h2>`
-        : `<span class="nav-subgroup">${escapeHtml(entry.name)}</span>`
+    // A group with a root page links its name there (current shape: `root`).
+    const name =
+      entry.root === undefined || RESERVED_PREFIX.test(entry.root)
+        ? escapeHtml(entry.name)
+        : `<a${attributes({ href: pageUrl(entry.root), 'aria-current': entry.root === view.path ? 'page' : undefined })}>${escapeHtml(entry.name)}</a>`
+    const heading = depth === 0 ? `<h2 class="nav-group">${name}</h2>` : `<span class="nav-subgroup">${name}</span>`
     return `<li class="group">${heading}${navList(view, entry.entries, depth + 1)}</li>`
   })
   return `<ul class="nav-level-${depth}">${items.join('')}</ul>`
@@ -292,16 +295,26 @@ function feedback(config: DocsConfig, path: string | undefined): string {
   return `<aside class="feedback" aria-label="Feedback">${buttons.join('')}</aside>`
 }
 
-function footer(config: DocsConfig): string {
-  const socials = Object.entries(config.footerSocials ?? {}).flatMap(([platform, url]) => {
+function footer(view: PageView): string {
+  const { config, map } = view
+  const socials = map.navigation.footer.socials.flatMap(([platform, url]) => {
     const href = typeof url === 'string' && /^https?:/i.test(url.trim()) ? url.trim() : undefined
     if (href === undefined) return []
     return [
       `<li><a${attributes({ href, 'aria-label': platform, rel: 'noopener noreferrer' })}>${socialIcon(platform) || escapeHtml(platform)}</a></li>`,
     ]
   })
+  const columns = map.navigation.footer.columns.map((column) => {
+    const items = column.items.flatMap((link) => {
+      const href = linkUrl(link.href, view.isPage)
+      return href === undefined ? [] : [`<li><a${attributes({ href })}>${escapeHtml(link.label)}</a></li>`]
+    })
+    const header = column.header === undefined ? '' : `<p class="footer-header">${escapeHtml(column.header)}</p>`
+    return `<div class="footer-column">${header}<ul>${items.join('')}</ul></div>`
+  })
   return (
     `<footer class="site-footer">` +
+    `${columns.length === 0 ? '' : `<nav class="footer-links" aria-label="Footer">${columns.join('')}</nav>`}` +
     `${socials.length === 0 ? '' : `<ul class="socials" aria-label="Social links">${socials.join('')}</ul>`}<p>` +
     `${escapeHtml(config.name)} · served by Trellis</p></footer>`
   )
@@ -332,4 +345,35 @@ function connectSources(config: DocsConfig): string {
 
 function sha256(text: string): string {
   return `sha256-${createHash('sha256').update(text).digest('base64')}`
+}
+
+/** Whether `section` is `outer` or sits inside it (a dropdown inside a tab). */
+function within(section: Section, outer: Section): boolean {
+  for (let at: Section | undefined = section; at !== undefined; at = at.parent) if (at === outer) return true
+  return false
+}
+
+/** The favicon, and its dark-mode variant when docs.json gives `favicon: {light, dark}`. */
+function faviconLinks(map: SiteMap): string {
+  const favicon = map.navigation.favicon
+  const light = imageUrl(favicon?.light)
+  if (light === undefined) return ''
+  const dark = imageUrl(favicon?.dark)
+  if (dark === undefined) return `<link rel="icon"${attributes({ href: light })}>`
+  return (
+    `<link rel="icon"${attributes({ href: light, media: '(prefers-color-scheme: light)' })}>` +
+    `<link rel="icon"${attributes({ href: dark, media: '(prefers-color-scheme: dark)' })}>`
+  )
+}
+
+/**
+ * The mode toggle as the spec shape writes it; the current shape's `appearance` ({default: system|light|dark,
+ * strict}) says the same.
+ */
+function modeToggleOf(config: DocsConfig): DocsConfig['modeToggle'] {
+  if (config.modeToggle !== undefined) return config.modeToggle
+  const appearance = (config as { appearance?: { default?: string; strict?: boolean } }).appearance
+  if (appearance === undefined) return undefined
+  const mode = appearance.default === 'light' || appearance.default === 'dark' ? appearance.default : undefined
+  return { default: mode, isHidden: appearance.strict === true }
 }

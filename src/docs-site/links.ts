@@ -1,27 +1,14 @@
 import { safeUrl, URL_SCHEME } from './html'
 
+import { pagePathOf, trimSlashes } from '../docs-format/navigation/paths'
+
+export { pagePathOf, trimSlashes }
+
 /** Where the site lives on this server. */
 export const SITE_BASE = '/docs/'
 /** The site's own stylesheet and script, and the built-in images (logo, favicon), all embedded. */
 export const ASSET_BASE = '/docs/_assets/'
 const FILE_BASE = '/docs/_files/'
-
-/**
- * `text` without leading and trailing slashes, in linear time: `replace(/\/+$/, '')` backtracks over every
- * run of slashes, so a URL or a docs.json value with tens of thousands of them would cost seconds.
- */
-export function trimSlashes(text: string, ends: 'both' | 'end' = 'both'): string {
-  let start = 0
-  let end = text.length
-  if (ends === 'both') while (start < end && text.charCodeAt(start) === 47) start += 1
-  while (end > start && text.charCodeAt(end - 1) === 47) end -= 1
-  return text.slice(start, end)
-}
-
-/** A navigation entry as a page path: vendors write `intro`, `/intro` or `intro.mdx` for the same page. */
-export function pagePathOf(entry: string): string {
-  return trimSlashes(entry.trim()).replace(/\.mdx?$/, '')
-}
 
 /** A `/`-separated path with each segment percent-encoded. */
 function encodePath(path: string): string {

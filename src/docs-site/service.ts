@@ -10,6 +10,7 @@ import { renderLayout } from './layout'
 import { pagePathOf, pageUrl } from './links'
 import { DEFAULT_MAX_PAGE_HTML, PageTooLarge, renderMarkdownYielding } from './markdown'
 import { findOperation, type OpenApiDocument } from './openapi-schema'
+import { Redirects } from './redirects'
 import { SiteMap } from './site-map'
 import { expandSnippets, SNIPPET_FOLDER } from './snippets'
 import { pageMetaTags } from './discovery/seo'
@@ -29,6 +30,9 @@ export type SiteSources = {
 }
 
 export type SitePage = { status: 200 | 404; html: string; etag: string; csp: string }
+
+/** docs.json's `redirects`: an answer with no page, only where to go. */
+export type RedirectPage = { status: 307 | 308; location: string }
 
 /** Bumped when the rendering changes, so ETags from an older build never match. */
 const RENDERER_VERSION = '1'
@@ -53,6 +57,7 @@ type Snapshot = {
   key: string
   config: DocsConfig
   map: SiteMap
+  redirects: Redirects
   summaries: Awaited<ReturnType<SiteSources['pageSummaries']>>
   /** Trellis's own pages, while docs.json is the built-in default; empty otherwise. */
   builtIn: BuiltInPages
@@ -68,7 +73,7 @@ type Snapshot = {
 export class DocsSiteService {
   private snapshot: Snapshot | undefined
   private readonly pages = new Map<string, SitePage>()
-  private readonly rendering = new Map<string, Promise<SitePage>>()
+  private readonly rendering = new Map<string, Promise<SitePage | RedirectPage>>()
   private cachedChars = 0
   private tag: string | undefined
   private builtIn: BuiltInPages | undefined
@@ -113,7 +118,17 @@ export class DocsSiteService {
   }
 
   /** The page at `requested` (`''` is the home page). Unknown pages are a 404 page in the site's own layout. */
-  async render(requested: string): Promise<SitePage> {
+  /** What the site answers at `requested`: the page, or where docs.json's `redirects` send the reader. */
+  serve(requested: string): Promise<SitePage | RedirectPage> {
+    return this.lookup(requested, true)
+  }
+
+  /** The page at `requested` (`''` is the home page), redirects aside. */
+  render(requested: string): Promise<SitePage> {
+    return this.lookup(requested, false) as Promise<SitePage>
+  }
+
+  private async lookup(requested: string, redirects: boolean): Promise<SitePage | RedirectPage> {
     // Keyed by the page it names: `intro`, `/intro/`, `intro.mdx` and `intro%20` are one page, one entry,
     // so a crawler cannot churn the cache (and force a render per request) by spelling a page many ways.
     // A non-empty address that names nothing (`/docs/%20`) stays an unknown page, not the home page.
@@ -130,10 +145,13 @@ export class DocsSiteService {
     }
     // Readers arriving together after a change share one render: each would otherwise render the page
     // again (and a page can be megabytes) for the same answer.
-    const inFlight = this.rendering.get(cacheKey)
+    const flightKey = `${cacheKey}\n${redirects}`
+    const inFlight = this.rendering.get(flightKey)
     if (inFlight !== undefined) return inFlight
-    const work = this.renderMiss(snapshotKey, cacheKey, current, path).finally(() => this.rendering.delete(cacheKey))
-    this.rendering.set(cacheKey, work)
+    const work = this.renderMiss(snapshotKey, cacheKey, current, path, redirects).finally(() =>
+      this.rendering.delete(flightKey),
+    )
+    this.rendering.set(flightKey, work)
     return work
   }
 
@@ -142,8 +160,12 @@ export class DocsSiteService {
     cacheKey: string,
     current: { revision: number; body: string; builtIn: boolean },
     path: string,
-  ): Promise<SitePage> {
+    redirects: boolean,
+  ): Promise<SitePage | RedirectPage> {
     const snapshot = await this.snapshotFor(snapshotKey, current)
+    // Redirects come before pages, as Mintlify has them; a redirected address is never cached as a page.
+    const redirect = redirects ? snapshot.redirects.match(path) : undefined
+    if (redirect !== undefined) return redirect
     if (snapshot.notFound !== undefined && !this.isPageOf(snapshot, path)) return snapshot.notFound
     const page = await this.build(snapshot, path)
     const rendered: SitePage = {
@@ -187,7 +209,7 @@ export class DocsSiteService {
 
   /** Whether `path` (normalised) names a page of the snapshot (the home page always does). */
   private isPageOf(snapshot: Snapshot, path: string): boolean {
-    return path === '' || namesPage(snapshot, path)
+    return path === '' || namesPage(snapshot, path) || namesPage(snapshot, `${path}/index`)
   }
 
   private async snapshotFor(
@@ -215,7 +237,8 @@ export class DocsSiteService {
   ): Promise<Snapshot> {
     const config = JSON.parse(current.body) as DocsConfig
     const builtIn = current.builtIn ? this.builtInPages() : NO_BUILT_IN_PAGES
-    return { key, config, map: new SiteMap(config), summaries: await this.sources.pageSummaries(), builtIn }
+    const redirects = new Redirects((config as { redirects?: unknown }).redirects)
+    return { key, config, map: new SiteMap(config), redirects, summaries: await this.sources.pageSummaries(), builtIn }
   }
 
   /** Trellis's own pages and their titles: the same for the whole process, so made once. */
@@ -235,8 +258,10 @@ export class DocsSiteService {
   /** The page at `normalised`, a path already through pagePathOf (`''` for the home page). */
   private async build(snapshot: Snapshot, normalised: string): Promise<Omit<SitePage, 'etag'>> {
     const { map, summaries, builtIn } = snapshot
-    const path = normalised === '' ? map.home : normalised
     const isPage = (candidate: string) => namesPage(snapshot, candidate)
+    // `/dir` is `dir/index` when there is no page `dir`, as Mintlify serves it.
+    const asked = normalised === '' ? map.home : normalised
+    const path = asked !== undefined && !isPage(asked) && isPage(`${asked}/index`) ? `${asked}/index` : asked
     const labelOf = (candidate: string) => {
       const summary = summaries.get(candidate)
       return summary?.sidebarTitle || summary?.title || builtIn.titles.get(candidate) || humanize(candidate)

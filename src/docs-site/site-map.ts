@@ -1,87 +1,60 @@
 import type { DocsConfig } from '../docs-format/docs-json'
-import { URL_SCHEME } from './html'
-import { pagePathOf } from './links'
+import type { NavEntry, NavSection, Navigation } from '../docs-format/navigation/model'
+import { navigationOf } from '../docs-format/navigation/build'
 
-/** One entry of the sidebar: a page path, or a group of entries (groups nest to any depth). */
-export type NavEntry = { kind: 'page'; path: string } | { kind: 'group'; name: string; entries: NavEntry[] }
-
-/**
- * A part of the site that the sidebar shows on its own: the top anchor (every page no tab or anchor claims),
- * or a tab or an anchor whose `url` is a page-path prefix. An anchor whose url is absolute is a plain link
- * and claims no pages (`external`).
- */
-export type Section = {
-  kind: 'top' | 'tab' | 'anchor'
-  name: string
-  /** The page-path prefix, without slashes at either end; undefined for the top anchor. */
-  prefix?: string
-  external?: string
-  icon?: string
-  iconType?: string
-  color?: string | { from: string; to: string }
-  version?: string
-  isDefaultHidden?: boolean
-}
-
-type GroupConfig = DocsConfig['navigation'][number]
+export type { NavEntry }
+export type Section = NavSection
 
 /**
- * What docs.json's `navigation`, `tabs`, `anchors` and `topAnchor` say about where each page lives. Built
- * once per docs.json revision; every question after that is a lookup.
+ * Where each page of the site lives, from the normalised navigation of docs.json (either shape; see
+ * docs-format/navigation). Built once per docs.json revision; every question after that is a lookup.
  */
 export class SiteMap {
+  readonly navigation: Navigation
   /** Every page `navigation` names, in order, each once. */
-  readonly pages: string[] = []
+  readonly pages: string[]
   readonly top: Section
   readonly tabs: Section[]
   readonly anchors: Section[]
-  private readonly named = new Set<string>()
-  private readonly tree: NavEntry[]
+  private readonly named: Set<string>
   /**
-   * Tabs and anchors that claim pages, by prefix segment: a path's section is the deepest claimant on its
-   * way down, so finding it costs the path's length, not the number of tabs (a docs.json of thousands of
+   * Spec shape: tabs and anchors that claim pages, by prefix segment: a path's section is the deepest claimant
+   * on its way down, so finding it costs the path's length, not the number of tabs (a docs.json of thousands of
    * tabs and pages must not make every page cost their product).
    */
   private readonly claimants: PrefixNode = { children: new Map() }
-  /** Each section's first page in `navigation`, found once. */
+  /** Current shape: the section each named page first appears in. */
+  private readonly homes = new Map<string, Section>()
+  /** Each section's first page, found once. */
   private readonly firstPages = new Map<Section, string>()
 
   constructor(config: DocsConfig) {
-    this.tree = config.navigation.map((group) => this.entryOf(group))
-    const topAnchor = config.topAnchor
-    this.top = {
-      kind: 'top',
-      name: topAnchor?.name ?? 'Documentation',
-      icon: topAnchor?.icon ?? 'book-open',
-      iconType: topAnchor?.iconType,
-    }
-    // A docs.json stored before tabs and anchors needed name and url (2026-11-25) may still lack them:
-    // such an entry cannot be placed or labelled, so the site leaves it out rather than failing every page.
-    this.tabs = (config.tabs ?? [])
-      .filter(placeable)
-      .map((tab) => ({ kind: 'tab' as const, name: tab.name, ...placement(tab.url) }))
-    this.anchors = (config.anchors ?? []).filter(placeable).map((anchor) => ({
-      kind: 'anchor' as const,
-      name: anchor.name,
-      ...placement(anchor.url),
-      icon: anchor.icon,
-      iconType: anchor.iconType,
-      color: anchor.color,
-      version: anchor.version,
-      isDefaultHidden: anchor.isDefaultHidden,
-    }))
-    // The first claimant of a prefix wins, tabs before anchors, as the order of docs.json has it.
-    for (const section of [...this.tabs, ...this.anchors]) {
-      if (section.prefix === undefined || section.prefix === '') continue
-      let node = this.claimants
-      for (const segment of section.prefix.split('/')) {
-        let child = node.children.get(segment)
-        if (child === undefined) node.children.set(segment, (child = { children: new Map() }))
-        node = child
+    this.navigation = navigationOf(config as unknown as Record<string, unknown>)
+    this.pages = this.navigation.pages
+    this.named = new Set(this.pages)
+    this.top = this.navigation.top
+    this.tabs = this.navigation.tabs
+    this.anchors = this.navigation.anchors
+    if (this.navigation.shape === 'current') {
+      for (const section of [this.top, ...this.tabs, ...this.anchors]) {
+        for (const path of pagesIn(section.entries ?? [])) if (!this.homes.has(path)) this.homes.set(path, section)
       }
-      node.section ??= section
+    } else {
+      // The first claimant of a prefix wins, tabs before anchors, as the order of docs.json has it.
+      for (const section of [...this.tabs, ...this.anchors]) {
+        if (section.prefix === undefined || section.prefix === '') continue
+        let node = this.claimants
+        for (const segment of section.prefix.split('/')) {
+          let child = node.children.get(segment)
+          if (child === undefined) node.children.set(segment, (child = { children: new Map() }))
+          node = child
+        }
+        node.section ??= section
+      }
     }
     for (const path of this.pages) {
+      // A page of a hidden item belongs to no section's sidebar, so it is no section's landing either.
+      if (this.navigation.shape === 'current' && !this.homes.has(path)) continue
       const section = this.sectionOf(path)
       if (!this.firstPages.has(section)) this.firstPages.set(section, path)
     }
@@ -92,8 +65,9 @@ export class SiteMap {
     return this.named.has(path)
   }
 
-  /** The tab or anchor whose prefix holds `path`, else the top anchor. */
+  /** The section that holds `path`, else the top one. */
   sectionOf(path: string): Section {
+    if (this.navigation.shape === 'current') return this.homes.get(path) ?? this.top
     let found = this.top
     let node: PrefixNode | undefined = this.claimants
     for (let start = 0; node !== undefined; ) {
@@ -106,48 +80,47 @@ export class SiteMap {
     return found
   }
 
-  /** The sidebar for a section: `navigation` with only the pages of that section, empty groups left out. */
+  /** The sidebar for a section: its own entries, or (spec shape) `navigation` with only its pages. */
   sidebar(section: Section): NavEntry[] {
+    if (this.navigation.shape === 'current') return section.entries ?? []
     const keep = (path: string) => this.sectionOf(path) === section
-    return prune(this.tree, keep)
+    return prune(this.navigation.tree, keep)
   }
 
-  /** Where a link to a section goes: its first page in `navigation`, else its prefix as a page path. */
+  /** Where a link to a section goes: its first page, else its landing or prefix as a page path. */
   landing(section: Section): string | undefined {
     if (section.external !== undefined) return undefined
-    return this.firstPages.get(section) ?? section.prefix
+    return this.firstPages.get(section) ?? section.landing ?? section.prefix
   }
 
-  /** The site's home page: the first page of the top anchor, else the first page of all. */
+  /** The site's home page: the first page of the top section, else the first page of all. */
   get home(): string | undefined {
     return this.landing(this.top) ?? this.pages[0]
   }
 
-  private entryOf(group: GroupConfig): NavEntry {
-    return {
-      kind: 'group',
-      name: group.group,
-      entries: group.pages.map((page) => {
-        if (typeof page !== 'string') return this.entryOf(page as GroupConfig)
-        const path = pagePathOf(page)
-        if (!this.named.has(path)) {
-          this.named.add(path)
-          this.pages.push(path)
-        }
-        return { kind: 'page', path }
-      }),
-    }
+  /** The sections of the tab row: the top one first in the spec shape, and only when there are tabs. */
+  get tabRow(): Section[] {
+    if (this.tabs.length === 0) return []
+    if (this.navigation.shape === 'spec') return [this.top, ...this.tabs]
+    return this.top.entries === undefined ? this.tabs : [this.top, ...this.tabs]
+  }
+
+  /** The sections listed at the top of the sidebar. */
+  get anchorList(): Section[] {
+    if (this.navigation.shape === 'spec') return [this.top, ...this.anchors]
+    if (this.anchors.length === 0) return []
+    return this.top.entries === undefined || this.tabs.length > 0 ? this.anchors : [this.top, ...this.anchors]
   }
 }
 
-function placeable(entry: { name?: unknown; url?: unknown }): boolean {
-  return typeof entry.name === 'string' && typeof entry.url === 'string'
-}
-
-function placement(url: string): { prefix?: string; external?: string } {
-  const trimmed = url.trim()
-  if (URL_SCHEME.test(trimmed) || trimmed.startsWith('//')) return { external: trimmed }
-  return { prefix: pagePathOf(url) }
+function* pagesIn(entries: NavEntry[]): Generator<string> {
+  for (const entry of entries) {
+    if (entry.kind === 'page') yield entry.path
+    else {
+      if (entry.root !== undefined) yield entry.root
+      yield* pagesIn(entry.entries)
+    }
+  }
 }
 
 /** A node of the claimants' prefix tree: one segment deeper per level. */

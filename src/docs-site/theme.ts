@@ -16,15 +16,20 @@ import { imageUrl } from './links'
 const DEFAULT_PRIMARY = '#16A34A'
 const DEFAULT_BACKGROUND = { light: '#FFFFFF', dark: '#0F1117' }
 
+type CurrentBackground = { color?: { light?: string; dark?: string }; image?: string | { light: string; dark: string } }
+
 /** The `<style>` contents for `config`; every colour in it passed docs.json's hex pattern. */
 export function themeCss(config: DocsConfig): string {
   const colors = config.colors
   const primaryLight = normalizeHex(colors?.primary ?? DEFAULT_PRIMARY)
   const primaryDark = normalizeHex(colors?.light ?? colors?.primary ?? DEFAULT_PRIMARY)
   const important = normalizeHex(colors?.dark ?? colors?.primary ?? DEFAULT_PRIMARY)
+  // The current docs.json shape says `background: {color, image}` where the spec shape says colors.background and
+  // backgroundImage.
+  const current = (config as { background?: CurrentBackground }).background
   const background = {
-    light: normalizeHex(colors?.background?.light ?? DEFAULT_BACKGROUND.light),
-    dark: normalizeHex(colors?.background?.dark ?? DEFAULT_BACKGROUND.dark),
+    light: normalizeHex(colors?.background?.light ?? current?.color?.light ?? DEFAULT_BACKGROUND.light),
+    dark: normalizeHex(colors?.background?.dark ?? current?.color?.dark ?? DEFAULT_BACKGROUND.dark),
   }
   const mode = (name: 'light' | 'dark', primary: string) => {
     const bg = background[name]
@@ -45,7 +50,10 @@ export function themeCss(config: DocsConfig): string {
       `--code-bg:${mix(bg, text, 0.07)}`,
     ].join(';')
   }
-  const imageSource = imageUrl(config.backgroundImage)
+  const currentImage = current?.image
+  const imageSource = imageUrl(
+    config.backgroundImage ?? (typeof currentImage === 'object' ? currentImage.light : currentImage),
+  )
   const image = imageSource === undefined ? '' : `body{background-image:${cssUrl(imageSource)}}`
   return `:root,[data-mode="light"]{${mode('light', primaryLight)}}[data-mode="dark"]{${mode('dark', primaryDark)};color-scheme:dark}${image}`
 }

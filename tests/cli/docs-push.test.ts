@@ -51,12 +51,16 @@ async function push(args: string[], env: Record<string, string | undefined> = {}
 const pageText = async (path: string) => (await fetch(`${t.origin}/docs/pages/${path}`)).text()
 
 describe('trellis docs push', () => {
-  test('uploads docs.json and every page, one line each in path order, then a summary; exit 0', async () => {
+  test('uploads docs.json first, then the pages navigation names or they link to, in path order, then a summary; exit 0', async () => {
     await layout({
       'docs.json': DOCS_JSON,
       'index.mdx': '---\ntitle: Welcome\n---\n# Welcome\n',
-      'plants/overview.md': '# Plants\n',
+      'plants/overview.md': 'See [watering](care/watering) and [the repo](https://github.com/acme).\n',
       'plants/care/watering.MDX': '# Watering\n',
+      'drafts/unlisted.mdx': '# Named nowhere, linked from nowhere\n',
+      'README.md': '# About this repository\n',
+      'AGENTS.md': '# For coding agents\n',
+      'snippets/note.mdx': 'A snippet, imported by pages\n',
       'logo.svg': '<svg/>',
       'node_modules/pkg/readme.md': '# not a page\n',
       '.github/contributing.md': '# not a page\n',
@@ -65,6 +69,7 @@ describe('trellis docs push', () => {
     expect(result.stderr).toBe('')
     expect(result.lines).toEqual([
       expect.stringMatching(/^docs\.json: stored \(revision \d+\)$/),
+      '1 snippet file(s) under snippets/: not pages, not uploaded',
       'index.mdx: created (/docs/pages/index revision 1)',
       'plants/care/watering.MDX: created (/docs/pages/plants/care/watering revision 1)',
       'plants/overview.md: created (/docs/pages/plants/overview revision 1)',
@@ -73,13 +78,14 @@ describe('trellis docs push', () => {
     expect(result.code).toBe(0)
     expect(await pageText('index')).toBe('---\ntitle: Welcome\n---\n# Welcome\n')
     expect(await pageText('plants/care/watering')).toBe('# Watering\n')
-    expect((await fetch(`${t.origin}/docs/pages/readme`)).status).toBe(404)
+    for (const unpublished of ['readme', 'README', 'AGENTS', 'drafts/unlisted', 'snippets/note'])
+      expect((await fetch(`${t.origin}/docs/pages/${unpublished}`)).status).toBe(404)
     expect((await (await fetch(`${t.origin}/docs.json`)).json()).name).toBe('Acme')
 
     // Pushed again, with one page changed: the others are unchanged and add no revision.
-    await writeFile(join(dir, 'plants/overview.md'), '# Plants, again\n')
+    await writeFile(join(dir, 'plants/overview.md'), 'Again: see [watering](/plants/care/watering.mdx).\n')
     const again = await push([dir], { TRELLIS_URL: `${t.origin}/`, TRELLIS_TOKEN: token })
-    expect(again.lines.slice(1)).toEqual([
+    expect(again.lines.slice(2)).toEqual([
       'index.mdx: unchanged (/docs/pages/index revision 1)',
       'plants/care/watering.MDX: unchanged (/docs/pages/plants/care/watering revision 1)',
       'plants/overview.md: stored (/docs/pages/plants/overview revision 2)',
@@ -116,13 +122,58 @@ describe('trellis docs push', () => {
     expect(result.code).toBe(0)
   })
 
-  test('an invalid docs.json fails with the server message; the pages are still pushed', async () => {
+  test('a refused docs.json stops the push: its errors with their positions, and no page is stored', async () => {
     await layout({ 'docs.json': '{ "name": "Acme" }', 'solo.md': '# Solo\n' })
     const result = await push([dir, '--url', t.origin!, '--token', token])
-    expect(result.lines[0]).toStartWith(
-      'docs.json: failed (400): docs.json is invalid: 1 error; the first is at line 1, column 1',
+    expect(result.lines).toEqual([
+      expect.stringMatching(
+        /^docs\.json: failed \(400\): docs\.json is invalid: 1 error; the first is at line 1, column 1/,
+      ),
+      expect.stringMatching(/^ {2}docs\.json:1:1: /),
+      'pushed nothing else: docs.json was refused, and the pages depend on its navigation',
+    ])
+    expect(result.code).toBe(1)
+    expect((await fetch(`${t.origin}/docs/pages/solo`)).status).toBe(404)
+  })
+
+  test('a current-shape docs.json with $ref includes: resolved relative to the file before it is sent', async () => {
+    await layout({
+      'docs.json': JSON.stringify({
+        theme: 'mint',
+        name: 'Included',
+        colors: { primary: '#16A34A' },
+        navigation: {
+          tabs: [{ tab: 'Guides', groups: [{ group: 'Start', pages: ['start'] }] }, { $ref: 'nav/api.json' }],
+        },
+      }),
+      'nav/api.json': JSON.stringify({ tab: 'API', pages: ['api/intro'] }),
+      'start.mdx': '# Start\n',
+      'api/intro.mdx': '# API\n',
+    })
+    const result = await push([dir, '--url', t.origin!, '--token', token])
+    expect(result.code).toBe(0)
+    expect(result.lines.slice(1, 3)).toEqual([
+      'api/intro.mdx: created (/docs/pages/api/intro revision 1)',
+      'start.mdx: created (/docs/pages/start revision 1)',
+    ])
+    const stored = await (await fetch(`${t.origin}/docs.json`)).json()
+    expect(stored.navigation.tabs[1]).toEqual({ tab: 'API', pages: ['api/intro'] })
+  })
+
+  test('an include that cannot be resolved stops the push before anything is sent', async () => {
+    await layout({
+      'docs.json': JSON.stringify({
+        theme: 'mint',
+        name: 'X',
+        colors: { primary: '#000' },
+        navigation: { $ref: '../up.json' },
+      }),
+      'a.mdx': '# A\n',
+    })
+    const result = await push([dir, '--url', t.origin!, '--token', token])
+    expect(result.lines[0]).toBe(
+      'docs.json: failed: docs.json: $ref "../up.json" points outside the folder of docs.json',
     )
-    expect(result.lines[1]).toBe('solo.md: created (/docs/pages/solo revision 1)')
     expect(result.code).toBe(1)
   })
 

@@ -13,7 +13,7 @@ const INVALID = [
   '  "navigation": [{ "group": "A", "pages": ["a"] }],',
   '  "favicn": "/favicon.svg",',
   '  "colors": { "primary": "red" },',
-  '  "footerSocials": { "twitter": "https://twitter.com/acme" }',
+  '  "footerSocials": { "twitr": "https://twitter.com/acme" }',
   '}',
 ].join('\n')
 const WARNING_ONLY = VALID.replace('"name"', '"favicn": "/f.svg",\n  "name"')
@@ -59,7 +59,7 @@ describe('trellis docs validate (in process)', () => {
     expect(result.stdout.split('\n')).toEqual([
       `${name}:4:3: warning favicn: unknown property; it is kept but not checked (did you mean "favicon"?)`,
       `${name}:5:26: error colors.primary: "red" is not a hex colour; use #RGB or #RRGGBB such as "#16A34A"`,
-      `${name}:6:22: error footerSocials.twitter: "twitter" is not an allowed key of footerSocials; use one of website, facebook, x, discord, slack, github, linkedin, instagram, hacker-news (did you mean "x"?)`,
+      `${name}:6:22: error footerSocials.twitr: "twitr" is not an allowed key of footerSocials; use one of x, website, facebook, youtube, discord, slack, github, linkedin, instagram, hacker-news, medium, telegram, twitter, x-twitter, earth-americas, bluesky, threads, reddit, podcast (did you mean "twitter"?)`,
       `${name}: invalid, 2 errors, 1 warning`,
       '',
     ])
@@ -89,7 +89,7 @@ describe('trellis docs validate (in process)', () => {
     expect(printed.valid).toBe(false)
     expect(printed.errors.map((issue: { path: string }) => issue.path)).toEqual([
       '/colors/primary',
-      '/footerSocials/twitter',
+      '/footerSocials/twitr',
     ])
     expect(printed.warnings[0]).toMatchObject({ path: '/favicn', line: 4, column: 3, suggestion: 'favicon' })
     const valid = JSON.parse((await run(['--json', file('valid.json')])).stdout)

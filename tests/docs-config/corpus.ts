@@ -46,25 +46,4 @@ export const DESCRIBED_FILES: { file: string; kind: string; path: string; messag
     message: 'trailing comma',
     at: ',',
   },
-  {
-    file: 'mintlify__starter__docs.json',
-    kind: 'newer shape',
-    path: '/navigation',
-    message: 'newer docs.json shape',
-    at: '{',
-  },
-  {
-    file: 'koala73__worldmonitor__docs_docs.json_f292282ff',
-    kind: 'newer shape',
-    path: '/navigation',
-    message: 'newer docs.json shape',
-    at: '{',
-  },
-  {
-    file: 'mintlify__starter__mint.json',
-    kind: 'twitter in footerSocials',
-    path: '/footerSocials/twitter',
-    message: 'not an allowed key',
-    at: '"twitter"',
-  },
 ]

@@ -52,8 +52,8 @@ const ROWS: { where: string; config: unknown; unknown: string[] }[] = [
   },
   {
     where: 'an object under an unknown key (only the outer key is reported)',
-    config: base({ analytics: { ga4: { measurementId: 'G-1' }, posthog: { apiKey: 'k' } } }),
-    unknown: ['/analytics'],
+    config: base({ tracking: { ga4: { measurementId: 'G-1' }, posthog: { apiKey: 'k' } } }),
+    unknown: ['/tracking'],
   },
   {
     where:

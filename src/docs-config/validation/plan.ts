@@ -97,6 +97,9 @@ function buildPlan(resolved: TSchema): Plan {
         )
       }
     }
+  } else if (resolved.type === 'object' && resolved.patternProperties !== undefined) {
+    // A record (seo.metatags, variables): any key is known; the compiled check looks at its values.
+    plan.kind = 'leaf'
   } else if (resolved.type === 'object') {
     plan.kind = 'object'
     for (const [key, property] of Object.entries((resolved.properties ?? {}) as Record<string, TSchema>)) {
@@ -134,7 +137,8 @@ export function hasJsonType(schema: TSchema, value: unknown): boolean {
     case 'array':
       return Array.isArray(value)
     case undefined:
-      return true
+      // An enum (a union of literals) has the JSON type of its values.
+      return Array.isArray(schema.anyOf) ? schema.anyOf.some((branch: TSchema) => hasJsonType(branch, value)) : true
     default:
       return typeof value === schema.type
   }

@@ -7,9 +7,9 @@ import { planOf, type Plan } from './plan'
 import { scanJson } from '../../json/positional'
 import type { NodePosition } from '../../json/positions'
 import type { Issue, ValidateOptions, ValidationResult } from '../model'
-import { checkCrossFieldRules } from '../rules'
 import { applyDefaults } from '../defaults'
-import { DOCS_CONFIG_CHECK, DocsConfigSchema, type DocsConfig } from '../../docs-format/docs-json'
+import type { DocsConfig } from '../../docs-format/docs-json'
+import { shapeOf, type Shape } from './shapes'
 import { NodeSearch } from '../../json/node-search'
 import { findUnstorableText } from './unstorable-values'
 import { TextPositions, type LineColumn } from './text-position'
@@ -61,7 +61,13 @@ function tooDeep(text: string): ValidationResult {
 }
 
 /** Built on first use rather than at start-up; looking it up on every validation cost more than keeping it. */
-let docsConfigPlan: Plan | undefined
+const PLANS = new Map<Shape, Plan>()
+
+function planOfShape(shape: Shape): Plan {
+  let plan = PLANS.get(shape)
+  if (plan === undefined) PLANS.set(shape, (plan = planOf(shape.schema)))
+  return plan
+}
 
 function validate(text: string, options: ValidateOptions): ValidationResult {
   // Editors on Windows may save a byte-order mark; JSON.parse rejects it, the scanner skips it.
@@ -73,35 +79,35 @@ function validate(text: string, options: ValidateOptions): ValidationResult {
     return syntaxFailure(text)
   }
   const walked: Walked = { unsafeInteger: false, unknownKey: false }
-  docsConfigPlan ??= planOf(DocsConfigSchema)
-  const parsedKeys = keysInValue(value, docsConfigPlan, 0, walked)
+  const shape = shapeOf(value)
+  const parsedKeys = keysInValue(value, planOfShape(shape), 0, walked)
   if (parsedKeys === TOO_DEEP) return tooDeep(text)
   const mayHaveDuplicates = keysInText(source) !== parsedKeys
   const findings: Finding[] = []
   if (!isPlainObject(value)) {
-    findings.push(rootNotAnObject(value))
+    findings.push(rootNotAnObject(value, shape))
   } else {
     // What the schema with every object closed would answer, for less: the key count saw the unknown keys.
-    const typesAccepted = DOCS_CONFIG_CHECK.Check(value)
+    const typesAccepted = shape.check.Check(value)
     const closedAccepted = typesAccepted && !walked.unknownKey
-    if (!typesAccepted) inspect(DocsConfigSchema, value, findings)
-    else if (!closedAccepted) findUnknownProperties(DocsConfigSchema, value, findings)
+    if (!typesAccepted) inspect(shape.schema, value, findings)
+    else if (!closedAccepted) findUnknownProperties(shape.schema, value, findings)
     if (!typesAccepted && !findings.some((finding) => finding.severity === 'error'))
-      findings.push(schemaFallback(value))
-    explainNewerShape(value, findings)
-    checkCrossFieldRules(value, findings)
+      findings.push(schemaFallback(shape, value))
+    shape.rules(value, findings)
   }
   findUnstorableText(source, value, findings, walked.unsafeInteger)
   if (findings.length === 0 && !mayHaveDuplicates) {
-    return { valid: true, errors: [], warnings: [], config: normalised(value) }
+    return { valid: true, errors: [], warnings: [], config: normalised(shape, value) }
   }
   // Located before defaults are filled in, so that every node the search meets is one written in the text.
-  return locate(text, value, findings, options, mayHaveDuplicates)
+  return locate(text, value, shape, findings, options, mayHaveDuplicates)
 }
 
 function locate(
   text: string,
   value: unknown,
+  shape: Shape,
   findings: Finding[],
   options: ValidateOptions,
   mayHaveDuplicates: boolean,
@@ -113,12 +119,12 @@ function locate(
   const errors = listed(located, 'error')
   const warnings = listed(located, 'warning')
   if (errors.length > 0) return { valid: false, errors, warnings }
-  return { valid: true, errors, warnings, config: normalised(value) }
+  return { valid: true, errors, warnings, config: normalised(shape, value) }
 }
 
-/** The valid config with the schema's defaults filled in. */
-function normalised(value: unknown): DocsConfig {
-  applyDefaults(DocsConfigSchema, value)
+/** The valid config with its shape's defaults filled in. */
+function normalised(shape: Shape, value: unknown): DocsConfig {
+  applyDefaults(shape.schema, value)
   return value as DocsConfig
 }
 
@@ -266,31 +272,21 @@ function syntaxFailure(text: string): ValidationResult {
   return { valid: false, errors: [issue], warnings: [] }
 }
 
-function rootNotAnObject(value: unknown): Finding {
+function rootNotAnObject(value: unknown, shape: Shape): Finding {
   return {
     severity: 'error',
     path: '',
     at: '',
     part: 'value',
-    message: `docs.json: expected a JSON object with name and navigation, received ${describeValue(value)}`,
+    message: `docs.json: expected ${shape.expected}, received ${describeValue(value)}`,
     expected: 'an object',
     received: describeValue(value),
   }
 }
 
-/** The newer docs.json shape has `navigation` as an object; say so instead of only "expected an array". */
-function explainNewerShape(config: Record<string, unknown>, findings: Finding[]): void {
-  if (!isPlainObject(config.navigation)) return
-  const finding = findings.find((candidate) => candidate.path === '/navigation' && candidate.severity === 'error')
-  if (finding === undefined) return
-  finding.message +=
-    '; this file uses the newer docs.json shape, where navigation is an object, which is not supported here: ' +
-    'write navigation as an array of {group, pages} groups'
-}
-
 /** Should the walk ever miss something the compiled schema rejects, TypeBox's own first error is reported. */
-function schemaFallback(value: unknown): Finding {
-  const first = DOCS_CONFIG_CHECK.Errors(value).First()
+function schemaFallback(shape: Shape, value: unknown): Finding {
+  const first = shape.check.Errors(value).First()
   const path = first?.path ?? ''
   return {
     severity: 'error',

@@ -1,0 +1,27 @@
+import { readFile } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
+import { hasIncludes, resolveIncludes } from '../docs-format/includes'
+
+/** A docs.json read from disk: the text to validate or send, and whether `$ref` includes were resolved into it. */
+export type DocsConfigFile = { text: string; resolved: boolean }
+
+/**
+ * Reads a docs.json (or mint.json) and resolves its `$ref` includes relative to it, as Mintlify's CLI does. A
+ * file without includes, or one that is not JSON, is returned as written, so that line and column of any
+ * finding refer to the file itself; a resolved one is the whole document, pretty-printed.
+ *
+ * @throws IncludeError when an include cannot be resolved; the file system's error when the file cannot be read.
+ */
+export async function readDocsConfigFile(path: string): Promise<DocsConfigFile> {
+  const text = await readFile(path, 'utf8')
+  let value: unknown
+  try {
+    value = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
+  } catch {
+    return { text, resolved: false }
+  }
+  if (!hasIncludes(value)) return { text, resolved: false }
+  const folder = dirname(path)
+  const resolved = await resolveIncludes(value, basename(path), (relative) => readFile(join(folder, relative), 'utf8'))
+  return { text: `${JSON.stringify(resolved, null, 2)}\n`, resolved: true }
+}
