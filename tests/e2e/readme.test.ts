@@ -97,6 +97,8 @@ test(
  */
 const BLOCK_RUNS: [line: string, run: 'server' | 'cli' | 'ts' | { elsewhere: string }][] = [
   ['bun install && bun start', { elsewhere: '.ci/run (it is the suite)' }],
+  // "Testing with Trellis": the examples are test files of a project of their own; the first block is the calls they make.
+  ["from 'trellis/testing'", { elsewhere: 'tests/e2e/readme-testing.test.ts' }],
   ['bun run trellis token create --owner alice --scope plants:read', 'cli'],
   ['ID=$(curl -s -X POST localhost:3000/admin/tokens', 'server'],
   ['curl -sN localhost:3000/v1/chat/completions', 'server'],
