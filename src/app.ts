@@ -26,6 +26,9 @@ import { docsConfigPlugin } from './docs-config'
 import { DocsConfigService } from './docs-config/service'
 import { DocsRevisionStore } from './docs-config/store'
 import { docsPagesPlugin } from './docs-pages'
+import { docsAssetsPlugin } from './docs-pages/asset-routes'
+import { DocsAssetsService } from './docs-pages/asset-service'
+import { DocsAssetsStore } from './docs-pages/asset-store'
 import { DocsPagesService } from './docs-pages/service'
 import { DocsPagesStore } from './docs-pages/store'
 import { docsSitePlugin } from './docs-site'
@@ -138,6 +141,7 @@ export function createApp(deps: AppDeps) {
     deps.reloader ?? configReloaderFor({ config: deps.config, chat, governance, metrics, logger: deps.logger })
   const docsConfig = new DocsConfigService(new DocsRevisionStore(db), deps.clock)
   const docsPages = new DocsPagesService(new DocsPagesStore(db), deps.clock)
+  const docsAssets = new DocsAssetsService(new DocsAssetsStore(db), deps.config.docsAssets)
   // Read when the document is first asked for, by which time every plugin has added its routes.
   let routes: readonly DocumentedRoute[] = []
   const document = once(() => openApiDocument(routes, { ...DOCUMENT_HEAD, schemas: docsJsonComponents() }))
@@ -166,7 +170,8 @@ export function createApp(deps: AppDeps) {
     .use(chatPlugin({ ...deps, chat, auth, governance, ledger, metrics }))
     .use(docsConfigPlugin({ service: docsConfig, auth, logger: deps.logger }))
     .use(docsPagesPlugin({ service: docsPages, auth, logger: deps.logger }))
-    .use(docsSitePlugin({ sources: siteSources(docsConfig, docsPages, document), logger: deps.logger }))
+    .use(docsAssetsPlugin({ service: docsAssets, auth, logger: deps.logger }))
+    .use(docsSitePlugin({ sources: siteSources(docsConfig, docsPages, docsAssets, document), logger: deps.logger }))
     .use(adminPlugin({ auth, tokens: deps.tokens, logger: deps.logger, config: deps.config }))
     .use(usagePlugin({ db, auth, logger: deps.logger, clock: deps.clock }))
     .use(
@@ -237,13 +242,24 @@ export function metricsFor(database: DatabaseHandle, ledger: UsageLedger | undef
 }
 
 /** The documentation site renders the current docs.json and the stored pages, and this server's own document. */
-function siteSources(config: DocsConfigService, pages: DocsPagesService, ownDocument: () => unknown): SiteSources {
+function siteSources(
+  config: DocsConfigService,
+  pages: DocsPagesService,
+  files: DocsAssetsService,
+  ownDocument: () => unknown,
+): SiteSources {
   return {
     config: () => config.current(),
     pagesGeneration: () => pages.generation(),
     pageSummaries: () => pages.summaries(),
     pageText: async (path) => (await pages.stored(path))?.source,
     ownDocument: ownDocument as () => OpenApiDocument,
+    files: {
+      generation: () => files.generation(),
+      summary: (path) => files.summary(path),
+      content: async (path) => (await files.get(path))?.content,
+      openApiPaths: () => files.openApiPaths(),
+    },
   }
 }
 

@@ -63,6 +63,11 @@ export type Config = {
    * holding at most `RESPONSES_MAX_STORED_BYTES` (8 MiB) of conversation.
    */
   responses: { retentionDays: number; maxStoredBytes: number }
+  /**
+   * The docs site's files (`PUT /docs/assets/…`): each at most `DOCS_ASSET_MAX_BYTES` (25 MiB), all of them
+   * together at most `DOCS_ASSETS_MAX_BYTES` (1 GiB).
+   */
+  docsAssets: { maxFileBytes: number; maxSiteBytes: number }
   env: Readonly<Record<string, string | undefined>>
   /** The configuration file read, if any, and which of its settings a variable overrides. */
   file: { name: string; path: string; overridden: { setting: string; variable: string }[] } | undefined
@@ -141,6 +146,11 @@ export function loadConfig(env: Env, kinds: ProviderKinds, options: ConfigOption
     responses: {
       retentionDays: integer(env, 'RESPONSES_RETENTION_DAYS', 30, 1, 3650),
       maxStoredBytes: byteSize(env, 'RESPONSES_MAX_STORED_BYTES', 8 * 1024 * 1024),
+    },
+    // Environment only, like the stored responses' limits (README, "Docs files").
+    docsAssets: {
+      maxFileBytes: byteSize(env, 'DOCS_ASSET_MAX_BYTES', 25 * 1024 * 1024, 1024),
+      maxSiteBytes: byteSize(env, 'DOCS_ASSETS_MAX_BYTES', 1024 * 1024 * 1024, 1024 * 1024),
     },
     env,
     file: file && { name: source!.name, path: source!.path, overridden: overridden(env, file) },

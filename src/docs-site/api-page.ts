@@ -36,7 +36,7 @@ export function renderOperation(
   document: OpenApiDocument,
   operation: Operation,
   config: DocsConfig,
-  options: { sameOrigin: boolean },
+  options: { sameOrigin: boolean; servers?: string[] },
 ): string {
   const mode = config.api?.playground?.mode ?? 'show'
   const bodyMedia =
@@ -46,7 +46,7 @@ export function renderOperation(
   const data: PlaygroundData = {
     method: operation.method,
     path: operation.path,
-    baseUrls: options.sameOrigin ? [] : baseUrlsOf(config),
+    baseUrls: options.sameOrigin ? [] : baseUrlsOf(config, options.servers),
     auth:
       secured || config.api?.auth?.method !== undefined
         ? {
@@ -77,10 +77,10 @@ export function renderOperation(
   return parts.join('')
 }
 
-/** docs.json's `api.baseUrl`, as a list. */
-function baseUrlsOf(config: DocsConfig): string[] {
+/** docs.json's `api.baseUrl`, as a list; else the document's own `servers`. */
+function baseUrlsOf(config: DocsConfig, servers: string[] = []): string[] {
   const base = config.api?.baseUrl
-  return base === undefined ? [] : Array.isArray(base) ? base : [base]
+  return base === undefined ? servers : Array.isArray(base) ? base : [base]
 }
 
 function parametersSection(document: OpenApiDocument, operation: Operation): string {

@@ -51,6 +51,8 @@ export interface MarkdownOptions {
    * the link as written. The fragment and query are appended to what it returns.
    */
   pageHref: (target: string) => string | undefined
+  /** The URL of an image named by a path in the repository (see SanitizeContext.imageSrc). */
+  imageSrc?: (src: string) => string | undefined
 }
 
 interface RenderEnv {
@@ -196,7 +198,11 @@ export function renderMarkdown(body: string, options: MarkdownOptions): Rendered
   const nonce = `n${crypto.randomUUID().replaceAll('-', '')}`
   const { markdown, icons } = lowerMdx(body, `${nonce}i`)
   const env: RenderEnv = { nonce, headings: [], ids: new Set(LAYOUT_IDS), nextSuffix: new Map() }
-  const html = sanitizePage(markdownIt().render(markdown, env), { pageHref: options.pageHref, idNonce: nonce })
+  const html = sanitizePage(markdownIt().render(markdown, env), {
+    pageHref: options.pageHref,
+    imageSrc: options.imageSrc,
+    idNonce: nonce,
+  })
   if (icons.length === 0) return { html, headings: env.headings }
   // Icons go in after sanitising (the allowlist has no SVG); their placeholders carry the nonce, so an author cannot
   // place one.

@@ -8,7 +8,7 @@ export type JsonObject = Record<string, unknown>
 export type OpenApiDocument = {
   paths?: Record<string, JsonObject>
   components?: { schemas?: Record<string, unknown> }
-  servers?: { url?: string }[]
+  servers?: { url?: string; variables?: unknown }[]
   security?: unknown[]
 }
 
@@ -89,28 +89,80 @@ export function findOperation(document: OpenApiDocument, method: string, path: s
   }
 }
 
-/** Every `METHOD /path` of a document, in document order. */
-export function operationsOf(
-  document: OpenApiDocument,
-): { method: string; path: string; summary?: string; tags: string[]; operationId?: string }[] {
-  const found: { method: string; path: string; summary?: string; tags: string[]; operationId?: string }[] = []
-  for (const [path, item] of Object.entries(document.paths ?? {})) {
+/** One operation of a document as navigation lists it. */
+export type OperationEntry = {
+  method: string
+  path: string
+  summary?: string
+  /** The page title Mintlify gives it: the summary, else "METHOD /path". */
+  title: string
+  tags: string[]
+  operationId?: string
+  deprecated: boolean
+  /**
+   * The page path Mintlify publishes it at, below the generated folder: `{tag}/{title slug}`, or `{title slug}`
+   * for an operation without tags (`x-mint.href` wins when the operation sets one).
+   */
+  slug: string
+}
+
+/** Every `METHOD /path` of a document, in document order; `x-hidden` and `x-excluded` operations left out. */
+export function operationsOf(document: OpenApiDocument): OperationEntry[] {
+  const found: OperationEntry[] = []
+  for (const [path, item] of Object.entries(isObject(document.paths) ? document.paths : {})) {
+    if (!isObject(item)) continue
     for (const method of HTTP_METHODS) {
       const operation = item[method]
-      if (!isObject(operation)) continue
+      if (!isObject(operation) || operation['x-hidden'] === true || operation['x-excluded'] === true) continue
       const tags = Array.isArray(operation.tags)
         ? operation.tags.filter((tag): tag is string => typeof tag === 'string')
         : []
+      const summary = stringOr(operation.summary)?.trim() || undefined
+      const title = summary ?? `${method.toUpperCase()} ${path}`
+      const mint = isObject(operation['x-mint']) ? operation['x-mint'] : {}
+      const href = typeof mint.href === 'string' ? mint.href.replace(/^\/+|\/+$/g, '') : ''
       found.push({
         method: method.toUpperCase(),
         path,
-        summary: stringOr(operation.summary),
+        summary,
+        title,
         tags,
         operationId: stringOr(operation.operationId),
+        deprecated: operation.deprecated === true,
+        slug: href || [...(tags[0] === undefined ? [] : [slugOf(tags[0])]), slugOf(title)].join('/'),
       })
     }
   }
   return found
+}
+
+/**
+ * A title or tag as a path segment, as Mintlify makes them: lower case, runs of spaces and slashes as one "-"
+ * ("Search & List Entities" → "search-&-list-entities"; "GET /plants/{id}" → "get-plants-{id}").
+ */
+function slugOf(text: string): string {
+  return (
+    text
+      .toLowerCase()
+      .replace(/[\s/]+/g, '-')
+      .replace(/^-+|-+$/g, '') || 'operation'
+  )
+}
+
+/** The base URLs a document's `servers` name, their `{variables}` filled with their defaults. */
+export function serverUrlsOf(document: OpenApiDocument): string[] {
+  const urls: string[] = []
+  for (const server of Array.isArray(document.servers) ? document.servers : []) {
+    if (!isObject(server) || typeof server.url !== 'string') continue
+    const variables = isObject(server.variables) ? server.variables : {}
+    urls.push(
+      server.url.replace(/\{([^{}]+)\}/g, (whole, name: string) => {
+        const variable = variables[name]
+        return isObject(variable) && typeof variable.default === 'string' ? variable.default : whole
+      }),
+    )
+  }
+  return urls
 }
 
 /** A value with one level of `$ref` followed (local references only; anything else is left as is). */

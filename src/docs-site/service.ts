@@ -7,9 +7,11 @@ import { SITE_ASSETS } from './assets'
 import { defaultPages } from './default-site'
 import { escapeHtml } from './html'
 import { renderLayout } from './layout'
-import { pagePathOf, pageUrl } from './links'
+import type { SiteFiles } from './files'
+import { pagePathOf, pageUrl, repositoryFileUrl } from './links'
 import { renderMarkdown } from './markdown'
-import { findOperation, type OpenApiDocument } from './openapi-schema'
+import { findOperation, serverUrlsOf, type OpenApiDocument } from './openapi-schema'
+import { documentsNamed, OpenApiDocuments, storedPathOf } from './openapi-sources'
 import { SiteMap } from './site-map'
 
 /** What the site reads: the current docs.json, and the stored pages. */
@@ -22,8 +24,10 @@ export type SiteSources = {
   pageSummaries: () => Promise<Map<string, { title?: string; sidebarTitle?: string }>>
   /** A page's newest text, or undefined when it has none. */
   pageText: (path: string) => Promise<string | undefined>
-  /** This server's own OpenAPI document (docs.json's `openapi: "/openapi.json"`). */
+  /** This server's own OpenAPI document (docs.json's `openapi: "/openapi.json"`, unless the repository has one). */
   ownDocument: () => OpenApiDocument
+  /** The repository's stored files: images, and the OpenAPI documents its API pages render. */
+  files?: SiteFiles
 }
 
 export type SitePage = { status: 200 | 404; html: string; etag: string; csp: string }
@@ -73,7 +77,11 @@ export class DocsSiteService {
   /** The snapshot being built, shared by the requests that need it meanwhile. */
   private building: { key: string; snapshot: Promise<Snapshot> } | undefined
 
-  constructor(private readonly sources: SiteSources) {}
+  private readonly documents: OpenApiDocuments
+
+  constructor(private readonly sources: SiteSources) {
+    this.documents = new OpenApiDocuments(sources.files)
+  }
 
   /** The page at `requested` (`''` is the home page). Unknown pages are a 404 page in the site's own layout. */
   async render(requested: string): Promise<SitePage> {
@@ -81,8 +89,13 @@ export class DocsSiteService {
     // so a crawler cannot churn the cache (and force a render per request) by spelling a page many ways.
     // A non-empty address that names nothing (`/docs/%20`) stays an unknown page, not the home page.
     const path = requested === '' ? '' : pagePathOf(requested) || '\u0000'
-    const [current, generation] = await Promise.all([this.sources.config(), this.sources.pagesGeneration()])
-    const snapshotKey = `${current.etag}\n${generation}`
+    const [current, generation, files] = await Promise.all([
+      this.sources.config(),
+      this.sources.pagesGeneration(),
+      this.sources.files?.generation() ?? 0,
+    ])
+    // The files join the key: an API page shows the stored OpenAPI document as it is now.
+    const snapshotKey = `${current.etag}\n${generation}\n${files}`
     const cacheKey = `${snapshotKey}\n${path}`
     const cached = this.pages.get(cacheKey)
     if (cached !== undefined) {
@@ -222,12 +235,15 @@ export class DocsSiteService {
       return { status: 200, ...renderLayout({ ...view, path, title: labelOf(path), content, headings: [] }) }
     }
     const { data, body, problem } = frontMatterOf(text)
-    const markdown = renderMarkdown(body, { pageHref: (target) => pageHrefFor(target, path, isPage) })
+    const markdown = renderMarkdown(body, {
+      pageHref: (target) => pageHrefFor(target, path, isPage),
+      imageSrc: (src) => repositoryFileUrl(src, path),
+    })
     let content =
       problem === undefined
         ? ''
         : `<div class="callout callout-warning" role="note"><p>${escapeHtml(problem)}</p></div>`
-    if (data.openapi !== undefined) content += this.operationHtml(snapshot, data.openapi)
+    if (data.openapi !== undefined) content += await this.operationHtml(snapshot, data.openapi)
     content += markdown.html
     const title = data.title ?? labelOf(path)
     return {
@@ -236,27 +252,49 @@ export class DocsSiteService {
     }
   }
 
-  /** An API page's operation, from the OpenAPI document docs.json names (this server's own, for now). */
-  private operationHtml(snapshot: Snapshot, reference: string): string {
+  /**
+   * An API page's operation: from the document the reference names, else the first document docs.json names that
+   * has it (a stored file at that path, else this server's own /openapi.json), else any stored OpenAPI document.
+   */
+  private async operationHtml(snapshot: Snapshot, reference: string): Promise<string> {
     const ref = parseOperationRef(reference)
     const notice = (message: string) =>
       `<div class="callout callout-warning" role="note"><p>${escapeHtml(message)}</p></div>`
     if (ref === undefined) return notice(`The front matter's openapi value "${reference}" is not "METHOD /path".`)
-    const sources = snapshot.config.openapi === undefined ? ['/openapi.json'] : [snapshot.config.openapi].flat()
-    const own = sources.find(
-      (source) => isOwnDocument(source) && (ref.document === undefined || isOwnDocument(ref.document)),
-    )
-    if (own === undefined) {
-      return notice(
-        `${ref.method} ${ref.path} is not shown: Trellis renders operations of its own /openapi.json, and ` +
-          `docs.json's openapi names ${sources.join(', ')}. Documents at other addresses are not fetched (the site ` +
-          `works offline).`,
-      )
+    const named = documentsNamed(snapshot.config)
+    const references =
+      ref.document !== undefined
+        ? [ref.document]
+        : [...(named.length === 0 ? ['/openapi.json'] : named), ...(await this.documents.paths())]
+    const searched: string[] = []
+    const unfetched: string[] = []
+    for (const source of references) {
+      const path = storedPathOf(source)
+      const stored = path === undefined ? undefined : await this.documents.get(path)
+      const own = stored === undefined && isOwnDocument(source)
+      const document = stored ?? (own ? this.sources.ownDocument() : undefined)
+      if (document === undefined) {
+        if (path === undefined) unfetched.push(source)
+        else if (!searched.includes(source)) searched.push(`${source} (not stored)`)
+        continue
+      }
+      if (searched.includes(path ?? source)) continue
+      searched.push(path ?? source)
+      const operation = findOperation(document, ref.method, ref.path)
+      if (operation === undefined) continue
+      return renderOperation(document, operation, snapshot.config, {
+        sameOrigin: own && snapshot.builtIn.texts.size > 0,
+        servers: own ? undefined : serverUrlsOf(document),
+      })
     }
-    const document = this.sources.ownDocument()
-    const operation = findOperation(document, ref.method, ref.path)
-    if (operation === undefined) return notice(`${ref.method} ${ref.path} is not an operation of /openapi.json.`)
-    return renderOperation(document, operation, snapshot.config, { sameOrigin: snapshot.builtIn.texts.size > 0 })
+    const offline =
+      unfetched.length === 0
+        ? ''
+        : ` Documents at other addresses (${unfetched.join(', ')}) are not fetched: the site works offline; store ` +
+          'the file with trellis docs push.'
+    return notice(
+      `${ref.method} ${ref.path} is not an operation of ${searched.join(', ') || 'any stored document'}.${offline}`,
+    )
   }
 }
 
