@@ -11,7 +11,6 @@ import { AssetList, AssetListQuery, ASSETS_LIST_DEFAULT, ASSETS_LIST_MAX, Stored
 import {
   AssetPreconditionFailed,
   AssetTooLarge,
-  type AssetSummary,
   type DocsAssetsService,
   InvalidAsset,
 } from './asset-service'

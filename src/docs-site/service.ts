@@ -267,19 +267,21 @@ export class DocsSiteService {
         ? [ref.document]
         : [...(named.length === 0 ? ['/openapi.json'] : named), ...(await this.documents.paths())]
     const searched: string[] = []
+    const seen = new Set<string>()
     const unfetched: string[] = []
     for (const source of references) {
       const path = storedPathOf(source)
+      if (seen.has(path ?? source)) continue
+      seen.add(path ?? source)
       const stored = path === undefined ? undefined : await this.documents.get(path)
       const own = stored === undefined && isOwnDocument(source)
       const document = stored ?? (own ? this.sources.ownDocument() : undefined)
       if (document === undefined) {
         if (path === undefined) unfetched.push(source)
-        else if (!searched.includes(source)) searched.push(`${source} (not stored)`)
+        else searched.push(`${source} (no such document is stored)`)
         continue
       }
-      if (searched.includes(path ?? source)) continue
-      searched.push(path ?? source)
+      searched.push(source)
       const operation = findOperation(document, ref.method, ref.path)
       if (operation === undefined) continue
       return renderOperation(document, operation, snapshot.config, {
@@ -290,8 +292,8 @@ export class DocsSiteService {
     const offline =
       unfetched.length === 0
         ? ''
-        : ` Documents at other addresses (${unfetched.join(', ')}) are not fetched: the site works offline; store ` +
-          'the file with trellis docs push.'
+        : ` Documents at other addresses are not fetched (${unfetched.join(', ')}): the site works offline; store ` +
+          'the file in the repository and push it with trellis docs push.'
     return notice(
       `${ref.method} ${ref.path} is not an operation of ${searched.join(', ') || 'any stored document'}.${offline}`,
     )
