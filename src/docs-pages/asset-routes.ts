@@ -8,12 +8,7 @@ import { NEXT_PAGE_LINK } from '../http/openapi-document'
 import type { Logger } from '../telemetry/logger'
 import { assetPathProblem } from '../docs-format/asset-files'
 import { AssetList, AssetListQuery, ASSETS_LIST_DEFAULT, ASSETS_LIST_MAX, StoredAssetResult } from './asset-model'
-import {
-  AssetPreconditionFailed,
-  AssetTooLarge,
-  type DocsAssetsService,
-  InvalidAsset,
-} from './asset-service'
+import { AssetPreconditionFailed, AssetTooLarge, type DocsAssetsService, InvalidAsset } from './asset-service'
 
 export type DocsAssetsDeps = { service: DocsAssetsService; auth: AuthDeps; logger: Logger }
 

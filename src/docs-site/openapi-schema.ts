@@ -46,6 +46,12 @@ export type MediaType = {
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
 /** How deep a schema is shown or an example built; deeper levels are summarised. */
 export const MAX_SCHEMA_DEPTH = 6
+/**
+ * Values in one generated example, and fields in one listed schema: depth alone does not bound them (12 properties
+ * that each refer to the next level make 3 million fields in 6 levels), and neither does a document's size.
+ */
+const MAX_EXAMPLE_VALUES = 2_000
+export const MAX_LISTED_FIELDS = 1_000
 
 /** The operation `method path` of `document`, with `$ref`ed parameters, bodies and responses resolved. */
 export function findOperation(document: OpenApiDocument, method: string, path: string): Operation | undefined {
@@ -183,11 +189,18 @@ export function resolve(document: OpenApiDocument, value: unknown, seen = 0): un
  * type (objects from their properties, arrays with one item). Beyond {@link MAX_SCHEMA_DEPTH} levels, or on a
  * `$ref` cycle, the value is left out.
  */
-export function exampleOf(document: OpenApiDocument, schema: unknown, depth = 0, refs: string[] = []): unknown {
-  if (!isObject(schema) || depth > MAX_SCHEMA_DEPTH) return undefined
+export function exampleOf(
+  document: OpenApiDocument,
+  schema: unknown,
+  depth = 0,
+  refs: string[] = [],
+  budget = { left: MAX_EXAMPLE_VALUES },
+): unknown {
+  if (!isObject(schema) || depth > MAX_SCHEMA_DEPTH || budget.left <= 0) return undefined
+  budget.left -= 1
   if (typeof schema.$ref === 'string') {
     if (refs.includes(schema.$ref)) return undefined
-    return exampleOf(document, resolve(document, schema), depth, [...refs, schema.$ref])
+    return exampleOf(document, resolve(document, schema), depth, [...refs, schema.$ref], budget)
   }
   if (schema.example !== undefined) return schema.example
   if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0]
@@ -196,11 +209,11 @@ export function exampleOf(document: OpenApiDocument, schema: unknown, depth = 0,
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0]
   for (const key of ['oneOf', 'anyOf'] as const) {
     const branches = schema[key]
-    if (Array.isArray(branches) && branches.length > 0) return exampleOf(document, branches[0], depth + 1, refs)
+    if (Array.isArray(branches) && branches.length > 0) return exampleOf(document, branches[0], depth + 1, refs, budget)
   }
   if (Array.isArray(schema.allOf)) {
     const merged: JsonObject = {}
-    for (const part of schema.allOf) Object.assign(merged, exampleOf(document, part, depth + 1, refs) ?? {})
+    for (const part of schema.allOf) Object.assign(merged, exampleOf(document, part, depth + 1, refs, budget) ?? {})
     return merged
   }
   const type = Array.isArray(schema.type) ? schema.type.find((each) => each !== 'null') : schema.type
@@ -208,18 +221,18 @@ export function exampleOf(document: OpenApiDocument, schema: unknown, depth = 0,
     case 'object': {
       const value: JsonObject = {}
       const properties = isObject(schema.properties) ? schema.properties : {}
-      const required = Array.isArray(schema.required) ? schema.required : []
+      const required = new Set(Array.isArray(schema.required) ? schema.required : [])
       // Required properties, and optional ones only where the schema gives an example or default: a made-up
       // value for an optional field (an id of 0) would be sent as is from the playground and mean something.
       for (const [name, property] of Object.entries(properties)) {
-        if (!required.includes(name) && !hasOwnExample(resolve(document, property))) continue
-        const example = exampleOf(document, property, depth + 1, refs)
+        if (!required.has(name) && !hasOwnExample(resolve(document, property))) continue
+        const example = exampleOf(document, property, depth + 1, refs, budget)
         if (example !== undefined) value[name] = example
       }
       return value
     }
     case 'array': {
-      const item = exampleOf(document, schema.items, depth + 1, refs)
+      const item = exampleOf(document, schema.items, depth + 1, refs, budget)
       return item === undefined ? [] : [item]
     }
     case 'string':

@@ -1,7 +1,12 @@
+import type { DocsConfig } from '../docs-format/docs-json'
+import { parseOperationRef } from '../docs-format/front-matter'
 import { readOpenApiFile } from '../docs-format/openapi-file'
+import { renderOperation } from './api-page'
 import type { SiteFiles } from './files'
+import { escapeHtml } from './html'
 import { trimSlashes } from './links'
-import type { OpenApiDocument } from './openapi-schema'
+import { type GeneratedPage, generatedPages, groupOpenApi } from './openapi-navigation'
+import { findOperation, type OpenApiDocument, serverUrlsOf } from './openapi-schema'
 
 /** How deep docs.json is searched for `openapi` keys; real files nest navigation a handful of levels. */
 const MAX_CONFIG_DEPTH = 32
@@ -71,6 +76,88 @@ export class OpenApiDocuments {
   async paths(): Promise<string[]> {
     return (await this.files?.openApiPaths()) ?? []
   }
+
+  /**
+   * An API page's operation: from the document the reference names, else the first document docs.json names that
+   * has it (a stored file at that path, else this server's own /openapi.json), else any stored OpenAPI document.
+   */
+  async operationHtml(
+    reference: string,
+    site: { config: DocsConfig; ownDocument: () => OpenApiDocument; builtIn: boolean },
+  ): Promise<string> {
+    const ref = parseOperationRef(reference)
+    const notice = (message: string) =>
+      `<div class="callout callout-warning" role="note"><p>${escapeHtml(message)}</p></div>`
+    if (ref === undefined) return notice(`The front matter's openapi value "${reference}" is not "METHOD /path".`)
+    const named = documentsNamed(site.config)
+    const references =
+      ref.document !== undefined
+        ? [ref.document]
+        : [...(named.length === 0 ? ['/openapi.json'] : named), ...(await this.paths())]
+    const searched: string[] = []
+    const seen = new Set<string>()
+    const unfetched: string[] = []
+    for (const source of references) {
+      const path = storedPathOf(source)
+      if (seen.has(path ?? source)) continue
+      seen.add(path ?? source)
+      const stored = path === undefined ? undefined : await this.get(path)
+      const own = stored === undefined && isOwnDocument(source)
+      const document = stored ?? (own ? site.ownDocument() : undefined)
+      if (document === undefined) {
+        if (path === undefined) unfetched.push(source)
+        else searched.push(`${source} (no such document is stored)`)
+        continue
+      }
+      searched.push(source)
+      const operation = findOperation(document, ref.method, ref.path)
+      if (operation === undefined) continue
+      return renderOperation(document, operation, site.config, {
+        sameOrigin: own && site.builtIn,
+        servers: own ? undefined : serverUrlsOf(document),
+      })
+    }
+    const offline =
+      unfetched.length === 0
+        ? ''
+        : ` Documents at other addresses are not fetched (${unfetched.join(', ')}): the site works offline; store ` +
+          'the file in the repository and push it with trellis docs push.'
+    return notice(
+      `${ref.method} ${ref.path} is not an operation of ${searched.join(', ') || 'any stored document'}.${offline}`,
+    )
+  }
+
+  /**
+   * The pages each navigation group's `"openapi": document` generates (the older docs.json shape's groups), by the
+   * source as written: the stored document at that path, else this server's own for `/openapi.json`.
+   */
+  async generatedGroups(config: DocsConfig, ownDocument: () => OpenApiDocument): Promise<Map<string, GeneratedPage[]>> {
+    const found = new Map<string, GeneratedPage[]>()
+    const visit = async (groups: unknown[], depth: number): Promise<void> => {
+      if (depth > 32) return
+      for (const group of groups) {
+        if (typeof group !== 'object' || group === null) continue
+        const { openapi, pages } = group as { openapi?: unknown; pages?: unknown }
+        const from = groupOpenApi(openapi)
+        if (from !== undefined && !found.has(from.source)) {
+          const path = storedPathOf(from.source)
+          const stored = path === undefined ? undefined : await this.get(path)
+          const document = stored ?? (isOwnDocument(from.source) ? ownDocument() : undefined)
+          if (document !== undefined) found.set(from.source, generatedPages(from, document))
+        }
+        if (Array.isArray(pages)) await visit(pages, depth + 1)
+      }
+    }
+    if (Array.isArray(config.navigation)) await visit(config.navigation, 0)
+    return found
+  }
+}
+
+/**
+ * This server's document, however docs.json spells it: `/openapi.json`, `openapi.json`, or the server's own URL path.
+ */
+function isOwnDocument(source: string): boolean {
+  return /^(?:\.?\/)?openapi\.json$/.test(source.trim())
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto'
 import packageJson from '../../package.json' with { type: 'json' }
 import type { DocsConfig } from '../docs-format/docs-json'
-import { FrontMatterError, parseFrontMatter, parseOperationRef, type FrontMatter } from '../docs-format/front-matter'
-import { renderOperation } from './api-page'
+import { FrontMatterError, parseFrontMatter, type FrontMatter } from '../docs-format/front-matter'
 import { SITE_ASSETS } from './assets'
 import { defaultPages } from './default-site'
 import { escapeHtml } from './html'
@@ -10,8 +9,9 @@ import { renderLayout } from './layout'
 import type { SiteFiles } from './files'
 import { pagePathOf, pageUrl, repositoryFileUrl } from './links'
 import { renderMarkdown } from './markdown'
-import { findOperation, serverUrlsOf, type OpenApiDocument } from './openapi-schema'
-import { documentsNamed, OpenApiDocuments, storedPathOf } from './openapi-sources'
+import { type OpenApiDocument } from './openapi-schema'
+import { type GeneratedPage, generatedPageText } from './openapi-navigation'
+import { OpenApiDocuments } from './openapi-sources'
 import { SiteMap } from './site-map'
 
 /** What the site reads: the current docs.json, and the stored pages. */
@@ -58,6 +58,8 @@ type Snapshot = {
   summaries: Awaited<ReturnType<SiteSources['pageSummaries']>>
   /** Trellis's own pages, while docs.json is the built-in default; empty otherwise. */
   builtIn: BuiltInPages
+  /** The pages navigation groups' `openapi` generate, by page path. */
+  generated: Map<string, GeneratedPage>
   /** The 404 page, the same for every unknown address, rendered once: a crawler's random URLs cost no render each. */
   notFound?: SitePage
 }
@@ -191,7 +193,12 @@ export class DocsSiteService {
   ): Promise<Snapshot> {
     const config = JSON.parse(current.body) as DocsConfig
     const builtIn = current.builtIn ? this.builtInPages() : NO_BUILT_IN_PAGES
-    return { key, config, map: new SiteMap(config), summaries: await this.sources.pageSummaries(), builtIn }
+    const bySource = await this.documents.generatedGroups(config, this.sources.ownDocument)
+    const generated = new Map<string, GeneratedPage>()
+    for (const pages of bySource.values())
+      for (const page of pages) if (!generated.has(page.path)) generated.set(page.path, page)
+    const map = new SiteMap(config, bySource)
+    return { key, config, map, summaries: await this.sources.pageSummaries(), builtIn, generated }
   }
 
   /** Trellis's own pages and their titles: the same for the whole process, so made once. */
@@ -215,7 +222,13 @@ export class DocsSiteService {
     const isPage = (candidate: string) => namesPage(snapshot, candidate)
     const labelOf = (candidate: string) => {
       const summary = summaries.get(candidate)
-      return summary?.sidebarTitle || summary?.title || builtIn.titles.get(candidate) || humanize(candidate)
+      return (
+        summary?.sidebarTitle ||
+        summary?.title ||
+        builtIn.titles.get(candidate) ||
+        snapshot.generated.get(candidate)?.title ||
+        humanize(candidate)
+      )
     }
     const view = { config: snapshot.config, map, isPage, labelOf, assets: SITE_ASSETS }
     if (path === undefined || !isPage(path)) {
@@ -225,7 +238,11 @@ export class DocsSiteService {
         ...renderLayout({ ...view, path: undefined, title: 'Page not found', content, headings: [] }),
       }
     }
-    const text = (await this.sources.pageText(path)) ?? builtIn.texts.get(path)
+    const generatedPage = snapshot.generated.get(path)
+    const text =
+      (await this.sources.pageText(path)) ??
+      builtIn.texts.get(path) ??
+      (generatedPage === undefined ? undefined : generatedPageText(generatedPage))
     if (text === undefined) {
       const content =
         `<div class="not-written" role="note"><p><strong>This page is not written yet.</strong></p><p>docs.json ` +
@@ -243,7 +260,12 @@ export class DocsSiteService {
       problem === undefined
         ? ''
         : `<div class="callout callout-warning" role="note"><p>${escapeHtml(problem)}</p></div>`
-    if (data.openapi !== undefined) content += await this.operationHtml(snapshot, data.openapi)
+    if (data.openapi !== undefined)
+      content += await this.documents.operationHtml(data.openapi, {
+        config: snapshot.config,
+        ownDocument: this.sources.ownDocument,
+        builtIn: snapshot.builtIn.texts.size > 0,
+      })
     content += markdown.html
     const title = data.title ?? labelOf(path)
     return {
@@ -251,64 +273,10 @@ export class DocsSiteService {
       ...renderLayout({ ...view, path, title, description: data.description, content, headings: markdown.headings }),
     }
   }
-
-  /**
-   * An API page's operation: from the document the reference names, else the first document docs.json names that
-   * has it (a stored file at that path, else this server's own /openapi.json), else any stored OpenAPI document.
-   */
-  private async operationHtml(snapshot: Snapshot, reference: string): Promise<string> {
-    const ref = parseOperationRef(reference)
-    const notice = (message: string) =>
-      `<div class="callout callout-warning" role="note"><p>${escapeHtml(message)}</p></div>`
-    if (ref === undefined) return notice(`The front matter's openapi value "${reference}" is not "METHOD /path".`)
-    const named = documentsNamed(snapshot.config)
-    const references =
-      ref.document !== undefined
-        ? [ref.document]
-        : [...(named.length === 0 ? ['/openapi.json'] : named), ...(await this.documents.paths())]
-    const searched: string[] = []
-    const seen = new Set<string>()
-    const unfetched: string[] = []
-    for (const source of references) {
-      const path = storedPathOf(source)
-      if (seen.has(path ?? source)) continue
-      seen.add(path ?? source)
-      const stored = path === undefined ? undefined : await this.documents.get(path)
-      const own = stored === undefined && isOwnDocument(source)
-      const document = stored ?? (own ? this.sources.ownDocument() : undefined)
-      if (document === undefined) {
-        if (path === undefined) unfetched.push(source)
-        else searched.push(`${source} (no such document is stored)`)
-        continue
-      }
-      searched.push(source)
-      const operation = findOperation(document, ref.method, ref.path)
-      if (operation === undefined) continue
-      return renderOperation(document, operation, snapshot.config, {
-        sameOrigin: own && snapshot.builtIn.texts.size > 0,
-        servers: own ? undefined : serverUrlsOf(document),
-      })
-    }
-    const offline =
-      unfetched.length === 0
-        ? ''
-        : ` Documents at other addresses are not fetched (${unfetched.join(', ')}): the site works offline; store ` +
-          'the file in the repository and push it with trellis docs push.'
-    return notice(
-      `${ref.method} ${ref.path} is not an operation of ${searched.join(', ') || 'any stored document'}.${offline}`,
-    )
-  }
 }
 
 function namesPage(snapshot: Snapshot, path: string): boolean {
   return snapshot.map.names(path) || snapshot.summaries.has(path) || snapshot.builtIn.texts.has(path)
-}
-
-/**
- * This server's document, however docs.json spells it: `/openapi.json`, `openapi.json`, or the server's own URL path.
- */
-function isOwnDocument(source: string): boolean {
-  return /^(?:\.?\/)?openapi\.json$/.test(source.trim())
 }
 
 /** Front matter with its problem, if any, reported on the page instead of failing it. */

@@ -1,6 +1,7 @@
 import type { DocsConfig } from '../docs-format/docs-json'
 import { URL_SCHEME } from './html'
 import { pagePathOf } from './links'
+import { type GeneratedPage, groupOpenApi } from './openapi-navigation'
 
 /** One entry of the sidebar: a page path, or a group of entries (groups nest to any depth). */
 export type NavEntry = { kind: 'page'; path: string } | { kind: 'group'; name: string; entries: NavEntry[] }
@@ -46,7 +47,14 @@ export class SiteMap {
   /** Each section's first page in `navigation`, found once. */
   private readonly firstPages = new Map<Section, string>()
 
-  constructor(config: DocsConfig) {
+  /**
+   * `generated`: the pages each document a group's `openapi` names generates (see generatedPages), by the
+   * `openapi` source as written; a group whose document is not there lists only its own pages.
+   */
+  constructor(
+    config: DocsConfig,
+    private readonly generated: ReadonlyMap<string, GeneratedPage[]> = new Map(),
+  ) {
     this.tree = config.navigation.map((group) => this.entryOf(group))
     const topAnchor = config.topAnchor
     this.top = {
@@ -124,19 +132,39 @@ export class SiteMap {
   }
 
   private entryOf(group: GroupConfig): NavEntry {
-    return {
-      kind: 'group',
-      name: group.group,
-      entries: group.pages.map((page) => {
-        if (typeof page !== 'string') return this.entryOf(page as GroupConfig)
-        const path = pagePathOf(page)
-        if (!this.named.has(path)) {
-          this.named.add(path)
-          this.pages.push(path)
-        }
-        return { kind: 'page', path }
-      }),
+    const pages: unknown[] = Array.isArray(group.pages) ? group.pages : []
+    const entries = pages.map((page): NavEntry => {
+      if (typeof page !== 'string') return this.entryOf(page as GroupConfig)
+      return this.pageEntry(pagePathOf(page))
+    })
+    const openapi = groupOpenApi((group as { openapi?: unknown }).openapi)
+    const generated = openapi === undefined ? undefined : this.generated.get(openapi.source)
+    if (generated !== undefined) entries.push(...this.generatedEntries(generated))
+    return { kind: 'group', name: group.group, entries }
+  }
+
+  private pageEntry(path: string): NavEntry {
+    if (!this.named.has(path)) {
+      this.named.add(path)
+      this.pages.push(path)
     }
+    return { kind: 'page', path }
+  }
+
+  /** Generated pages as Mintlify lists them: untagged ones first, then a subgroup per tag, in document order. */
+  private generatedEntries(pages: GeneratedPage[]): NavEntry[] {
+    const untagged: NavEntry[] = []
+    const byTag = new Map<string, NavEntry[]>()
+    for (const page of pages) {
+      const entry = this.pageEntry(page.path)
+      if (page.tag === undefined) untagged.push(entry)
+      else {
+        let tagged = byTag.get(page.tag)
+        if (tagged === undefined) byTag.set(page.tag, (tagged = []))
+        tagged.push(entry)
+      }
+    }
+    return [...untagged, ...[...byTag].map(([name, entries]): NavEntry => ({ kind: 'group', name, entries }))]
   }
 }
 
