@@ -9,7 +9,7 @@ import { parse as parseYaml } from 'yaml'
 /** An OpenAPI document's bytes; larger ones are refused before they are parsed. */
 export const OPENAPI_MAX_BYTES = 8 * 1024 * 1024
 /** Nesting deeper than this is refused: every later walk of the document recurses. */
-export const OPENAPI_MAX_DEPTH = 64
+const OPENAPI_MAX_DEPTH = 64
 /** Values (objects, arrays, scalars) in all: bounds every walk of the document, whatever its shape. */
 const OPENAPI_MAX_NODES = 2_000_000
 /** YAML aliases expand in place; a few are fine, thousands are a "billion laughs". */

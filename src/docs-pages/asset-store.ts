@@ -144,7 +144,7 @@ async function currentGeneration(tx: Pick<Database, 'select'>): Promise<number> 
 }
 
 /** A file's entity tag: strong, from its SHA-256, so equal bytes have equal tags on every replica. */
-export const assetEtag = (sha256: string) => `"${sha256.slice(0, 32)}"`
+const assetEtag = (sha256: string) => `"${sha256.slice(0, 32)}"`
 
 function toSummary(row: {
   path: string

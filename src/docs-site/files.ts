@@ -3,7 +3,7 @@ import { assetTypeOf, isHashedName } from '../docs-format/asset-files'
 import { type Asset, builtInFile } from './assets'
 
 /** A stored repository file as the site sees it; its bytes are read only when they are sent. */
-export type SiteFile = { contentType: string; etag: string; sha256: string; kind: 'file' | 'openapi' }
+type SiteFile = { contentType: string; etag: string; sha256: string; kind: 'file' | 'openapi' }
 
 /** The repository's stored files (images, fonts, OpenAPI documents…); app.ts wires them to the asset store. */
 export type SiteFiles = {
@@ -52,7 +52,7 @@ export async function fileResponse(
 }
 
 /** A built-in file's response: the same headers as a stored one. */
-export function builtInResponse(asset: Asset, request: Request, cacheControl: string): Response {
+function builtInResponse(asset: Asset, request: Request, cacheControl: string): Response {
   const headers = headersFor(asset.type, asset.etag, cacheControl)
   if (notModified(request, asset.etag)) return new Response(null, { status: 304, headers })
   return new Response(request.method === 'HEAD' ? null : asset.body, {

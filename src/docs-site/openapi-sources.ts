@@ -18,7 +18,7 @@ const PARSED_CACHE_SIZE = 16
  * `openapi` (a string or a list), `api.openapi`, and any navigation element's `openapi` (a tab, anchor, group…;
  * a string, a list, or `{source}`).
  */
-export function documentsNamed(config: unknown): string[] {
+function documentsNamed(config: unknown): string[] {
   const found: string[] = []
   const add = (value: unknown) => {
     if (typeof value === 'string' && value.trim() !== '' && !found.includes(value.trim())) found.push(value.trim())
@@ -38,7 +38,7 @@ export function documentsNamed(config: unknown): string[] {
 }
 
 /** A document reference as a stored file's path: `/api/openapi.yaml` and `./api/openapi.yaml` are `api/openapi.yaml`. */
-export function storedPathOf(reference: string): string | undefined {
+function storedPathOf(reference: string): string | undefined {
   if (/^[a-z][a-z0-9+.-]*:/i.test(reference) || reference.startsWith('//')) return undefined
   const path = trimSlashes(reference.trim().replace(/^\.\//, ''))
   return path === '' ? undefined : path
