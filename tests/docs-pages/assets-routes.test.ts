@@ -212,3 +212,30 @@ describe('bad file paths and contents', () => {
     })
   }
 })
+
+describe('preconditions and concurrent writers', () => {
+  freshAppPerTest({ DOCS_ASSETS_MAX_BYTES: '3kb' })
+
+  test('If-None-Match: * only creates; If-Match with a stale ETag is 412 naming the current one', async () => {
+    expect((await putFile('a.png', PNG, { headers: { 'if-none-match': '*' } })).status).toBe(201)
+    const again = await putFile('a.png', PNG, { headers: { 'if-none-match': '*' } })
+    expect(again.status).toBe(412)
+    const current = again.headers.get('etag')!
+    expect(current).toMatch(/^"[0-9a-f]{32}"$/)
+    const stale = await putFile('a.png', new Uint8Array([1]), { headers: { 'if-match': '"0000"' } })
+    expect(stale.status).toBe(412)
+    expect(stale.headers.get('etag')).toBe(current)
+    expect((await putFile('a.png', new Uint8Array([1]), { headers: { 'if-match': current } })).status).toBe(200)
+    expect((await putFile('new.png', PNG, { headers: { 'if-match': current } })).status).toBe(412)
+  })
+
+  test('writers racing for the site cap take turns: exactly as many files as fit are stored', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => putFile(`race/${i}.png`, new Uint8Array(1000).fill(i))),
+    )
+    const statuses = answers.map((answer) => answer.status).sort()
+    expect(statuses).toEqual([201, 201, 201, 413, 413, 413])
+    const { files } = await (await t.request('/docs/assets')).json()
+    expect(files.reduce((sum: number, file: { size: number }) => sum + file.size, 0)).toBe(3000)
+  })
+})

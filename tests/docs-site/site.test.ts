@@ -65,7 +65,6 @@ describe('the built-in default site (before any docs.json is stored)', () => {
     expect(html).toContain('<img class="logo logo-dark" src="/docs/logo/dark.svg" alt="Trellis">')
     expect(html).toContain('<a class="brand" href="/docs/">')
     expect(html).toContain('<link rel="icon" href="/docs/favicon.svg">')
-    // At the paths the logo and favicon name, and where they were named before (/docs/_files/).
     for (const file of ['logo/light.svg', 'logo/dark.svg', 'favicon.svg', '_files/favicon.svg']) {
       const response = await t.request(`/docs/${file}`)
       expect({ file, status: response.status, type: response.headers.get('content-type') }).toEqual({
