@@ -93,7 +93,7 @@ export class OpenApiDocuments {
     const references =
       ref.document !== undefined
         ? [ref.document]
-        : [...(named.length === 0 ? ['/openapi.json'] : named), ...(await this.paths())]
+        : [...(named.length === 0 ? ['/openapi.json'] : named), ...(site.builtIn ? [] : await this.paths())]
     const searched: string[] = []
     const seen = new Set<string>()
     const unfetched: string[] = []
@@ -101,7 +101,8 @@ export class OpenApiDocuments {
       const path = storedPathOf(source)
       if (seen.has(path ?? source)) continue
       seen.add(path ?? source)
-      const stored = path === undefined ? undefined : await this.get(path)
+      // Trellis's own site documents this server, whatever files an author stored before their docs.json.
+      const stored = path === undefined || site.builtIn ? undefined : await this.get(path)
       const own = stored === undefined && isOwnDocument(source)
       const document = stored ?? (own ? site.ownDocument() : undefined)
       if (document === undefined) {

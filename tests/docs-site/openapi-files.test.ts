@@ -60,6 +60,12 @@ describe('API pages from stored OpenAPI files', () => {
     ])
   })
 
+  test("before the author's docs.json, Trellis's own site still documents this server, not a stored openapi.json", async () => {
+    const page = await html('api-reference/plants/post-plants')
+    expect(page.status).toBe(200)
+    expect(page.html).toContain('<span class="method method-post">POST</span> <code>/plants</code>')
+  })
+
   test("Mintlify's own document: a page's `openapi: METHOD /path` renders the operation from the repository's openapi.json, not Trellis's", async () => {
     await putDocs({
       ...BASE,
