@@ -45,7 +45,19 @@ export function imageUrl(value: string | undefined): string | undefined {
   const safe = safeUrl(trimmed)
   if (safe === undefined) return undefined
   if (/^https?:/i.test(safe)) return safe
-  return repositoryFileUrl(safe, '')
+  const url = repositoryFileUrl(safe, '')
+  if (url === undefined) return undefined
+  // A file, named as written in docs.json (`/logo/My Logo.svg`): each segment encoded once, whatever was escaped.
+  const [path = ''] = splitSuffix(url)
+  return SITE_BASE + encodePath(path.slice(SITE_BASE.length).split('/').map(decodedOrAsIs).join('/'))
+}
+
+function decodedOrAsIs(segment: string): string {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
 }
 
 /**
