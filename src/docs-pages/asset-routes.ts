@@ -84,7 +84,7 @@ export const docsAssetsPlugin = (deps: DocsAssetsDeps) => {
           requestedPath(new URL(request.url).pathname.slice(PREFIX.length))
           return readBytes(request, service)
         }),
-        response: { 200: StoredAssetResult, 201: StoredAssetResult, ...errors(400, 401, 403, 412, 413, 500, 503) },
+        response: { 200: StoredAssetResult, 201: StoredAssetResult, ...errors(400, 401, 403, 412, 413, 429, 500, 503) },
         detail: {
           summary: 'Store a documentation file',
           description:
@@ -120,14 +120,14 @@ export const docsAssetsPlugin = (deps: DocsAssetsDeps) => {
       },
       {
         auth: 'docs:write',
-        response: { 204: t.Void(), ...errors(400, 401, 403, 404, 500, 503) },
+        response: { 204: t.Void(), ...errors(400, 401, 403, 404, 429, 500, 503) },
         detail: {
           summary: 'Delete a documentation file',
           description: 'Needs the docs:write scope. The site stops serving the file at once (404 after).',
           security: BEARER_SECURITY,
           tags: ['docs files'],
           responses: {
-            204: { description: 'Deleted.' },
+            204: { description: 'Deleted; the site no longer serves the file.' },
             400: { description: 'The path breaks a rule of file paths.' },
             403: { description: 'The token lacks the docs:write scope.' },
             404: { description: 'No file is stored at this path.' },
