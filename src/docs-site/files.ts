@@ -41,9 +41,10 @@ export async function fileResponse(
     const cache = isHashedName(path) ? IMMUTABLE : REVALIDATE
     const headers = headersFor(stored.contentType, stored.etag, cache)
     if (notModified(request, stored.etag)) return new Response(null, { status: 304, headers })
-    const content = request.method === 'HEAD' ? undefined : await files!.content(path)
-    if (request.method !== 'HEAD' && content === undefined) return undefined
-    return new Response((content as Uint8Array<ArrayBuffer> | undefined) ?? null, {
+    // HEAD reads the bytes too: the server sends their length and drops them, so Content-Length is true.
+    const content = await files!.content(path)
+    if (content === undefined) return undefined
+    return new Response(content as Uint8Array<ArrayBuffer>, {
       headers: { ...headers, 'content-type': stored.contentType },
     })
   }
