@@ -56,9 +56,7 @@ export async function fileResponse(
 function builtInResponse(asset: Asset, request: Request, cacheControl: string): Response {
   const headers = headersFor(asset.type, asset.etag, cacheControl)
   if (notModified(request, asset.etag)) return new Response(null, { status: 304, headers })
-  return new Response(request.method === 'HEAD' ? null : asset.body, {
-    headers: { ...headers, 'content-type': asset.type },
-  })
+  return new Response(asset.body, { headers: { ...headers, 'content-type': asset.type } })
 }
 
 function headersFor(type: string, etag: string, cacheControl: string): Record<string, string> {
