@@ -30,8 +30,9 @@ export function groupOpenApi(value: unknown): { source: string; directory: strin
 
 /**
  * The pages a group with `"openapi": source` lists: one per operation of `document` (in document order, hidden
- * operations left out), at `{directory}/{slug}`. Shared by both docs.json shapes' navigation: the older shape's
- * groups (SiteMap) and the current shape's groups, tabs and anchors.
+ * operations left out), at `{directory}/{slug}`; with `only`, just that operation (a `"METHOD /path"` page entry).
+ * Shared by both docs.json shapes' navigation: the older shape's groups (SiteMap) and the current shape's groups,
+ * tabs and anchors.
  *
  * @example
  * generatedPages({ source: 'openapi.yaml', directory: 'api-reference' }, document)
@@ -40,10 +41,12 @@ export function groupOpenApi(value: unknown): { source: string; directory: strin
 export function generatedPages(
   from: { source: string; directory: string },
   document: OpenApiDocument,
+  only?: { method: string; path: string },
 ): GeneratedPage[] {
   const seen = new Set<string>()
   const pages: GeneratedPage[] = []
   for (const operation of operationsOf(document)) {
+    if (only !== undefined && (operation.method !== only.method || operation.path !== only.path)) continue
     let path = `${from.directory}/${operation.slug}`
     // Two operations with one summary would share a page; the second gets its method and path instead.
     if (seen.has(path))
@@ -63,4 +66,9 @@ export function generatedPages(
 /** A generated page's text: front matter naming its operation, as an author's API page would. */
 export function generatedPageText(page: GeneratedPage): string {
   return `---\ntitle: ${JSON.stringify(page.title)}\nopenapi: ${JSON.stringify(page.reference)}\n---\n`
+}
+
+/** How generatedNavigation keys a `"METHOD /path"` page entry: as written, with the document it inherits. */
+export function endpointKey(entry: string, inherited: string | undefined): string {
+  return `${inherited ?? ''}\n${entry}`
 }

@@ -5,7 +5,7 @@ import { renderOperation } from './api-page'
 import type { SiteFiles } from './files'
 import { escapeHtml } from './html'
 import { trimSlashes } from './links'
-import { type GeneratedPage, generatedPages, groupOpenApi } from './openapi-navigation'
+import { endpointKey, type GeneratedPage, generatedPages, groupOpenApi } from './openapi-navigation'
 import { findOperation, type OpenApiDocument, serverUrlsOf } from './openapi-schema'
 
 /** How deep docs.json is searched for `openapi` keys; real files nest navigation a handful of levels. */
@@ -129,28 +129,52 @@ export class OpenApiDocuments {
   }
 
   /**
-   * The pages each navigation group's `"openapi": document` generates (the older docs.json shape's groups), by the
-   * source as written: the stored document at that path, else this server's own for `/openapi.json`.
+   * The pages the older docs.json shape's navigation generates from OpenAPI documents: each group's
+   * `"openapi": document` (all its operations, by the source as written), and each `"METHOD /path"` or
+   * `"document METHOD /path"` page entry (one operation of the entry's document, else of the nearest group's
+   * `openapi`, else of docs.json's first `openapi`; by endpointKey). A source is the stored document at that path,
+   * else this server's own for `/openapi.json`; one that names neither generates nothing.
    */
-  async generatedGroups(config: DocsConfig, ownDocument: () => OpenApiDocument): Promise<Map<string, GeneratedPage[]>> {
-    const found = new Map<string, GeneratedPage[]>()
-    const visit = async (groups: unknown[], depth: number): Promise<void> => {
+  async generatedNavigation(
+    config: DocsConfig,
+    ownDocument: () => OpenApiDocument,
+  ): Promise<{ groups: Map<string, GeneratedPage[]>; endpoints: Map<string, GeneratedPage> }> {
+    const groups = new Map<string, GeneratedPage[]>()
+    const endpoints = new Map<string, GeneratedPage>()
+    const loaded = new Map<string, OpenApiDocument | undefined>()
+    const load = async (source: string) => {
+      if (!loaded.has(source)) {
+        const path = storedPathOf(source)
+        const stored = path === undefined ? undefined : await this.get(path)
+        loaded.set(source, stored ?? (isOwnDocument(source) ? ownDocument() : undefined))
+      }
+      return loaded.get(source)
+    }
+    const visit = async (entries: unknown[], inherited: string | undefined, depth: number): Promise<void> => {
       if (depth > 32) return
-      for (const group of groups) {
-        if (typeof group !== 'object' || group === null) continue
-        const { openapi, pages } = group as { openapi?: unknown; pages?: unknown }
-        const from = groupOpenApi(openapi)
-        if (from !== undefined && !found.has(from.source)) {
-          const path = storedPathOf(from.source)
-          const stored = path === undefined ? undefined : await this.get(path)
-          const document = stored ?? (isOwnDocument(from.source) ? ownDocument() : undefined)
-          if (document !== undefined) found.set(from.source, generatedPages(from, document))
+      for (const entry of entries) {
+        if (typeof entry === 'string') {
+          const ref = entry.includes(' ') ? parseOperationRef(entry) : undefined
+          const source = ref?.document ?? inherited
+          if (ref === undefined || source === undefined) continue
+          const document = await load(source)
+          const page = document && generatedPages({ source, directory: 'api-reference' }, document, ref)[0]
+          if (page !== undefined) endpoints.set(endpointKey(entry, inherited), page)
+          continue
         }
-        if (Array.isArray(pages)) await visit(pages, depth + 1)
+        if (typeof entry !== 'object' || entry === null) continue
+        const { openapi, pages } = entry as { openapi?: unknown; pages?: unknown }
+        const from = groupOpenApi(openapi)
+        if (from !== undefined && !groups.has(from.source)) {
+          const document = await load(from.source)
+          if (document !== undefined) groups.set(from.source, generatedPages(from, document))
+        }
+        if (Array.isArray(pages)) await visit(pages, from?.source ?? inherited, depth + 1)
       }
     }
-    if (Array.isArray(config.navigation)) await visit(config.navigation, 0)
-    return found
+    const top = documentsNamed({ openapi: config.openapi })[0]
+    if (Array.isArray(config.navigation)) await visit(config.navigation, top, 0)
+    return { groups, endpoints }
   }
 }
 

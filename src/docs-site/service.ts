@@ -193,11 +193,11 @@ export class DocsSiteService {
   ): Promise<Snapshot> {
     const config = JSON.parse(current.body) as DocsConfig
     const builtIn = current.builtIn ? this.builtInPages() : NO_BUILT_IN_PAGES
-    const bySource = await this.documents.generatedGroups(config, this.sources.ownDocument)
+    const navigation = await this.documents.generatedNavigation(config, this.sources.ownDocument)
     const generated = new Map<string, GeneratedPage>()
-    for (const pages of bySource.values())
-      for (const page of pages) if (!generated.has(page.path)) generated.set(page.path, page)
-    const map = new SiteMap(config, bySource)
+    for (const page of [...[...navigation.groups.values()].flat(), ...navigation.endpoints.values()])
+      if (!generated.has(page.path)) generated.set(page.path, page)
+    const map = new SiteMap(config, navigation)
     return { key, config, map, summaries: await this.sources.pageSummaries(), builtIn, generated }
   }
 

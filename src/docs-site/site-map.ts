@@ -1,7 +1,7 @@
 import type { DocsConfig } from '../docs-format/docs-json'
 import { URL_SCHEME } from './html'
 import { pagePathOf } from './links'
-import { type GeneratedPage, groupOpenApi } from './openapi-navigation'
+import { endpointKey, type GeneratedPage, groupOpenApi } from './openapi-navigation'
 
 /** One entry of the sidebar: a page path, or a group of entries (groups nest to any depth). */
 export type NavEntry = { kind: 'page'; path: string } | { kind: 'group'; name: string; entries: NavEntry[] }
@@ -48,14 +48,19 @@ export class SiteMap {
   private readonly firstPages = new Map<Section, string>()
 
   /**
-   * `generated`: the pages each document a group's `openapi` names generates (see generatedPages), by the
-   * `openapi` source as written; a group whose document is not there lists only its own pages.
+   * `generated`: what OpenAPI documents add to navigation (see OpenApiDocuments.generatedNavigation): the pages of
+   * each group's `openapi` by its source as written, and `"METHOD /path"` entries by endpointKey. A group whose
+   * document is not there lists only its own pages; an entry whose operation is not there is left as written.
    */
   constructor(
     config: DocsConfig,
-    private readonly generated: ReadonlyMap<string, GeneratedPage[]> = new Map(),
+    private readonly generated: {
+      groups: ReadonlyMap<string, GeneratedPage[]>
+      endpoints: ReadonlyMap<string, GeneratedPage>
+    } = { groups: new Map(), endpoints: new Map() },
   ) {
-    this.tree = config.navigation.map((group) => this.entryOf(group))
+    const top = typeof config.openapi === 'string' ? config.openapi : config.openapi?.[0]
+    this.tree = config.navigation.map((group) => this.entryOf(group, top?.trim()))
     const topAnchor = config.topAnchor
     this.top = {
       kind: 'top',
@@ -131,14 +136,16 @@ export class SiteMap {
     return this.landing(this.top) ?? this.pages[0]
   }
 
-  private entryOf(group: GroupConfig): NavEntry {
+  private entryOf(group: GroupConfig, inherited: string | undefined): NavEntry {
+    const openapi = groupOpenApi((group as { openapi?: unknown }).openapi)
+    const source = openapi?.source ?? inherited
     const pages: unknown[] = Array.isArray(group.pages) ? group.pages : []
     const entries = pages.map((page): NavEntry => {
-      if (typeof page !== 'string') return this.entryOf(page as GroupConfig)
-      return this.pageEntry(pagePathOf(page))
+      if (typeof page !== 'string') return this.entryOf(page as GroupConfig, source)
+      const endpoint = this.generated.endpoints.get(endpointKey(page, source))
+      return this.pageEntry(endpoint?.path ?? pagePathOf(page))
     })
-    const openapi = groupOpenApi((group as { openapi?: unknown }).openapi)
-    const generated = openapi === undefined ? undefined : this.generated.get(openapi.source)
+    const generated = openapi === undefined ? undefined : this.generated.groups.get(openapi.source)
     if (generated !== undefined) entries.push(...this.generatedEntries(generated))
     return { kind: 'group', name: group.group, entries }
   }

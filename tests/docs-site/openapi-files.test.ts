@@ -180,6 +180,23 @@ describe('API pages from stored OpenAPI files', () => {
     expect((await html('api-reference/beds/no-such-operation')).status).toBe(404)
   })
 
+  test('"METHOD /path" page entries become the operation’s page, from the entry’s document or the one inherited', async () => {
+    await putDocs({
+      ...BASE,
+      openapi: 'api/greenhouse.yaml',
+      navigation: [
+        { group: 'Start', pages: ['intro', 'GET /beds/{bedId}', 'api/seed-bank.json GET /seeds'] },
+        { group: 'Seeds', openapi: 'api/seed-bank.json', pages: ['intro', 'GET /seeds'] },
+        { group: 'Unknown', pages: ['intro', 'GET /nowhere'] },
+      ],
+    })
+    const home = (await html('intro')).html
+    expect(home).toContain('<a href="/docs/api-reference/beds/read-a-bed">Read a bed</a>')
+    expect(home).toContain('<a href="/docs/api-reference/seeds/list-seeds">List seeds</a>')
+    expect((await html('api-reference/beds/read-a-bed')).html).toContain('<code>/beds/{bedId}</code>')
+    expect((await html('api-reference/seeds/list-seeds')).html).toContain('<code>/seeds</code>')
+  })
+
   test('a new upload of the document shows on the next request: the site does not serve the old operations', async () => {
     await putDocs({ ...BASE, navigation: [{ group: 'API', pages: ['seeds'] }], openapi: 'api/seed-bank.json' })
     await putPage('seeds', '---\nopenapi: GET /seeds\n---\n')
