@@ -19,6 +19,7 @@ import { PROVIDER_KINDS } from './chat/providers'
 import { ConfigReloader } from './config/reload'
 import { configRoutes } from './config/routes'
 import { configSchemaText } from './config/json-schema'
+import { scenarioSchemaText } from './chat/providers/script/json-schema'
 import { openAIErrorResponse } from './http/openai-errors'
 import { anthropicErrorResponse } from './http/anthropic-errors'
 import { adminPlugin } from './auth/admin'
@@ -33,7 +34,7 @@ import { DocsPagesService } from './docs-pages/service'
 import { DocsPagesStore } from './docs-pages/store'
 import { docsSitePlugin } from './docs-site'
 import type { OpenApiDocument } from './docs-site/openapi-schema'
-import type { SiteSources } from './docs-site/service'
+import { DocsSiteService, type SiteSources } from './docs-site/service'
 import { docsJsonComponents } from './docs-config/json-schema'
 import { FailedAuthThrottle } from './auth/failed-auth'
 import { Governance } from './governance/service'
@@ -101,6 +102,7 @@ export function configReloaderFor(deps: {
 
 /** The schema of trellis.yaml, made on first request: it never changes while the process runs. */
 const configSchema = once(() => configSchemaText(PROVIDER_KINDS))
+const scenarioSchema = once(scenarioSchemaText)
 
 /**
  * Builds the whole HTTP application from its dependencies. Web-standard only, so any
@@ -140,11 +142,19 @@ export function createApp(deps: AppDeps) {
   const reloader =
     deps.reloader ?? configReloaderFor({ config: deps.config, chat, governance, metrics, logger: deps.logger })
   const docsConfig = new DocsConfigService(new DocsRevisionStore(db), deps.clock)
-  const docsPages = new DocsPagesService(new DocsPagesStore(db), deps.clock)
+  // The site is asked about each page before it is stored: one whose HTML would pass DOCS_MAX_PAGE_HTML is refused.
+  const docsPages = new DocsPagesService(
+    new DocsPagesStore(db),
+    deps.clock,
+    (path, body): Promise<string | undefined> => site.pageProblem(path, body),
+  )
   const docsAssets = new DocsAssetsService(new DocsAssetsStore(db), deps.config.docsAssets)
   // Read when the document is first asked for, by which time every plugin has added its routes.
   let routes: readonly DocumentedRoute[] = []
   const document = once(() => openApiDocument(routes, { ...DOCUMENT_HEAD, schemas: docsJsonComponents() }))
+  const site: DocsSiteService = new DocsSiteService(siteSources(docsConfig, docsPages, docsAssets, document), {
+    maxPageHtml: deps.config.docsMaxPageHtml,
+  })
   const app = new Elysia({
     name: 'trellis',
     normalize: false,
@@ -171,7 +181,7 @@ export function createApp(deps: AppDeps) {
     .use(docsConfigPlugin({ service: docsConfig, auth, logger: deps.logger }))
     .use(docsPagesPlugin({ service: docsPages, auth, logger: deps.logger }))
     .use(docsAssetsPlugin({ service: docsAssets, auth, logger: deps.logger }))
-    .use(docsSitePlugin({ sources: siteSources(docsConfig, docsPages, docsAssets, document), logger: deps.logger }))
+    .use(docsSitePlugin({ sources: site.sources, logger: deps.logger, service: site }))
     .use(adminPlugin({ auth, tokens: deps.tokens, logger: deps.logger, config: deps.config }))
     .use(usagePlugin({ db, auth, logger: deps.logger, clock: deps.clock }))
     .use(
@@ -180,6 +190,7 @@ export function createApp(deps: AppDeps) {
     .use(
       configRoutes({
         schema: configSchema,
+        scenarioSchema,
         authorize: (request) => authenticate(auth, request, 'admin'),
         reload: (trigger) => reloader.reload(trigger),
         logger: deps.logger,

@@ -15,7 +15,7 @@ const SHARED = ['config', 'db', 'docs-format', 'http', 'json', 'telemetry', 'tim
 /** Lowest first: a room may import those before it. */
 const ACCESS = ['governance', 'auth', 'usage']
 const FEATURES = ['chat', 'docs-config', 'docs-pages', 'docs-site', 'operations', 'plants']
-const COMPOSITION = ['app.ts', 'cli', 'runtimes']
+const COMPOSITION = ['app.ts', 'cli', 'runtimes', 'testing']
 
 const roomOf = (file: string) => relative(SRC, file).split('/')[0]!
 

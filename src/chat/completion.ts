@@ -7,7 +7,7 @@ import { DEFAULT_MAX_RESPONSE_BYTES } from '../config/chat'
 import type { ChatCompletionRequest } from './model'
 import { OpenAIError } from '../http/openai-errors'
 import { OPENAI_FRAMING, toOpenAIError } from './errors'
-import type { ChatRequest, StreamReport } from './providers/provider'
+import { CLIENT_HEADERS, type ChatRequest, type StreamReport } from './providers/provider'
 import type { ModelRegistry, StreamState } from './registry'
 import { utf8Length } from '../utf8'
 import { openEventStream, type StreamFraming, type StreamOutcome } from './sse/writer'
@@ -245,7 +245,7 @@ export async function serveCompletion(
   parsed: ChatCompletionRequest,
 ): Promise<Response> {
   const run = await CompletionRun.admit(deps, context, OPENAI_REQUEST, parsed, parsed.model, parsed.stream === true)
-  const body: ChatRequest = { ...parsed, stream: parsed.stream === true }
+  const body: ChatRequest = { ...parsed, stream: parsed.stream === true, [CLIENT_HEADERS]: context.request.headers }
   if (!body.stream) {
     try {
       const completion = await deps.registry.complete(body, run.abort.signal, run.report)

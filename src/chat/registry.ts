@@ -81,6 +81,16 @@ export class ModelRegistry {
     return [...this.#routes.keys()]
   }
 
+  /**
+   * The provider of that name (`echo`, or a name under `providers:`) that serves some model, e.g. a script provider
+   * whose scenario a test swaps (`setScenario`). A reload builds a new registry, with new providers: look it up again.
+   */
+  provider(name: string): ChatProvider | undefined {
+    for (const entries of this.#routes.values())
+      for (const entry of entries) if (entry.provider.name === name) return entry.provider
+    return undefined
+  }
+
   /** Whether `name` is a public model; with `serving`, one that has an entry `serving` accepts. */
   has(name: string, serving?: (entry: RouteEntry) => boolean): boolean {
     const entries = this.#routes.get(name)
@@ -278,6 +288,7 @@ export function buildRegistry(config: ChatConfig, deps: RegistryDeps): ModelRegi
         clock: deps.clock,
         maxResponseBytes: config.maxResponseBytes,
         maxEventBytes: config.maxEventBytes,
+        providers: config.providers,
       }
       const kind = PROVIDER_KINDS[settings.kind ?? DEFAULT_KIND]!
       found = {

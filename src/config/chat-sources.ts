@@ -12,6 +12,8 @@ import {
 } from './chat'
 import type { Env } from './env'
 import type { ConfigFile } from './file'
+import { type ConfigFinding, formatFinding, settingPath } from './finding'
+import { dirname } from 'node:path'
 
 type Segment = string | number
 
@@ -25,6 +27,10 @@ export type Source<T> = {
   /** The variable's name, or undefined when the setting is the file's. */
   variable: string | undefined
   report(path: readonly Segment[], message: string, options?: { part?: 'key' | 'value'; suggestion?: string }): void
+  /** Problems of another file a setting names (a scenario), each where it is written there. */
+  findings(found: readonly ConfigFinding[]): void
+  /** Where a relative path in the setting starts: the file's directory, or the working directory for a variable. */
+  baseDir: string
 }
 
 export function sourceOf<S extends TSchema>(
@@ -44,17 +50,23 @@ export function sourceOf<S extends TSchema>(
       report: (_path, message) => {
         throw new Error(`${name}: ${message}`)
       },
+      findings: (found) => {
+        if (found.length > 0) throw new Error(`${name}: ${formatFinding(found[0]!)}`)
+      },
+      baseDir: process.cwd(),
     }
   }
   return {
     value: file?.value[key] as Static<S> | undefined,
     variable: undefined,
     report: (path, message, options) => file.report([key, ...path], message, options),
+    findings: (found) => file.findings.push(...found),
+    baseDir: dirname(file.source.path),
   }
 }
 
 type ProviderSettings = Record<string, unknown> & {
-  baseUrl: string
+  baseUrl?: string
   apiKey?: string
   apiKeyEnv?: string
   headers?: Record<string, string>
@@ -77,7 +89,20 @@ export function resolveProviders(
       source.report(key ? [provider, key] : [provider], message, { part })
     if (provider === ECHO_PROVIDER)
       fail(undefined, `${at}: the name '${ECHO_PROVIDER}' is reserved for the built-in provider`, 'key')
-    if (!isHttpUrl(entry.baseUrl))
+    const kindName = entry.kind ?? kindNames[0]!
+    const kind = kinds[kindName]!
+    if (kind.withoutBaseUrl && entry.baseUrl !== undefined)
+      fail('baseUrl', `${at}: kind ${kindName} takes no baseUrl`, 'key')
+    else if (entry.baseUrl === undefined) {
+      if (!kind.offline && !kind.withoutBaseUrl)
+        fail(
+          undefined,
+          source.variable
+            ? `/${provider}/baseUrl: required for kind ${kindName}`
+            : `${settingPath(['providers', provider])}: baseUrl is required`,
+          'key',
+        )
+    } else if (!isHttpUrl(entry.baseUrl))
       fail('baseUrl', `${at}: baseUrl must be an http:// or https:// URL, got '${entry.baseUrl}'`)
     if (entry.apiKey !== undefined && apiKeyEnv !== undefined)
       fail('apiKeyEnv', `${at}: set apiKey or apiKeyEnv, not both`)
@@ -103,8 +128,6 @@ export function resolveProviders(
       if (!HEADER_NAME.test(header)) fail('headers', `${at}: headers: '${header}' is not a valid HTTP header name`)
       else checked('headers', () => checkHeaderValue(`${at}: header '${header}'`, value))
     }
-    const kindName = entry.kind ?? kindNames[0]!
-    const kind = kinds[kindName]!
     for (const key of Object.keys(entry)) {
       const owner = kindNames.find((other) => other !== kindName && key in kinds[other]!.settings)
       if (owner && !(key in kind.settings)) {
@@ -113,7 +136,7 @@ export function resolveProviders(
       }
     }
     try {
-      kind.check?.(entry, at)
+      kind.check?.(entry, at, (source.value ?? {}) as Record<string, Record<string, unknown>>)
     } catch (error) {
       const message = (error as Error).message
       fail(
@@ -121,11 +144,20 @@ export function resolveProviders(
         message,
       )
     }
+    const resolved = kind.resolve
+      ? kind.resolve(entry, {
+          at,
+          baseDir: source.baseDir,
+          env,
+          report: (path, message, options) => source.report([provider, ...path], message, options),
+          findings: source.findings,
+        })
+      : entry
     providers[provider] = <ProviderConfig>{
       ...PROVIDER_DEFAULTS,
       ...kind.defaults,
-      ...entry,
-      baseUrl: entry.baseUrl.replace(/\/+$/, ''),
+      ...resolved,
+      baseUrl: entry.baseUrl?.replace(/\/+$/, '') ?? '',
       ...(apiKey === undefined ? {} : { apiKey }),
     }
   }

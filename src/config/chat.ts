@@ -3,6 +3,7 @@
 import { Integer } from '../http/integer'
 import { boolean, type Env, integer } from './env'
 import type { ConfigFile } from './file'
+import type { ConfigFinding } from './finding'
 import { resolveModels, resolveProviders, sourceOf } from './chat-sources'
 import { Type as t, type Static, type TProperties } from '@sinclair/typebox'
 
@@ -17,7 +18,8 @@ import { Type as t, type Static, type TProperties } from '@sinclair/typebox'
  *   Every provider takes:
  *   - `kind`: which plug-in speaks to it (`openai`, the default; the kinds are listed in
  *     src/chat/providers/index.ts, each documenting its own settings, which are an error on another kind);
- *   - `baseUrl` (required, http or https): the prefix before the API's paths, e.g. `https://api.openai.com/v1`;
+ *   - `baseUrl` (required, http or https; but for an offline kind, `script`): the prefix before the API's paths,
+ *     e.g. `https://api.openai.com/v1`;
  *   - `apiKey`, or `apiKeyEnv` naming another variable that holds it (neither for keyless servers such as Ollama);
  *   - `headers`: extra request headers;
  *   - `connectTimeoutMs` (10000, until the response headers of a stream), `firstTokenTimeoutMs` (60000,
@@ -86,11 +88,16 @@ const Timeout = (options: { default: number; description: string }) => Integer({
 
 /** Settings every provider takes, whatever its kind. */
 const COMMON_SETTINGS = {
-  baseUrl: t.String({
-    minLength: 1,
-    description:
-      "The prefix before the API's paths (http or https), e.g. https://api.deepseek.com/v1; before /messages for kind anthropic.",
-  }),
+  // Optional to the schema only: every kind that reaches an upstream requires it (resolveProviders, and the
+  // published JSON Schema per kind); an offline kind (script) has none.
+  baseUrl: t.Optional(
+    t.String({
+      minLength: 1,
+      description:
+        "The prefix before the API's paths (http or https), e.g. https://api.deepseek.com/v1; before /messages for " +
+        'kind anthropic. Required, but for kind script (offline) and the kinds that wrap another provider (record, replay).',
+    }),
+  ),
   apiKey: t.Optional(
     t.String({
       minLength: 1,
@@ -132,8 +139,41 @@ const COMMON_SETTINGS = {
 export type ProviderKindSettings = {
   settings: TProperties
   defaults?: Readonly<Record<string, unknown>>
-  /** Throws an `Error` naming `at` for a value the schema accepts but the provider cannot use. */
-  check?(settings: Readonly<Record<string, unknown>>, at: string): void
+  /** The kind reaches no URL of its own (record and replay wrap another provider's): `baseUrl` is refused, not required. */
+  withoutBaseUrl?: true
+  /**
+   * Throws an `Error` naming `at` for a value the schema accepts but the provider cannot use; `providers` are every
+   * configured provider's settings as written, for a kind that names another.
+   */
+  check?(
+    settings: Readonly<Record<string, unknown>>,
+    at: string,
+    providers: Readonly<Record<string, Readonly<Record<string, unknown>>>>,
+  ): void
+  /** The kind reaches no upstream (script): `baseUrl` is neither required nor used, and no key is needed. */
+  offline?: boolean
+  /**
+   * The settings made ready for the provider, after {@link check}: e.g. a file a setting names, read and checked,
+   * so that the configuration holds what the provider serves and a reload sees a change of that file.
+   */
+  resolve?(settings: Readonly<Record<string, unknown>>, context: KindContext): Record<string, unknown>
+}
+
+/** What {@link ProviderKindSettings.resolve} may use: where relative paths start, and where problems go. */
+export type KindContext = {
+  /** The provider's name in messages, e.g. `provider 'script'`. */
+  at: string
+  /** The directory of the configuration file, or the working directory when the setting is a variable's. */
+  baseDir: string
+  env: Env
+  /** A problem of the setting at `path` under this provider (`['scenario', 'rules', 0]`), where it is written. */
+  report(
+    path: readonly (string | number)[],
+    message: string,
+    options?: { part?: 'key' | 'value'; suggestion?: string },
+  ): void
+  /** Problems found in another file, each where it is written there (a file with settings: line:column). */
+  findings(found: readonly ConfigFinding[]): void
 }
 
 /** The provider plug-ins by `kind`; the first is the default kind. */
@@ -184,9 +224,11 @@ export const CHAT_TUNING = {
 function providerSchema(kinds: ProviderKinds) {
   const kindNames = Object.keys(kinds)
   const extras: TProperties = {}
-  for (const [name, kind] of Object.entries(kinds))
+  // A setting several kinds share (record's and replay's `cassette`) names them all.
+  const owners = (key: string) => kindNames.filter((name) => key in kinds[name]!.settings).join(', ')
+  for (const kind of Object.values(kinds))
     for (const [key, setting] of Object.entries(kind.settings)) {
-      const description = `Only with kind ${name}.${setting.description ? ` ${setting.description}` : ''}`
+      const description = `Only with kind ${owners(key)}.${setting.description ? ` ${setting.description}` : ''}`
       extras[key] = { ...setting, description }
     }
   const kind = t.Optional(
@@ -195,8 +237,21 @@ function providerSchema(kinds: ProviderKinds) {
       { description: `Which plug-in speaks to this upstream: ${kindNames.join(', ')} (default ${kindNames[0]}).` },
     ),
   )
-  return t.Object({ ...COMMON_SETTINGS, ...extras, kind }, { additionalProperties: false })
+  // baseUrl is required but for offline kinds: said to the file's checker here (file-check.ts), to editors by the
+  // published schema's `if`/`then` per kind (json-schema.ts), and to a variable by resolveProviders.
+  const offline = kindNames.filter((name) => kinds[name]!.offline || kinds[name]!.withoutBaseUrl)
+  const requiredUnless = { property: 'kind', values: offline, required: ['baseUrl'] }
+  return t.Object(
+    { ...COMMON_SETTINGS, ...extras, kind },
+    { additionalProperties: false, [REQUIRED_UNLESS]: requiredUnless },
+  )
 }
+
+/**
+ * A schema keyword of the file's checker (file-check.ts): `{property, values, required}`, the keys required unless the
+ * object's `property` is one of `values`. JSON Schema says it with `if`/`then`, which the checker does not read.
+ */
+export const REQUIRED_UNLESS = 'x-required-unless'
 
 /** `CHAT_PROVIDERS` and `providers:`. */
 export const providersSchema = (kinds: ProviderKinds) => t.Record(t.String({ minLength: 1 }), providerSchema(kinds))
@@ -216,7 +271,12 @@ type Tuning =
  * settings and its `kind`. The object also carries the settings of that kind, which only the
  * kind's plug-in reads (and types).
  */
-export type ProviderConfig = Omit<Settings, 'apiKeyEnv' | Tuning> & Required<Pick<Settings, Tuning>> & { kind?: string }
+export type ProviderConfig = Omit<Settings, 'apiKeyEnv' | Tuning | 'baseUrl'> &
+  Required<Pick<Settings, Tuning>> & {
+    kind?: string
+    /** Empty for a kind without one (script, record, replay). */
+    baseUrl: string
+  }
 /** One attempt of a public model: which provider, and the model name it is sent as. */
 export type ModelRoute = Static<typeof ModelRoute>
 

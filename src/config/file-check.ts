@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox'
 import { closestMatch } from '../json/closest-match'
+import { REQUIRED_UNLESS } from './chat'
 import { type ConfigFile, describeValue } from './file'
 import { settingPath } from './finding'
 
@@ -95,7 +96,10 @@ function object(
 ): void {
   const label = settingPath(path) || 'the file'
   const properties = (schema.properties ?? {}) as Record<string, Schema>
-  for (const key of (schema.required ?? []) as string[])
+  const unless = schema[REQUIRED_UNLESS] as { property: string; values: unknown[]; required: string[] } | undefined
+  const required = [...((schema.required ?? []) as string[])]
+  if (unless && !unless.values.includes(value[unless.property])) required.push(...unless.required)
+  for (const key of required)
     if (!Object.hasOwn(value, key)) file.report(path, `${label}: ${key} is required`, { part: 'key' })
   const known = Object.keys(properties)
   const patterns = Object.entries((schema.patternProperties ?? {}) as Record<string, Schema>)

@@ -10,7 +10,7 @@ export type ConfigSource = {
   path: string
   /** As the operator gave it, for messages. */
   name: string
-  via: '--config' | 'TRELLIS_CONFIG' | 'the working directory'
+  via: '--config' | 'TRELLIS_CONFIG' | 'the working directory' | 'a provider setting'
 }
 
 /** The file looked for in the working directory when neither `--config` nor `TRELLIS_CONFIG` names one. */
@@ -20,7 +20,10 @@ const DEFAULT_CONFIG_FILE = 'trellis.yaml'
  * The configuration file, if any: `--config FILE` (`file`), else `TRELLIS_CONFIG`, else `./trellis.yaml` when it
  * exists. A file that is named must exist; the one in the working directory is optional.
  */
-export function findConfigFile(env: Env, options: { file?: string; cwd?: string } = {}): ConfigSource | undefined {
+export function findConfigFile(
+  env: Env,
+  options: { file?: string; cwd?: string; search?: boolean } = {},
+): ConfigSource | undefined {
   const cwd = options.cwd ?? process.cwd()
   const named = options.file ?? (env.TRELLIS_CONFIG?.trim() || undefined)
   if (named !== undefined) {
@@ -29,6 +32,7 @@ export function findConfigFile(env: Env, options: { file?: string; cwd?: string 
     if (!existsSync(path)) throw new ConfigError(`${via} names ${named}, which does not exist`)
     return { path, name: named, via }
   }
+  if (options.search === false) return undefined
   const path = join(cwd, DEFAULT_CONFIG_FILE)
   return existsSync(path) ? { path, name: DEFAULT_CONFIG_FILE, via: 'the working directory' } : undefined
 }

@@ -15,7 +15,7 @@ export type ConfigFinding = {
 }
 
 /** The compiler-style line of a finding. */
-function formatFinding(finding: ConfigFinding): string {
+export function formatFinding(finding: ConfigFinding): string {
   const hint = finding.suggestion === undefined ? '' : ` (did you mean ${JSON.stringify(finding.suggestion)}?)`
   return `${finding.file}:${finding.line}:${finding.column}: error ${finding.message}${hint}`
 }

@@ -68,6 +68,8 @@ export type Config = {
    * together at most `DOCS_ASSETS_MAX_BYTES` (1 GiB).
    */
   docsAssets: { maxFileBytes: number; maxSiteBytes: number }
+  /** The most HTML one docs page may render to (`DOCS_MAX_PAGE_HTML`, 4 MiB): a larger page is refused at PUT. */
+  docsMaxPageHtml: number
   env: Readonly<Record<string, string | undefined>>
   /** The configuration file read, if any, and which of its settings a variable overrides. */
   file: { name: string; path: string; overridden: { setting: string; variable: string }[] } | undefined
@@ -81,6 +83,8 @@ export type LogLevel = (typeof LOG_LEVELS)[number]
 export type ConfigOptions = {
   /** `--config FILE`: wins over `TRELLIS_CONFIG`. */
   file?: string
+  /** false: no `./trellis.yaml` unless named (trellis/testing: a test's server reads only what the test says). */
+  search?: boolean
   /** Where `./trellis.yaml` and relative paths are looked for; the process's working directory by default. */
   cwd?: string
 }
@@ -152,6 +156,7 @@ export function loadConfig(env: Env, kinds: ProviderKinds, options: ConfigOption
       maxFileBytes: byteSize(env, 'DOCS_ASSET_MAX_BYTES', 25 * 1024 * 1024, 1024),
       maxSiteBytes: byteSize(env, 'DOCS_ASSETS_MAX_BYTES', 1024 * 1024 * 1024, 1024 * 1024),
     },
+    docsMaxPageHtml: byteSize(env, 'DOCS_MAX_PAGE_HTML', 4 * 1024 * 1024),
     env,
     file: file && { name: source!.name, path: source!.path, overridden: overridden(env, file) },
     options: { ...options, cwd: options.cwd ?? process.cwd() },

@@ -1,4 +1,4 @@
-import type { ProviderKinds } from './chat'
+import { type ProviderKinds, REQUIRED_UNLESS } from './chat'
 import { configFileSchema } from './file-schema'
 
 type JsonObject = Record<string, unknown>
@@ -14,6 +14,7 @@ export function configJsonSchema(kinds: ProviderKinds): JsonObject {
   const providers = (root.properties as JsonObject).providers as JsonObject
   const provider = providers.additionalProperties as JsonObject
   const kindNames = Object.keys(kinds)
+  delete provider[REQUIRED_UNLESS]
   provider.allOf = kindNames.map((name, index) => {
     const foreign = kindNames
       .filter((other) => other !== name)
@@ -22,7 +23,12 @@ export function configJsonSchema(kinds: ProviderKinds): JsonObject {
     // Without `kind`, a provider is of the first kind: only the others must say so.
     const when: JsonObject = { properties: { kind: { const: name } } }
     if (index > 0) when.required = ['kind']
-    return { if: when, then: { properties: Object.fromEntries(foreign.map((key) => [key, false])) } }
+    const then: JsonObject = { properties: Object.fromEntries(foreign.map((key) => [key, false])) }
+    // A kind that wraps another provider (record, replay) has no URL of its own; an offline kind (script) none at
+    // all; every other kind needs one.
+    if (kinds[name]!.withoutBaseUrl) (then.properties as JsonObject).baseUrl = false
+    else if (!kinds[name]!.offline) then.required = ['baseUrl']
+    return { if: when, then }
   })
   return {
     $schema: 'http://json-schema.org/draft-07/schema#',
@@ -38,7 +44,7 @@ export function configJsonSchema(kinds: ProviderKinds): JsonObject {
 export const configSchemaText = (kinds: ProviderKinds) => `${JSON.stringify(configJsonSchema(kinds), null, 2)}\n`
 
 /** A TypeBox record (`patternProperties: {"^(.*)$": …}`) as the `additionalProperties` editors read best. */
-function plain(node: unknown): unknown {
+export function plain(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(plain)
   if (typeof node !== 'object' || node === null) return node
   const copy: JsonObject = {}

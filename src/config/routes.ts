@@ -37,37 +37,34 @@ const Refused = t.Object({
 export function configRoutes(deps: {
   /** The schema, serialised (see json-schema.ts). */
   schema: () => string
+  /** The JSON Schema of a script provider's scenario, serialised (src/chat/providers/script/json-schema.ts). */
+  scenarioSchema: () => string
   authorize: (request: Request) => Promise<unknown>
   reload: (trigger: string) => ReloadOutcome
   logger: Logger
 }) {
   return new Elysia({ name: 'config' })
     .onError(jsonErrors(deps.logger))
-    .get(
-      '/config/schema',
-      () =>
-        new Response(deps.schema(), {
-          headers: { 'content-type': 'application/schema+json', 'cache-control': 'public, max-age=300' },
-        }),
-      {
-        response: { 200: t.Object({}, { additionalProperties: true }), ...errorStatuses(ErrorBody, 503) },
-        detail: {
-          summary: 'The JSON Schema of trellis.yaml',
-          description:
-            'Public. The configuration file as the server validates it, with descriptions, defaults and the ' +
-            'variable that overrides each setting, so `# yaml-language-server: $schema=<this URL>` gives editors ' +
-            'completion. The same file is in the repository, schemas/trellis.schema.json.',
-          tags: ['operations'],
-          responses: {
-            200: {
-              description: 'The JSON Schema (draft-07) of trellis.yaml.',
-              content: { 'application/schema+json': { schema: { type: 'object', additionalProperties: true } } },
-            },
-            503: { description: 'This replica is shutting down; Retry-After says when to try again.' },
-          },
-        },
-      },
-    )
+    .get('/config/schema', () => schemaResponse(deps.schema()), {
+      response: { 200: t.Object({}, { additionalProperties: true }), ...errorStatuses(ErrorBody, 503) },
+      detail: schemaDetail(
+        'The JSON Schema of trellis.yaml',
+        'Public. The configuration file as the server validates it, with descriptions, defaults and the ' +
+          'variable that overrides each setting, so `# yaml-language-server: $schema=<this URL>` gives editors ' +
+          'completion. The same file is in the repository, schemas/trellis.schema.json.',
+        'trellis.yaml',
+      ),
+    })
+    .get('/config/scenario-schema', () => schemaResponse(deps.scenarioSchema()), {
+      response: { 200: t.Object({}, { additionalProperties: true }), ...errorStatuses(ErrorBody, 503) },
+      detail: schemaDetail(
+        "The JSON Schema of a script provider's scenario",
+        'Public. A scenario file (kind script, `scenario: file.yaml`) as the server validates it, with ' +
+          'descriptions, so `# yaml-language-server: $schema=<this URL>` gives editors completion. The same file ' +
+          'is in the repository, schemas/scenario.schema.json.',
+        'a scenario file',
+      ),
+    })
     .post(
       '/admin/config/reload',
       ({ set }) => {
@@ -102,3 +99,19 @@ export function configRoutes(deps: {
       },
     )
 }
+
+const schemaResponse = (text: string) =>
+  new Response(text, { headers: { 'content-type': 'application/schema+json', 'cache-control': 'public, max-age=300' } })
+
+const schemaDetail = (summary: string, description: string, of: string) => ({
+  summary,
+  description,
+  tags: ['operations'],
+  responses: {
+    200: {
+      description: `The JSON Schema (draft-07) of ${of}.`,
+      content: { 'application/schema+json': { schema: { type: 'object' as const, additionalProperties: true } } },
+    },
+    503: { description: 'This replica is shutting down; Retry-After says when to try again.' },
+  },
+})

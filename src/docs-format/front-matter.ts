@@ -102,17 +102,34 @@ function duplicateKey(node: unknown): { key: string; offset: number } | undefine
 }
 
 /** The block's YAML, checked. Its first line is line 2 of the file. */
-function readBlock(yaml: string): FrontMatter {
-  const lines = new LineCounter()
+function readBlock(written: string): FrontMatter {
+  let yaml = written
+  let lines = new LineCounter()
   const lineOf = (offset: number) => lines.linePos(offset).line + 1
   // The core schema, with no tag beyond it resolved: `!!binary` or `!!set` would build values no page needs.
-  const document = parseDocument(yaml, {
-    lineCounter: lines,
-    schema: 'core',
-    resolveKnownTags: false,
-    uniqueKeys: false,
-    prettyErrors: false,
-  })
+  const parse = (text: string) =>
+    parseDocument(text, {
+      lineCounter: lines,
+      schema: 'core',
+      resolveKnownTags: false,
+      uniqueKeys: false,
+      prettyErrors: false,
+    })
+  let document = parse(yaml)
+  if (document.errors.length > 0) {
+    // Mintlify reads front matter with js-yaml, which takes a quoted string continued on lines indented no deeper
+    // than its key; YAML 1.2 does not. Such lines are indented and the block read again, keeping its line numbers.
+    const indented = indentQuotedContinuations(yaml)
+    if (indented !== yaml) {
+      const previous = lines
+      lines = new LineCounter()
+      const retry = parse(indented)
+      if (retry.errors.length === 0) {
+        yaml = indented
+        document = retry
+      } else lines = previous
+    }
+  }
   // Warnings are unknown tags and the like: refused, so that what is stored is read the same way everywhere.
   const problem: YAMLError | undefined = document.errors[0] ?? document.warnings[0]
   if (problem !== undefined)
@@ -153,6 +170,48 @@ function readBlock(yaml: string): FrontMatter {
     if (!(error instanceof ReferenceError)) throw error
     throw new FrontMatterError(2, undefined, `too many YAML aliases (at most ${MAX_ALIAS_COUNT} are expanded)`)
   }
+}
+
+const QUOTED_VALUE = /^([ \t]*)(?:-[ \t]+)?[^\s#'"-][^:\n]*:[ \t]+(["'])/
+
+/**
+ * `key: "text` continued on lines indented no deeper than the key (js-yaml reads these; YAML 1.2 does not): each such
+ * continuation line indented two spaces past the key. Lines are never added or removed.
+ */
+function indentQuotedContinuations(yaml: string): string {
+  const lines = yaml.split('\n')
+  let open: { quote: string; indent: number } | undefined
+  for (let index = 0; index < lines.length; index += 1) {
+    let line = lines[index]!
+    let from: number
+    if (open === undefined) {
+      const start = QUOTED_VALUE.exec(line)
+      if (start === null) continue
+      open = { quote: start[2]!, indent: start[1]!.length }
+      from = start[0].length
+    } else {
+      const indent = /^[ \t]*/.exec(line)![0].length
+      if (line.trim() !== '' && indent <= open.indent) {
+        line = `${' '.repeat(open.indent + 2)}${line.slice(indent)}`
+        lines[index] = line
+      }
+      from = 0
+    }
+    if (closes(line, from, open.quote)) open = undefined
+  }
+  return lines.join('\n')
+}
+
+/** Whether a quoted scalar open before `from` closes on this line (`\"` escapes in double quotes, `''` in single). */
+function closes(line: string, from: number, quote: string): boolean {
+  for (let at = from; at < line.length; at += 1) {
+    if (quote === '"' && line[at] === '\\') at += 1
+    else if (line[at] === quote) {
+      if (quote === "'" && line[at + 1] === "'") at += 1
+      else return true
+    }
+  }
+  return false
 }
 
 /** What a YAML node holds, as a message says it: `a number`, `a list`, `nothing (null)`. */

@@ -22,6 +22,7 @@ import { pagePathProblem } from './page-path'
 import {
   DocsPagesService,
   InvalidPagePath,
+  PageNotRenderable,
   PagePreconditionFailed,
   PageWritersBusy,
   UnstorablePage,
@@ -148,7 +149,12 @@ export const docsPagesPlugin = (deps: DocsPagesDeps) => {
           set.status = created ? 201 : 200
           return { ...storedResult(page), unchanged }
         } catch (error) {
-          if (error instanceof FrontMatterError || error instanceof InvalidPagePath || error instanceof UnstorablePage)
+          if (
+            error instanceof FrontMatterError ||
+            error instanceof InvalidPagePath ||
+            error instanceof UnstorablePage ||
+            error instanceof PageNotRenderable
+          )
             throw new HttpError(400, error.message)
           if (error instanceof PagePreconditionFailed)
             throw new HttpError(

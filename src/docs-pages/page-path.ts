@@ -15,7 +15,13 @@ const RESERVED_FIRST_SEGMENTS: Record<string, string> = {
   _files: "the site's built-in images",
 }
 
-const SEGMENT = /^[A-Za-z0-9._-]+$/
+/**
+ * What a segment may not hold: control characters, and what a URL or a Markdown link would read as something else
+ * (`?` a query, `#` a fragment, `%` an escape, `\` a separator). Anything else Mintlify publishes is allowed (`Q&A`,
+ * `v2: migration`, `getting started`, `café`): the site links such pages percent-encoded.
+ */
+const FORBIDDEN = /[\u0000-\u001F\u007F\\?#%"<>|*]/
+const FORBIDDEN_LIST = 'control characters or any of \\ ? # % " < > | *'
 const MARKDOWN_EXTENSION = /\.mdx?$/i
 
 /**
@@ -42,10 +48,11 @@ export function pagePathProblem(path: string): string | undefined {
     if (segment === '') return `page path ${quoted} has an empty segment ("//")`
     if (segment === '.' || segment === '..')
       return `page path ${quoted} has a "${segment}" segment; relative segments are not allowed`
-    if (!SEGMENT.test(segment)) {
-      const character = [...segment].find((c) => !SEGMENT.test(c))!
-      return `page path ${quoted} contains ${JSON.stringify(character)}; segments may hold only letters A-Z and a-z, digits, ".", "_" and "-"`
-    }
+    const character = FORBIDDEN.exec(segment)?.[0]
+    if (character !== undefined)
+      return `page path ${quoted} contains ${JSON.stringify(character)}; segments may not hold ${FORBIDDEN_LIST}`
+    if (segment.trim() !== segment)
+      return `page path ${quoted} has a segment that starts or ends with blank space ("${segment}")`
   }
   const reserved = Object.hasOwn(RESERVED_FIRST_SEGMENTS, segments[0]!)
     ? RESERVED_FIRST_SEGMENTS[segments[0]!]

@@ -18,6 +18,18 @@ export class InvalidPagePath extends Error {
   override name = 'InvalidPagePath'
 }
 
+/**
+ * Why a page cannot be shown by the site (its HTML would pass DOCS_MAX_PAGE_HTML), or undefined; asked with the body
+ * (the text after its front matter) before a page is stored. app.ts passes the site's answer (the pages feature
+ * renders nothing itself).
+ */
+export type PageCheck = (path: string, body: string) => Promise<string | undefined>
+
+/** The site could not show the page as sent; the message says why. */
+export class PageNotRenderable extends Error {
+  override name = 'PageNotRenderable'
+}
+
 /** The text cannot be stored as sent (the NUL character). */
 export class UnstorablePage extends Error {
   override name = 'UnstorablePage'
@@ -64,6 +76,7 @@ export class DocsPagesService {
   constructor(
     private readonly store: DocsPagesStore,
     private readonly clock: () => Date,
+    private readonly check?: PageCheck,
   ) {}
 
   /** The newest revision of the page, or undefined when it was never written. */
@@ -108,7 +121,7 @@ export class DocsPagesService {
    * A text identical to the newest revision's stores nothing and answers that revision (`unchanged`),
    * so pushing a whole unchanged folder again adds no history.
    *
-   * @throws InvalidPagePath; FrontMatterError when the front matter is unusable; UnstorablePage;
+   * @throws InvalidPagePath; FrontMatterError when the front matter is unusable; UnstorablePage; PageNotRenderable;
    *   PagePreconditionFailed when `ifMatch` or `ifNoneMatch` does not hold when this writer's turn comes;
    *   PageWritersBusy when the turn did not come in time.
    */
@@ -118,6 +131,8 @@ export class DocsPagesService {
     const why = unstorable(input.text)
     if (why) throw new UnstorablePage(`the page text must not contain ${why}`)
     const { data, body } = parseFrontMatter(input.text)
+    const unrenderable = await this.check?.(input.path, body)
+    if (unrenderable !== undefined) throw new PageNotRenderable(unrenderable)
     const etag = await pageEtag(input.text)
     const size = new TextEncoder().encode(input.text).byteLength
     try {

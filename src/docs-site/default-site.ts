@@ -9,6 +9,7 @@ import docsValidate from './default-pages/docs-config-validate.md' with { type: 
 import errors from './default-pages/errors.md' with { type: 'text' }
 import introduction from './default-pages/introduction.md' with { type: 'text' }
 import plantsOverview from './default-pages/plants-overview.md' with { type: 'text' }
+import testing from './default-pages/testing.md' with { type: 'text' }
 import { operationsOf, type OpenApiDocument } from './openapi-schema'
 
 /**
@@ -28,6 +29,7 @@ const GUIDES = new Map<string, string>([
   ['docs-config/validate', docsValidate],
   ['docs-config/revisions', docsRevisions],
   ['docs-config/site', docsSite],
+  ['testing', testing],
 ])
 
 /** The API reference page path of an operation: `api-reference/<tag>/<method>-<path words>`. */

@@ -7,8 +7,11 @@ import { fileResponse } from './files'
 import { trimSlashes } from './links'
 import { DocsSiteService, type SitePage, type SiteSources } from './service'
 
-/** Where the site's docs.json, pages and the server's own OpenAPI document come from; app.ts wires them. */
-export type DocsSiteDeps = { sources: SiteSources; logger: Logger }
+/**
+ * Where the site's docs.json, pages and the server's own OpenAPI document come from; app.ts wires them, and passes the
+ * service when it also asks it about pages being stored (DocsSiteService.pageProblem).
+ */
+export type DocsSiteDeps = { sources: SiteSources; logger: Logger; service?: DocsSiteService }
 
 const HTML_TYPE = 'text/html; charset=utf-8'
 
@@ -19,7 +22,7 @@ const HTML_TYPE = 'text/html; charset=utf-8'
  * web pages, not API operations. `/docs/pages/…` is the pages API (a more specific route), not the site.
  */
 export const docsSitePlugin = (deps: DocsSiteDeps) => {
-  const service = new DocsSiteService(deps.sources)
+  const service = deps.service ?? new DocsSiteService(deps.sources)
   return (
     new Elysia({ name: 'docs-site' })
       // The database behind a page can fail like any route's: a 503 with Retry-After, its cause in the log only.

@@ -2,8 +2,10 @@ import { createHash } from 'node:crypto'
 import type { DocsConfig } from '../docs-format/docs-json'
 import { attributes, escapeHtml, safeUrl } from './html'
 import { iconSvg, socialIcon } from './icons'
+import { FRAME_HOSTS } from './markdown-sanitize'
 import { imageUrl, linkUrl, pageUrl, repositoryName, repositoryOf, SITE_BASE } from './links'
 import { type NavEntry, type Section, SiteMap } from './site-map'
+import { SNIPPET_FOLDER } from './snippets'
 import { anchorBackground, anchorForeground, themeCss } from './theme'
 
 /** One page of the site, ready to be wrapped in the layout. */
@@ -25,13 +27,14 @@ export type PageView = {
 /**
  * Sets the mode before the first paint, from the reader's saved choice, docs.json's `modeToggle.default`, or
  * the operating system's preference, in that order; `data-forced-mode` (modeToggle.isHidden with a default)
- * wins over a saved choice. Constant text, so the Content-Security-Policy allows it by hash.
+ * wins over a saved choice. It also marks the page as scripted (class `js`): only then does the phone layout hide the
+ * navigation behind the menu button. Constant text, so the Content-Security-Policy allows it by hash.
  */
 const MODE_SCRIPT =
   '(function(){var d=document.documentElement,m=d.dataset.forcedMode;' +
   "if(!m){try{m=localStorage.getItem('trellis-docs-mode')}catch(e){}}" +
   "if(m!=='light'&&m!=='dark'){m=d.dataset.defaultMode||(window.matchMedia&&matchMedia('(prefers-color-scheme: dark)').matches?'dark':'light')}" +
-  'd.dataset.mode=m})()'
+  "d.dataset.mode=m;d.classList.add('js')})()"
 const MODE_SCRIPT_HASH = sha256(MODE_SCRIPT)
 
 export type RenderedPage = { html: string; csp: string }
@@ -80,6 +83,8 @@ export function renderLayout(view: PageView): RenderedPage {
     `script-src 'self' '${MODE_SCRIPT_HASH}'`,
     `style-src 'self' '${sha256(theme)}'`,
     "img-src 'self' https: http: data:",
+    "media-src 'self' https:",
+    `frame-src ${FRAME_HOSTS.join(' ')}`,
     `connect-src 'self'${connectSources(config)}`,
     "font-src 'self'",
     "base-uri 'none'",
@@ -130,8 +135,12 @@ function topbar(view: PageView, section: Section): string {
       : '<button type="button" id="mode-toggle" class="mode-toggle" aria-label="Dark mode" aria-pressed="false">' +
         `${iconSvg('moon', 'solid')}${iconSvg('sun', 'solid')}</button>`
   const tabs = map.tabs.length === 0 ? '' : tabRow(view, section)
+  // Shown on narrow screens only, and only with script (the page script opens and closes the navigation).
+  const menu =
+    '<button type="button" id="nav-toggle" class="nav-toggle" aria-controls="site-nav" aria-expanded="false" ' +
+    `aria-label="Open navigation">${iconSvg('bars', 'solid')}</button>`
   return (
-    `<header class="topbar"><div class="topbar-row"><a class="brand"${attributes({ href })}>${brand}</a><nav ` +
+    `<header class="topbar"><div class="topbar-row">${menu}<a class="brand"${attributes({ href })}>${brand}</a><nav ` +
     `class="topbar-links" aria-label="Site ` +
     `links"><ul>${links.join('')}</ul></nav>${versionPicker}${toggle}</div>${tabs}</header>`
   )
@@ -155,7 +164,7 @@ function sidebar(view: PageView, section: Section): string {
   const { map } = view
   const anchors = [map.top, ...map.anchors].map((anchor) => anchorItem(view, anchor, section))
   const tree = map.sidebar(section)
-  return `<nav class="sidebar" aria-label="Documentation"><ul class="anchors">${anchors.join('')}</ul>${navList(view, tree, 0)}</nav>`
+  return `<nav class="sidebar" id="site-nav" aria-label="Documentation"><ul class="anchors">${anchors.join('')}</ul>${navList(view, tree, 0)}</nav>`
 }
 
 function anchorItem(view: PageView, anchor: Section, current: Section): string {
@@ -204,6 +213,8 @@ function anchorStyles(map: SiteMap): string {
 function navList(view: PageView, entries: NavEntry[], depth: number): string {
   const items = entries.map((entry) => {
     if (entry.kind === 'page') {
+      // Snippets are never pages (as in Mintlify): navigation that names one shows nothing for it.
+      if (entry.path.startsWith(SNIPPET_FOLDER)) return ''
       const current = entry.path === view.path
       // /docs/pages/…, /docs/_assets/… and /docs/_files/… are the pages API and the site's files: a link there
       // would not show the page, so it is named without a link, saying why.

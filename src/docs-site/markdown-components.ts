@@ -1,91 +1,17 @@
-import { escapeHtml } from './html'
-import { pair, type Props, scanTags } from './mdx-tags'
+import { COMPONENTS, type IconRequest, type Lowering } from './components'
+import { pair, scanTags } from './mdx-tags'
 
 /**
  * The MDX of Mintlify pages, lowered to the Markdown-with-HTML that markdown-it reads. Pages are not
  * compiled as MDX (no JavaScript runs): top-level `import`/`export` blocks and `{/* comments *\/}` are
- * dropped, the common components become plain HTML (callouts, cards, steps, accordions, code groups),
- * and any other component tag is dropped with its content kept. Everything produced here still goes
+ * dropped, Mintlify's components become plain HTML (components.ts), and any other component tag is dropped with
+ * its content kept. Everything produced here still goes
  * through the sanitiser, so this pass decides layout, never safety.
  *
  * Component content is Markdown. Each component's tags are put on lines of their own between blank
  * lines, and its content is dedented: MDX pages indent content inside components, and four spaces
  * would otherwise make a fence or a list inert.
  */
-
-/** An icon the lowered HTML asks for; its placeholder is the prefix followed by its index in the list. */
-export interface IconRequest {
-  name: string
-  iconType?: string
-}
-
-interface Lowering {
-  placeholderPrefix: string
-  icons: IconRequest[]
-}
-
-const CALLOUTS: Record<string, string> = {
-  Note: 'Note',
-  Tip: 'Tip',
-  Info: 'Info',
-  Warning: 'Warning',
-  Check: 'Check',
-  Danger: 'Danger',
-}
-
-type Render = (props: Props, lowering: Lowering) => [open: string, close: string]
-
-const COMPONENTS: Record<string, Render> = {
-  ...Object.fromEntries(
-    Object.entries(CALLOUTS).map(([name, label]): [string, Render] => [
-      name,
-      () => [`<aside class="callout callout-${name.toLowerCase()}" role="note" aria-label="${label}">`, '</aside>'],
-    ]),
-  ),
-  Card: (props, lowering) => {
-    const href = text(props.href)
-    const icon = iconPlaceholder(props, lowering)
-    const title = text(props.title)
-    const head = [
-      icon === '' ? '' : `<span class="card-icon">${icon}</span>`,
-      title === undefined ? '' : `<strong class="card-title">${escapeHtml(title)}</strong>`,
-    ].join('')
-    return href === undefined
-      ? [`<div class="card">\n${head}`, '</div>']
-      : [`<a class="card" href="${escapeHtml(href)}">\n${head}`, '</a>']
-  },
-  CardGroup: (props) => [`<div class="card-group${columnsClass(props)}">`, '</div>'],
-  Columns: (props) => [`<div class="card-group${columnsClass(props)}">`, '</div>'],
-  Steps: () => ['<ol class="steps">', '</ol>'],
-  Step: (props) => {
-    const title = text(props.title)
-    return [
-      `<li class="steps-item">${title === undefined ? '' : `\n<strong class="steps-title">${escapeHtml(title)}</strong>`}`,
-      '</li>',
-    ]
-  },
-  CodeGroup: () => ['<div class="code-group">', '</div>'],
-  Accordion: (props) => {
-    const open = props.defaultOpen === true || props.defaultOpen === 'true' ? ' open' : ''
-    return [`<details${open}>\n<summary>${escapeHtml(text(props.title) ?? 'Details')}</summary>`, '</details>']
-  },
-}
-
-function text(value: string | boolean | undefined): string | undefined {
-  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined
-}
-
-function columnsClass(props: Props): string {
-  const cols = text(props.cols)
-  return cols !== undefined && /^[1-4]$/.test(cols) ? ` card-group-cols-${cols}` : ''
-}
-
-function iconPlaceholder(props: Props, lowering: Lowering): string {
-  const name = text(props.icon)
-  if (name === undefined) return ''
-  lowering.icons.push({ name, iconType: text(props.iconType) })
-  return `${lowering.placeholderPrefix}${lowering.icons.length - 1}`
-}
 
 /** The smallest indentation of the non-blank lines that start inside [from, to). */
 function minimumIndent(source: string, from: number, to: number): number {
@@ -120,6 +46,13 @@ function dedent(source: string, from: number, to: number, indent: number): strin
   return result
 }
 
+/** A block component's markup on lines of its own between blank lines; an inline one's as it is. */
+function around(rendered: { open: string; close: string; inline?: boolean }, side: 'open' | 'close'): string {
+  const markup = rendered[side]
+  if (rendered.inline === true) return markup
+  return markup === '' ? '' : `\n\n${markup}\n\n`
+}
+
 /**
  * The page's MDX lowered to Markdown with HTML. `placeholderPrefix` must be unguessable by the author
  * (the renderer passes a per-render nonce): icons are swapped in for the placeholders after sanitising.
@@ -137,17 +70,18 @@ export function lowerMdx(source: string, placeholderPrefix: string): { markdown:
     position = tag.end
     const render = Object.hasOwn(COMPONENTS, tag.name) ? COMPONENTS[tag.name] : undefined
     if (tag.kind === 'open') {
-      indents.push(minimumIndent(source, tag.end, tags[tag.closeAt!]!.start))
-      const [open, close] = render === undefined ? ['', ''] : render(tag.props, lowering)
-      closers.push(close)
-      if (render !== undefined) markdown += `\n\n${open}\n\n`
+      const rendered = render === undefined ? { open: '', close: '', inline: true } : render(tag.props, lowering)
+      // An inline component's content stays in its paragraph: it is not dedented as a block of its own.
+      const inline = rendered.inline === true && render !== undefined
+      indents.push(inline ? indents.at(-1)! : minimumIndent(source, tag.end, tags[tag.closeAt!]!.start))
+      closers.push(around(rendered, 'close'))
+      markdown += around(rendered, 'open')
     } else if (tag.kind === 'close') {
       indents.pop()
-      const close = closers.pop()!
-      if (render !== undefined) markdown += `\n\n${close}\n\n`
+      markdown += closers.pop()!
     } else if (tag.kind === 'self' && render !== undefined) {
-      const [open, close] = render(tag.props, lowering)
-      markdown += `\n\n${open}\n${close}\n\n`
+      const rendered = render(tag.props, lowering)
+      markdown += rendered.inline ? rendered.open + rendered.close : `\n\n${rendered.open}\n${rendered.close}\n\n`
     }
   }
   markdown += dedent(source, position, source.length, indents.at(-1)!)

@@ -74,6 +74,10 @@ const ALLOWED_TAGS = [
   'div',
   'details',
   'summary',
+  'abbr',
+  'iframe',
+  'video',
+  'source',
 ]
 
 /** Elements whose content is dropped with them: raw text, foreign content, and what a browser parses differently. */
@@ -88,7 +92,6 @@ const NON_TEXT_TAGS = [
   'noscript',
   'noembed',
   'noframes',
-  'iframe',
   'template',
   'svg',
   'math',
@@ -105,12 +108,34 @@ const ALLOWED_ATTRIBUTES: sanitizeHtml.IOptions['allowedAttributes'] = {
   ol: ['start'],
   pre: ['title'],
   aside: ['role', 'aria-label'],
+  div: ['role', 'aria-label'],
   details: ['open'],
+  abbr: ['title'],
+  iframe: ['src', 'title', 'width', 'height', 'allow', 'allowfullscreen', 'sandbox', 'loading', 'referrerpolicy'],
+  video: ['src', 'controls', 'autoplay', 'muted', 'loop', 'playsinline', 'poster', 'width', 'height'],
+  source: ['src', 'type'],
 }
 
 /** hljs-* for highlighting, plus the sub-scope classes highlight.js 11 writes on spans ("title class_"). */
 const ALLOWED_CLASSES: sanitizeHtml.IOptions['allowedClasses'] = {
-  '*': ['hljs*', 'language-*', 'callout*', 'card*', 'steps*', 'code-group'],
+  '*': [
+    'hljs*',
+    'language-*',
+    'callout*',
+    'card*',
+    'steps*',
+    'code-group*',
+    'tab-*',
+    'field*',
+    'accordion*',
+    'expandable',
+    'update*',
+    'frame*',
+    'panel',
+    'tooltip',
+    'icon-inline',
+    'badge-inline',
+  ],
   span: ['hljs*', /^[a-z]+_{1,2}$/],
 }
 
@@ -171,7 +196,7 @@ function anchorTag(tagName: string, attributes: sanitizeHtml.Attributes, context
 
 function imageTag(tagName: string, attributes: sanitizeHtml.Attributes, context: SanitizeContext): sanitizeHtml.Tag {
   const attribs: sanitizeHtml.Attributes = {}
-  for (const name of ['alt', 'title']) if (attributes[name] !== undefined) attribs[name] = attributes[name]
+  for (const name of ['alt', 'title', 'class']) if (attributes[name] !== undefined) attribs[name] = attributes[name]
   for (const name of ['width', 'height']) if (DIGITS.test(attributes[name] ?? '')) attribs[name] = attributes[name]!
   if (attributes.src !== undefined && allowedUrl(attributes.src, true))
     attribs.src = context.imageSrc?.(attributes.src.trim()) ?? attributes.src
@@ -194,6 +219,50 @@ function valuesMatching(patterns: Record<string, RegExp>): sanitizeHtml.Transfor
 const cellTag = valuesMatching({ colspan: DIGITS, rowspan: DIGITS, align: /^(left|center|right)$/ })
 const listTag = valuesMatching({ start: DIGITS })
 const asideTag = valuesMatching({ role: /^note$/ })
+const divTag = valuesMatching({ role: /^group$/, 'aria-label': /^(Request|Response)$/ })
+
+/**
+ * Video players a page may embed, as Mintlify pages do: the hosts' embed addresses only. The CSP's frame-src names
+ * the same hosts (see layout.ts), and each frame is sandboxed: it may run its own player, never navigate this page.
+ */
+export const FRAME_HOSTS = [
+  'https://www.youtube.com',
+  'https://www.youtube-nocookie.com',
+  'https://player.vimeo.com',
+  'https://www.loom.com',
+]
+const FRAME_SOURCE =
+  /^https:\/\/(?:(?:www\.)?youtube(?:-nocookie)?\.com\/embed\/|player\.vimeo\.com\/video\/|(?:www\.)?loom\.com\/embed\/)[\w/?&=.%+-]*$/
+
+/** Whether an iframe's src is an embed address of an allowed video host. */
+function allowedFrame(src: string | undefined): boolean {
+  return src !== undefined && FRAME_SOURCE.test(src.trim())
+}
+
+const frameTag: sanitizeHtml.Transformer = (tagName, attributes) => {
+  if (!allowedFrame(attributes.src)) return { tagName, attribs: {} }
+  const src = attributes.src!.trim().replace(/^https:\/\/(youtube|loom)/, 'https://www.$1')
+  const attribs: sanitizeHtml.Attributes = {
+    src,
+    title: attributes.title ?? 'Embedded video',
+    sandbox: 'allow-scripts allow-same-origin allow-presentation allow-popups',
+    loading: 'lazy',
+    referrerpolicy: 'strict-origin-when-cross-origin',
+    allow: 'fullscreen; picture-in-picture; encrypted-media',
+  }
+  if (attributes.allowfullscreen !== undefined) attribs.allowfullscreen = ''
+  for (const name of ['width', 'height']) if (DIGITS.test(attributes[name] ?? '')) attribs[name] = attributes[name]!
+  return { tagName, attribs }
+}
+
+/** A video's or its source's src: http(s) or a path of the site, as an image's. */
+const mediaTag: sanitizeHtml.Transformer = (tagName, attributes) => {
+  const attribs = { ...attributes }
+  for (const name of ['src', 'poster'])
+    if (attribs[name] !== undefined && (!allowedUrl(attribs[name], true) || schemeOf(attribs[name]) === 'data'))
+      delete attribs[name]
+  return { tagName, attribs }
+}
 
 let sanitizer: typeof sanitizeHtml | undefined
 
@@ -235,6 +304,12 @@ export function sanitizePage(html: string, context: SanitizeContext): string {
       td: cellTag,
       ol: listTag,
       aside: asideTag,
+      div: divTag,
+      iframe: frameTag,
+      video: mediaTag,
+      source: mediaTag,
     },
+    // An iframe from anywhere else goes, with whatever it held.
+    exclusiveFilter: (frame) => frame.tag === 'iframe' && !allowedFrame(frame.attribs.src),
   })
 }

@@ -53,6 +53,8 @@ export interface MarkdownOptions {
   pageHref: (target: string) => string | undefined
   /** The URL of an image named by a path in the repository (see SanitizeContext.imageSrc). */
   imageSrc?: (src: string) => string | undefined
+  /** The most bytes of HTML the page may render to (DEFAULT_MAX_PAGE_HTML when unset); past it, PageTooLarge. */
+  maxHtml?: number
 }
 
 interface RenderEnv {
@@ -84,6 +86,11 @@ const LANGUAGES = {
 for (const [name, language] of Object.entries(LANGUAGES)) hljs.registerLanguage(name, language)
 
 const ID_LEVELS = new Set(['h2', 'h3', 'h4'])
+/**
+ * A longer block is shown as plain text: highlighting is the slowest step of a render (about 3 ms per KB here) and one
+ * block cannot be split, so this bounds how long one block can hold up the server.
+ */
+const HIGHLIGHT_MAX = 64 * 1024
 const LANGUAGE_NAME = /^[a-z0-9_+#.-]{1,32}$/
 
 /** `<pre><code class="hljs language-x">`, highlighted when the language is known, escaped text otherwise. */
@@ -94,7 +101,7 @@ function highlightFence(code: string, language: string, attributes: string): str
   // `[^{}]`, not `[^}]`: a line of unclosed braces would otherwise be scanned to its end from each one.
   const title = attributes.replace(/\{[^{}]*\}/g, '').trim()
   let body = escapeHtml(code)
-  if (name !== '' && hljs.getLanguage(name) !== undefined) {
+  if (name !== '' && code.length <= HIGHLIGHT_MAX && hljs.getLanguage(name) !== undefined) {
     try {
       body = hljs.highlight(code, { language: name, ignoreIllegals: true }).value
     } catch {
@@ -129,6 +136,8 @@ function slug(text: string): string {
  */
 const LAYOUT_IDS = [
   'content',
+  'site-nav',
+  'nav-toggle',
   'version-select',
   'mode-toggle',
   'parameters',
@@ -171,6 +180,12 @@ function decorate(state: StateCore): void {
   })
 }
 
+/**
+ * `<iframe … />` and `<video … />` as JSX writes them: HTML has no self-closing iframe, so the rest of the page would
+ * become the frame's content. `[^<>]` keeps each attempt to the tag itself, so the scan stays linear.
+ */
+const SELF_CLOSED_MEDIA = /<(iframe|video)\b([^<>]*?)\/>/gi
+
 let md: MarkdownIt | undefined
 
 /**
@@ -182,8 +197,115 @@ function markdownIt(): MarkdownIt {
   md = new MarkdownItClass({ html: true, linkify: false, typographer: false, highlight: highlightFence })
   // As in MDX, indentation never makes a code block: component content is indented, and only fences hold code.
   md.disable('code')
+  md.core.ruler.disable('inline')
   md.core.ruler.push('trellis_decorate', decorate)
   return md
+}
+
+/**
+ * The most HTML one page may render to, when the caller does not say (DOCS_MAX_PAGE_HTML): Markdown's reference links
+ * repeat their URL at every use, so a small page can name megabytes (a 177 KB page of them rendered to 62 MB).
+ */
+export const DEFAULT_MAX_PAGE_HTML = 4 * 1024 * 1024
+/** How long the yielding render runs before it gives the event loop a turn, where a phase can be split. */
+const SLICE_MS = 20
+
+/** The page would render to more HTML than the cap allows; the message says why, in a sentence. */
+export class PageTooLarge extends Error {
+  override name = 'PageTooLarge'
+}
+
+/**
+ * The render in phases (MDX lowering, parsing, HTML, sanitising), each a generator step: renderMarkdown runs them
+ * back to back, renderMarkdownYielding lets the event loop run between them. Each phase is linear in what it reads,
+ * and what it reads is bounded by the cap before the phase starts: the parse's own estimate of the output (every
+ * token's text and attributes, so every use of a reference link counts its whole URL) is checked before any HTML is
+ * made, and the HTML is checked again after sanitising.
+ */
+function* phases(body: string, options: MarkdownOptions): Generator<void, RenderedMarkdown> {
+  const maxHtml = options.maxHtml ?? DEFAULT_MAX_PAGE_HTML
+  const nonce = `n${crypto.randomUUID().replaceAll('-', '')}`
+  const { markdown, icons } = lowerMdx(body, `${nonce}i`)
+  if (markdown.length > maxHtml) throw new PageTooLarge(`its text with its components is ${size(markdown.length)}`)
+  // Each icon is a kilobyte or two of SVG put in after sanitising: counted here, before any of it is made.
+  const svgs = icons.map((icon) => iconSvg(icon.name, icon.iconType))
+  const iconBytes = svgs.reduce((total, svg) => total + svg.length, 0)
+  if (markdown.length + iconBytes > maxHtml) throw new PageTooLarge(`its icons alone are ${size(iconBytes)} of SVG`)
+  yield
+  const env: RenderEnv = { nonce, headings: [], ids: new Set(LAYOUT_IDS), nextSuffix: new Map() }
+  const parser = markdownIt()
+  // markdown-it's core rules one by one, the inline parse block by block (its own 'inline' rule is disabled), so
+  // that the event loop gets a turn every SLICE_MS.
+  const [normalize, block, ...afterInline] = parser.core.ruler.getRules('')
+  const state = new parser.core.State(markdown, parser, env)
+  normalize!(state)
+  block!(state)
+  const tokens = state.tokens
+  let slice = performance.now()
+  for (const token of tokens) {
+    if (token.type !== 'inline') continue
+    token.children = []
+    parser.inline.parse(token.content, parser, env, token.children)
+    if (performance.now() - slice > SLICE_MS) {
+      yield
+      slice = performance.now()
+    }
+  }
+  for (const rule of afterInline) rule(state)
+  const estimate = outputEstimate(tokens, maxHtml)
+  if (estimate > maxHtml)
+    throw new PageTooLarge(
+      `its Markdown expands to more than ${size(maxHtml)} (reference links repeat their URL at each use)`,
+    )
+  yield
+  const { renderer } = parser
+  let rendered = ''
+  slice = performance.now()
+  for (let index = 0; index < tokens.length; index += 1) {
+    const token = tokens[index]!
+    const rule = renderer.rules[token.type]
+    if (token.type === 'inline') rendered += renderer.renderInline(token.children ?? [], parser.options, env)
+    else if (rule !== undefined) rendered += rule(tokens, index, parser.options, env, renderer)
+    else rendered += renderer.renderToken(tokens, index, parser.options)
+    if (performance.now() - slice > SLICE_MS) {
+      yield
+      slice = performance.now()
+    }
+  }
+  rendered = rendered.replace(SELF_CLOSED_MEDIA, '<$1$2></$1>')
+  if (rendered.length > 2 * maxHtml) throw new PageTooLarge(`its HTML is ${size(rendered.length)} before sanitising`)
+  yield
+  const html = sanitizePage(rendered, { pageHref: options.pageHref, imageSrc: options.imageSrc, idNonce: nonce })
+  // Icons go in after sanitising (the allowlist has no SVG); their placeholders carry the nonce, so an author cannot
+  // place one.
+  const withIcons =
+    icons.length === 0
+      ? html
+      : html.replace(new RegExp(`${nonce}i(\\d+)`, 'g'), (_, index: string) => svgs[Number(index)] ?? '')
+  const bytes = Buffer.byteLength(withIcons)
+  if (bytes > maxHtml) throw new PageTooLarge(`it renders to ${size(bytes)} of HTML`)
+  return { html: withIcons, headings: env.headings }
+}
+
+/** The characters of text and attributes the tokens hold, counted until `stop` is passed. */
+function outputEstimate(tokens: Token[], stop: number): number {
+  let total = 0
+  const visit = (list: Token[]) => {
+    for (const token of list) {
+      if (total > stop) return
+      total += token.content.length + token.tag.length
+      for (const [name, value] of token.attrs ?? []) total += name.length + value.length
+      if (token.children !== null) visit(token.children)
+    }
+  }
+  visit(tokens)
+  return total
+}
+
+function size(characters: number): string {
+  return characters >= 1024 * 1024
+    ? `${(characters / 1024 / 1024).toFixed(1)} MiB`
+    : `${Math.ceil(characters / 1024)} KiB`
 }
 
 /**
@@ -193,22 +315,25 @@ function markdownIt(): MarkdownIt {
  * renderMarkdown('## Install\n\nSee [the quickstart](/quickstart#run).', { pageHref: (path) => `/docs${path}` })
  * // { html: '<h2 id="install">Install</h2>\n<p>See <a href="/docs/quickstart#run">the quickstart</a>.</p>\n',
  * //   headings: [{ level: 2, id: 'install', text: 'Install' }] }
+ * @throws PageTooLarge when the HTML would pass `maxHtml`.
  */
 export function renderMarkdown(body: string, options: MarkdownOptions): RenderedMarkdown {
-  const nonce = `n${crypto.randomUUID().replaceAll('-', '')}`
-  const { markdown, icons } = lowerMdx(body, `${nonce}i`)
-  const env: RenderEnv = { nonce, headings: [], ids: new Set(LAYOUT_IDS), nextSuffix: new Map() }
-  const html = sanitizePage(markdownIt().render(markdown, env), {
-    pageHref: options.pageHref,
-    imageSrc: options.imageSrc,
-    idNonce: nonce,
-  })
-  if (icons.length === 0) return { html, headings: env.headings }
-  // Icons go in after sanitising (the allowlist has no SVG); their placeholders carry the nonce, so an author cannot
-  // place one.
-  const withIcons = html.replace(new RegExp(`${nonce}i(\\d+)`, 'g'), (_, index: string) => {
-    const icon = icons[Number(index)]
-    return icon === undefined ? '' : iconSvg(icon.name, icon.iconType)
-  })
-  return { html: withIcons, headings: env.headings }
+  const steps = phases(body, options)
+  for (;;) {
+    const step = steps.next()
+    if (step.done === true) return step.value
+  }
+}
+
+/**
+ * renderMarkdown, giving the event loop a turn between its phases: a large page does not hold up other requests for
+ * the whole render, only for its longest phase (measured in BENCHMARKS.md, "Docs page render bound").
+ */
+export async function renderMarkdownYielding(body: string, options: MarkdownOptions): Promise<RenderedMarkdown> {
+  const steps = phases(body, options)
+  for (;;) {
+    const step = steps.next()
+    if (step.done === true) return step.value
+    await new Promise<void>((resolve) => setImmediate(resolve))
+  }
 }

@@ -50,11 +50,19 @@ const RAW_HTML = new Set([
 const MAX_NESTING = 16
 /** Beyond this a `<Capitalised` is taken for text: an unclosed brace or quote must not make the scan quadratic. */
 const MAX_TAG_LENGTH = 2000
+/**
+ * A tag may be longer when a prop holds JSX (`icon={<svg …/>}` with its path data runs to several KB): up to this
+ * length, while the page's allowance for long tags lasts. The allowance bounds the extra scanning of a page of
+ * unclosed tags to a fixed amount, so the scan stays linear.
+ */
+const LONG_TAG_LENGTH = 64 * 1024
+const LONG_TAG_ALLOWANCE = 512 * 1024
 
 /** The component tags, MDX comments and ESM blocks of a page, outside code, in order. */
 export function scanTags(source: string): Tag[] {
   const tags: Tag[] = []
   const codeSpanEnd = codeSpanReader(source)
+  let allowance = LONG_TAG_ALLOWANCE
   let at = 0
   let lineStart = true
   while (at < source.length) {
@@ -93,7 +101,12 @@ export function scanTags(source: string): Tag[] {
       tags.push({ kind: 'drop', name: '', props: {}, start: at, end })
       at = end
     } else {
-      const tag = character === '<' ? parseTag(source, at) : undefined
+      const reach = allowance > 0 ? LONG_TAG_LENGTH : MAX_TAG_LENGTH
+      const tag = character === '<' ? parseTag(source, at, reach) : undefined
+      if (character === '<' && reach > MAX_TAG_LENGTH) {
+        const scanned = tag === undefined ? Math.min(reach, source.length - at) : tag.end - at
+        if (scanned > MAX_TAG_LENGTH) allowance -= scanned
+      }
       if (tag === undefined) at += 1
       else {
         tags.push(tag)
@@ -162,7 +175,7 @@ function codeSpanReader(source: string): (at: number) => number {
   }
 }
 
-function parseTag(source: string, at: number): Tag | undefined {
+function parseTag(source: string, at: number, reach: number): Tag | undefined {
   TAG_NAME.lastIndex = at
   const head = TAG_NAME.exec(source)
   if (head === null) return undefined
@@ -175,13 +188,13 @@ function parseTag(source: string, at: number): Tag | undefined {
     return source[position] === '>' ? { kind: 'close', name, props: {}, start: at, end: position + 1 } : undefined
   }
   const props: Props = {}
-  while (position - at < MAX_TAG_LENGTH) {
+  while (position - at < reach) {
     SPACE.lastIndex = position
     position += SPACE.exec(source)![0].length
     if (source[position] === '>') return { kind: 'open', name, props, start: at, end: position + 1 }
     if (source.startsWith('/>', position)) return { kind: 'self', name, props, start: at, end: position + 2 }
     if (source[position] === '{') {
-      const end = braceEnd(source, position)
+      const end = braceEnd(source, position, at + reach)
       if (end === undefined) return undefined
       position = end
       continue
@@ -200,11 +213,11 @@ function parseTag(source: string, at: number): Tag | undefined {
     const quote = source[position]
     if (quote === '"' || quote === "'") {
       const close = source.indexOf(quote, position + 1)
-      if (close === -1 || close - at > MAX_TAG_LENGTH) return undefined
+      if (close === -1 || close - at > reach) return undefined
       props[prop[0]] = source.slice(position + 1, close)
       position = close + 1
     } else if (quote === '{') {
-      const end = braceEnd(source, position)
+      const end = braceEnd(source, position, at + reach)
       if (end === undefined) return undefined
       const value = expressionValue(source.slice(position + 1, end - 1))
       if (value !== undefined) props[prop[0]] = value
@@ -214,9 +227,9 @@ function parseTag(source: string, at: number): Tag | undefined {
   return undefined
 }
 
-/** After the `}` matching the `{` at `at`, skipping quoted strings; undefined if it does not close soon enough. */
-function braceEnd(source: string, at: number): number | undefined {
-  const limit = Math.min(source.length, at + MAX_TAG_LENGTH)
+/** After the `}` matching the `{` at `at`, skipping quoted strings; undefined if it does not close before `until`. */
+function braceEnd(source: string, at: number, until: number): number | undefined {
+  const limit = Math.min(source.length, until)
   let depth = 0
   BRACE_OR_QUOTE.lastIndex = at
   for (
@@ -238,13 +251,26 @@ function braceEnd(source: string, at: number): number | undefined {
   return undefined
 }
 
-/** The literal a JSX expression prop holds (`{"text"}`, `{true}`); other expressions are not evaluated. */
+/**
+ * The literal a JSX expression prop holds (`{"text"}`, `{true}`, `{["a", "b"]}` as "a, b"); other expressions
+ * (`{<svg …/>}`, variables) are not evaluated.
+ */
 function expressionValue(expression: string): string | boolean | undefined {
   const trimmed = expression.trim()
+  if (trimmed.startsWith('[')) return stringList(trimmed)
   if (trimmed === 'true' || trimmed === 'false') return trimmed === 'true'
   if (/^(["'`])[^]*\1$/.test(trimmed) && trimmed.length >= 2) return trimmed.slice(1, -1)
   if (/^\d+$/.test(trimmed)) return trimmed
   return undefined
+}
+
+function stringList(json: string): string | undefined {
+  try {
+    const value: unknown = JSON.parse(json)
+    return Array.isArray(value) && value.every((item) => typeof item === 'string') ? value.join(', ') : undefined
+  } catch {
+    return undefined
+  }
 }
 
 // ---- Lowering ----

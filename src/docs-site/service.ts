@@ -8,11 +8,12 @@ import { escapeHtml } from './html'
 import { renderLayout } from './layout'
 import type { SiteFiles } from './files'
 import { pagePathOf, pageUrl, repositoryFileUrl } from './links'
-import { renderMarkdown } from './markdown'
-import { type OpenApiDocument } from './openapi-schema'
+import { DEFAULT_MAX_PAGE_HTML, PageTooLarge, renderMarkdownYielding } from './markdown'
+import type { OpenApiDocument } from './openapi-schema'
 import { type GeneratedPage, generatedPageText } from './openapi-navigation'
 import { OpenApiDocuments } from './openapi-sources'
 import { SiteMap } from './site-map'
+import { expandSnippets, SNIPPET_FOLDER } from './snippets'
 
 /** What the site reads: the current docs.json, and the stored pages. */
 export type SiteSources = {
@@ -80,9 +81,43 @@ export class DocsSiteService {
   private building: { key: string; snapshot: Promise<Snapshot> } | undefined
 
   private readonly documents: OpenApiDocuments
+  private readonly maxPageHtml: number
 
-  constructor(private readonly sources: SiteSources) {
+  /** `maxPageHtml`: the most bytes of HTML a page's content may render to (DOCS_MAX_PAGE_HTML). */
+  constructor(
+    readonly sources: SiteSources,
+    options: { maxPageHtml?: number } = {},
+  ) {
+    this.maxPageHtml = options.maxPageHtml ?? DEFAULT_MAX_PAGE_HTML
     this.documents = new OpenApiDocuments(sources.files)
+  }
+
+  /**
+   * Why a page body (its text after the front matter) stored at `path` could not be shown (its HTML would pass the
+   * cap), or undefined when it can: the pages API asks before storing. Snippets it imports are read as stored now.
+   */
+  async pageProblem(path: string, body: string): Promise<string | undefined> {
+    try {
+      await this.renderBody(body, path, () => false)
+      return undefined
+    } catch (error) {
+      if (!(error instanceof PageTooLarge)) throw error
+      return tooLargeMessage(path, error, this.maxPageHtml)
+    }
+  }
+
+  /** A page body's HTML: its snippets put in, rendered and sanitised, within the cap (else PageTooLarge). */
+  private async renderBody(body: string, path: string, isPage: (path: string) => boolean) {
+    const load = async (snippet: string) => {
+      const text = await this.sources.pageText(snippet)
+      return text === undefined ? undefined : frontMatterOf(text).body
+    }
+    const expanded = await expandSnippets(body, path, load, this.maxPageHtml)
+    return renderMarkdownYielding(expanded, {
+      pageHref: (target) => pageHrefFor(target, path, isPage),
+      imageSrc: (src) => repositoryFileUrl(src, path),
+      maxHtml: this.maxPageHtml,
+    })
   }
 
   /** The page at `requested` (`''` is the home page). Unknown pages are a 404 page in the site's own layout. */
@@ -252,10 +287,16 @@ export class DocsSiteService {
       return { status: 200, ...renderLayout({ ...view, path, title: labelOf(path), content, headings: [] }) }
     }
     const { data, body, problem } = frontMatterOf(text)
-    const markdown = renderMarkdown(body, {
-      pageHref: (target) => pageHrefFor(target, path, isPage),
-      imageSrc: (src) => repositoryFileUrl(src, path),
-    })
+    let markdown: { html: string; headings: { level: number; id: string; text: string }[] }
+    try {
+      markdown = await this.renderBody(body, path, isPage)
+    } catch (error) {
+      // A page stored before the cap (or before a snippet it imports grew) is shown as an error, not rendered.
+      if (!(error instanceof PageTooLarge)) throw error
+      const message = escapeHtml(tooLargeMessage(path, error, this.maxPageHtml))
+      const html = `<div class="callout callout-danger" role="note"><p>${message}</p></div>`
+      markdown = { html, headings: [] }
+    }
     let content =
       problem === undefined
         ? ''
@@ -275,8 +316,17 @@ export class DocsSiteService {
   }
 }
 
+/** Snippets are stored like pages but never are pages, as in Mintlify, even when navigation names one. */
 function namesPage(snapshot: Snapshot, path: string): boolean {
+  if (path.startsWith(SNIPPET_FOLDER)) return false
   return snapshot.map.names(path) || snapshot.summaries.has(path) || snapshot.builtIn.texts.has(path)
+}
+
+function tooLargeMessage(path: string, error: PageTooLarge, cap: number): string {
+  return (
+    `page ${path} is not shown: ${error.message}, and a page may render to at most ${cap} bytes of HTML ` +
+    '(DOCS_MAX_PAGE_HTML). Split it into smaller pages.'
+  )
 }
 
 /** Front matter with its problem, if any, reported on the page instead of failing it. */

@@ -21,6 +21,8 @@ export type AnthropicErrorInit = {
   /** Seconds; becomes a `Retry-After` header. */
   retryAfter?: number
   headers?: Record<string, string>
+  /** The whole body instead of Anthropic's shape (a script provider's scripted error); never in an error event. */
+  body?: string
 }
 
 /**
@@ -72,7 +74,8 @@ export function anthropicErrorResponse(init: AnthropicErrorInit, requestId?: str
   if (init.retryAfter !== undefined && Number.isFinite(init.retryAfter))
     headers['retry-after'] = String(Math.max(0, Math.ceil(init.retryAfter)))
   if (requestId !== undefined) headers['request-id'] = requestId
-  return new Response(JSON.stringify(anthropicErrorBody(init, requestId)), { status: init.status, headers })
+  const body = init.body ?? JSON.stringify(anthropicErrorBody(init, requestId))
+  return new Response(body, { status: init.status, headers })
 }
 
 /** Anthropic's error body, the only error shape of the Messages routes. */

@@ -19,6 +19,8 @@ export type OpenAIErrorInit = {
   /** Seconds; becomes a `Retry-After` header. */
   retryAfter?: number
   headers?: Record<string, string>
+  /** The whole body instead of OpenAI's shape (a script provider's scripted error); never in a stream's error event. */
+  body?: string
 }
 
 /** The `type` and `code` OpenAI uses for each status, when the thrower did not say. */
@@ -71,7 +73,7 @@ function openAIErrorHeaders(init: OpenAIErrorInit): Record<string, string> {
 
 /** A complete HTTP error response in OpenAI's shape. */
 export function openAIErrorResponse(init: OpenAIErrorInit): Response {
-  return new Response(JSON.stringify(openAIErrorBody(init)), {
+  return new Response(init.body ?? JSON.stringify(openAIErrorBody(init)), {
     status: init.status,
     headers: openAIErrorHeaders(init),
   })

@@ -63,16 +63,19 @@ export async function bootstrap(
 ) {
   const logger = extra.logger ?? createLogger(config.logLevel)
   // A server restarting after a crash waits out the lock its predecessor left; one that loses it stops.
-  const database = await openConfiguredDatabase(config, extra.pglite, {
-    waitMs: RESTART_WAIT_MS,
-    onLost: (error) => {
-      logger.error('lost the lock on the embedded database; stopping, since another process may now open it', {
-        error: error.message,
-      })
-      logger.flush()
-      process.exit(1)
-    },
-  })
+  // A database opened by the caller (trellis/testing's in-memory PGlite) is used as it is.
+  const database =
+    extra.database ??
+    (await openConfiguredDatabase(config, extra.pglite, {
+      waitMs: RESTART_WAIT_MS,
+      onLost: (error) => {
+        logger.error('lost the lock on the embedded database; stopping, since another process may now open it', {
+          error: error.message,
+        })
+        logger.flush()
+        process.exit(1)
+      },
+    }))
   try {
     if (config.migrateOnStart) {
       const applied = await migrate(database.unbounded)

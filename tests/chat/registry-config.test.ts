@@ -69,7 +69,10 @@ describe('chat configuration from the environment', () => {
   const BAD: { env: Record<string, string>; message: string }[] = [
     { env: { CHAT_PROVIDERS: '{not json' }, message: 'CHAT_PROVIDERS: not valid JSON' },
     { env: { CHAT_PROVIDERS: '[]' }, message: 'CHAT_PROVIDERS: (root): Expected object' },
-    { env: { CHAT_PROVIDERS: JSON.stringify({ up: {} }) }, message: 'CHAT_PROVIDERS: /up/baseUrl' },
+    {
+      env: { CHAT_PROVIDERS: JSON.stringify({ up: {} }) },
+      message: 'CHAT_PROVIDERS: /up/baseUrl: required for kind openai',
+    },
     { env: { CHAT_PROVIDERS: provider({ baseURL: 'x' }) }, message: 'CHAT_PROVIDERS: /up/baseURL' },
     {
       env: { CHAT_PROVIDERS: JSON.stringify({ up: { baseUrl: 'ftp://up.example' } }) },

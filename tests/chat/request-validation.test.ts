@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { createEchoProvider } from '../../src/chat/providers/echo/echo'
-import type { ChatProvider, ChatRequest } from '../../src/chat/providers/provider'
+import { CLIENT_HEADERS, type ChatProvider, type ChatRequest } from '../../src/chat/providers/provider'
 import { makeChatApp, registryOf, USER } from './chat-app'
 
 // Each app starts on a fresh database; the first one in a process takes seconds.
@@ -296,7 +296,9 @@ describe('what is accepted', () => {
         thinking: { type: 'enabled' },
       }
       expect((await own.chat(body)).status).toBe(200)
-      expect(seen).toEqual([{ ...body, stream: false }])
+      // The client's headers ride along under a symbol, which JSON never carries upstream.
+      expect(seen).toEqual([{ ...body, stream: false, [CLIENT_HEADERS]: expect.any(Headers) }])
+      expect(JSON.parse(JSON.stringify(seen[0]))).toEqual({ ...body, stream: false })
     } finally {
       await own.close()
     }

@@ -95,14 +95,14 @@ describe('trellis docs push', () => {
   test('files whose names are not page paths are skipped and reported; failed uploads say why and make the exit code 1', async () => {
     await layout({
       'good.md': '# Good\n',
-      'bad name.mdx': '# Spaces\n',
+      'bad?name.mdx': '# A question mark\n',
       'pages/intro.md': '# Reserved\n',
       'broken.mdx': '---\ntitle: [1, 2]\n---\n',
       'latin1.md': new Uint8Array([0x23, 0x20, 0xe9, 0x0a]),
     })
     const result = await push([dir, '--url', t.origin!, '--token', token])
     expect(result.lines).toEqual([
-      'bad name.mdx: skipped: page path "bad name" contains " "; segments may hold only letters A-Z and a-z, digits, ".", "_" and "-"',
+      'bad?name.mdx: skipped: page path "bad?name" contains "?"; segments may not hold control characters or any of \\ ? # % " < > | *',
       'pages/intro.md: skipped: page path "pages/intro" begins with the segment "pages", which is reserved: /docs/pages is the pages API, so the site could not show it',
       'broken.mdx: failed (400): front matter line 2: title: expected a string, got a list',
       'good.md: created (/docs/pages/good revision 1)',

@@ -20,6 +20,7 @@ describe('configuration from the environment', () => {
       workers: 1,
       gcIntervalMs: 500,
       responses: { retentionDays: 30, maxStoredBytes: 8 * 1024 * 1024 },
+      docsMaxPageHtml: 4 * 1024 * 1024,
     })
   })
 
@@ -48,6 +49,7 @@ describe('configuration from the environment', () => {
         GC_INTERVAL_MS: '1000',
         RESPONSES_RETENTION_DAYS: '7',
         RESPONSES_MAX_STORED_BYTES: '512kb',
+        DOCS_MAX_PAGE_HTML: '1mb',
       },
       PROVIDER_KINDS,
     )
@@ -65,6 +67,7 @@ describe('configuration from the environment', () => {
       shutdownTimeoutMs: 2500,
       gcIntervalMs: 1000,
       responses: { retentionDays: 7, maxStoredBytes: 512 * 1024 },
+      docsMaxPageHtml: 1024 * 1024,
     })
   })
 

@@ -255,6 +255,12 @@ const BAD: [what: string, text: string, env: Record<string, string>, lines: stri
     ],
   ],
   [
+    'a provider without its baseUrl (only the kinds that wrap another go without)',
+    'providers:\n  up:\n    apiKey: k\n  rec:\n    kind: record\n',
+    {},
+    ['F:2:3: error providers.up: baseUrl is required'],
+  ],
+  [
     'an unknown key with nothing close: the keys there are listed',
     'database:\n  whatever: 1\n',
     {},
@@ -266,7 +272,9 @@ const BAD: [what: string, text: string, env: Record<string, string>, lines: stri
     'a misspelt kind',
     'providers:\n  claude: { kind: antropic, baseUrl: "https://api.anthropic.com/v1" }\n',
     {},
-    ['F:2:19: error providers.claude.kind: "antropic" is not one of openai, anthropic (did you mean "anthropic"?)'],
+    [
+      'F:2:19: error providers.claude.kind: "antropic" is not one of openai, anthropic, record, replay, script (did you mean "anthropic"?)',
+    ],
   ],
   [
     "a kind's setting on another kind, and a bad value of one",

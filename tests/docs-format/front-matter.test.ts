@@ -57,6 +57,32 @@ describe('parseFrontMatter: what is front matter and what is body', () => {
     ['dashes not on the first line are body', '\n---\ntitle: A\n---\n', {}, '\n---\ntitle: A\n---\n'],
     ['four dashes do not open a block', '----\ntitle: A\n----\n', {}, '----\ntitle: A\n----\n'],
     ['a few aliases are fine', '---\nbase: &b Plants\ntitle: *b\n---\n', { base: 'Plants', title: 'Plants' }, ''],
+    // js-yaml, which Mintlify reads front matter with, takes quoted strings continued on lines indented no deeper
+    // than their key; so do we (issue #27 §3).
+    [
+      'a double-quoted string continued at column 0',
+      '---\ndescription: "Line one\nline two, \\"quoted\\""\ntitle: T\n---\nBody',
+      { description: 'Line one line two, "quoted"', title: 'T' },
+      'Body',
+    ],
+    [
+      "a single-quoted string with '' continued at column 0",
+      "---\ntitle: 'It''s\nlong'\n---\n",
+      { title: "It's long" },
+      '',
+    ],
+    [
+      'a blank line inside a quoted string is a line break',
+      '---\ndescription: "Para one\n\nPara two"\n---\n',
+      { description: 'Para one\nPara two' },
+      '',
+    ],
+    [
+      'nested keys continued the same way',
+      '---\nseo:\n  description: "one\n  two"\n---\n',
+      { seo: { description: 'one two' } },
+      '',
+    ],
   ]
   test.each(ROWS)('%s', (_case, text, data, body) => {
     expect(parseFrontMatter(text)).toEqual({ data, body })
@@ -228,6 +254,12 @@ describe('pagePathProblem', () => {
     'x'.repeat(200),
     'Pages/x',
     'my-pages',
+    // As Mintlify publishes them (issue #27 §3): the site links them percent-encoded.
+    'guides/Q&A',
+    'migrate/v2: what changed',
+    'getting started/first steps',
+    'café/crème',
+    'snippets/badge.jsx',
   ])('%p is a page path', (path) => {
     expect(pagePathProblem(path)).toBeUndefined()
   })
@@ -246,8 +278,10 @@ describe('pagePathProblem', () => {
     ['an empty segment', 'plants//overview', 'has an empty segment ("//")'],
     ['a . segment', 'plants/./overview', 'has a "." segment'],
     ['a .. segment', '../secrets', 'has a ".." segment'],
-    ['a space', 'plants/over view', 'contains " "'],
-    ['a non-ASCII letter', 'café', 'contains "é"'],
+    ['a segment ending in a space', 'plants /overview', 'starts or ends with blank space'],
+    ['a tab', 'a\tb', 'contains "\\t"'],
+    ['a hash', 'a#b', 'contains "#"'],
+    ['a percent sign', 'a%20b', 'contains "%"'],
     ['a backslash', 'plants\\overview', 'contains "\\\\"'],
     ['a NUL', 'a\u0000b', 'contains "\\u0000"'],
     ['a query mark', 'a?b', 'contains "?"'],

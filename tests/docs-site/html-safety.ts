@@ -53,6 +53,12 @@ const ELEMENTS = new Set([
   'div',
   'details',
   'summary',
+  'abbr',
+  'video',
+  'source',
+  // The renderer's own icons (Font Awesome path data), put in after sanitising.
+  'svg',
+  'path',
 ])
 const ATTRIBUTES = new Set([
   'href',
@@ -71,8 +77,29 @@ const ATTRIBUTES = new Set([
   'open',
   'width',
   'height',
+  'controls',
+  'type',
+  'xmlns',
+  'viewbox',
+  'fill',
+  'aria-hidden',
+  'd',
 ])
-const CLASS = /^(hljs.*|language-.*|callout.*|card.*|steps.*|code-group|[a-z]+_{1,2})$/
+/** An embedded video: only from the players' embed addresses, sandboxed (see the sanitiser's FRAME_HOSTS). */
+const FRAME_SRC = /^https:\/\/(www\.youtube\.com|www\.youtube-nocookie\.com|player\.vimeo\.com|www\.loom\.com)\//
+const FRAME_ATTRIBUTES = new Set([
+  'src',
+  'title',
+  'sandbox',
+  'loading',
+  'referrerpolicy',
+  'allow',
+  'allowfullscreen',
+  'width',
+  'height',
+])
+const CLASS =
+  /^(hljs.*|language-.*|callout.*|card.*|steps.*|code-group.*|tab-.*|field.*|accordion.*|expandable|update.*|frame.*|panel|tooltip|icon-inline|badge-inline|[a-z]+_{1,2})$/
 const SCRIPT_URL = /javascript:|vbscript:|livescript:|data:text\/html/
 const IMAGE_DATA_URL = /^data:image\/(png|jpeg|gif|webp)[;,]/
 
@@ -96,6 +123,14 @@ export function unsafeParts(html: string): string[] {
   const parser = new Parser(
     {
       onopentag(name, attributes) {
+        if (name === 'iframe') {
+          if (!FRAME_SRC.test(attributes.src ?? '')) problems.push(`<iframe> from ${attributes.src}`)
+          if (attributes.sandbox === undefined || /allow-top-navigation|allow-forms/.test(attributes.sandbox))
+            problems.push('<iframe> not sandboxed')
+          for (const attribute of Object.keys(attributes))
+            if (!FRAME_ATTRIBUTES.has(attribute)) problems.push(`attribute ${attribute} on <iframe>`)
+          return
+        }
         if (!ELEMENTS.has(name)) problems.push(`<${name}> is not an allowed element`)
         for (const [attribute, value] of Object.entries(attributes)) {
           if (/^on/i.test(attribute)) problems.push(`event handler ${attribute} on <${name}>`)

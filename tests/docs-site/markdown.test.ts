@@ -24,6 +24,19 @@ function html(page: string): string {
 
 type Row = [name: string, page: string, expected: string]
 
+/** A callout's opening markup, its icon's path data elided as html() does. */
+function callout(name: string): string {
+  const box = { Note: '0 0 512 512', Tip: '0 0 384 512', Info: '0 0 512 512', Warning: '0 0 512 512' } as Record<
+    string,
+    string
+  >
+  return (
+    `<aside class="callout callout-${name.toLowerCase()}" role="note" aria-label="${name}"><span class="callout-icon">` +
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="${box[name] ?? '0 0 512 512'}" fill="currentColor" ` +
+    'aria-hidden="true"><path/></svg></span><div class="callout-body">'
+  )
+}
+
 function rows(list: Row[]) {
   return list.map(([name, page, expected]) => [name, page, expected] as const)
 }
@@ -271,7 +284,7 @@ describe('Mintlify MDX: components become HTML, the rest of MDX degrades to text
     (name): Row => [
       `<${name}>`,
       `<${name}>\n  Mind **this**.\n</${name}>`,
-      `<aside class="callout callout-${name.toLowerCase()}" role="note" aria-label="${name}">\n<p>Mind <strong>this</strong>.</p>\n</aside>\n`,
+      `${callout(name)}\n<p>Mind <strong>this</strong>.</p>\n</div></aside>\n`,
     ],
   )
   test.each(
@@ -280,7 +293,7 @@ describe('Mintlify MDX: components become HTML, the rest of MDX degrades to text
       [
         'a callout on one line',
         '<Tip>Use `<Note>` here.</Tip>',
-        '<aside class="callout callout-tip" role="note" aria-label="Tip">\n<p>Use <code>&lt;Note&gt;</code> here.</p>\n</aside>\n',
+        `${callout('Tip')}\n<p>Use <code>&lt;Note&gt;</code> here.</p>\n</div></aside>\n`,
       ],
       [
         '<Card> with href: a link card, its href resolved like a link',
@@ -316,23 +329,23 @@ describe('Mintlify MDX: components become HTML, the rest of MDX degrades to text
       [
         '<Accordion title>',
         '<Accordion title="FAQ">\nAnswer.\n</Accordion>',
-        '<details>\n<summary>FAQ</summary>\n<p>Answer.</p>\n</details>\n',
+        '<details class="accordion">\n<summary>FAQ</summary>\n<p>Answer.</p>\n</details>\n',
       ],
       [
         '<Accordion defaultOpen>',
         '<Accordion title="FAQ" defaultOpen>\nAnswer.\n</Accordion>',
-        '<details open>\n<summary>FAQ</summary>\n<p>Answer.</p>\n</details>\n',
+        '<details class="accordion" open>\n<summary>FAQ</summary>\n<p>Answer.</p>\n</details>\n',
       ],
       [
         'an unknown component: tags dropped, content kept',
-        '<Frame caption="c">\n  ![x](/x.png)\n</Frame>',
+        '<Mermaid caption="c">\n  ![x](/x.png)\n</Mermaid>',
         '<p><img alt="x" src="/x.png" /></p>\n',
       ],
-      ['an unknown inline component', 'Hover <Tooltip tip="t">here</Tooltip> now.', '<p>Hover here now.</p>\n'],
+      ['an unknown inline component', 'Hover <Glossary tip="t">here</Glossary> now.', '<p>Hover here now.</p>\n'],
       ['an unknown self-closing component', '<Snippet file="a.mdx" />after', '<p>after</p>\n'],
       [
         'an indented fence inside an unknown component',
-        '<Tabs>\n  <Tab title="npm">\n    ```bash\n    npm i\n    ```\n  </Tab>\n</Tabs>',
+        '<Outer>\n  <Inner title="npm">\n    ```bash\n    npm i\n    ```\n  </Inner>\n</Outer>',
         '<pre><code class="hljs language-bash">npm i\n</code></pre>\n',
       ],
       ['an unclosed component is dropped', '<Note>\nunclosed', '<p>unclosed</p>\n'],
@@ -350,7 +363,7 @@ describe('Mintlify MDX: components become HTML, the rest of MDX degrades to text
       [
         'components nest up to 16 deep; deeper tags are dropped',
         `${'<Note>'.repeat(17)}x${'</Note>'.repeat(17)}`,
-        `${'<aside class="callout callout-note" role="note" aria-label="Note">\n'.repeat(16)}<p>x</p>\n${'</aside>\n'.repeat(16)}`,
+        `${`${callout('Note')}\n`.repeat(16)}<p>x</p>\n${'</div></aside>\n'.repeat(16)}`,
       ],
       ['MDX comments are dropped', 'one {/* hidden */} two', '<p>one  two</p>\n'],
       ['JSX expressions are left as text', 'Value: {1 + 1}', '<p>Value: {1 + 1}</p>\n'],
@@ -389,7 +402,8 @@ describe('the safety check flags what it must (so the rows above can fail)', () 
     ['a percent-encoded javascript: href', '<a href="%6A%61%76%61script:alert(1)">x</a>', 'script URL in href'],
     ['a data:text/html href', '<a href="data:text/html,x">x</a>', 'script URL in href'],
     ['an SVG data: src', '<img src="data:image/svg+xml,x">', 'data URL in src on <img>'],
-    ['an iframe', '<iframe srcdoc="x"></iframe>', '<iframe> is not an allowed element'],
+    ['an iframe from elsewhere', '<iframe srcdoc="x" sandbox=""></iframe>', '<iframe> from undefined'],
+    ['an unsandboxed video frame', '<iframe src="https://www.youtube.com/embed/x"></iframe>', '<iframe> not sandboxed'],
     ['a style attribute', '<p style="color:red">x</p>', 'attribute style on <p>'],
     ['an id outside the headings', '<p id="config">x</p>', 'id on <p>'],
     ['a class outside the vocabulary', '<p class="admin-only">x</p>', 'class admin-only on <p>'],

@@ -17,6 +17,7 @@ export function toAnthropicError(error: unknown, requestId?: string): AnthropicE
     type: init.type,
     retryAfter: init.retryAfter,
     headers: init.headers,
+    body: init.body,
     isInternal: init.isInternal,
   }
 }

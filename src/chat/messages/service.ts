@@ -8,6 +8,7 @@ import {
   type Reservable,
 } from '../completion'
 import {
+  CLIENT_HEADERS,
   type ChatRequest,
   type JsonObject,
   type MessagesRequest as NativeRequest,
@@ -61,6 +62,7 @@ export async function serveMessages(
     report: run.report,
     maxBytes: deps.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     passed: passedHeaders(context.request),
+    headers: context.request.headers,
     setHeaders: context.setHeaders,
   })
   if (!streamed) {
@@ -92,6 +94,8 @@ type EntryContext = {
   report: StreamReport
   maxBytes: number
   passed: PassedHeaders
+  /** The client's request headers, which the OpenAI form carries under `CLIENT_HEADERS`. */
+  headers: Headers
   setHeaders: (headers: Record<string, string>) => void
 }
 
@@ -144,7 +148,7 @@ class EntryRequests {
     if (this.#chat) return this.#chat
     const { chat, ignored } = toChatRequest(this.#request)
     this.#context.setHeaders(ignoredHeader(ignored))
-    return (this.#chat = chat)
+    return (this.#chat = { ...chat, [CLIENT_HEADERS]: this.#context.headers })
   }
 }
 

@@ -1,6 +1,8 @@
 import { ANTHROPIC_KIND } from './anthropic'
+import { RECORD_KIND, REPLAY_KIND } from './cassette'
 import type { ProviderKind } from './kind'
 import { OPENAI_KIND } from './openai'
+import { SCRIPT_KIND } from './script'
 
 /**
  * Every provider plug-in by the `kind` that names it in `CHAT_PROVIDERS`; the first is the default
@@ -10,4 +12,7 @@ import { OPENAI_KIND } from './openai'
 export const PROVIDER_KINDS: Readonly<Record<string, ProviderKind>> = {
   openai: OPENAI_KIND,
   anthropic: ANTHROPIC_KIND,
+  record: RECORD_KIND,
+  replay: REPLAY_KIND,
+  script: SCRIPT_KIND,
 }

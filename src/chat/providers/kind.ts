@@ -16,6 +16,8 @@ export type ProviderOptions = Omit<ProviderConfig, 'maxRetries' | 'retryBaseMs'>
    * error.
    */
   maxEventBytes?: number
+  /** Every configured provider by name, defaults applied: for a kind that wraps another (record). */
+  providers?: Readonly<Record<string, ProviderConfig>>
 }
 
 /**

@@ -14,7 +14,25 @@ export type JsonObject = { [key: string]: unknown }
  * A request the route has validated against `ChatCompletionRequest`, with `model` already
  * rewritten to the provider's upstream model.
  */
-export type ChatRequest = JsonObject & { model: string; messages: JsonObject[]; stream?: boolean }
+export type ChatRequest = JsonObject & {
+  model: string
+  messages: JsonObject[]
+  stream?: boolean
+  [CLIENT_HEADERS]?: Headers
+}
+/**
+ * The client's request headers, set by the chat routes on every {@link ChatRequest} they hand the registry (the
+ * translated requests of `/v1/messages` and `/v1/responses` too), for a provider that answers by them (script's
+ * `match: { header: … }`). A symbol key: `JSON.stringify` leaves it out, so it never travels upstream, and the
+ * registry's `{ ...request, model }` keeps it.
+ */
+export const CLIENT_HEADERS: unique symbol = Symbol('trellis.clientHeaders')
+
+/** The client's request headers, when the route set them (see {@link CLIENT_HEADERS}). */
+export function clientHeaders(request: ChatRequest): Headers | undefined {
+  return request[CLIENT_HEADERS]
+}
+
 /** `object: "chat.completion"` */
 export type ChatCompletion = JsonObject & { id: string; object: 'chat.completion'; choices: JsonObject[] }
 /** `object: "chat.completion.chunk"`; the usage chunk of `include_usage` has `choices: []`. */

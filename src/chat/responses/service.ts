@@ -13,6 +13,7 @@ import {
 } from '../completion'
 import { ignoredHeader } from '../ignored'
 import {
+  CLIENT_HEADERS,
   type ChunkTranslator,
   type JsonObject,
   type ResponsesReport,
@@ -113,7 +114,7 @@ export async function serveResponses(
         })
       }
     : undefined
-  const routes = new EntryRequests(request, conversation, fields, run, deps, context.setHeaders, keep)
+  const routes = new EntryRequests(request, conversation, fields, run, deps, context, keep)
   if (!streamed) {
     try {
       const response = await deps.registry.completeWith(
@@ -176,6 +177,8 @@ class EntryRequests {
   readonly #signal: AbortSignal
   readonly #maxBytes: number
   readonly #setHeaders: (headers: Record<string, string>) => void
+  /** The client's request headers, which the Chat Completions form carries under `CLIENT_HEADERS`. */
+  readonly #headers: Headers
   readonly #keep: ((response: JsonObject) => Promise<void>) | undefined
   readonly #sequence: Sequence = { next: 0 }
   /** The last bytes a native provider sent, whose events carry the upstream's own sequence numbers. */
@@ -188,7 +191,7 @@ class EntryRequests {
     fields: ResponseFields,
     run: CompletionRun<Served>,
     deps: ResponsesDeps,
-    setHeaders: (headers: Record<string, string>) => void,
+    context: Pick<CompletionContext, 'request' | 'setHeaders'>,
     keep: ((response: JsonObject) => Promise<void>) | undefined,
   ) {
     this.#request = request
@@ -197,7 +200,8 @@ class EntryRequests {
     this.#report = run.report
     this.#signal = run.abort.signal
     this.#maxBytes = deps.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
-    this.#setHeaders = setHeaders
+    this.#setHeaders = context.setHeaders
+    this.#headers = context.request.headers
     this.#keep = keep
   }
 
@@ -270,6 +274,7 @@ class EntryRequests {
     this.#chat = toChatRequest(this.#request, items, (i) =>
       i < carried ? 'previous_response_id' : `input[${i - carried}]`,
     )
+    this.#chat.chat[CLIENT_HEADERS] = this.#headers
     this.#setHeaders(ignoredHeader(this.#chat.ignored))
     return this.#chat
   }

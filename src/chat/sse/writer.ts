@@ -1,3 +1,4 @@
+import { StreamCut } from './cut'
 import { OpenAIError } from '../../http/openai-errors'
 import { watchSilence } from './keep-alive'
 import { DEFAULT_KEEP_ALIVE_MS } from '../../config/chat'
@@ -130,8 +131,14 @@ class EventStream implements UnderlyingDefaultSource<Uint8Array> {
       })
     } catch (error) {
       this.#options.abort.abort()
-      this.#close({ ended: 'failed', error, beforeFirstByte: true })
-      throw error
+      this.#close({ ended: 'failed', error, beforeFirstByte: !(error instanceof StreamCut) })
+      if (!(error instanceof StreamCut)) throw error
+      // A cut before the first event still answers 200 and its headers: then the body breaks.
+      this.#options.state.committed = true
+      return new Response(new ReadableStream({ start: (controller) => controller.error() }), {
+        status: 200,
+        headers: SSE_HEADERS,
+      })
     }
     this.#resolveFirst = undefined
     this.#committed = true
@@ -211,6 +218,11 @@ class EventStream implements UnderlyingDefaultSource<Uint8Array> {
 
   #fail(error: unknown): void {
     if (this.#closed) return
+    if (error instanceof StreamCut) {
+      // Without a reason: Bun prints an Error a response body fails with as if it were a crash.
+      this.#controller!.error()
+      return this.#stop({ ended: 'failed', error, beforeFirstByte: false })
+    }
     this.#options.onStreamError?.(error)
     this.#controller!.enqueue(this.#framing.errorEvent(error, this.#options.requestId))
     this.#controller!.close()

@@ -1,5 +1,6 @@
-// The docs site's only script: the mode toggle, the version picker, the API playground and copy buttons.
-// Everything else on the page is server-rendered HTML and works without it.
+// The docs site's only script: the mode toggle, the version picker, the phone menu, tab rows (Tabs and CodeGroup),
+// the API playground and copy buttons. Everything else on the page is server-rendered HTML and works without it:
+// without script, every tab panel shows under its title and the navigation follows the page on a phone.
 ;(function () {
   'use strict'
   var root = document.documentElement
@@ -43,6 +44,111 @@
       store.set('trellis-docs-version', picker.value)
       showVersion(picker.value)
     })
+  }
+
+  // The phone layout's menu button: the navigation opens above the page, Escape closes it and gives focus back.
+  var menu = document.querySelector('button#nav-toggle')
+  var nav = document.getElementById('site-nav')
+  function setMenu(open, moveFocus) {
+    root.classList.toggle('nav-open', open)
+    menu.setAttribute('aria-expanded', open ? 'true' : 'false')
+    menu.setAttribute('aria-label', open ? 'Close navigation' : 'Open navigation')
+    if (!moveFocus) return
+    if (open) {
+      var first = nav.querySelector('a[aria-current="page"]') || nav.querySelector('a')
+      if (first) first.focus()
+    } else menu.focus()
+  }
+  if (menu && nav) {
+    menu.addEventListener('click', function () { setMenu(menu.getAttribute('aria-expanded') !== 'true', true) })
+    document.addEventListener('keydown', function (event) {
+      if (event.key === 'Escape' && menu.getAttribute('aria-expanded') === 'true') setMenu(false, true)
+    })
+  }
+
+  // Tabs and code groups: a row of tab buttons over their panels (WAI-ARIA tabs: arrows, Home and End move along).
+  // As in Mintlify, picking a tab picks the tab of the same name in the page's other tab groups (npm everywhere).
+  var tabGroups = 0
+  var synced = []
+  function syncTabs(from, label) {
+    synced.forEach(function (other) { if (other.buttons !== from) other.pick(label) })
+  }
+  function makeTabs(group, panels, labelOf) {
+    if (panels.length === 0) return
+    var prefix = 'tabs-' + (++tabGroups)
+    var list = document.createElement('div')
+    list.className = 'tab-list'
+    list.setAttribute('role', 'tablist')
+    var buttons = panels.map(function (panel, index) {
+      var button = document.createElement('button')
+      button.type = 'button'
+      button.id = prefix + '-tab-' + index
+      button.setAttribute('role', 'tab')
+      panel.id = prefix + '-panel-' + index
+      panel.setAttribute('role', 'tabpanel')
+      panel.setAttribute('aria-labelledby', button.id)
+      button.setAttribute('aria-controls', panel.id)
+      labelOf(panel, index, button)
+      button.addEventListener('click', function () { select(index, false, true) })
+      list.appendChild(button)
+      return button
+    })
+    list.addEventListener('keydown', function (event) {
+      var current = buttons.indexOf(document.activeElement)
+      if (current < 0) return
+      var next = { ArrowRight: current + 1, ArrowLeft: current - 1, Home: 0, End: buttons.length - 1 }[event.key]
+      if (next === undefined) return
+      event.preventDefault()
+      select((next + buttons.length) % buttons.length, true, true)
+    })
+    function select(chosen, focus, sync) {
+      if (sync && !group.classList.contains('tab-group-unsynced')) syncTabs(buttons, buttons[chosen].textContent)
+      buttons.forEach(function (button, index) {
+        var on = index === chosen
+        button.setAttribute('aria-selected', on ? 'true' : 'false')
+        button.tabIndex = on ? 0 : -1
+        panels[index].hidden = !on
+      })
+      if (focus) buttons[chosen].focus()
+    }
+    group.insertBefore(list, group.firstChild)
+    group.classList.add('tab-ready')
+    select(0, false, false)
+    if (!group.classList.contains('tab-group-unsynced')) synced.push({
+      buttons: buttons,
+      pick: function (label) {
+        for (var b = 0; b < buttons.length; b++) if (buttons[b].textContent === label) return select(b, false, false)
+      },
+    })
+  }
+  function childrenOf(group, test) {
+    return Array.prototype.filter.call(group.children, test)
+  }
+  var tabSets = document.querySelectorAll('.tab-group')
+  for (var t = 0; t < tabSets.length; t++) {
+    makeTabs(tabSets[t], childrenOf(tabSets[t], function (child) { return child.classList.contains('tab-panel') }),
+      function (panel, index, button) {
+        var title = panel.querySelector('.tab-title')
+        if (!title) button.textContent = 'Tab ' + (index + 1)
+        else for (var n = 0; n < title.childNodes.length; n++) button.appendChild(title.childNodes[n].cloneNode(true))
+      })
+  }
+  var codeGroups = document.querySelectorAll('.code-group')
+  for (var g = 0; g < codeGroups.length; g++) {
+    makeTabs(codeGroups[g], childrenOf(codeGroups[g], function (child) { return child.tagName === 'PRE' }),
+      function (pre, index, button) {
+        var code = pre.querySelector('code')
+        var language = code && /language-(\S+)/.exec(code.className)
+        button.textContent = pre.title || (language ? language[1] : 'Code ' + (index + 1))
+        pre.tabIndex = 0
+      })
+  }
+
+  // A code block (in any tab) or a table wider than the screen scrolls inside itself; keyboard users reach it by Tab.
+  var scrollers = document.querySelectorAll('.prose pre, .prose table')
+  for (var k = 0; k < scrollers.length; k++) {
+    var scroller = scrollers[k]
+    if (scroller.tagName === 'PRE' || scroller.scrollWidth > scroller.clientWidth) scroller.tabIndex = 0
   }
 
   var relative = document.querySelectorAll('[data-relative-base]')

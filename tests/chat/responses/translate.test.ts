@@ -6,7 +6,7 @@
  * Responses API gets the body as it came, `model` rewritten.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { ProviderError, type ChatProvider, type JsonObject } from '../../../src/chat/providers/provider'
+import { CLIENT_HEADERS, ProviderError, type ChatProvider, type JsonObject } from '../../../src/chat/providers/provider'
 import { SETUP_TIMEOUT } from '../../helpers/app'
 import { registryOf } from '../chat-app'
 import { makeResponsesApp, scripted } from './responses-app'
@@ -192,6 +192,8 @@ describe('the options, translated', () => {
       top_p: 0.9,
       user: 'u-1',
       safety_identifier: 'hashed-user',
+      // The client's headers ride along under a symbol, which JSON never carries upstream.
+      [CLIENT_HEADERS]: expect.any(Headers),
     })
   })
 
