@@ -2,6 +2,7 @@
  * Server time of a rendered docs-site page (#16 §4), on the real app with the embedded PGlite, in process:
  *
  *   bun bench/docs-site.ts [--requests 2000] [--changes 40]
+ *   bun bench/docs-site.ts --pages 1000     # only the large site (#27 §6; see docs-site-large.ts)
  *
  * For the built-in default site and for the largest file of the docs.json corpus (its navigation's pages
  * unwritten, plus one written page), it times `app.handle` of a page request:
@@ -21,6 +22,7 @@ import { DocsPagesStore } from '../src/docs-pages/store'
 import { DocsRevisionStore } from '../src/docs-config/store'
 import { validateDocsConfig } from '../src/docs-config/validation/validate'
 import { makeTestApp } from '../tests/helpers/app'
+import { benchLargeSite } from './docs-site-large'
 
 const argument = (name: string, fallback: number) => {
   const at = Bun.argv.indexOf(`--${name}`)
@@ -29,6 +31,11 @@ const argument = (name: string, fallback: number) => {
 const REQUESTS = argument('requests', 2000)
 const CHANGES = argument('changes', 40)
 const CORPUS = join(import.meta.dir, '../tests/fixtures/docs-json-corpus')
+
+if (Bun.argv.includes('--pages')) {
+  await benchLargeSite(argument('pages', 1000), process.env.DATABASE_URL ? 'PostgreSQL 15' : 'embedded PGlite')
+  process.exit(0)
+}
 
 const t = await makeTestApp({ env: { LOG_LEVEL: 'info' } })
 const writer = await t.tokenFor('bench', ['docs:write'])

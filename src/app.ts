@@ -35,6 +35,10 @@ import { DocsPagesStore } from './docs-pages/store'
 import { docsSitePlugin } from './docs-site'
 import type { OpenApiDocument } from './docs-site/openapi-schema'
 import { DocsSiteService, type SiteSources } from './docs-site/service'
+import { docsSearchPlugin } from './docs-site/search'
+import { docsDiscoveryPlugin, markdownPage } from './docs-site/discovery'
+import { DiscoveryService } from './docs-site/discovery/service'
+import { SearchService, type SearchSources } from './docs-site/search/service'
 import { docsJsonComponents } from './docs-config/json-schema'
 import { FailedAuthThrottle } from './auth/failed-auth'
 import { Governance } from './governance/service'
@@ -142,16 +146,24 @@ export function createApp(deps: AppDeps) {
   const reloader =
     deps.reloader ?? configReloaderFor({ config: deps.config, chat, governance, metrics, logger: deps.logger })
   const docsConfig = new DocsConfigService(new DocsRevisionStore(db), deps.clock)
+  // Read when the document is first asked for, by which time every plugin has added its routes.
+  let routes: readonly DocumentedRoute[] = []
+  const document = once(() => openApiDocument(routes, { ...DOCUMENT_HEAD, schemas: docsJsonComponents() }))
+  let search: SearchService | undefined
   // The site is asked about each page before it is stored: one whose HTML would pass DOCS_MAX_PAGE_HTML is refused.
+  // Once stored, the page's sections go into the search index.
   const docsPages = new DocsPagesService(
     new DocsPagesStore(db),
     deps.clock,
     (path, body): Promise<string | undefined> => site.pageProblem(path, body),
+    (page) => search!.pageStored(page),
   )
   const docsAssets = new DocsAssetsService(new DocsAssetsStore(db), deps.config.docsAssets)
-  // Read when the document is first asked for, by which time every plugin has added its routes.
-  let routes: readonly DocumentedRoute[] = []
-  const document = once(() => openApiDocument(routes, { ...DOCUMENT_HEAD, schemas: docsJsonComponents() }))
+  search = new SearchService(db, searchSources(docsConfig, docsPages, document), deps.logger)
+  const discovery = new DiscoveryService({
+    ...siteSources(docsConfig, docsPages, docsAssets, document),
+    pageSummaries: () => docsPages.summaries(),
+  })
   const site: DocsSiteService = new DocsSiteService(siteSources(docsConfig, docsPages, docsAssets, document), {
     maxPageHtml: deps.config.docsMaxPageHtml,
   })
@@ -181,7 +193,16 @@ export function createApp(deps: AppDeps) {
     .use(docsConfigPlugin({ service: docsConfig, auth, logger: deps.logger }))
     .use(docsPagesPlugin({ service: docsPages, auth, logger: deps.logger }))
     .use(docsAssetsPlugin({ service: docsAssets, auth, logger: deps.logger }))
-    .use(docsSitePlugin({ sources: site.sources, logger: deps.logger, service: site }))
+    .use(docsSearchPlugin({ service: search, logger: deps.logger }))
+    .use(docsDiscoveryPlugin({ service: discovery, logger: deps.logger }))
+    .use(
+      docsSitePlugin({
+        sources: site.sources,
+        logger: deps.logger,
+        service: site,
+        markdownPage: (path) => markdownPage(discovery, path),
+      }),
+    )
     .use(adminPlugin({ auth, tokens: deps.tokens, logger: deps.logger, config: deps.config }))
     .use(usagePlugin({ db, auth, logger: deps.logger, clock: deps.clock }))
     .use(
@@ -271,6 +292,17 @@ function siteSources(
       content: async (path) => (await files.get(path))?.content,
       openApiPaths: () => files.openApiPaths(),
     },
+  }
+}
+
+/** The site's search reads whether docs.json is the default, the stored pages, and this server's own document. */
+function searchSources(config: DocsConfigService, pages: DocsPagesService, ownDocument: () => unknown): SearchSources {
+  return {
+    builtInConfig: async () => (await config.current()).builtIn,
+    pagesGeneration: () => pages.generation(),
+    pageRevisions: () => pages.summaries(),
+    page: (path) => pages.stored(path),
+    ownDocument: ownDocument as () => OpenApiDocument,
   }
 }
 

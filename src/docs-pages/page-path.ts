@@ -22,6 +22,15 @@ const RESERVED_FIRST_SEGMENTS: Record<string, string> = {
  */
 const FORBIDDEN = /[\u0000-\u001F\u007F\\?#%"<>|*]/
 const FORBIDDEN_LIST = 'control characters or any of \\ ? # % " < > | *'
+
+/** Whole paths the site answers itself (its search API and its files for machines); a page there would be shadowed. */
+const RESERVED_PATHS: Record<string, string> = {
+  search: "the site's search API",
+  'llms.txt': "the site's llms.txt",
+  'llms-full.txt': "the site's llms-full.txt",
+  'sitemap.xml': "the site's sitemap",
+  'robots.txt': "the site's robots.txt",
+}
 const MARKDOWN_EXTENSION = /\.mdx?$/i
 
 /**
@@ -60,5 +69,8 @@ export function pagePathProblem(path: string): string | undefined {
   if (reserved !== undefined) {
     return `page path ${quoted} begins with the segment "${segments[0]}", which is reserved: /docs/${segments[0]} is ${reserved}, so the site could not show it`
   }
+  const answered = Object.hasOwn(RESERVED_PATHS, path) ? RESERVED_PATHS[path] : undefined
+  if (answered !== undefined)
+    return `page path ${quoted} is reserved: /docs/${path} is ${answered}, so the site could not show it`
   return undefined
 }

@@ -77,6 +77,8 @@ export class DocsPagesService {
     private readonly store: DocsPagesStore,
     private readonly clock: () => Date,
     private readonly check?: PageCheck,
+    /** Told of each new revision once it is stored (the site's search index); awaited, so a PUT's answer follows it. */
+    private readonly onStored?: (page: PageRevision) => Promise<void>,
   ) {}
 
   /** The newest revision of the page, or undefined when it was never written. */
@@ -151,6 +153,7 @@ export class DocsPagesService {
           createdAt: this.clock().toISOString(),
         }
       })
+      if (!unchanged) await this.onStored?.(stored)
       // An unchanged page is the stored revision, whose text is this one: the split above is its split.
       return { page: { ...stored, body, frontMatter: data }, created, unchanged }
     } catch (error) {

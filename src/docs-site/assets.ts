@@ -3,6 +3,8 @@ import clientScript from './assets/client.js' with { type: 'text' }
 import faviconSvg from './assets/favicon.svg' with { type: 'text' }
 import logoDarkSvg from './assets/logo-dark.svg' with { type: 'text' }
 import logoLightSvg from './assets/logo-light.svg' with { type: 'text' }
+import searchScript from './assets/search.js' with { type: 'text' }
+import searchStylesheet from './assets/search.css' with { type: 'text' }
 import stylesheet from './assets/site.css' with { type: 'text' }
 import { ASSET_BASE } from './links'
 
@@ -17,8 +19,9 @@ function asset(body: string, type: string): Asset {
   return { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` }
 }
 
-const css = asset(stylesheet, 'text/css; charset=utf-8')
-const js = asset(clientScript, 'text/javascript; charset=utf-8')
+// The search dialog's script and styles are files of their own, served as part of the site's one script and stylesheet.
+const css = asset(`${stylesheet}\n${searchStylesheet}`, 'text/css; charset=utf-8')
+const js = asset(`${clientScript}\n${searchScript}`, 'text/javascript; charset=utf-8')
 
 /** Versioned names: a new build changes the name, so the files can be cached for a year. */
 const versioned = new Map<string, Asset>([

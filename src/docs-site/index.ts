@@ -9,9 +9,15 @@ import { DocsSiteService, type SitePage, type SiteSources } from './service'
 
 /**
  * Where the site's docs.json, pages and the server's own OpenAPI document come from; app.ts wires them, and passes the
- * service when it also asks it about pages being stored (DocsSiteService.pageProblem).
+ * service when it also asks it about pages being stored (DocsSiteService.pageProblem). `markdownPage` answers
+ * `/docs/<page>.md` (the page as Markdown; see discovery/).
  */
-export type DocsSiteDeps = { sources: SiteSources; logger: Logger; service?: DocsSiteService }
+export type DocsSiteDeps = {
+  sources: SiteSources
+  logger: Logger
+  service?: DocsSiteService
+  markdownPage?: (path: string) => Promise<Response>
+}
 
 const HTML_TYPE = 'text/html; charset=utf-8'
 
@@ -52,6 +58,8 @@ export const docsSitePlugin = (deps: DocsSiteDeps) => {
    */
   async function pageOrFile(raw: string | undefined, request: Request): Promise<Response> {
     const path = decodePath(raw)
+    if (deps.markdownPage !== undefined && path?.endsWith('.md') && path.length > 3)
+      return deps.markdownPage(path.slice(0, -3))
     const file = path === undefined ? undefined : await fileResponse(deps.sources.files, path, request)
     return file ?? pageResponse(await service.render(path ?? '\u0000'), request)
   }

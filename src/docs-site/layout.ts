@@ -22,6 +22,8 @@ export type PageView = {
   labelOf: (path: string) => string
   isPage: (path: string) => boolean
   assets: { css: string; js: string }
+  /** More `<meta>` tags for the head (docs.json `seo.metatags`, the page's Open Graph fields), as HTML. */
+  meta?: string
 }
 
 /**
@@ -56,6 +58,7 @@ export function renderLayout(view: PageView): RenderedPage {
     '<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">',
     `<title>${escapeHtml(view.title === config.name ? config.name : `${view.title} · ${config.name}`)}</title>`,
     view.description === undefined ? '' : `<meta name="description"${attributes({ content: view.description })}>`,
+    view.meta ?? '',
     favicon === undefined ? '' : `<link rel="icon"${attributes({ href: favicon })}>`,
     `<link rel="stylesheet"${attributes({ href: view.assets.css })}>`,
     `<style>${theme}</style>`,
@@ -142,9 +145,14 @@ function topbar(view: PageView, section: Section): string {
   return (
     `<header class="topbar"><div class="topbar-row">${menu}<a class="brand"${attributes({ href })}>${brand}</a><nav ` +
     `class="topbar-links" aria-label="Site ` +
-    `links"><ul>${links.join('')}</ul></nav>${versionPicker}${toggle}</div>${tabs}</header>`
+    `links"><ul>${links.join('')}</ul></nav>${SEARCH_BUTTON}${versionPicker}${toggle}</div>${tabs}</header>`
   )
 }
+
+/** Opens the search dialog (assets/search.js); hidden until that script runs, as it does nothing without it. */
+const SEARCH_BUTTON =
+  '<button type="button" class="search-open" data-search-open hidden aria-haspopup="dialog" ' +
+  `aria-keyshortcuts="Meta+K Control+K /">${iconSvg('magnifying-glass', 'solid')}<span>Search</span><kbd>Ctrl K</kbd></button>`
 
 function tabRow(view: PageView, current: Section): string {
   const { map } = view

@@ -14,6 +14,7 @@ import { type GeneratedPage, generatedPageText } from './openapi-navigation'
 import { OpenApiDocuments } from './openapi-sources'
 import { SiteMap } from './site-map'
 import { expandSnippets, SNIPPET_FOLDER } from './snippets'
+import { pageMetaTags } from './discovery/seo'
 
 /** What the site reads: the current docs.json, and the stored pages. */
 export type SiteSources = {
@@ -309,9 +310,17 @@ export class DocsSiteService {
       })
     content += markdown.html
     const title = data.title ?? labelOf(path)
+    const { description } = data
+    const meta = pageMetaTags({
+      config: snapshot.config,
+      frontMatter: data,
+      title,
+      description,
+      inNavigation: map.names(path),
+    })
     return {
       status: 200,
-      ...renderLayout({ ...view, path, title, description: data.description, content, headings: markdown.headings }),
+      ...renderLayout({ ...view, path, title, description, content, headings: markdown.headings, meta }),
     }
   }
 }

@@ -38,3 +38,7 @@ declare module '*/client.js' {
   const text: string
   export default text
 }
+declare module '*/search.js' {
+  const text: string
+  export default text
+}

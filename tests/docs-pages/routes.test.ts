@@ -318,6 +318,8 @@ describe('bad writes: each a 400, 413 or 415 naming what is wrong, and nothing s
     ['a tab', { path: 'a%09b' }, 400, 'contains "\\t"'],
     ['a segment ending in a space', { path: 'guides%20/a' }, 400, 'starts or ends with blank space'],
     ['the reserved first segment', { path: 'pages/intro' }, 400, 'begins with the segment "pages", which is reserved'],
+    ['the search API', { path: 'search' }, 400, "is reserved: /docs/search is the site's search API"],
+    ['the sitemap', { path: 'sitemap.xml' }, 400, "is reserved: /docs/sitemap.xml is the site's sitemap"],
     ['201 characters', { path: 'x'.repeat(201) }, 400, 'at most 200'],
     ['a malformed escape', { path: '%zz' }, 400, 'the page path "%zz" has a malformed percent-escape'],
     ['an escape that is not UTF-8', { path: '%E0%A4%A' }, 400, 'malformed percent-escape'],
