@@ -46,6 +46,8 @@ export const ASSET_PATH_MAX_LENGTH = 500
 
 /** Folders of the site that are not the repository's: `/docs/pages/…` is the pages API, the others its own files. */
 const RESERVED_FIRST_SEGMENTS = new Set(['pages', '_assets', '_files'])
+/** Files the site answers itself at /docs/{name}: a stored one there would never be served. */
+const RESERVED_PATHS = new Set(['robots.txt', 'llms.txt', 'llms-full.txt'])
 
 /**
  * Characters a file name may hold: letters and digits of any script, and the punctuation Mintlify repositories use
@@ -91,6 +93,7 @@ export function assetPathProblem(path: string): string | undefined {
       return `file path ${quoted} contains ${JSON.stringify(character)}, which a file name may not hold`
     }
   }
+  if (RESERVED_PATHS.has(path)) return `file path ${quoted} is answered by the site itself (/docs/${path})`
   if (RESERVED_FIRST_SEGMENTS.has(segments[0]!))
     return `file path ${quoted} begins with "${segments[0]}", a folder the site keeps for itself`
   if (assetTypeOf(path) === undefined) {

@@ -154,6 +154,7 @@ describe('bad file paths and contents', () => {
     ['a NUL', 'a%00.png', 400, 'may not hold'],
     ['a malformed escape', 'a%zz.png', 400, 'malformed percent-escape'],
     ['the pages API folder', 'pages/x.png', 400, 'keeps for itself'],
+    ['a file the site answers itself', 'robots.txt', 400, 'answered by the site itself'],
     ['an empty segment', 'images//x.png', 400, 'empty segment'],
     ['an overlong path', `${'a'.repeat(600)}.png`, 400, 'at most 500'],
   ]
