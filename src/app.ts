@@ -27,6 +27,9 @@ import { docsConfigPlugin } from './docs-config'
 import { DocsConfigService } from './docs-config/service'
 import { DocsRevisionStore } from './docs-config/store'
 import { docsPagesPlugin } from './docs-pages'
+import { docsAssetsPlugin } from './docs-pages/asset-routes'
+import { DocsAssetsService } from './docs-pages/asset-service'
+import { DocsAssetsStore } from './docs-pages/asset-store'
 import { DocsPagesService } from './docs-pages/service'
 import { DocsPagesStore } from './docs-pages/store'
 import { docsSitePlugin } from './docs-site'
@@ -155,12 +158,13 @@ export function createApp(deps: AppDeps) {
     (path, body): Promise<string | undefined> => site.pageProblem(path, body),
     (page) => search!.pageStored(page),
   )
+  const docsAssets = new DocsAssetsService(new DocsAssetsStore(db), deps.config.docsAssets)
   search = new SearchService(db, searchSources(docsConfig, docsPages, document), deps.logger)
   const discovery = new DiscoveryService({
-    ...siteSources(docsConfig, docsPages, document),
+    ...siteSources(docsConfig, docsPages, docsAssets, document),
     pageSummaries: () => docsPages.summaries(),
   })
-  const site: DocsSiteService = new DocsSiteService(siteSources(docsConfig, docsPages, document), {
+  const site: DocsSiteService = new DocsSiteService(siteSources(docsConfig, docsPages, docsAssets, document), {
     maxPageHtml: deps.config.docsMaxPageHtml,
   })
   const app = new Elysia({
@@ -188,6 +192,7 @@ export function createApp(deps: AppDeps) {
     .use(chatPlugin({ ...deps, chat, auth, governance, ledger, metrics }))
     .use(docsConfigPlugin({ service: docsConfig, auth, logger: deps.logger }))
     .use(docsPagesPlugin({ service: docsPages, auth, logger: deps.logger }))
+    .use(docsAssetsPlugin({ service: docsAssets, auth, logger: deps.logger }))
     .use(docsSearchPlugin({ service: search, logger: deps.logger }))
     .use(docsDiscoveryPlugin({ service: discovery, logger: deps.logger }))
     .use(
@@ -269,13 +274,24 @@ export function metricsFor(database: DatabaseHandle, ledger: UsageLedger | undef
 }
 
 /** The documentation site renders the current docs.json and the stored pages, and this server's own document. */
-function siteSources(config: DocsConfigService, pages: DocsPagesService, ownDocument: () => unknown): SiteSources {
+function siteSources(
+  config: DocsConfigService,
+  pages: DocsPagesService,
+  files: DocsAssetsService,
+  ownDocument: () => unknown,
+): SiteSources {
   return {
     config: () => config.current(),
     pagesGeneration: () => pages.generation(),
     pageSummaries: () => pages.summaries(),
     pageText: async (path) => (await pages.stored(path))?.source,
     ownDocument: ownDocument as () => OpenApiDocument,
+    files: {
+      generation: () => files.generation(),
+      summary: (path) => files.summary(path),
+      content: async (path) => (await files.get(path))?.content,
+      openApiPaths: () => files.openApiPaths(),
+    },
   }
 }
 

@@ -5,6 +5,7 @@ import { navigationOf } from '../docs-format/navigation/build'
 import type { Navigation } from '../docs-format/navigation/model'
 import { IncludeError } from '../docs-format/includes'
 import { readDocsConfigFile } from './docs-config-file'
+import { planFiles, pushFiles } from './docs-push-files'
 
 /** Where the command writes, and the environment it reads; tests pass their own. */
 export type PushIo = {
@@ -97,10 +98,12 @@ export async function runDocsPush(args: string[], io: PushIo = PROCESS_IO): Prom
   const failed = outcomes.filter((outcome) => !outcome.ok).length
   const unchanged = outcomes.filter((outcome) => outcome.ok && outcome.unchanged).length
   const stored = outcomes.length - failed - unchanged
+  // The repository's images, fonts and OpenAPI files (src/cli/docs-push-files.ts).
+  const filesFailed = await pushRepositoryFiles(root, base, token, io)
   io.stdout(
     `pushed ${root} to ${base}: ${stored} stored, ${unchanged} unchanged, ${skipped.length} skipped, ${failed} failed\n`,
   )
-  return failed === 0 ? 0 : 1
+  return failed === 0 && filesFailed === 0 ? 0 : 1
 }
 
 /**
@@ -191,6 +194,20 @@ async function inOrder<T, R>(
   }
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
   return results
+}
+
+/** Uploads the folder's files (see planFiles), one line each, then a summary line; the number that failed. */
+async function pushRepositoryFiles(root: string, base: string, token: string, io: PushIo): Promise<number> {
+  const plan = await planFiles(root)
+  // A folder of pages only says nothing about files.
+  if (plan.files.length === 0 && plan.skipped.length === 0) return 0
+  for (const { file, reason } of plan.skipped) io.stdout(`${file}: skipped: ${reason}\n`)
+  const outcomes = await pushFiles(plan, base, token, (outcome) => io.stdout(`${outcome.file}: ${outcome.line}\n`))
+  const failed = outcomes.filter((outcome) => !outcome.ok).length
+  const unchanged = outcomes.filter((outcome) => outcome.ok && outcome.unchanged).length
+  const stored = outcomes.length - failed - unchanged
+  io.stdout(`files: ${stored} stored, ${unchanged} unchanged, ${plan.skipped.length} skipped, ${failed} failed\n`)
+  return failed
 }
 
 async function isFolder(path: string): Promise<boolean> {

@@ -33,13 +33,13 @@ export function boolean(env: Env, name: string, fallback: boolean): boolean {
 }
 
 /** `1mb`, `512kb`, `1048576` → bytes. */
-export function byteSize(env: Env, name: string, fallback: number): number {
+export function byteSize(env: Env, name: string, fallback: number, maxMib = 64): number {
   const raw = env[name]
   if (raw === undefined || raw === '') return fallback
   const value = sizeInBytes(raw)
   if (value === undefined) throw new ConfigError(`${name} must be a size such as 1048576, 512kb or 1mb, got "${raw}"`)
-  if (value < 1024 || value > 64 * 1024 * 1024)
-    throw new ConfigError(`${name} must be between 1kb and 64mb, got "${raw}"`)
+  if (value < 1024 || value > maxMib * 1024 * 1024)
+    throw new ConfigError(`${name} must be between 1kb and ${maxMib}mb, got "${raw}"`)
   return value
 }
 

@@ -63,6 +63,11 @@ export type Config = {
    * holding at most `RESPONSES_MAX_STORED_BYTES` (8 MiB) of conversation.
    */
   responses: { retentionDays: number; maxStoredBytes: number }
+  /**
+   * The docs site's files (`PUT /docs/assets/…`): each at most `DOCS_ASSET_MAX_BYTES` (25 MiB), all of them
+   * together at most `DOCS_ASSETS_MAX_BYTES` (1 GiB).
+   */
+  docsAssets: { maxFileBytes: number; maxSiteBytes: number }
   /** The most HTML one docs page may render to (`DOCS_MAX_PAGE_HTML`, 4 MiB): a larger page is refused at PUT. */
   docsMaxPageHtml: number
   env: Readonly<Record<string, string | undefined>>
@@ -145,6 +150,11 @@ export function loadConfig(env: Env, kinds: ProviderKinds, options: ConfigOption
     responses: {
       retentionDays: integer(env, 'RESPONSES_RETENTION_DAYS', 30, 1, 3650),
       maxStoredBytes: byteSize(env, 'RESPONSES_MAX_STORED_BYTES', 8 * 1024 * 1024),
+    },
+    // Environment only, like the stored responses' limits (README, "Docs files").
+    docsAssets: {
+      maxFileBytes: byteSize(env, 'DOCS_ASSET_MAX_BYTES', 25 * 1024 * 1024, 1024),
+      maxSiteBytes: byteSize(env, 'DOCS_ASSETS_MAX_BYTES', 1024 * 1024 * 1024, 1024 * 1024),
     },
     docsMaxPageHtml: byteSize(env, 'DOCS_MAX_PAGE_HTML', 4 * 1024 * 1024),
     env,

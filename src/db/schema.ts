@@ -327,3 +327,33 @@ export const responseItems = pgTable(
     index('response_items_owner_item_idx').on(table.owner, table.itemId),
   ],
 )
+
+/** Raw bytes; both drivers (postgres.js and PGlite) hand back a Uint8Array (a Buffer is one). */
+const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => 'bytea' })
+
+/**
+ * The files of the documentation repository beside its pages: images, videos, fonts, OpenAPI documents.
+ * One row per path, replaced in place (no history). A delete leaves a tombstone, and every write takes the
+ * next `generation` in commit order (writers take turns; see DocsAssetsStore), so max(generation) is a cheap
+ * "some file changed" stamp for the site, deletes included.
+ */
+export const docsAssets = pgTable(
+  'docs_assets',
+  {
+    /** As a page or docs.json names the file, without a leading slash: `images/hero.png`. */
+    path: byteOrderedText('path').primaryKey(),
+    generation: bigint('generation', { mode: 'number' }).notNull(),
+    /** Empty for a tombstone. */
+    content: bytea('content').notNull(),
+    contentType: text('content_type').notNull(),
+    /** `file`, or `openapi` for an OpenAPI document that was validated when stored. */
+    kind: text('kind').notNull(),
+    /** Hex SHA-256 of the content: `docs push` compares it before uploading. */
+    sha256: text('sha256').notNull(),
+    size: integer('size').notNull(),
+    author: text('author').notNull(),
+    deleted: boolean('deleted').notNull().default(false),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [index('docs_assets_generation_idx').on(table.generation)],
+)

@@ -5,6 +5,7 @@ import { renderMarkdown } from './markdown'
 import {
   exampleOf,
   isObject,
+  MAX_LISTED_FIELDS,
   MAX_SCHEMA_DEPTH,
   type MediaType,
   type OpenApiDocument,
@@ -36,7 +37,7 @@ export function renderOperation(
   document: OpenApiDocument,
   operation: Operation,
   config: DocsConfig,
-  options: { sameOrigin: boolean },
+  options: { sameOrigin: boolean; servers?: string[] },
 ): string {
   const mode = config.api?.playground?.mode ?? 'show'
   const bodyMedia =
@@ -46,7 +47,7 @@ export function renderOperation(
   const data: PlaygroundData = {
     method: operation.method,
     path: operation.path,
-    baseUrls: options.sameOrigin ? [] : baseUrlsOf(config),
+    baseUrls: options.sameOrigin ? [] : baseUrlsOf(config, options.servers),
     auth:
       secured || config.api?.auth?.method !== undefined
         ? {
@@ -78,10 +79,10 @@ export function renderOperation(
   return parts.join('')
 }
 
-/** docs.json's `api.baseUrl`, as a list. */
-function baseUrlsOf(config: DocsConfig): string[] {
+/** docs.json's `api.baseUrl`, as a list; else the document's own `servers`. */
+function baseUrlsOf(config: DocsConfig, servers: string[] = []): string[] {
   const base = config.api?.baseUrl
-  return base === undefined ? [] : Array.isArray(base) ? base : [base]
+  return base === undefined ? servers : Array.isArray(base) ? base : [base]
 }
 
 function parametersSection(document: OpenApiDocument, operation: Operation): string {
@@ -111,7 +112,7 @@ function requestBodySection(document: OpenApiDocument, operation: Operation, exa
     '<section aria-labelledby="request-body"><h2 id="request-body">Request body</h2>',
     `<p>${escapeHtml(types.join(', ') || 'any content')}${body.required ? ' · required' : ''}</p>`,
     body.description === undefined ? '' : `<p>${escapeHtml(body.description)}</p>`,
-    media?.schema === undefined ? '' : fieldList(document, media.schema, 0, []),
+    media?.schema === undefined ? '' : fieldList(document, media.schema, 0, [], { left: MAX_LISTED_FIELDS }),
     example === undefined ? '' : exampleBlock('Example request body', example),
     '</section>',
   ].join('')
@@ -119,6 +120,8 @@ function requestBodySection(document: OpenApiDocument, operation: Operation, exa
 
 function responsesSection(document: OpenApiDocument, operation: Operation): string {
   if (operation.responses.length === 0) return ''
+  // One allowance for all responses: an operation with hundreds of them must not list each in full.
+  const budget = { left: MAX_LISTED_FIELDS }
   const items = operation.responses.map((response) => {
     const [type, media] = Object.entries(response.content)[0] ?? []
     const example = media === undefined ? undefined : mediaExample(document, media)
@@ -131,7 +134,7 @@ function responsesSection(document: OpenApiDocument, operation: Operation): stri
       headers.length === 0
         ? ''
         : `<p>Headers: ${headers.map((name) => `<code>${escapeHtml(name)}</code>`).join(', ')}</p>`,
-      media?.schema === undefined ? '' : fieldList(document, media.schema, 0, []),
+      media?.schema === undefined ? '' : fieldList(document, media.schema, 0, [], budget),
       example === undefined ? '' : exampleBlock(`Example ${response.status} response`, example),
       '</details>',
     ].join('')
@@ -139,24 +142,38 @@ function responsesSection(document: OpenApiDocument, operation: Operation): stri
   return `<section aria-labelledby="responses"><h2 id="responses">Responses</h2>${items.join('')}</section>`
 }
 
-/** An object schema's properties as a nested list (name, type, required, description), depth-limited. */
-function fieldList(document: OpenApiDocument, schema: unknown, depth: number, refs: string[]): string {
+/**
+ * An object schema's properties as a nested list (name, type, required, description), limited in depth and in
+ * fields listed (`budget`, shared by the whole list); what is left out is said, not dropped silently.
+ */
+function fieldList(
+  document: OpenApiDocument,
+  schema: unknown,
+  depth: number,
+  refs: string[],
+  budget: { left: number },
+): string {
   const ref = isObject(schema) && typeof schema.$ref === 'string' ? schema.$ref : undefined
   if (ref !== undefined && refs.includes(ref)) return ''
   const seen = ref === undefined ? refs : [...refs, ref]
   let resolved = resolve(document, schema)
   if (isObject(resolved) && resolved.type === 'array') resolved = resolve(document, resolved.items)
   if (!isObject(resolved) || !isObject(resolved.properties) || depth >= MAX_SCHEMA_DEPTH) return ''
-  const required = Array.isArray(resolved.required) ? resolved.required : []
-  const items = Object.entries(resolved.properties).map(([name, property]) => {
+  const required = new Set(Array.isArray(resolved.required) ? resolved.required : [])
+  const properties = Object.entries(resolved.properties)
+  const shown = properties.slice(0, Math.max(0, budget.left))
+  budget.left -= shown.length
+  const items = shown.map(([name, property]) => {
     const target = resolve(document, property)
     const description = isObject(target) && typeof target.description === 'string' ? target.description : ''
-    const requiredMark = required.includes(name) ? ' <span class="required">required</span>' : ''
+    const requiredMark = required.has(name) ? ' <span class="required">required</span>' : ''
     const describe = description === '' ? '' : `<div class="field-description">${escapeHtml(description)}</div>`
     const type = escapeHtml(typeName(document, property))
-    const nested = fieldList(document, property, depth + 1, seen)
+    const nested = fieldList(document, property, depth + 1, seen, budget)
     return `<li><code>${escapeHtml(name)}</code> <span class="type">${type}</span>${requiredMark}${describe}${nested}</li>`
   })
+  const hidden = properties.length - shown.length
+  if (hidden > 0) items.push(`<li class="field-more">${hidden} more field${hidden === 1 ? '' : 's'} not shown</li>`)
   return `<ul class="fields">${items.join('')}</ul>`
 }
 

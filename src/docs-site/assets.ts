@@ -38,8 +38,8 @@ export function siteAsset(name: string): Asset | undefined {
 }
 
 /**
- * The built-in files that the default docs.json names (`/logo/light.svg`, `/logo/dark.svg`, `/favicon.svg`),
- * served under /docs/_files/. Trellis stores pages and docs.json, not images.
+ * The built-in files that the default docs.json names (`/logo/light.svg`, `/logo/dark.svg`, `/favicon.svg`), served at
+ * /docs/{path} (and /docs/_files/{path}) unless the repository stores its own file at that path (see files.ts).
  */
 const FILES = new Map<string, Asset>([
   ['logo/light.svg', asset(logoLightSvg, 'image/svg+xml')],

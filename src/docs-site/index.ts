@@ -2,7 +2,8 @@ import { Elysia } from 'elysia'
 import { ifNoneMatchHits } from '../http/entity-tags'
 import { jsonErrors } from '../http/json-errors'
 import type { Logger } from '../telemetry/logger'
-import { builtInFile, siteAsset, type Asset } from './assets'
+import { siteAsset, type Asset } from './assets'
+import { fileResponse } from './files'
 import { trimSlashes } from './links'
 import { DocsSiteService, type RedirectPage, type SitePage, type SiteSources } from './service'
 
@@ -40,24 +41,28 @@ export const docsSitePlugin = (deps: DocsSiteDeps) => {
         ({ params, request }) => assetResponse(siteAsset(params.file), request, 'public, max-age=31536000, immutable'),
         { detail: { hide: true } },
       )
+      // Where docs.json images pointed before the site served the repository's files at their own paths.
       .get(
         '/docs/_files/*',
-        ({ params, request }) =>
-          assetResponse(builtInFile(decodePath(params['*']) ?? ''), request, 'public, max-age=300'),
+        async ({ params, request }) =>
+          (await fileResponse(deps.sources.files, decodePath(params['*']) ?? '', request)) ?? assetResponse(undefined),
         { detail: { hide: true } },
       )
-      .get(
-        '/docs/*',
-        async ({ params, request }) => {
-          const path = decodePath(params['*'])
-          if (deps.markdownPage !== undefined && path?.endsWith('.md') && path.length > 3)
-            return deps.markdownPage(path.slice(0, -3))
-          // A malformed escape names no page: the site's 404 page, like any other unknown address.
-          return pageResponse(await service.serve(path ?? '\u0000'), request)
-        },
-        { detail: { hide: true } },
-      )
+      .get('/docs/*', ({ params, request }) => pageOrFile(params['*'], request), { detail: { hide: true } })
+      .head('/docs/*', ({ params, request }) => pageOrFile(params['*'], request), { detail: { hide: true } })
   )
+
+  /**
+   * A repository file (`/docs/images/hero.png`: the author's stored file, else a built-in one at that path), or
+   * the page at that path. A malformed escape names no page: the site's 404 page, like any other unknown address.
+   */
+  async function pageOrFile(raw: string | undefined, request: Request): Promise<Response> {
+    const path = decodePath(raw)
+    if (deps.markdownPage !== undefined && path?.endsWith('.md') && path.length > 3)
+      return deps.markdownPage(path.slice(0, -3))
+    const file = path === undefined ? undefined : await fileResponse(deps.sources.files, path, request)
+    return file ?? pageResponse(await service.serve(path ?? '\u0000'), request)
+  }
 }
 
 function pageResponse(page: SitePage | RedirectPage, request: Request): Response {
@@ -81,8 +86,8 @@ function pageResponse(page: SitePage | RedirectPage, request: Request): Response
   return new Response(page.html, { status: page.status, headers: { ...headers, 'content-type': HTML_TYPE } })
 }
 
-function assetResponse(asset: Asset | undefined, request: Request, cacheControl: string): Response {
-  if (asset === undefined)
+function assetResponse(asset: Asset | undefined, request?: Request, cacheControl = ''): Response {
+  if (asset === undefined || request === undefined)
     return new Response('no such file', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } })
   const headers = { etag: asset.etag, 'cache-control': cacheControl, 'x-content-type-options': 'nosniff' }
   const ifNoneMatch = request.headers.get('if-none-match')

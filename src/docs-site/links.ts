@@ -8,7 +8,6 @@ export { pagePathOf, trimSlashes }
 export const SITE_BASE = '/docs/'
 /** The site's own stylesheet and script, and the built-in images (logo, favicon), all embedded. */
 export const ASSET_BASE = '/docs/_assets/'
-const FILE_BASE = '/docs/_files/'
 
 /** A `/`-separated path with each segment percent-encoded. */
 function encodePath(path: string): string {
@@ -23,8 +22,8 @@ export function pageUrl(path: string): string {
 /**
  * An image path from docs.json (`logo`, `favicon`, `backgroundImage`). Absolute http(s) URLs and
  * `data:image/…` URLs are used as written (an `<img>` never runs script, whatever the image holds);
- * a path inside the docs repository (`/logo/light.svg`) is served from the site's files, which are the
- * built-in ones: Trellis stores pages and docs.json, not images (see the README). Anything else: none.
+ * a path inside the docs repository (`/logo/light.svg`, `images/bg.png`) is served by the site at
+ * `/docs/{path}`: the author's stored file, else Trellis's built-in one at that path. Anything else: none.
  */
 export function imageUrl(value: string | undefined): string | undefined {
   if (value === undefined) return undefined
@@ -33,8 +32,39 @@ export function imageUrl(value: string | undefined): string | undefined {
   const safe = safeUrl(trimmed)
   if (safe === undefined) return undefined
   if (/^https?:/i.test(safe)) return safe
-  const path = safe.replace(/^\.?\/+/, '')
-  return FILE_BASE + encodePath(path)
+  const url = repositoryFileUrl(safe, '')
+  if (url === undefined) return undefined
+  // A file, named as written in docs.json (`/logo/My Logo.svg`): each segment encoded once, whatever was escaped.
+  const [path = ''] = splitSuffix(url)
+  return SITE_BASE + encodePath(path.slice(SITE_BASE.length).split('/').map(decodedOrAsIs).join('/'))
+}
+
+function decodedOrAsIs(segment: string): string {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
+}
+
+/**
+ * The site URL of a repository file named in a page (`/images/a.png` from the root, `a.png` or `../a.png` from
+ * the page's folder `from`), its `?query#fragment` kept; undefined for a URL with a scheme or `//`, or one that
+ * climbs above the root.
+ */
+export function repositoryFileUrl(written: string, from: string): string | undefined {
+  if (URL_SCHEME.test(written) || written.startsWith('//')) return undefined
+  const [path = '', suffix] = splitSuffix(written)
+  if (path === '') return undefined
+  const folder = from.includes('/') ? from.slice(0, from.lastIndexOf('/') + 1) : ''
+  const parts: string[] = []
+  for (const part of (path.startsWith('/') ? path : folder + path).split('/')) {
+    if (part === '..') {
+      if (parts.pop() === undefined) return undefined
+    } else if (part !== '.' && part !== '') parts.push(part)
+  }
+  if (parts.length === 0) return undefined
+  return SITE_BASE + parts.join('/') + suffix
 }
 
 /**

@@ -22,6 +22,8 @@ import { splitSuffix } from './links'
 /** What one render vouches for: its link resolver and the nonce that marks the heading ids it set. */
 export interface SanitizeContext {
   pageHref: (target: string) => string | undefined
+  /** The URL of an image the page names by a relative or root-relative path; undefined leaves it as written. */
+  imageSrc?: (src: string) => string | undefined
   idNonce: string
 }
 
@@ -192,11 +194,12 @@ function anchorTag(tagName: string, attributes: sanitizeHtml.Attributes, context
   return { tagName, attribs }
 }
 
-const imageTag: sanitizeHtml.Transformer = (tagName, attributes) => {
+function imageTag(tagName: string, attributes: sanitizeHtml.Attributes, context: SanitizeContext): sanitizeHtml.Tag {
   const attribs: sanitizeHtml.Attributes = {}
   for (const name of ['alt', 'title', 'class']) if (attributes[name] !== undefined) attribs[name] = attributes[name]
   for (const name of ['width', 'height']) if (DIGITS.test(attributes[name] ?? '')) attribs[name] = attributes[name]!
-  if (attributes.src !== undefined && allowedUrl(attributes.src, true)) attribs.src = attributes.src
+  if (attributes.src !== undefined && allowedUrl(attributes.src, true))
+    attribs.src = context.imageSrc?.(attributes.src.trim()) ?? attributes.src
   return { tagName, attribs }
 }
 
@@ -293,7 +296,7 @@ export function sanitizePage(html: string, context: SanitizeContext): string {
     disallowedTagsMode: 'discard',
     transformTags: {
       a: (tagName, attributes) => anchorTag(tagName, attributes, context),
-      img: imageTag,
+      img: (tagName, attributes) => imageTag(tagName, attributes, context),
       h2: headingTag,
       h3: headingTag,
       h4: headingTag,

@@ -51,6 +51,8 @@ export interface MarkdownOptions {
    * the link as written. The fragment and query are appended to what it returns.
    */
   pageHref: (target: string) => string | undefined
+  /** The URL of an image named by a path in the repository (see SanitizeContext.imageSrc). */
+  imageSrc?: (src: string) => string | undefined
   /** The most bytes of HTML the page may render to (DEFAULT_MAX_PAGE_HTML when unset); past it, PageTooLarge. */
   maxHtml?: number
 }
@@ -273,7 +275,7 @@ function* phases(body: string, options: MarkdownOptions): Generator<void, Render
   rendered = rendered.replace(SELF_CLOSED_MEDIA, '<$1$2></$1>')
   if (rendered.length > 2 * maxHtml) throw new PageTooLarge(`its HTML is ${size(rendered.length)} before sanitising`)
   yield
-  const html = sanitizePage(rendered, { pageHref: options.pageHref, idNonce: nonce })
+  const html = sanitizePage(rendered, { pageHref: options.pageHref, imageSrc: options.imageSrc, idNonce: nonce })
   // Icons go in after sanitising (the allowlist has no SVG); their placeholders carry the nonce, so an author cannot
   // place one.
   const withIcons =

@@ -8,7 +8,7 @@ export type JsonObject = Record<string, unknown>
 export type OpenApiDocument = {
   paths?: Record<string, JsonObject>
   components?: { schemas?: Record<string, unknown> }
-  servers?: { url?: string }[]
+  servers?: { url?: string; variables?: unknown }[]
   security?: unknown[]
 }
 
@@ -46,6 +46,12 @@ export type MediaType = {
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
 /** How deep a schema is shown or an example built; deeper levels are summarised. */
 export const MAX_SCHEMA_DEPTH = 6
+/**
+ * Values in one generated example, and fields in one listed schema: depth alone does not bound them (12 properties
+ * that each refer to the next level make 3 million fields in 6 levels), and neither does a document's size.
+ */
+const MAX_EXAMPLE_VALUES = 2_000
+export const MAX_LISTED_FIELDS = 1_000
 
 /** The operation `method path` of `document`, with `$ref`ed parameters, bodies and responses resolved. */
 export function findOperation(document: OpenApiDocument, method: string, path: string): Operation | undefined {
@@ -89,28 +95,80 @@ export function findOperation(document: OpenApiDocument, method: string, path: s
   }
 }
 
-/** Every `METHOD /path` of a document, in document order. */
-export function operationsOf(
-  document: OpenApiDocument,
-): { method: string; path: string; summary?: string; tags: string[]; operationId?: string }[] {
-  const found: { method: string; path: string; summary?: string; tags: string[]; operationId?: string }[] = []
-  for (const [path, item] of Object.entries(document.paths ?? {})) {
+/** One operation of a document as navigation lists it. */
+export type OperationEntry = {
+  method: string
+  path: string
+  summary?: string
+  /** The page title Mintlify gives it: the summary, else "METHOD /path". */
+  title: string
+  tags: string[]
+  operationId?: string
+  deprecated: boolean
+  /**
+   * The page path Mintlify publishes it at, below the generated folder: `{tag}/{title slug}`, or `{title slug}`
+   * for an operation without tags (`x-mint.href` wins when the operation sets one).
+   */
+  slug: string
+}
+
+/** Every `METHOD /path` of a document, in document order; `x-hidden` and `x-excluded` operations left out. */
+export function operationsOf(document: OpenApiDocument): OperationEntry[] {
+  const found: OperationEntry[] = []
+  for (const [path, item] of Object.entries(isObject(document.paths) ? document.paths : {})) {
+    if (!isObject(item)) continue
     for (const method of HTTP_METHODS) {
       const operation = item[method]
-      if (!isObject(operation)) continue
+      if (!isObject(operation) || operation['x-hidden'] === true || operation['x-excluded'] === true) continue
       const tags = Array.isArray(operation.tags)
         ? operation.tags.filter((tag): tag is string => typeof tag === 'string')
         : []
+      const summary = stringOr(operation.summary)?.trim() || undefined
+      const title = summary ?? `${method.toUpperCase()} ${path}`
+      const mint = isObject(operation['x-mint']) ? operation['x-mint'] : {}
+      const href = typeof mint.href === 'string' ? mint.href.replace(/^\/+|\/+$/g, '') : ''
       found.push({
         method: method.toUpperCase(),
         path,
-        summary: stringOr(operation.summary),
+        summary,
+        title,
         tags,
         operationId: stringOr(operation.operationId),
+        deprecated: operation.deprecated === true,
+        slug: href || [...(tags[0] === undefined ? [] : [slugOf(tags[0])]), slugOf(title)].join('/'),
       })
     }
   }
   return found
+}
+
+/**
+ * A title or tag as a path segment, as Mintlify makes them: lower case, runs of spaces and slashes as one "-"
+ * ("Search & List Entities" → "search-&-list-entities"; "GET /plants/{id}" → "get-plants-{id}").
+ */
+function slugOf(text: string): string {
+  return (
+    text
+      .toLowerCase()
+      .replace(/[\s/]+/g, '-')
+      .replace(/^-+|-+$/g, '') || 'operation'
+  )
+}
+
+/** The base URLs a document's `servers` name, their `{variables}` filled with their defaults. */
+export function serverUrlsOf(document: OpenApiDocument): string[] {
+  const urls: string[] = []
+  for (const server of Array.isArray(document.servers) ? document.servers : []) {
+    if (!isObject(server) || typeof server.url !== 'string') continue
+    const variables = isObject(server.variables) ? server.variables : {}
+    urls.push(
+      server.url.replace(/\{([^{}]+)\}/g, (whole, name: string) => {
+        const variable = variables[name]
+        return isObject(variable) && typeof variable.default === 'string' ? variable.default : whole
+      }),
+    )
+  }
+  return urls
 }
 
 /** A value with one level of `$ref` followed (local references only; anything else is left as is). */
@@ -131,11 +189,18 @@ export function resolve(document: OpenApiDocument, value: unknown, seen = 0): un
  * type (objects from their properties, arrays with one item). Beyond {@link MAX_SCHEMA_DEPTH} levels, or on a
  * `$ref` cycle, the value is left out.
  */
-export function exampleOf(document: OpenApiDocument, schema: unknown, depth = 0, refs: string[] = []): unknown {
-  if (!isObject(schema) || depth > MAX_SCHEMA_DEPTH) return undefined
+export function exampleOf(
+  document: OpenApiDocument,
+  schema: unknown,
+  depth = 0,
+  refs: string[] = [],
+  budget = { left: MAX_EXAMPLE_VALUES },
+): unknown {
+  if (!isObject(schema) || depth > MAX_SCHEMA_DEPTH || budget.left <= 0) return undefined
+  budget.left -= 1
   if (typeof schema.$ref === 'string') {
     if (refs.includes(schema.$ref)) return undefined
-    return exampleOf(document, resolve(document, schema), depth, [...refs, schema.$ref])
+    return exampleOf(document, resolve(document, schema), depth, [...refs, schema.$ref], budget)
   }
   if (schema.example !== undefined) return schema.example
   if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0]
@@ -144,11 +209,11 @@ export function exampleOf(document: OpenApiDocument, schema: unknown, depth = 0,
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0]
   for (const key of ['oneOf', 'anyOf'] as const) {
     const branches = schema[key]
-    if (Array.isArray(branches) && branches.length > 0) return exampleOf(document, branches[0], depth + 1, refs)
+    if (Array.isArray(branches) && branches.length > 0) return exampleOf(document, branches[0], depth + 1, refs, budget)
   }
   if (Array.isArray(schema.allOf)) {
     const merged: JsonObject = {}
-    for (const part of schema.allOf) Object.assign(merged, exampleOf(document, part, depth + 1, refs) ?? {})
+    for (const part of schema.allOf) Object.assign(merged, exampleOf(document, part, depth + 1, refs, budget) ?? {})
     return merged
   }
   const type = Array.isArray(schema.type) ? schema.type.find((each) => each !== 'null') : schema.type
@@ -156,18 +221,18 @@ export function exampleOf(document: OpenApiDocument, schema: unknown, depth = 0,
     case 'object': {
       const value: JsonObject = {}
       const properties = isObject(schema.properties) ? schema.properties : {}
-      const required = Array.isArray(schema.required) ? schema.required : []
+      const required = new Set(Array.isArray(schema.required) ? schema.required : [])
       // Required properties, and optional ones only where the schema gives an example or default: a made-up
       // value for an optional field (an id of 0) would be sent as is from the playground and mean something.
       for (const [name, property] of Object.entries(properties)) {
-        if (!required.includes(name) && !hasOwnExample(resolve(document, property))) continue
-        const example = exampleOf(document, property, depth + 1, refs)
+        if (!required.has(name) && !hasOwnExample(resolve(document, property))) continue
+        const example = exampleOf(document, property, depth + 1, refs, budget)
         if (example !== undefined) value[name] = example
       }
       return value
     }
     case 'array': {
-      const item = exampleOf(document, schema.items, depth + 1, refs)
+      const item = exampleOf(document, schema.items, depth + 1, refs, budget)
       return item === undefined ? [] : [item]
     }
     case 'string':

@@ -1,16 +1,18 @@
 import { createHash } from 'node:crypto'
 import packageJson from '../../package.json' with { type: 'json' }
 import type { DocsConfig } from '../docs-format/docs-json'
-import { FrontMatterError, parseFrontMatter, parseOperationRef, type FrontMatter } from '../docs-format/front-matter'
-import { renderOperation } from './api-page'
+import { FrontMatterError, parseFrontMatter, type FrontMatter } from '../docs-format/front-matter'
 import { SITE_ASSETS } from './assets'
 import { defaultPages } from './default-site'
 import { escapeHtml } from './html'
 import { renderLayout } from './layout'
-import { pagePathOf, pageUrl } from './links'
+import type { SiteFiles } from './files'
+import { pagePathOf, pageUrl, repositoryFileUrl } from './links'
 import { DEFAULT_MAX_PAGE_HTML, PageTooLarge, renderMarkdownYielding } from './markdown'
-import { findOperation, type OpenApiDocument } from './openapi-schema'
 import { Redirects } from './redirects'
+import type { OpenApiDocument } from './openapi-schema'
+import { type GeneratedPage, generatedPageText } from './openapi-navigation'
+import { OpenApiDocuments } from './openapi-sources'
 import { SiteMap } from './site-map'
 import { expandSnippets, SNIPPET_FOLDER } from './snippets'
 import { pageMetaTags } from './discovery/seo'
@@ -25,8 +27,10 @@ export type SiteSources = {
   pageSummaries: () => Promise<Map<string, { title?: string; sidebarTitle?: string }>>
   /** A page's newest text, or undefined when it has none. */
   pageText: (path: string) => Promise<string | undefined>
-  /** This server's own OpenAPI document (docs.json's `openapi: "/openapi.json"`). */
+  /** This server's own OpenAPI document (docs.json's `openapi: "/openapi.json"`, unless the repository has one). */
   ownDocument: () => OpenApiDocument
+  /** The repository's stored files: images, and the OpenAPI documents its API pages render. */
+  files?: SiteFiles
 }
 
 export type SitePage = { status: 200 | 404; html: string; etag: string; csp: string }
@@ -61,6 +65,8 @@ type Snapshot = {
   summaries: Awaited<ReturnType<SiteSources['pageSummaries']>>
   /** Trellis's own pages, while docs.json is the built-in default; empty otherwise. */
   builtIn: BuiltInPages
+  /** The pages navigation groups' `openapi` generate, by page path. */
+  generated: Map<string, GeneratedPage>
   /** The 404 page, the same for every unknown address, rendered once: a crawler's random URLs cost no render each. */
   notFound?: SitePage
 }
@@ -80,6 +86,7 @@ export class DocsSiteService {
   /** The snapshot being built, shared by the requests that need it meanwhile. */
   private building: { key: string; snapshot: Promise<Snapshot> } | undefined
 
+  private readonly documents: OpenApiDocuments
   private readonly maxPageHtml: number
 
   /** `maxPageHtml`: the most bytes of HTML a page's content may render to (DOCS_MAX_PAGE_HTML). */
@@ -88,6 +95,7 @@ export class DocsSiteService {
     options: { maxPageHtml?: number } = {},
   ) {
     this.maxPageHtml = options.maxPageHtml ?? DEFAULT_MAX_PAGE_HTML
+    this.documents = new OpenApiDocuments(sources.files)
   }
 
   /**
@@ -113,6 +121,7 @@ export class DocsSiteService {
     const expanded = await expandSnippets(body, path, load, this.maxPageHtml)
     return renderMarkdownYielding(expanded, {
       pageHref: (target) => pageHrefFor(target, path, isPage),
+      imageSrc: (src) => repositoryFileUrl(src, path),
       maxHtml: this.maxPageHtml,
     })
   }
@@ -133,8 +142,13 @@ export class DocsSiteService {
     // so a crawler cannot churn the cache (and force a render per request) by spelling a page many ways.
     // A non-empty address that names nothing (`/docs/%20`) stays an unknown page, not the home page.
     const path = requested === '' ? '' : pagePathOf(requested) || '\u0000'
-    const [current, generation] = await Promise.all([this.sources.config(), this.sources.pagesGeneration()])
-    const snapshotKey = `${current.etag}\n${generation}`
+    const [current, generation, files] = await Promise.all([
+      this.sources.config(),
+      this.sources.pagesGeneration(),
+      this.sources.files?.generation() ?? 0,
+    ])
+    // The files join the key: an API page shows the stored OpenAPI document as it is now.
+    const snapshotKey = `${current.etag}\n${generation}\n${files}`
     const cacheKey = `${snapshotKey}\n${path}`
     const cached = this.pages.get(cacheKey)
     if (cached !== undefined) {
@@ -238,7 +252,12 @@ export class DocsSiteService {
     const config = JSON.parse(current.body) as DocsConfig
     const builtIn = current.builtIn ? this.builtInPages() : NO_BUILT_IN_PAGES
     const redirects = new Redirects((config as { redirects?: unknown }).redirects)
-    return { key, config, map: new SiteMap(config), redirects, summaries: await this.sources.pageSummaries(), builtIn }
+    const navigation = await this.documents.generatedNavigation(config, this.sources.ownDocument)
+    const generated = new Map<string, GeneratedPage>()
+    for (const page of [...[...navigation.groups.values()].flat(), ...navigation.endpoints.values()])
+      if (!generated.has(page.path)) generated.set(page.path, page)
+    const map = new SiteMap(config, navigation)
+    return { key, config, map, redirects, summaries: await this.sources.pageSummaries(), builtIn, generated }
   }
 
   /** Trellis's own pages and their titles: the same for the whole process, so made once. */
@@ -264,7 +283,13 @@ export class DocsSiteService {
     const path = asked !== undefined && !isPage(asked) && isPage(`${asked}/index`) ? `${asked}/index` : asked
     const labelOf = (candidate: string) => {
       const summary = summaries.get(candidate)
-      return summary?.sidebarTitle || summary?.title || builtIn.titles.get(candidate) || humanize(candidate)
+      return (
+        summary?.sidebarTitle ||
+        summary?.title ||
+        builtIn.titles.get(candidate) ||
+        snapshot.generated.get(candidate)?.title ||
+        humanize(candidate)
+      )
     }
     const view = { config: snapshot.config, map, isPage, labelOf, assets: SITE_ASSETS }
     if (path === undefined || !isPage(path)) {
@@ -274,7 +299,11 @@ export class DocsSiteService {
         ...renderLayout({ ...view, path: undefined, title: 'Page not found', content, headings: [] }),
       }
     }
-    const text = (await this.sources.pageText(path)) ?? builtIn.texts.get(path)
+    const generatedPage = snapshot.generated.get(path)
+    const text =
+      (await this.sources.pageText(path)) ??
+      builtIn.texts.get(path) ??
+      (generatedPage === undefined ? undefined : generatedPageText(generatedPage))
     if (text === undefined) {
       const content =
         `<div class="not-written" role="note"><p><strong>This page is not written yet.</strong></p><p>docs.json ` +
@@ -298,7 +327,12 @@ export class DocsSiteService {
       problem === undefined
         ? ''
         : `<div class="callout callout-warning" role="note"><p>${escapeHtml(problem)}</p></div>`
-    if (data.openapi !== undefined) content += this.operationHtml(snapshot, data.openapi)
+    if (data.openapi !== undefined)
+      content += await this.documents.operationHtml(data.openapi, {
+        config: snapshot.config,
+        ownDocument: this.sources.ownDocument,
+        builtIn: snapshot.builtIn.texts.size > 0,
+      })
     content += markdown.html
     const title = data.title ?? labelOf(path)
     const { description } = data
@@ -314,29 +348,6 @@ export class DocsSiteService {
       ...renderLayout({ ...view, path, title, description, content, headings: markdown.headings, meta }),
     }
   }
-
-  /** An API page's operation, from the OpenAPI document docs.json names (this server's own, for now). */
-  private operationHtml(snapshot: Snapshot, reference: string): string {
-    const ref = parseOperationRef(reference)
-    const notice = (message: string) =>
-      `<div class="callout callout-warning" role="note"><p>${escapeHtml(message)}</p></div>`
-    if (ref === undefined) return notice(`The front matter's openapi value "${reference}" is not "METHOD /path".`)
-    const sources = snapshot.config.openapi === undefined ? ['/openapi.json'] : [snapshot.config.openapi].flat()
-    const own = sources.find(
-      (source) => isOwnDocument(source) && (ref.document === undefined || isOwnDocument(ref.document)),
-    )
-    if (own === undefined) {
-      return notice(
-        `${ref.method} ${ref.path} is not shown: Trellis renders operations of its own /openapi.json, and ` +
-          `docs.json's openapi names ${sources.join(', ')}. Documents at other addresses are not fetched (the site ` +
-          `works offline).`,
-      )
-    }
-    const document = this.sources.ownDocument()
-    const operation = findOperation(document, ref.method, ref.path)
-    if (operation === undefined) return notice(`${ref.method} ${ref.path} is not an operation of /openapi.json.`)
-    return renderOperation(document, operation, snapshot.config, { sameOrigin: snapshot.builtIn.texts.size > 0 })
-  }
 }
 
 /** Snippets are stored like pages but never are pages, as in Mintlify, even when navigation names one. */
@@ -350,13 +361,6 @@ function tooLargeMessage(path: string, error: PageTooLarge, cap: number): string
     `page ${path} is not shown: ${error.message}, and a page may render to at most ${cap} bytes of HTML ` +
     '(DOCS_MAX_PAGE_HTML). Split it into smaller pages.'
   )
-}
-
-/**
- * This server's document, however docs.json spells it: `/openapi.json`, `openapi.json`, or the server's own URL path.
- */
-function isOwnDocument(source: string): boolean {
-  return /^(?:\.?\/)?openapi\.json$/.test(source.trim())
 }
 
 /** Front matter with its problem, if any, reported on the page instead of failing it. */

@@ -1,6 +1,7 @@
 import type { DocsConfig } from '../docs-format/docs-json'
 import type { NavEntry, NavSection, Navigation } from '../docs-format/navigation/model'
 import { navigationOf } from '../docs-format/navigation/build'
+import { type GeneratedNavigation, NO_GENERATED, withGeneratedPages } from './openapi-splice'
 
 export type { NavEntry }
 export type Section = NavSection
@@ -28,8 +29,12 @@ export class SiteMap {
   /** Each section's first page, found once. */
   private readonly firstPages = new Map<Section, string>()
 
-  constructor(config: DocsConfig) {
-    this.navigation = navigationOf(config as unknown as Record<string, unknown>)
+  /**
+   * `generated`: what the repository's OpenAPI documents add to navigation (OpenApiDocuments.generatedNavigation),
+   * spliced in where groups and sections name them (see openapi-splice.ts).
+   */
+  constructor(config: DocsConfig, generated: GeneratedNavigation = NO_GENERATED) {
+    this.navigation = withGeneratedPages(navigationOf(config as unknown as Record<string, unknown>), generated)
     this.pages = this.navigation.pages
     this.named = new Set(this.pages)
     this.top = this.navigation.top

@@ -73,6 +73,8 @@ describe('trellis docs push', () => {
       'index.mdx: created (/docs/pages/index revision 1)',
       'plants/care/watering.MDX: created (/docs/pages/plants/care/watering revision 1)',
       'plants/overview.md: created (/docs/pages/plants/overview revision 1)',
+      'logo.svg: created (/docs/assets/logo.svg)',
+      'files: 1 stored, 0 unchanged, 0 skipped, 0 failed',
       `pushed ${dir} to ${t.origin}: 4 stored, 0 unchanged, 0 skipped, 0 failed`,
     ])
     expect(result.code).toBe(0)
@@ -89,6 +91,8 @@ describe('trellis docs push', () => {
       'index.mdx: unchanged (/docs/pages/index revision 1)',
       'plants/care/watering.MDX: unchanged (/docs/pages/plants/care/watering revision 1)',
       'plants/overview.md: stored (/docs/pages/plants/overview revision 2)',
+      'logo.svg: unchanged',
+      'files: 0 stored, 1 unchanged, 0 skipped, 0 failed',
       `pushed ${dir} to ${t.origin}: 2 stored, 2 unchanged, 0 skipped, 0 failed`,
     ])
     expect(again.code).toBe(0)

@@ -181,10 +181,10 @@ describe('a current-shape docs.json on the site', () => {
   test('a favicon per mode', async () => {
     const { html } = await page('/docs/')
     expect(html).toContain(
-      '<link rel="icon" href="/docs/_files/favicon-light.svg" media="(prefers-color-scheme: light)">',
+      '<link rel="icon" href="/docs/favicon-light.svg" media="(prefers-color-scheme: light)">',
     )
     expect(html).toContain(
-      '<link rel="icon" href="/docs/_files/favicon-dark.svg" media="(prefers-color-scheme: dark)">',
+      '<link rel="icon" href="/docs/favicon-dark.svg" media="(prefers-color-scheme: dark)">',
     )
   })
 })

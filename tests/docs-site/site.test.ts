@@ -61,12 +61,12 @@ describe('the built-in default site (before any docs.json is stored)', () => {
 
   test('the logo shows in both modes with its href, and the favicon is the built-in one', async () => {
     const { html } = await page('/docs/')
-    expect(html).toContain('<img class="logo logo-light" src="/docs/_files/logo/light.svg" alt="Trellis">')
-    expect(html).toContain('<img class="logo logo-dark" src="/docs/_files/logo/dark.svg" alt="Trellis">')
+    expect(html).toContain('<img class="logo logo-light" src="/docs/logo/light.svg" alt="Trellis">')
+    expect(html).toContain('<img class="logo logo-dark" src="/docs/logo/dark.svg" alt="Trellis">')
     expect(html).toContain('<a class="brand" href="/docs/">')
-    expect(html).toContain('<link rel="icon" href="/docs/_files/favicon.svg">')
-    for (const file of ['logo/light.svg', 'logo/dark.svg', 'favicon.svg']) {
-      const response = await t.request(`/docs/_files/${file}`)
+    expect(html).toContain('<link rel="icon" href="/docs/favicon.svg">')
+    for (const file of ['logo/light.svg', 'logo/dark.svg', 'favicon.svg', '_files/favicon.svg']) {
+      const response = await t.request(`/docs/${file}`)
       expect({ file, status: response.status, type: response.headers.get('content-type') }).toEqual({
         file,
         status: 200,
@@ -236,7 +236,7 @@ describe('a stored docs.json: every field shows', () => {
     expect(html).toContain('--important:#134E4A;--on-important:#FFFFFF')
     expect(html).toContain('--bg:#FAFAF9')
     expect(html).toContain('--bg:#0C0A09')
-    expect(html).toContain('body{background-image:url("/docs/_files/images/bg.png")}')
+    expect(html).toContain('body{background-image:url("/docs/images/bg.png")}')
   })
 
   test('the top bar: links, the github button as owner/repo (no star count offline), the version picker, the mode toggle', async () => {

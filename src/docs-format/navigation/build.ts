@@ -41,6 +41,8 @@ function buildSpecNavigation(config: Json): Navigation {
       if (typeof page === 'string') return [{ kind: 'page', path: list.add(page) }]
       return isObject(page) ? [groupOf(page)] : []
     }),
+    // Pages generated from an OpenAPI document join the group (docs-site/openapi-splice.ts).
+    openapi: group.openapi,
   })
   const tree = (Array.isArray(config.navigation) ? config.navigation : []).filter(isObject).map(groupOf)
   const topAnchor = isObject(config.topAnchor) ? config.topAnchor : {}

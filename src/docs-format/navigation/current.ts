@@ -93,7 +93,11 @@ export function buildCurrentNavigation(config: Json): Navigation {
       ...(Array.isArray(level.pages) ? level.pages : []).flatMap((page) => entryOf(page, depth + 1)),
     ]
     let first = firstPageOf(entries)
-    if (section !== undefined && entries.length > 0) section.entries = entries
+    // A level's own `openapi` (a tab of generated API pages): a nameless group around its entries carries it, which
+    // the site dissolves once it has added the pages (docs-site/openapi-splice.ts).
+    if (section !== undefined && level.openapi !== undefined)
+      section.entries = [{ kind: 'group', name: '', entries, openapi: level.openapi }]
+    else if (section !== undefined && entries.length > 0) section.entries = entries
     if (isObject(level.global)) walkGlobal(level.global, context)
     for (const key of Object.keys(DIVISIONS) as DivisionKey[]) {
       const items = level[key]
