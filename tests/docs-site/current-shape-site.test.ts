@@ -180,11 +180,7 @@ describe('a current-shape docs.json on the site', () => {
 
   test('a favicon per mode', async () => {
     const { html } = await page('/docs/')
-    expect(html).toContain(
-      '<link rel="icon" href="/docs/favicon-light.svg" media="(prefers-color-scheme: light)">',
-    )
-    expect(html).toContain(
-      '<link rel="icon" href="/docs/favicon-dark.svg" media="(prefers-color-scheme: dark)">',
-    )
+    expect(html).toContain('<link rel="icon" href="/docs/favicon-light.svg" media="(prefers-color-scheme: light)">')
+    expect(html).toContain('<link rel="icon" href="/docs/favicon-dark.svg" media="(prefers-color-scheme: dark)">')
   })
 })
