@@ -156,9 +156,9 @@ describe('the validator, with keys that a plain text search would confuse', () =
 
   test('a top-level key written with a \\u escape is found where it is written, not at a literal one deeper', () => {
     const text =
-      '{\n  "name": "Acme",\n  "colors": { "primary": "#000", "twitter": 1 },\n  "navigation": [{ "group": "A", "pages": ["a"] }],\n  "footerSocials": { "\\u0074witter": "https://twitter.com/acme" }\n}'
+      '{\n  "name": "Acme",\n  "colors": { "primary": "#000", "twitter": 1 },\n  "navigation": [{ "group": "A", "pages": ["a"] }],\n  "footerSocials": { "\\u0074ypo": "https://twitter.com/acme" }\n}'
     const result = validateDocsConfig(text)
-    expect(result.errors).toEqual([expect.objectContaining({ path: '/footerSocials/twitter', line: 5, column: 22 })])
+    expect(result.errors).toEqual([expect.objectContaining({ path: '/footerSocials/typo', line: 5, column: 22 })])
     expect(result.warnings).toEqual([expect.objectContaining({ path: '/colors/twitter', line: 3, column: 34 })])
   })
 })
@@ -182,7 +182,9 @@ describe('the validator places every corpus issue where a full scan records its 
 
   test('the corpus has warnings and errors to place', () => {
     const results = CORPUS_TEXTS.map(([, text]) => validateDocsConfig(text))
-    expect(results.reduce((sum, result) => sum + result.warnings.length, 0)).toBeGreaterThan(20)
+    // Fewer since #27 knows every key Mintlify documents (they warned before); those left are still unknown keys
+    // and values a version or anchor does not define.
+    expect(results.reduce((sum, result) => sum + result.warnings.length, 0)).toBeGreaterThan(5)
     expect(results.reduce((sum, result) => sum + result.errors.length, 0)).toBeGreaterThan(0)
   })
 
@@ -190,8 +192,9 @@ describe('the validator places every corpus issue where a full scan records its 
     const places = scannedPlaces(text)
     const result = validateDocsConfig(text)
     for (const { path, line, column } of result.warnings) {
-      // An unknown property is reported at its key.
-      expect({ path, line, column }).toEqual({ path, ...(places.get(path)?.key ?? { line: -1, column: -1 }) })
+      // An unknown property is reported at its key, a doubtful value (a version no `versions` lists) at the value.
+      const place = places.get(path)
+      expect([place?.key, place?.value]).toContainEqual({ line, column })
     }
     for (const { path, line, column } of result.errors) {
       // An error is reported at its node (value, or key for a key that is not allowed) or, for a missing
