@@ -1,8 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { hashToken, TokenService } from '../../src/auth/service'
 import { tokens as tokensTable } from '../../src/db/schema'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp, uniqueOwner } from '../helpers/app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 let t: TestApp
 beforeAll(async () => {

@@ -3,8 +3,11 @@
  * flood of random tokens neither evicts live tokens from the cache nor locks out other addresses.
  * TRUST_PROXY decides whether X-Forwarded-For names the address.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 let t: TestApp
 let valid: string

@@ -1,11 +1,14 @@
 import { PROVIDER_KINDS } from '../../src/chat/providers'
-import { afterAll, beforeAll, expect, spyOn, test } from 'bun:test'
+import { afterAll, beforeAll, expect, setDefaultTimeout, spyOn, test } from 'bun:test'
 import { TokenService } from '../../src/auth/service'
 import { announceDevelopmentToken } from '../../src/runtimes/bootstrap'
 import { loadConfig } from '../../src/config'
 import type { DatabaseHandle } from '../../src/db/connect'
 import { SETUP_TIMEOUT } from '../helpers/app'
 import { freshDatabase } from '../helpers/database'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 let database: DatabaseHandle
 beforeAll(async () => {

@@ -1,6 +1,9 @@
 import { PROVIDER_KINDS } from '../../src/chat/providers'
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { DEFAULT_MODELS, parseChatConfig, PROVIDER_DEFAULTS } from '../../src/config/chat'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 describe('chat configuration from the environment', () => {
   test('with nothing set: echo and echo-reasoner, 15 s keep-alive, echo at full speed', () => {

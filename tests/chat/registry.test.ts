@@ -1,5 +1,5 @@
 import { PROVIDER_KINDS } from '../../src/chat/providers'
-import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { parseChatConfig, PROVIDER_DEFAULTS, type ChatConfig, type ProviderConfig } from '../../src/config/chat'
 import { createEchoProvider } from '../../src/chat/providers/echo/echo'
 import {
@@ -12,6 +12,9 @@ import { buildRegistry, ModelRegistry, type RegistryDeps, type StreamState } fro
 import { backoffMs } from '../../src/chat/retry'
 import { SseDataDecoder } from '../../src/chat/sse/decoder'
 import { startMockUpstream, type MockUpstream } from './mock-upstream'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 let primary: MockUpstream
 let secondary: MockUpstream

@@ -2,8 +2,11 @@
  * What a chunk tells the stream report, which feeds the usage ledger and the metrics: an
  * upstream's finish reason is kept as sent only when it is short and storable text.
  */
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { noteChunk, type StreamReport } from '../../src/chat/providers/provider'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 const chunk = (finish_reason: unknown, usage?: unknown) => ({
   id: 'c',

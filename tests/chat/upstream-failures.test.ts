@@ -1,8 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import parsePrometheusTextFormat from 'parse-prometheus-text-format'
 import { makeTestApp, type TestApp } from '../helpers/app'
 import { USER } from './chat-app'
 import { startMockUpstream, type MockUpstream } from './mock-upstream'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /*
  * What a client and an operator see when an upstream fails (issue #29 §3): a 429 or 503 always says

@@ -1,9 +1,12 @@
-import { afterAll, describe, expect, test } from 'bun:test'
+import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseCommandLine, UsageError } from '../../src/cli/command-line'
 import { runCli } from '../helpers/process'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 const parse = (argv: string[]) => parseCommandLine(argv, '9.9.9')
 

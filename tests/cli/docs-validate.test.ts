@@ -1,9 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { runDocsValidate, type CliIo } from '../../src/cli/docs-validate'
 import { CORPUS_DIR, corpusFiles } from '../docs-config/corpus'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 const REPO = join(import.meta.dir, '../..')
 const VALID = '{\n  "name": "Acme",\n  "navigation": [{ "group": "A", "pages": ["a"] }]\n}\n'

@@ -1,9 +1,12 @@
 import { PROVIDER_KINDS } from '../../src/chat/providers'
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { ConfigError, loadConfig } from '../../src/config'
 import { buildRegistry } from '../../src/chat/registry'
 import { createEchoProvider } from '../../src/chat/providers/echo/echo'
 import { PROVIDER_DEFAULTS } from '../../src/config/chat'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 describe('configuration from the environment', () => {
   test('defaults', () => {

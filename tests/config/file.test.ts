@@ -1,10 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PROVIDER_KINDS } from '../../src/chat/providers'
 import { ConfigError, ConfigFileInvalid, loadConfig } from '../../src/config'
 import { PROVIDER_DEFAULTS } from '../../src/config/chat'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /** trellis.yaml (issue #29 §2): read, interpolated, validated where it is written, overridden by the environment. */
 

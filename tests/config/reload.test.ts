@@ -1,10 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PROVIDER_KINDS } from '../../src/chat/providers'
 import { configSchemaText } from '../../src/config/json-schema'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /**
  * `POST /admin/config/reload` and `GET /config/schema` (issue #29 §2), over a listening server: providers, models

@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -7,6 +7,9 @@ import { parse } from 'yaml'
 import { PROVIDER_KINDS } from '../../src/chat/providers'
 import { loadConfig } from '../../src/config'
 import { configJsonSchema } from '../../src/config/json-schema'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /**
  * The JSON Schema editors read (schemas/trellis.schema.json, GET /config/schema) agrees with the server's own

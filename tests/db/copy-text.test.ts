@@ -2,11 +2,14 @@
  * COPY text (src/db/copy-text.ts), checked by PostgreSQL itself: every value copied in reads back
  * as it was, whatever characters it holds.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
 import { type DatabaseHandle, openDatabase } from '../../src/db/connect'
 import { copyLine } from '../../src/db/copy-text'
 import { rowsOf } from '../../src/db/migrate'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 let handle: DatabaseHandle
 const table = `copy_text_${process.pid}`

@@ -3,10 +3,13 @@
  * pid file, removed it and wrote its own: two processes both took a stale lock in 4 of 80 tries,
  * and two containers on one volume (both pid 1) each took the other's lock for its own.
  */
-import { afterEach, expect, test } from 'bun:test'
+import { afterEach, expect, setDefaultTimeout, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 const HOLDER = join(import.meta.dir, 'fixtures/lock-holder.ts')
 const dirs: string[] = []

@@ -1,6 +1,9 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { DrizzleQueryError } from 'drizzle-orm/errors'
 import { describeFailure } from '../../src/db/failures'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /*
  * A failed query's parameters are what a request sent (a new token's hash among them): they never reach a log line

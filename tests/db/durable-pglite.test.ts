@@ -2,7 +2,7 @@
  * Commits on the embedded database reach the disk (src/db/durable-pglite.ts). PGlite's defaults
  * acknowledged 1,521 writes without one fsync: safe from `kill -9`, not from a power cut.
  */
-import { expect, test } from 'bun:test'
+import { expect, setDefaultTimeout, test } from 'bun:test'
 import { PGlite } from '@electric-sql/pglite'
 import { sql } from 'drizzle-orm'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -12,6 +12,9 @@ import { LAZY_FLUSH_MS, openDatabase } from '../../src/db/connect'
 import { DURABLE_START_PARAMS, DurableNodeFS } from '../../src/db/durable-pglite'
 import { copyLine } from '../../src/db/copy-text'
 import { rowsOf } from '../../src/db/migrate'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 const scratch = () => join(mkdtempSync(join(tmpdir(), 'trellis-durable-')), 'data')
 

@@ -1,5 +1,8 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { databaseUnavailable } from '../../src/db/failures'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 const coded = (code: string, message = 'boom') => Object.assign(new Error(message), { code })
 /** Drizzle wraps the driver's error: "Failed query: …" with the real one in `cause`. */

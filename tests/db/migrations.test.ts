@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
 import { cpSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -8,6 +8,9 @@ import { migrate, rowsOf } from '../../src/db/migrate'
 import { MIGRATIONS } from '../../src/db/migrations.gen'
 import { freshDatabase } from '../helpers/database'
 import { SETUP_TIMEOUT } from '../helpers/app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 const ROOT = join(import.meta.dir, '../..')
 

@@ -3,7 +3,7 @@
  * client-side (a frozen server, a silent network) and server-side (a slow statement).
  */
 import { PROVIDER_KINDS } from '../../src/chat/providers'
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
 import postgres from 'postgres'
 import { createApp } from '../../src/app'
@@ -15,6 +15,9 @@ import { migrate } from '../../src/db/migrate'
 import { createLogger } from '../../src/telemetry/logger'
 import { scratchPostgresDatabase } from '../helpers/database'
 import { freezableProxy } from '../helpers/freezable-proxy'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 const never = { then: () => {} } as PromiseLike<never>
 

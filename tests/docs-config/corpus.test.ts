@@ -1,7 +1,10 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { validateDocsConfig } from '../../src/docs-config/validation/validate'
 import { textAt } from './marked-text'
 import { DESCRIBED_FILES, corpusFiles, issuesOutsideText } from './corpus'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 const FILES = corpusFiles()
 

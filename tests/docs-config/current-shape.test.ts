@@ -1,7 +1,10 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { validateDocsConfig as mintlify } from '@mintlify/validation'
 import { validateDocsConfig } from '../../src/docs-config/validation/validate'
 import { unmark } from './marked-text'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /**
  * The current docs.json shape (issue #27 §1), rule by rule: each row breaks one rule at the place marked `¦`,

@@ -1,6 +1,9 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { validateDocsConfig } from '../../src/docs-config/validation/validate'
 import { unmark } from './marked-text'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /** Invalid JSON is one error, at the offending character (`¦`), with a hint for the usual causes. */
 const SYNTAX_ROWS: { kind: string; text: string; message: string }[] = [

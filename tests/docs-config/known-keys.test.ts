@@ -1,7 +1,10 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { closeObjects, DocsConfigSchema } from '../../src/docs-format/docs-json'
 import { validateDocsConfig } from '../../src/docs-config/validation/validate'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 // Issue #17: unknown keys used to be detected by a second compiled check with every object closed; the key
 // count now notices them on its way (following the schema, remembering each kind of object's last keys).

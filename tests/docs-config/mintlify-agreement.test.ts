@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { readdirSync, readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -6,6 +6,9 @@ import { validateDocsConfig as mintlifyDocsJson, validateMintConfig as mintlifyM
 import { validateDocsConfig } from '../../src/docs-config/validation/validate'
 import { isCurrentShape } from '../../src/docs-format/current-shape'
 import { resolveIncludes } from '../../src/docs-format/includes'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /**
  * Our validator against Mintlify's own (`@mintlify/validation`, a dev dependency) on every real docs.json and

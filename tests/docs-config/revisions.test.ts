@@ -1,9 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { validateDocsConfig } from '../../src/docs-config/validation/validate'
 import { SETUP_TIMEOUT } from '../helpers/app'
 import { corpusFiles, issuesOutsideText } from './corpus'
 import { unmark } from './marked-text'
 import { allSources, close, config, freshAppPerTest, MIB, open, put, t, writer } from './routes-app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 describe('revisions', () => {
   freshAppPerTest()

@@ -1,8 +1,11 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
 import DEFAULT_DOCS from '../../src/docs-config/default-docs.json'
 import { validateDocsConfig } from '../../src/docs-config/validation/validate'
 import { allSources, config, freshAppPerTest, MIB, put, t, writer } from './routes-app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 describe('GET /docs.json', () => {
   freshAppPerTest()

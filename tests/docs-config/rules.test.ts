@@ -1,7 +1,10 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { validateDocsConfig } from '../../src/docs-config/validation/validate'
 import { unmark, withProperty } from './marked-text'
 import { ROWS, type Row } from './rules-rows'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /** Every rule of the docs.json contract, broken and respected, one row each (the rows: rules-rows.ts). */
 

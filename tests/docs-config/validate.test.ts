@@ -1,7 +1,10 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import DEFAULT_DOCS from '../../src/docs-config/default-docs.json'
 import { validateDocsConfig } from '../../src/docs-config/validation/validate'
 import { unmark, withProperty } from './marked-text'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /** A config using every property of the spec's tables, with the spec's own example values. */
 const SPEC_EXAMPLE = {

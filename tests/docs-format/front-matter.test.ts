@@ -1,6 +1,9 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { FrontMatterError, parseFrontMatter, parseOperationRef } from '../../src/docs-format/front-matter'
 import { pagePathProblem } from '../../src/docs-pages/page-path'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 describe('parseFrontMatter: what is front matter and what is body', () => {
   const ROWS: [string, string, Record<string, unknown>, string][] = [

@@ -1,9 +1,12 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { type CliIo, runDocsValidate } from '../../src/cli/docs-validate'
 import { hasIncludes, IncludeError, resolveIncludes } from '../../src/docs-format/includes'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /** `$ref` includes, resolved relative to the including file as Mintlify's CLI resolves them (issue #27 §1). */
 

@@ -1,6 +1,9 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { navigationOf } from '../../src/docs-format/navigation/build'
 import type { NavEntry } from '../../src/docs-format/navigation/model'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /** The one normalised navigation both the site and `docs push` read (issue #27 §1, §3). */
 

@@ -1,7 +1,10 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { DocsPagesService } from '../../src/docs-pages/service'
 import { DocsPagesStore } from '../../src/docs-pages/store'
 import { freshAppPerTest, get, page, put, t } from './routes-app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 const WRITERS = 20
 

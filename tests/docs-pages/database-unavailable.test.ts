@@ -3,8 +3,11 @@
  * tests/http/database-unavailable.test.ts checks the other routes: 503 with Retry-After, in the plant
  * store's contract, and the real cause in the log.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 let app: TestApp
 let writer: string

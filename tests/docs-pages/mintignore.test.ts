@@ -1,5 +1,8 @@
-import { expect, test } from 'bun:test'
+import { expect, setDefaultTimeout, test } from 'bun:test'
 import { MintIgnore } from '../../src/docs-pages/mintignore'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /** `.mintignore`, as Mintlify documents it: `.gitignore`'s syntax (issue #27 §2: what Mintlify would publish). */
 

@@ -1,9 +1,12 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { resolveIncludes } from '../../src/docs-format/includes'
 import { navigationOf } from '../../src/docs-format/navigation/build'
 import { configFileOf, isSnippetFile, planPush } from '../../src/docs-pages/push-plan'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /**
  * What `trellis docs push` would upload from a trimmed copy of mintlify/docs (tests/fixtures/mintlify-docs:

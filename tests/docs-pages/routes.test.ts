@@ -1,5 +1,8 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { freshAppPerTest, get, MIB, page, put, t } from './routes-app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 const etagOf = (response: Response) => response.headers.get('etag') ?? ''
 const listed = async (query = '') =>

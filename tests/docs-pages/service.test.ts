@@ -1,10 +1,13 @@
-import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import type { DatabaseHandle } from '../../src/db/connect'
 import { FrontMatterError } from '../../src/docs-format/front-matter'
 import { DocsPagesService, InvalidPagePath, PagePreconditionFailed, UnstorablePage } from '../../src/docs-pages/service'
 import { DocsPagesStore } from '../../src/docs-pages/store'
 import { SETUP_TIMEOUT } from '../helpers/app'
 import { freshDatabase } from '../helpers/database'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /** The service the site renders from, on its own, with a clock the tests set. */
 let database: DatabaseHandle

@@ -1,6 +1,9 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import type { Page } from 'playwright-core'
 import { computedStyle, dangerousMarkup, launchChromium, rgb, useDocsSite, watchForScript } from './browser'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /**
  * The docs site (issue #16) in Chromium, showing what authors store: hostile pages and a hostile docs.json

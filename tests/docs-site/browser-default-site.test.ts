@@ -1,10 +1,13 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { uniqueOwner } from '../helpers/app'
 import { ROOT } from '../helpers/process'
 import { collectErrors, launchChromium, modeOf, screenshot, useDocsSite } from './browser'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /**
  * Trellis's own documentation site, as it stands before anyone stores a docs.json (issue #16): the API

@@ -1,10 +1,13 @@
-import { beforeAll, describe, expect, test } from 'bun:test'
+import { beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { parseFrontMatter } from '../../src/docs-format/front-matter'
 import { ROOT } from '../helpers/process'
 import { collectErrors, launchChromium, modeOf, screenshot, useDocsSite } from './browser'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /**
  * The site on a 390 px phone and a 1280 px screen, light and dark (issue #27 §3): the page title on the first screen,

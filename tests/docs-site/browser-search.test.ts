@@ -1,6 +1,9 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import type { Page } from 'playwright-core'
 import { collectErrors, launchChromium, useDocsSite } from './browser'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /**
  * The search dialog (issue #27 §3) in Chromium, under the site's Content-Security-Policy: ⌘K / Ctrl-K and "/" open

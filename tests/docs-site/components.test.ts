@@ -1,9 +1,12 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseFrontMatter } from '../../src/docs-format/front-matter'
 import { renderMarkdown } from '../../src/docs-site/markdown'
 import { unsafeParts, visibleText } from './html-safety'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /**
  * Mintlify's components as Mintlify shows them (issue #27 §3): each keeps what it says (titles, labels, names,

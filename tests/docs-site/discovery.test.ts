@@ -1,6 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { DiscoveryService, LLMS_FULL_MAX } from '../../src/docs-site/discovery/service'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /**
  * The site's files for machines (issue #27 §3): llms.txt, llms-full.txt, each page as Markdown at `<page>.md`,

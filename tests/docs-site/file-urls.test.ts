@@ -1,5 +1,8 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { imageUrl, repositoryFileUrl } from '../../src/docs-site/links'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /** Where the site points an image that docs.json or a page names by a path in the repository. */
 

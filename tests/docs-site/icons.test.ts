@@ -1,5 +1,8 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { iconSvg, socialIcon } from '../../src/docs-site/icons'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /** Font Awesome Free by docs.json's names: which icon a name and iconType draw, and the markup around it. */
 

@@ -1,8 +1,11 @@
-import { beforeAll, describe, expect, test } from 'bun:test'
+import { beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import type { Page } from 'playwright-core'
 import { renderMarkdown } from '../../src/docs-site/markdown'
 import { launchChromium } from './browser'
 import { HOSTILE_PAGES } from './hostile-pages'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /**
  * The hostile pages, rendered and loaded in a real browser: the markup checks in markdown.test.ts say

@@ -1,7 +1,10 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { renderMarkdown } from '../../src/docs-site/markdown'
 import { HOSTILE_PAGES } from './hostile-pages'
 import { unsafeParts, visibleText } from './html-safety'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /** Page bodies rendered to HTML: the Markdown dialect, the MDX components, links, and the sanitiser (issue #16). */
 

@@ -1,7 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { renderMarkdownYielding } from '../../src/docs-site/markdown'
 import { DocsSiteService, type SiteSources } from '../../src/docs-site/service'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /**
  * Bounded work (issue #27 §4): a page whose HTML would pass DOCS_MAX_PAGE_HTML is refused at PUT with a 400 naming

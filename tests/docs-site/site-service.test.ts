@@ -1,7 +1,10 @@
-import { expect, test } from 'bun:test'
+import { expect, setDefaultTimeout, test } from 'bun:test'
 import { DocsSiteService, type SiteSources } from '../../src/docs-site/service'
 import { SiteMap } from '../../src/docs-site/site-map'
 import type { DocsConfig } from '../../src/docs-format/docs-json'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /**
  * The site's service without HTTP or a database: what it asks its sources for when readers arrive together,

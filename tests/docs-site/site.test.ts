@@ -1,6 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import DEFAULT_DOCS from '../../src/docs-config/default-docs.json'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /**
  * The documentation site over HTTP (issue #16 §2): what each docs.json field puts on the page, the built-in

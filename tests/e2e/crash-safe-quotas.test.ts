@@ -11,7 +11,7 @@
  * case runs in both passes: kill -9 of the only server, and the restarted one frees what its predecessor held (on
  * PGlite at its first heartbeat, the database being a single process's; on PostgreSQL within the bound of its start).
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { join } from 'node:path'
 import postgres from 'postgres'
 import { openDatabase } from '../../src/db/connect'
@@ -19,6 +19,9 @@ import { rowsOf } from '../../src/db/migrate'
 import { RECLAIM_BOUND_MS } from '../../src/governance/holders'
 import { sql as sqlText } from 'drizzle-orm'
 import { type RunningServer, runCli, startServer, storageEnv } from '../helpers/process'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 const skipped = process.env.DATABASE_URL ? undefined : 'two processes need PostgreSQL (DATABASE_URL unset)'
 if (skipped) console.warn(`tests/e2e/crash-safe-quotas.test.ts SKIPPED: ${skipped}`)

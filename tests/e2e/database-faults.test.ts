@@ -13,9 +13,12 @@
  * It runs in the suite's PostgreSQL pass (DATABASE_URL set) on a machine where pg_createcluster
  * works; elsewhere it is skipped with the reason printed.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { PrivateCluster } from '../helpers/pg-cluster'
 import { type RunningServer, runCli, startServer } from '../helpers/process'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 const skipped = !process.env.DATABASE_URL
   ? 'runs in the PostgreSQL pass of the suite (DATABASE_URL unset)'

@@ -4,8 +4,11 @@
  * in each process's memory), and at least the limit less one lease block per other replica.
  * PostgreSQL pass of the suite only: the embedded database cannot be shared by two processes.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { type RunningServer, runCli, startServer, storageEnv } from '../helpers/process'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 const skipped = process.env.DATABASE_URL ? undefined : 'two processes need PostgreSQL (DATABASE_URL unset)'
 if (skipped) console.warn(`tests/e2e/governance-replicas.test.ts SKIPPED: ${skipped}`)

@@ -2,8 +2,11 @@
  * Governance with real processes: the admin API while the server holds the embedded database, the
  * CLI's token and usage commands, and the usage ledger written out on SIGTERM.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { type RunningServer, runCli, startServer, storageEnv } from '../helpers/process'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 let storage: Awaited<ReturnType<typeof storageEnv>>
 beforeAll(async () => {

@@ -1,9 +1,12 @@
-import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
 import { ROOT } from '../helpers/process'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /**
  * The served /openapi.json as the ecosystem's tools read it: the two standard linters with

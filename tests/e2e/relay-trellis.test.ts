@@ -2,10 +2,13 @@
  * Trellis relaying to Trellis: a second, real listening Trellis serving `echo` is the upstream
  * of a first one, through the `openai` provider. Clients are real: `fetch` and the `openai` SDK.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import OpenAI from 'openai'
 import { makeTestApp, SETUP_TIMEOUT } from '../helpers/app'
 import { startMockUpstream, type MockUpstream } from '../chat/mock-upstream'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 type Listening = { url: string; token: string; upstreamRequests: Request[]; stop: () => Promise<void> }
 

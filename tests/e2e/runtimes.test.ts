@@ -1,8 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import pkg from '../../package.json' with { type: 'json' }
 import { type RunningServer, ROOT, runCli, startServer, storageEnv } from '../helpers/process'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /**
  * One smoke test, three runtimes: the same app served by Bun (`bun src/runtimes/bun.ts`), by

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import { PROVIDER_KINDS } from '../../src/chat/providers'
@@ -8,6 +8,9 @@ import { loadConfig } from '../../src/config'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
 import { random } from '../helpers/random'
 import { ask, type Said, WAYS } from './script-clients'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /*
  * Property (issue #28 §4): for random scenarios (seeded, so a failure replays), the six ways of asking (Chat

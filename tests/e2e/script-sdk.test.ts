@@ -1,9 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { join } from 'node:path'
 import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
 import { ask, type Said, WAYS } from './script-clients'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /*
  * The script provider (issue #28 §1) through a listening Trellis with the official `openai` and `@anthropic-ai/sdk`

@@ -1,5 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { type RunningServer, runCli, startServer, storageEnv } from '../helpers/process'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /**
  * SIGTERM on a real `bun src/runtimes/bun.ts` with a chat stream in flight. The echo provider

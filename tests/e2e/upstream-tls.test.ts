@@ -8,9 +8,12 @@
  * A refused upstream is a 502 whose message names neither host nor certificate; the reason is in
  * the server's log, under the request id the client was given.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { join } from 'node:path'
 import { runCli, startServer, storageEnv, type RunningServer } from '../helpers/process'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 const TLS = join(import.meta.dir, '../chat/fixtures/tls')
 const pem = (name: string) => Bun.file(join(TLS, name)).text()

@@ -1,9 +1,12 @@
-import { expect, test } from 'bun:test'
+import { expect, setDefaultTimeout, test } from 'bun:test'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { scratchPostgresDatabase } from '../helpers/database'
 import { ROOT, runCli, startServer } from '../helpers/process'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /**
  * `serve --workers 2 --config FILE` (issue #29 §2): every worker reads the file the parent was given, and SIGHUP to

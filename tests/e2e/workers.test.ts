@@ -1,10 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { buildBinary } from '../helpers/binary'
 import { scratchPostgresDatabase } from '../helpers/database'
 import { ROOT, runCli, startServer } from '../helpers/process'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /**
  * `serve --workers 2`: two processes on one port (SO_REUSEPORT) against one PostgreSQL,

@@ -6,9 +6,12 @@
  *
  *   FUZZ_SEED=1234 FUZZ_COUNT=20000 bun test tests/fuzz
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
 import { generate, type FuzzRequest } from './requests'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 const seed =
   process.env.FUZZ_SEED === 'random' ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.FUZZ_SEED ?? 20_261_125)

@@ -4,7 +4,7 @@
  * the heartbeats, the time to live and the reconciliation run at the instants the test chooses.
  * tests/e2e/crash-safe-quotas.test.ts does the same with real processes and kill -9.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
 import type { Database, DatabaseHandle } from '../../src/db/connect'
 import { rowsOf } from '../../src/db/migrate'
@@ -14,6 +14,9 @@ import { Governance } from '../../src/governance/service'
 import { QuotaStore, type QuotaShape } from '../../src/governance/quota-store'
 import { estimateRows, type InFlight, journalStatement } from '../../src/usage/journal'
 import { freshDatabase } from '../helpers/database'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 let database: DatabaseHandle
 beforeAll(async () => {

@@ -4,11 +4,14 @@
  * Here each "replica" is a QuotaLeases of its own on one database; tests/e2e/governance-replicas.test.ts
  * does the same with real processes.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import type { DatabaseHandle } from '../../src/db/connect'
 import { EMPTY_COUNTER_MS, LEASE_IDLE_MS, QuotaLeases } from '../../src/governance/leases'
 import { QuotaStore, type QuotaShape } from '../../src/governance/quota-store'
 import { freshDatabase } from '../helpers/database'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 let database: DatabaseHandle
 beforeAll(async () => {

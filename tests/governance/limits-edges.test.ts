@@ -3,8 +3,11 @@
  * refused for its stream limit gives back what it reserved; `Retry-After` and the tokens' reset
  * are exactly the wait they announce.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 let t: TestApp
 let admin: string

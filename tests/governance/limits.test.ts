@@ -3,9 +3,12 @@
  * SDK and its RateLimitError), tpm, streams in flight, the monthly budget (insufficient_quota),
  * defaults from TRELLIS_DEFAULT_LIMITS, the model allow-list, and OpenAI's rate-limit headers.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import OpenAI from 'openai'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 let t: TestApp
 let sdk: (token: string) => OpenAI

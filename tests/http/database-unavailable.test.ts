@@ -3,8 +3,11 @@
  * outage: the PGlite handle closed under the app). The real outage, on a private PostgreSQL
  * cluster, is tests/e2e/database-faults.test.ts; this runs in every pass of the suite.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 let app: TestApp
 const tokens: string[] = []

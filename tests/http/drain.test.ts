@@ -3,9 +3,12 @@
  * route's contract, and responses say Connection: close. The real signal, with keep-alive load,
  * is tests/e2e/shutdown.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { RequestGate } from '../../src/http/drain'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 let app: TestApp
 let gate: RequestGate

@@ -1,6 +1,9 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { HttpError } from '../../src/http/errors'
 import { parseJsonLossless } from '../../src/json/lossless'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 describe('lossless JSON parsing', () => {
   test('agrees with JSON.parse on ordinary documents', () => {

@@ -1,10 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { migrate } from '../../src/db/migrate'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
 import { runCli } from '../helpers/process'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /*
  * A database nobody migrated (MIGRATE_ON_START=false, then no `trellis migrate`), as a new user met it (issue #29

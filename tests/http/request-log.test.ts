@@ -2,9 +2,12 @@
  * The request log records the status that was sent. It once logged an unknown route (404) and a
  * 405 as 200, a 415 as 400 and a 400 for `?limit=0` as Elysia's 422.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { RequestGate } from '../../src/http/drain'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 let t: TestApp
 let token: string

@@ -1,9 +1,12 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { scanJson } from '../../src/json/positional'
 import { NodeSearch } from '../../src/json/node-search'
 import { validateDocsConfig } from '../../src/docs-config/validation/validate'
 import { corpusFiles } from '../docs-config/corpus'
 import { unmark } from '../docs-config/marked-text'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /**
  * Texts that make a native search for `"key"` go wrong if it trusts the first match: the same key in several

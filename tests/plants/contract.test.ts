@@ -1,8 +1,11 @@
-import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import Ajv from 'ajv'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp, uniqueOwner } from '../helpers/app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /**
  * Every response of the three plant operations is checked, by a JSON Schema validator,

@@ -1,5 +1,8 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { startGcPacer } from '../../src/runtimes/gc-pacer'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /**
  * The pacer asks `busy()` once per tick, so the test counts ticks rather than guessing how many

@@ -3,9 +3,12 @@
  * the governance issue names, with values that follow what was done, and no owner, token or
  * request id among the labels.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import parsePrometheusTextFormat from 'parse-prometheus-text-format'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 type Family = {
   name: string

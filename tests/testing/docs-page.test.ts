@@ -1,10 +1,13 @@
-import { expect, test } from 'bun:test'
+import { expect, setDefaultTimeout, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import DEFAULT_DOCS from '../../src/docs-config/default-docs.json'
 import { startTrellis } from '../../src/testing'
 import { ROOT } from '../helpers/process'
 import { namedExamples, testingSection } from './examples'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /*
  * The testing guide lives twice: in the README ("Testing with Trellis", whose examples CI runs) and on the built-in

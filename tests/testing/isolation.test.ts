@@ -1,6 +1,9 @@
-import { expect, test } from 'bun:test'
+import { expect, setDefaultTimeout, test } from 'bun:test'
 import OpenAI from 'openai'
 import { startTrellis, type Trellis } from '../../src/testing'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /*
  * Many test servers in one file, at once: each its own port, database, configuration, tokens, records and ledger.

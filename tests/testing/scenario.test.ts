@@ -1,10 +1,13 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Anthropic from '@anthropic-ai/sdk'
 import OpenAI, { RateLimitError } from 'openai'
 import { startTrellis } from '../../src/testing'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /*
  * `scenario` is the script provider's configuration, exactly: `providers: { script: { kind: script, scenario } }`

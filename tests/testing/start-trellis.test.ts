@@ -1,10 +1,13 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Anthropic from '@anthropic-ai/sdk'
 import OpenAI, { RateLimitError } from 'openai'
 import { startTrellis, type Trellis } from '../../src/testing'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /*
  * trellis/testing: a whole Trellis in the test's own process, on its own in-memory database and port, configured

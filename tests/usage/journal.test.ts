@@ -4,7 +4,7 @@
  * entry and takes what it spent off its holder's holdings in the same transaction; a short request never touches the
  * journal; and an entry a survivor turned into an estimate keeps the request at one row, whatever arrives later.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
 import type { DatabaseHandle } from '../../src/db/connect'
 import { rowsOf } from '../../src/db/migrate'
@@ -15,6 +15,9 @@ import { createLogger } from '../../src/telemetry/logger'
 import { estimateRows, JOURNAL_MS } from '../../src/usage/journal'
 import { type Admission, UsageLedger, type UsageRow } from '../../src/usage/ledger'
 import { freshDatabase } from '../helpers/database'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 let database: DatabaseHandle
 beforeAll(async () => {

@@ -3,12 +3,15 @@
  * responses reported; an owner sees their own, an admin everyone's; a stream cut short records
  * what was sent; the ledger batches, bounds its queue, and keeps rows through an outage.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
 import { UsageLedger } from '../../src/usage/ledger'
 import { rowsOf } from '../../src/db/migrate'
 import { createLogger } from '../../src/telemetry/logger'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 let t: TestApp
 let alice: string

@@ -3,12 +3,15 @@
  * from the CLI alike: an expiry already past, a model this server does not serve, the same scope or
  * model twice.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../../helpers/app'
 import { runCli } from '../../helpers/process'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 let t: TestApp
 let admin: string

@@ -2,8 +2,11 @@
  * Token administration over HTTP (`/admin/tokens`, scope admin), on whichever database the suite
  * runs: on the embedded PGlite this is how tokens are made while the server holds it.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../../helpers/app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 let t: TestApp
 let admin: string

@@ -4,10 +4,13 @@
  * usage echo counted; rpm; the model allow-list; one ledger row per request with no completion
  * tokens; the chat metrics.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import OpenAI, { NotFoundError, RateLimitError } from 'openai'
 import { tokenize } from '../../../src/chat/providers/echo/tokenizer'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../../helpers/app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 let t: TestApp
 beforeAll(async () => {

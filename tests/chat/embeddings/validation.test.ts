@@ -3,9 +3,12 @@
  * the field (`param`), before any provider is asked; bodies past the limits are refused at the
  * door. One row per case.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { makeChatApp } from '../chat-app'
 import { SETUP_TIMEOUT } from '../../helpers/app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 let t: Awaited<ReturnType<typeof makeChatApp>>
 beforeAll(async () => {

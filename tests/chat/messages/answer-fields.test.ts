@@ -4,12 +4,15 @@
  * names the sequence that ended it when Trellis knows it: echo knows (it cut the text), an upstream
  * that says so in vLLM's `stop_reason` knows, any other does not.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { createEchoProvider } from '../../../src/chat/providers/echo/echo'
 import type { ChatCompletionChunk, ChatProvider } from '../../../src/chat/providers/provider'
 import { SETUP_TIMEOUT } from '../../helpers/app'
 import { makeChatApp, readAll, registryOf } from '../chat-app'
 import { expectSdkMessage, sdkEvents } from './sdk-shapes'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /** An OpenAI-form upstream that says "stopped at END" on its choice, as vLLM does, or says nothing (`null`). */
 function stopping(name: string, stopReason: string | null): ChatProvider {

@@ -7,10 +7,13 @@
  * whose header names what was ignored and whose events the SDK accepts, streamed and, as its
  * fallback, not.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { SETUP_TIMEOUT } from '../../helpers/app'
 import { makeChatApp, readAll } from '../chat-app'
 import { expectSdkMessage, sdkEvents } from './sdk-shapes'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 type Capture = {
   path: string

@@ -3,10 +3,13 @@
  * for both wire formats): the token's rpm, tpm and model allow-list, refused in Anthropic's shape;
  * one ledger row per request whose tokens are what the answer reported.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import Anthropic, { NotFoundError, RateLimitError } from '@anthropic-ai/sdk'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../../helpers/app'
 import { readAll } from '../chat-app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 let t: TestApp
 beforeAll(async () => {

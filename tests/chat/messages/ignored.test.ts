@@ -4,12 +4,15 @@
  * change it and cannot be translated is a 400 naming it. A native Anthropic provider gets every
  * field as sent, and nothing is named. What is translated arrives upstream in OpenAI's words.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { createEchoProvider } from '../../../src/chat/providers/echo/echo'
 import type { ChatProvider, ChatRequest, JsonObject } from '../../../src/chat/providers/provider'
 import { ignoredHeader } from '../../../src/chat/ignored'
 import { SETUP_TIMEOUT } from '../../helpers/app'
 import { makeChatApp, readAll, registryOf } from '../chat-app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /** The translated requests an OpenAI-form provider was sent; it answers each with `ok`. */
 const sent: ChatRequest[] = []

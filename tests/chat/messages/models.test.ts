@@ -3,10 +3,13 @@
  * `anthropic-version` (and then take `x-api-key`, and fail in Anthropic's shape), with Anthropic's
  * pagination; without it, in OpenAI's shape as before.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { createEchoProvider } from '../../../src/chat/providers/echo/echo'
 import { SETUP_TIMEOUT } from '../../helpers/app'
 import { makeChatApp, registryOf } from '../chat-app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 const NAMES = ['m1', 'm2', 'm3', 'm4', 'm5']
 const LISTED_AT = new Date('2026-11-26T10:11:12.345Z')

@@ -3,7 +3,7 @@
  * gets the client's body with only `model` rewritten, and its answer, event bytes and token counts
  * go back as they are. Mixed registries fall back from a native entry to a translated one.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { createEchoProvider } from '../../../src/chat/providers/echo/echo'
 import {
   ProviderError,
@@ -14,6 +14,9 @@ import {
 import { ModelRegistry, type RouteEntry } from '../../../src/chat/registry'
 import { SETUP_TIMEOUT } from '../../helpers/app'
 import { makeChatApp, readAll } from '../chat-app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 const encoder = new TextEncoder()
 const NATIVE_EVENTS = [

@@ -4,11 +4,14 @@
  * accepts, and the message it assembles must be the upstream's answer. What the SDK would choke
  * on (arguments that are not JSON) is an `error` event saying whose fault it is, not a parse error.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import Anthropic, { APIError } from '@anthropic-ai/sdk'
 import type { ChatCompletionChunk, ChatProvider } from '../../../src/chat/providers/provider'
 import { SETUP_TIMEOUT } from '../../helpers/app'
 import { makeChatApp, registryOf } from '../chat-app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 const chunk = (
   delta: Record<string, unknown> | undefined,

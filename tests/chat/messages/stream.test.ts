@@ -3,11 +3,14 @@
  * and `data: <json>` lines per event, `ping` events while waiting (never OpenAI's `: keep-alive`),
  * an `error` event on a failure after the first byte, and nothing after `message_stop`.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { createEchoProvider } from '../../../src/chat/providers/echo/echo'
 import { ProviderError, type ChatCompletionChunk, type ChatProvider } from '../../../src/chat/providers/provider'
 import { SETUP_TIMEOUT } from '../../helpers/app'
 import { makeChatApp, readAll, registryOf } from '../chat-app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 const chunk = (
   delta: Record<string, unknown>,

@@ -5,11 +5,14 @@
  * these routes, before the body too, is in that shape with its `request-id`. So is what such a
  * model is sent in place of what it leaves out (earlier thinking).
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { createEchoProvider } from '../../../src/chat/providers/echo/echo'
 import type { ChatProvider, ChatRequest } from '../../../src/chat/providers/provider'
 import { SETUP_TIMEOUT } from '../../helpers/app'
 import { makeChatApp, registryOf } from '../chat-app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /** The translated requests an OpenAI-form provider was sent; it answers each with `ok`. */
 const sent: ChatRequest[] = []

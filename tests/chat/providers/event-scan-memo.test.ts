@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import {
   HAS_USAGE_NULL,
   NOT_PROVEN,
@@ -7,6 +7,9 @@ import {
   type MemberRange,
 } from '../../../src/chat/providers/event-scan'
 import { random } from '../../helpers/random'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /*
  * The relay scans every event of a stream with one ScanMemo: the envelope the events share

@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { MAX_DEPTH } from '../../../src/json/grammar'
 import {
   HAS_CHOICES,
@@ -11,6 +11,9 @@ import {
   type MemberRange,
 } from '../../../src/chat/providers/event-scan'
 import { random } from '../../helpers/random'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /*
  * The relay forwards an upstream event's bytes untouched only when this scan accepts them, so

@@ -5,13 +5,16 @@
  * (`incomplete` when cut by `max_output_tokens` or filtered) and the usage in the Responses API's
  * shape.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { createEchoProvider } from '../../../src/chat/providers/echo/echo'
 import type { JsonObject } from '../../../src/chat/providers/provider'
 import { SETUP_TIMEOUT } from '../../helpers/app'
 import { openAISpec } from '../../helpers/openai-spec'
 import { registryOf } from '../chat-app'
 import { makeResponsesApp, scripted } from './responses-app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 let t: Awaited<ReturnType<typeof makeResponsesApp>>
 beforeAll(async () => {

@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { openaiProvider } from '../../../src/chat/providers/openai/openai'
 import type { ChatCompletionChunk, StreamReport } from '../../../src/chat/providers/provider'
 import { PROVIDER_DEFAULTS } from '../../../src/config/chat'
@@ -7,6 +7,9 @@ import { scanTextChunk, TextChunk } from '../../../src/chat/responses/chunk-spli
 import { responseEvents, type StreamEnd, translatedEvents } from '../../../src/chat/responses/events'
 import type { ResponsesRequest } from '../../../src/chat/responses/model'
 import { random } from '../../helpers/random'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /*
  * A translated stream reads a chunk that says only text on its bytes and copies its string into the

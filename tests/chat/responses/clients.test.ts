@@ -3,12 +3,15 @@
  * Agents SDK 0.20 against a logging mock) are answered on a translated model, their events valid
  * against OpenAI's schema, and what they ask for that cannot run here named in `x-trellis-ignored`.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { createEchoProvider } from '../../../src/chat/providers/echo/echo'
 import { SETUP_TIMEOUT } from '../../helpers/app'
 import { openAISpec } from '../../helpers/openai-spec'
 import { readAll, registryOf } from '../chat-app'
 import { makeResponsesApp, responseEventsOf } from './responses-app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 let t: Awaited<ReturnType<typeof makeResponsesApp>>
 beforeAll(async () => {

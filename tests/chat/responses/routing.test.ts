@@ -4,7 +4,7 @@
  * a model's entries may mix; failures before the first byte retry and fall back to the next entry,
  * as for chat completions. An error after a native provider's bytes is numbered after its last event.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { createEchoProvider } from '../../../src/chat/providers/echo/echo'
 import {
   type ChatProvider,
@@ -16,6 +16,9 @@ import { ModelRegistry } from '../../../src/chat/registry'
 import { SETUP_TIMEOUT } from '../../helpers/app'
 import { readAll } from '../chat-app'
 import { makeResponsesApp, responseEventsOf, scripted } from './responses-app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 const encoder = new TextEncoder()
 const sse = (data: JsonObject) => encoder.encode(`event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`)

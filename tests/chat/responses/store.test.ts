@@ -6,7 +6,7 @@
  * deletes them), each holds at most RESPONSES_MAX_STORED_BYTES of conversation, and database
  * trouble is a 503 with Retry-After.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { createEchoProvider } from '../../../src/chat/providers/echo/echo'
 import type { JsonObject } from '../../../src/chat/providers/provider'
 import { startRetentionSweep, sweepExpired } from '../../../src/chat/responses/retention'
@@ -15,6 +15,9 @@ import { SETUP_TIMEOUT } from '../../helpers/app'
 import { openAISpec } from '../../helpers/openai-spec'
 import { readAll, registryOf } from '../chat-app'
 import { makeResponsesApp, responseEventsOf, scripted } from './responses-app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 const DAY = 86_400_000
 let now = new Date('2026-11-01T12:00:00Z')

@@ -7,13 +7,16 @@
  * every event of an item naming its id and index. Keep-alives fill waits; a failure after the first
  * byte is an `error` event numbered after the rest; before it, an HTTP error.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { createEchoProvider } from '../../../src/chat/providers/echo/echo'
 import { ProviderError } from '../../../src/chat/providers/provider'
 import { SETUP_TIMEOUT } from '../../helpers/app'
 import { openAISpec } from '../../helpers/openai-spec'
 import { readAll, registryOf } from '../chat-app'
 import { chunk, makeResponsesApp, responseEventsOf, scripted, type SentEvent } from './responses-app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 const call = (index: number, fields: Record<string, unknown>) => chunk({ tool_calls: [{ index, ...fields }] })
 const usage = { prompt_tokens: 9, completion_tokens: 4, total_tokens: 13, prompt_tokens_details: { cached_tokens: 3 } }

@@ -5,11 +5,14 @@
  * about a chat parameter named by the Responses parameter it came from. A provider that speaks the
  * Responses API gets the body as it came, `model` rewritten.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { CLIENT_HEADERS, ProviderError, type ChatProvider, type JsonObject } from '../../../src/chat/providers/provider'
 import { SETUP_TIMEOUT } from '../../helpers/app'
 import { registryOf } from '../chat-app'
 import { makeResponsesApp, scripted } from './responses-app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 const recorder = scripted('recorder')
 const caller = scripted('caller', [], {

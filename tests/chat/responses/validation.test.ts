@@ -5,12 +5,15 @@
  * schema of its type, and the rules that span fields. Authentication, the model, its allow-list and
  * the body limits answer as on chat completions.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { createEchoProvider } from '../../../src/chat/providers/echo/echo'
 import { SETUP_TIMEOUT } from '../../helpers/app'
 import { openAISpec } from '../../helpers/openai-spec'
 import { registryOf } from '../chat-app'
 import { makeResponsesApp } from './responses-app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 let t: Awaited<ReturnType<typeof makeResponsesApp>>
 beforeAll(async () => {

@@ -1,5 +1,8 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { EventTooLarge, SseDataDecoder } from '../../../src/chat/sse/decoder'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 const bytes = (text: string) => new TextEncoder().encode(text)
 

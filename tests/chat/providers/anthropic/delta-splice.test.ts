@@ -1,8 +1,11 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { PROVIDER_DEFAULTS } from '../../../../src/config/chat'
 import { anthropicProvider } from '../../../../src/chat/providers/anthropic/anthropic'
 import type { StreamReport } from '../../../../src/chat/providers/provider'
 import { random } from '../../../helpers/random'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /*
  * The translated stream copies a delta's string into the chunk without parsing it, when the delta

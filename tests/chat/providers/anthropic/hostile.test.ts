@@ -3,7 +3,7 @@
  * a translation Anthropic accepts, or a clear ProviderError (never a TypeError, which the route
  * turns into a 500), and nothing the upstream names can reach Object.prototype.
  */
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { PROVIDER_DEFAULTS } from '../../../../src/config/chat'
 import { anthropicProvider } from '../../../../src/chat/providers/anthropic/anthropic'
 import {
@@ -13,6 +13,9 @@ import {
   type StreamReport,
 } from '../../../../src/chat/providers/provider'
 import { useMockAnthropic } from '../../mock-anthropic'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 const anthropic = useMockAnthropic()
 

@@ -3,11 +3,14 @@
  * go upstream as they came, events come back byte for byte minus pings, and the report is filled
  * as the OpenAI path fills it.
  */
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { PROVIDER_DEFAULTS } from '../../../../src/config/chat'
 import { anthropicProvider } from '../../../../src/chat/providers/anthropic/anthropic'
 import { ProviderError, type MessagesRequest, type StreamReport } from '../../../../src/chat/providers/provider'
 import { anthropicEventsOf, messageOf, sseOf, useMockAnthropic, type AnthropicReply } from '../../mock-anthropic'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 const anthropic = useMockAnthropic()
 

@@ -3,12 +3,15 @@
  * relay-errors, upstream-limits): a client disconnect aborts the upstream, timeouts are 504s that
  * abort it, Anthropic's errors map by type, and what an upstream can make us hold is capped.
  */
-import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { PROVIDER_DEFAULTS } from '../../../../src/config/chat'
 import { anthropicProvider, type AnthropicProviderOptions } from '../../../../src/chat/providers/anthropic/anthropic'
 import { ProviderError, type ChatCompletionChunk } from '../../../../src/chat/providers/provider'
 import { drain } from '../../drain'
 import { startMockAnthropic, type AnthropicReply, type MockAnthropic } from '../../mock-anthropic'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 let anthropic: MockAnthropic
 beforeEach(async () => {

@@ -2,11 +2,14 @@
  * OpenAI request → Messages request, checked on what the mock Anthropic upstream received; and
  * the parameters Anthropic has no equivalent for, refused with a 400 naming them (issue #15 §1).
  */
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { PROVIDER_DEFAULTS } from '../../../../src/config/chat'
 import { anthropicProvider, type AnthropicProviderOptions } from '../../../../src/chat/providers/anthropic/anthropic'
 import { ProviderError, type ChatRequest } from '../../../../src/chat/providers/provider'
 import { useMockAnthropic } from '../../mock-anthropic'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 const anthropic = useMockAnthropic()
 

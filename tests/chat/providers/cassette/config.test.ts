@@ -2,13 +2,16 @@
  * Record and replay providers in trellis.yaml: what they refuse, reported where it is written (`file:line:column`)
  * like every other setting, and a cassette that is not one reported at its own line and column.
  */
-import { afterAll, describe, expect, test } from 'bun:test'
+import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PROVIDER_KINDS } from '../../../../src/chat/providers'
 import { loadConfig } from '../../../../src/config'
 import { ConfigFileInvalid } from '../../../../src/config/finding'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 const dir = mkdtempSync(join(tmpdir(), 'trellis-cassette-config-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

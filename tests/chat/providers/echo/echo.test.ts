@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import type { ChatCompletionChunkObject, ChatCompletionResponse } from '../../../../src/chat/model'
 import { createEchoProvider } from '../../../../src/chat/providers/echo/echo'
 import { logprobFor } from '../../../../src/chat/providers/echo/logprobs'
@@ -10,6 +10,9 @@ import {
   tokenize,
   type PromptMessage,
 } from '../../../../src/chat/providers/echo/tokenizer'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /*
  * `echo` is deterministic and offline: it answers with the last user message, split by a

@@ -1,10 +1,13 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { MAX_INPUT_TOKENS } from '../../../../src/chat/embeddings/model'
 import { tokenEstimate } from '../../../../src/chat/embeddings/request'
 import { createEchoProvider } from '../../../../src/chat/providers/echo/echo'
 import { ECHO_DEFAULT_DIMENSIONS, ECHO_MAX_DIMENSIONS } from '../../../../src/chat/providers/echo/embeddings'
 import { tokenize } from '../../../../src/chat/providers/echo/tokenizer'
 import { type EmbeddingsRequest, ProviderError } from '../../../../src/chat/providers/provider'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /*
  * echo's embeddings (src/chat/providers/echo/embeddings.ts): deterministic unit vectors made from

@@ -1,6 +1,9 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { exampleFor } from '../../../../src/chat/providers/echo/schema-example'
 import { leadingTokens, promptTokens, tokenAt, tokenize } from '../../../../src/chat/providers/echo/tokenizer'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /** The echo provider's tokenizer and the examples it makes of JSON schemas (tool arguments, json_schema answers). */
 

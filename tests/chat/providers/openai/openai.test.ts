@@ -1,8 +1,11 @@
-import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { PROVIDER_DEFAULTS } from '../../../../src/config/chat'
 import { openaiProvider, type OpenAIProviderOptions } from '../../../../src/chat/providers/openai/openai'
 import { ProviderError, type ChatCompletionChunk, type ChatRequest } from '../../../../src/chat/providers/provider'
 import { completionOf, eventsOf, piecesOf, startMockUpstream, type MockUpstream } from '../../mock-upstream'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 let upstream: MockUpstream
 beforeEach(async () => {

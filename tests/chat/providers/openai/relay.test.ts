@@ -1,5 +1,8 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { SseEventRelay, type RelayedEvents } from '../../../../src/chat/providers/openai/relay'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /*
  * The relay sends an upstream's events as they came whenever they are in OpenAI's own form

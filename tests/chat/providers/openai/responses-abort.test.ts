@@ -2,11 +2,14 @@
  * The native Responses relay's timeouts and a client that leaves: each timeout is a 504 the
  * registry may retry, and every way out releases the upstream connection.
  */
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import type { OpenAIProviderOptions } from '../../../../src/chat/providers/openai/openai'
 import type { ResponsesRequest } from '../../../../src/chat/providers/provider'
 import { responsesEventsOf, sseOf, useMockResponses, type ResponsesReply } from '../../mock-responses'
 import { drainText, eventCount, expectError, nativeRelay, upstreamSawAbort } from './native-responses'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 const upstream = useMockResponses()
 

@@ -3,11 +3,14 @@
  * oversized streams, answers that are not a Response. Every failure is a ProviderError that the
  * registry retries (or not) before the first byte, as the same failure over HTTP would be.
  */
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import type { OpenAIProviderOptions } from '../../../../src/chat/providers/openai/openai'
 import { ProviderError, type ResponsesRequest } from '../../../../src/chat/providers/provider'
 import { responsesEventsOf, sseOf, useMockResponses, type ResponsesReply } from '../../mock-responses'
 import { drainText, eventCount, expectError, nativeRelay, upstreamSawAbort, type Expected } from './native-responses'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 const upstream = useMockResponses()
 

@@ -3,7 +3,7 @@
  * `responses: "native"`, for `POST /v1/responses`): requests go upstream as they came, events come
  * back byte for byte (whatever their type), and the report is filled in Chat Completions' shape.
  */
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { PROVIDER_DEFAULTS } from '../../../../src/config/chat'
 import { openaiProvider } from '../../../../src/chat/providers/openai/openai'
 import type { ResponsesReport, ResponsesRequest } from '../../../../src/chat/providers/provider'
@@ -17,6 +17,9 @@ import {
   type ResponsesReply,
 } from '../../mock-responses'
 import { nativeRelay } from './native-responses'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 const upstream = useMockResponses()
 

@@ -1,9 +1,12 @@
-import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { PROVIDER_DEFAULTS } from '../../../../src/config/chat'
 import { openaiProvider, type OpenAIProviderOptions } from '../../../../src/chat/providers/openai/openai'
 import { ProviderError } from '../../../../src/chat/providers/provider'
 import { drain } from '../../drain'
 import { startMockUpstream, type MockReply, type MockUpstream } from '../../mock-upstream'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 let upstream: MockUpstream
 beforeEach(async () => {

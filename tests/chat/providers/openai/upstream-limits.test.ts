@@ -3,12 +3,15 @@
  * is counted after decoding and refused past CHAT_MAX_RESPONSE_BYTES, an error answer is read only
  * as far as its message, and a streamed event may grow only to CHAT_MAX_EVENT_BYTES before it ends.
  */
-import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { gzipSync } from 'node:zlib'
 import { PROVIDER_DEFAULTS } from '../../../../src/config/chat'
 import { openaiProvider } from '../../../../src/chat/providers/openai/openai'
 import { ProviderError } from '../../../../src/chat/providers/provider'
 import { startMockUpstream, type MockUpstream } from '../../mock-upstream'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 let upstream: MockUpstream
 beforeEach(async () => {

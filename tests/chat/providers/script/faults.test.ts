@@ -1,6 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../../../helpers/app'
 import { eventsOf, readAll } from '../../chat-app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /**
  * The script provider's matching, timing and faults, through the real routes (`app.handle`): which rule answers

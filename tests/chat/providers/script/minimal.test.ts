@@ -1,7 +1,10 @@
-import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { join } from 'node:path'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../../../helpers/app'
 import { eventsOf, readAll } from '../../chat-app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /** The minimal scenario (fixtures/minimal.yaml, the README's), from a trellis.yaml beside it, rule by rule. */
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -10,6 +10,9 @@ import { chatSetupFrom } from '../../../../src/chat'
 import { loadConfig } from '../../../../src/config'
 import { ConfigFileInvalid } from '../../../../src/config/finding'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../../../helpers/app'
+
+// bun applies the preload's default timeout to the first file only (tests/setup.ts).
+setDefaultTimeout(30_000)
 
 /**
  * A script provider's scenario is configuration: checked at start and at every reload, each problem a finding at its
