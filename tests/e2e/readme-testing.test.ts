@@ -38,7 +38,8 @@ test('every example of "Testing with Trellis" runs as written and passes', async
     mkdirSync(dirname(join(project, example.path)), { recursive: true })
     writeFileSync(join(project, example.path), example.text)
   }
-  const child = Bun.spawn(['bun', 'test'], {
+  // The examples as written; only bun's 5 s per-test default is raised, for a shared two-core machine under load.
+  const child = Bun.spawn(['bun', 'test', '--timeout', '30000'], {
     cwd: project,
     env: {
       ...process.env,
