@@ -7,12 +7,13 @@ import { defaultPages } from './default-site'
 import { escapeHtml } from './html'
 import { renderLayout } from './layout'
 import type { SiteFiles } from './files'
-import { pagePathOf, pageUrl, repositoryFileUrl } from './links'
+import { pageHrefFor, pagePathOf, pageUrl, repositoryFileUrl } from './links'
 import { DEFAULT_MAX_PAGE_HTML, PageTooLarge, renderMarkdownYielding } from './markdown'
 import { Redirects } from './redirects'
-import type { OpenApiDocument } from './openapi-schema'
+import type { OpenApiDocument, Operation } from './openapi-schema'
 import { type GeneratedPage, generatedPageText } from './openapi-navigation'
 import { OpenApiDocuments } from './openapi-sources'
+import { humanize } from './page-text'
 import { SiteMap } from './site-map'
 import { expandSnippets, SNIPPET_FOLDER } from './snippets'
 import { pageMetaTags } from './discovery/seo'
@@ -142,13 +143,7 @@ export class DocsSiteService {
     // so a crawler cannot churn the cache (and force a render per request) by spelling a page many ways.
     // A non-empty address that names nothing (`/docs/%20`) stays an unknown page, not the home page.
     const path = requested === '' ? '' : pagePathOf(requested) || '\u0000'
-    const [current, generation, files] = await Promise.all([
-      this.sources.config(),
-      this.sources.pagesGeneration(),
-      this.sources.files?.generation() ?? 0,
-    ])
-    // The files join the key: an API page shows the stored OpenAPI document as it is now.
-    const snapshotKey = `${current.etag}\n${generation}\n${files}`
+    const { current, snapshotKey } = await this.state()
     const cacheKey = `${snapshotKey}\n${path}`
     const cached = this.pages.get(cacheKey)
     if (cached !== undefined) {
@@ -167,6 +162,35 @@ export class DocsSiteService {
     )
     this.rendering.set(flightKey, work)
     return work
+  }
+
+  /** docs.json now, and the key of the snapshot it and the stored pages and files make. */
+  private async state() {
+    const [current, generation, files] = await Promise.all([
+      this.sources.config(),
+      this.sources.pagesGeneration(),
+      this.sources.files?.generation() ?? 0,
+    ])
+    // The files join the key: an API page shows the stored OpenAPI document as it is now.
+    return { current, snapshotKey: `${current.etag}\n${generation}\n${files}` }
+  }
+
+  /**
+   * For the search: the pages navigation generates from OpenAPI documents, and a version that changes when docs.json
+   * or a stored OpenAPI document does (not when pages or other files are stored).
+   */
+  async generatedPages(): Promise<{ version: string; pages: GeneratedPage[] }> {
+    const { current, snapshotKey } = await this.state()
+    const pages = [...(await this.snapshotFor(snapshotKey, current)).generated.values()]
+    return { version: `${current.etag}\n${await this.documents.version()}`, pages }
+  }
+
+  /** For the search: the operation a page's `openapi:` front matter names, as its page shows it; undefined if none. */
+  async operation(reference: string): Promise<Operation | undefined> {
+    const { current, snapshotKey } = await this.state()
+    const snapshot = await this.snapshotFor(snapshotKey, current)
+    const site = { config: snapshot.config, ownDocument: this.sources.ownDocument, builtIn: current.builtIn }
+    return this.documents.operation(reference, site)
   }
 
   private async renderMiss(
@@ -371,27 +395,4 @@ function frontMatterOf(text: string): { data: FrontMatter; body: string; problem
     if (!(error instanceof FrontMatterError)) throw error
     return { data: {}, body: text, problem: error.message }
   }
-}
-
-/**
- * A link in a page's Markdown, as a site URL when it names a page (relative links resolve against the page's folder).
- */
-function pageHrefFor(target: string, from: string, isPage: (path: string) => boolean): string | undefined {
-  if (target === '') return undefined
-  const folder = from.includes('/') ? from.slice(0, from.lastIndexOf('/') + 1) : ''
-  const joined = target.startsWith('/') ? target : folder + target
-  const parts: string[] = []
-  for (const part of joined.split('/')) {
-    if (part === '..') parts.pop()
-    else if (part !== '.' && part !== '') parts.push(part)
-  }
-  const candidate = pagePathOf(parts.join('/'))
-  return isPage(candidate) ? pageUrl(candidate) : undefined
-}
-
-/** `chat/tool-calls` → `Tool calls`. */
-function humanize(path: string): string {
-  const last = path.split('/').at(-1) ?? path
-  const words = last.replace(/[-_]+/g, ' ').trim()
-  return words === '' ? path : words[0]!.toUpperCase() + words.slice(1)
 }
