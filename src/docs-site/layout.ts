@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { DocsConfig } from '../docs-format/docs-json'
+import { apiBaseUrls } from './api-settings'
 import { attributes, escapeHtml, safeUrl } from './html'
 import { iconSvg, socialIcon } from './icons'
 import { FRAME_HOSTS } from './markdown-sanitize'
@@ -327,8 +328,7 @@ function pageUrlOf(path: string | undefined): string | undefined {
 const CSP_ORIGIN = /^https?:\/\/(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/
 
 function connectSources(config: DocsConfig): string {
-  const base = config.api?.baseUrl
-  const urls = base === undefined ? [] : Array.isArray(base) ? base : [base]
+  const urls = apiBaseUrls(config)
   const origins = new Set<string>()
   for (const url of urls) {
     try {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import packageJson from '../../package.json' with { type: 'json' }
 import type { DocsConfig } from '../docs-format/docs-json'
 import { FrontMatterError, parseFrontMatter, type FrontMatter } from '../docs-format/front-matter'
+import { renderEndpoint } from './api-endpoint'
 import { SITE_ASSETS } from './assets'
 import { defaultPages } from './default-site'
 import { escapeHtml } from './html'
@@ -175,10 +176,7 @@ export class DocsSiteService {
     return { current, snapshotKey: `${current.etag}\n${generation}\n${files}` }
   }
 
-  /**
-   * For the search: the pages navigation generates from OpenAPI documents, and a version that changes when docs.json
-   * or a stored OpenAPI document does (not when pages or other files are stored).
-   */
+  /** For the search: the generated API pages, and a version that changes with docs.json or an OpenAPI document. */
   async generatedPages(): Promise<{ version: string; pages: GeneratedPage[] }> {
     const { current, snapshotKey } = await this.state()
     const pages = [...(await this.snapshotFor(snapshotKey, current)).generated.values()]
@@ -189,8 +187,12 @@ export class DocsSiteService {
   async operation(reference: string): Promise<Operation | undefined> {
     const { current, snapshotKey } = await this.state()
     const snapshot = await this.snapshotFor(snapshotKey, current)
-    const site = { config: snapshot.config, ownDocument: this.sources.ownDocument, builtIn: current.builtIn }
-    return this.documents.operation(reference, site)
+    return this.documents.operation(reference, this.siteDocuments(snapshot))
+  }
+
+  /** What an API page's operation is looked up in (OpenApiDocuments). */
+  private siteDocuments(snapshot: Snapshot) {
+    return { config: snapshot.config, ownDocument: this.sources.ownDocument, builtIn: snapshot.builtIn.texts.size > 0 }
   }
 
   private async renderMiss(
@@ -351,12 +353,9 @@ export class DocsSiteService {
       problem === undefined
         ? ''
         : `<div class="callout callout-warning" role="note"><p>${escapeHtml(problem)}</p></div>`
-    if (data.openapi !== undefined)
-      content += await this.documents.operationHtml(data.openapi, {
-        config: snapshot.config,
-        ownDocument: this.sources.ownDocument,
-        builtIn: snapshot.builtIn.texts.size > 0,
-      })
+    const site = this.siteDocuments(snapshot)
+    if (data.openapi !== undefined) content += await this.documents.operationHtml(data.openapi, site)
+    else if (data.api !== undefined) content += renderEndpoint(data.api, snapshot.config)
     content += markdown.html
     const title = data.title ?? labelOf(path)
     const { description } = data
