@@ -9,6 +9,12 @@ const ENDPOINT = /^\s*(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS|TRACE)\s+(\S+)\s*$
 const ABSOLUTE = /^(https?:\/\/[^/?#\s]+)(.*)$/i
 const WITH_BODY = ['POST', 'PUT', 'PATCH']
 
+/** The URL an `api:` front matter names in whole (its playground calls it), for the page's connect-src. */
+export function endpointUrls(value: unknown): string[] {
+  const match = typeof value === 'string' ? ENDPOINT.exec(value) : null
+  return match !== null && ABSOLUTE.test(match[2]!) ? [match[2]!] : []
+}
+
 /**
  * An MDX endpoint page (Mintlify's `api: "POST https://api.example.com/users"` front matter, its parameters written
  * as ParamField components in the page): the method and path, and the playground docs.json's `api.playground` asks

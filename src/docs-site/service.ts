@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import packageJson from '../../package.json' with { type: 'json' }
 import type { DocsConfig } from '../docs-format/docs-json'
 import { FrontMatterError, parseFrontMatter, type FrontMatter } from '../docs-format/front-matter'
-import { renderEndpoint } from './api-endpoint'
+import { endpointUrls, renderEndpoint } from './api-endpoint'
 import { SITE_ASSETS } from './assets'
 import { defaultPages } from './default-site'
 import { escapeHtml } from './html'
@@ -356,6 +356,7 @@ export class DocsSiteService {
     const site = this.siteDocuments(snapshot)
     if (data.openapi !== undefined) content += await this.documents.operationHtml(data.openapi, site)
     else if (data.api !== undefined) content += renderEndpoint(data.api, snapshot.config)
+    const connect = endpointUrls(data.api)
     content += markdown.html
     const title = data.title ?? labelOf(path)
     const { description } = data
@@ -368,7 +369,7 @@ export class DocsSiteService {
     })
     return {
       status: 200,
-      ...renderLayout({ ...view, path, title, description, content, headings: markdown.headings, meta }),
+      ...renderLayout({ ...view, path, title, description, content, headings: markdown.headings, meta, connect }),
     }
   }
 }

@@ -106,7 +106,7 @@ describe('MDX endpoint pages: `api:` front matter, sent to api.mdx.server', () =
       'GET https://other.acme.test/v1/users',
       { mdx: { server: 'https://api.acme.test' } },
       ['"baseUrls":["https://other.acme.test"]', '"path":"/v1/users"', '"jsonBody":false'],
-      "connect-src 'self' https://api.acme.test",
+      "connect-src 'self' https://api.acme.test https://other.acme.test;",
     ],
     [
       'simple: the samples name the server and api.mdx.auth',
