@@ -126,6 +126,13 @@ describe('MDX endpoint pages: `api:` front matter, sent to api.mdx.server', () =
       '',
     ],
     [
+      'markup in the path is text',
+      'GET /users/<b>{id}</b>',
+      {},
+      ['<code>/users/&lt;b&gt;{id}&lt;/b&gt;</code>', '"path":"/users/\\u003cb>{id}\\u003c/b>"'],
+      '',
+    ],
+    [
       'not an endpoint: a notice',
       'FETCH /users',
       {},
