@@ -159,7 +159,16 @@ export function createApp(deps: AppDeps) {
     (page) => search!.pageStored(page),
   )
   const docsAssets = new DocsAssetsService(new DocsAssetsStore(db), deps.config.docsAssets)
-  search = new SearchService(db, searchSources(docsConfig, docsPages, document), deps.logger)
+  // What generated API pages list, and what an `openapi:` front matter names, the search reads from the site.
+  search = new SearchService(
+    db,
+    {
+      ...searchSources(docsConfig, docsPages, document),
+      generatedPages: () => site.generatedPages(),
+      operation: (reference) => site.operation(reference),
+    },
+    deps.logger,
+  )
   const discovery = new DiscoveryService({
     ...siteSources(docsConfig, docsPages, docsAssets, document),
     pageSummaries: () => docsPages.summaries(),
@@ -296,7 +305,11 @@ function siteSources(
 }
 
 /** The site's search reads whether docs.json is the default, the stored pages, and this server's own document. */
-function searchSources(config: DocsConfigService, pages: DocsPagesService, ownDocument: () => unknown): SearchSources {
+function searchSources(
+  config: DocsConfigService,
+  pages: DocsPagesService,
+  ownDocument: () => unknown,
+): Omit<SearchSources, 'generatedPages' | 'operation'> {
   return {
     builtInConfig: async () => (await config.current()).builtIn,
     pagesGeneration: () => pages.generation(),

@@ -1,6 +1,7 @@
 import type { DocsConfig } from '../docs-format/docs-json'
 import { attributes, escapeHtml, scriptJson } from './html'
 import { trimSlashes } from './links'
+import { type ApiSettings, apiSettings, SAMPLE_LANGUAGES, type SampleLanguage } from './api-settings'
 import { renderMarkdown } from './markdown'
 import {
   exampleOf,
@@ -15,7 +16,7 @@ import {
 } from './openapi-schema'
 
 /** What the browser's playground script needs; sent as JSON data, never as script. */
-type PlaygroundData = {
+export type PlaygroundData = {
   method: string
   path: string
   /** Base URLs to choose from; an empty list means the page's own origin. */
@@ -27,8 +28,7 @@ type PlaygroundData = {
 
 /**
  * An API page: the operation's method, path, description, parameters, request body and responses with
- * examples, then the playground that `api.playground.mode` asks for (a form that sends the request, the
- * request as a copyable curl line, or nothing).
+ * examples, then the playground docs.json's `api.playground` asks for (see {@link playgroundHtml}).
  *
  * `sameOrigin`: the built-in default docs.json describes this very server, wherever it listens, so its
  * playground calls the page's own origin rather than the `baseUrl` the default file carries.
@@ -39,27 +39,14 @@ export function renderOperation(
   config: DocsConfig,
   options: { sameOrigin: boolean; servers?: string[] },
 ): string {
-  const mode = config.api?.playground?.mode ?? 'show'
+  const settings = apiSettings(config, 'openapi')
   const bodyMedia =
     operation.requestBody?.content['application/json'] ?? Object.values(operation.requestBody?.content ?? {})[0]
   const bodyExample = bodyMedia === undefined ? undefined : mediaExample(document, bodyMedia)
   const secured = operation.security.some((requirement) => isObject(requirement) && Object.keys(requirement).length > 0)
-  const data: PlaygroundData = {
-    method: operation.method,
-    path: operation.path,
-    baseUrls: options.sameOrigin ? [] : baseUrlsOf(config, options.servers),
-    auth:
-      secured || config.api?.auth?.method !== undefined
-        ? {
-            // cobo (Mintlify's Cobo signing) is sent as an API key header: the nearest the playground has.
-            method: authMethodOf(config.api?.auth?.method),
-            name: config.api?.auth?.name,
-            inputPrefix: config.api?.auth?.inputPrefix,
-          }
-        : undefined,
-    jsonBody: bodyMedia !== undefined,
-  }
-  const parts = [
+  const baseUrls = options.sameOrigin ? [] : (settings.baseUrls ?? options.servers ?? [])
+  const data = playgroundData(operation, settings, baseUrls, secured, bodyMedia !== undefined)
+  return [
     `<div class="operation"><p class="endpoint"><span class="method ` +
       `method-${operation.method.toLowerCase()}">${operation.method}</span> ` +
       `<code>${escapeHtml(operation.path)}</code>${operation.deprecated ? ' <span class="badge">deprecated</span>' : ''}</p>`,
@@ -73,16 +60,45 @@ export function renderOperation(
     requestBodySection(document, operation, bodyExample),
     responsesSection(document, operation),
     '</div>',
-  ]
-  if (mode === 'show') parts.push(playgroundForm(operation, data, bodyExample))
-  if (mode === 'simple') parts.push(simpleRequest(operation, data, bodyExample))
-  return parts.join('')
+    playgroundHtml(operation, settings, data, bodyExample),
+  ].join('')
 }
 
-/** docs.json's `api.baseUrl`, as a list; else the document's own `servers`. */
-function baseUrlsOf(config: DocsConfig, servers: string[] = []): string[] {
-  const base = config.api?.baseUrl
-  return base === undefined ? servers : Array.isArray(base) ? base : [base]
+/** What the playground sends with: the base URLs, the authentication docs.json asks for (or the operation needs). */
+export function playgroundData(
+  operation: Operation,
+  settings: ApiSettings,
+  baseUrls: string[],
+  secured: boolean,
+  jsonBody: boolean,
+): PlaygroundData {
+  const auth = settings.auth
+  return {
+    method: operation.method,
+    path: operation.path,
+    baseUrls,
+    auth:
+      secured || auth?.method !== undefined
+        ? // cobo (Mintlify's Cobo signing) is sent as an API key header: the nearest the playground has.
+          { method: authMethodOf(auth?.method), name: auth?.name, inputPrefix: auth?.inputPrefix }
+        : undefined,
+    jsonBody,
+  }
+}
+
+/**
+ * The playground docs.json's `api.playground` asks for: `interactive`, a form that sends the request; `simple`, the
+ * request as copyable code samples in `api.examples.languages`, with no send button; `none`, nothing.
+ */
+export function playgroundHtml(
+  operation: Operation,
+  settings: ApiSettings,
+  data: PlaygroundData,
+  bodyExample: unknown,
+): string {
+  if (settings.display === 'interactive') return playgroundForm(operation, data, bodyExample)
+  if (settings.display === 'simple') return simpleRequest(operation, data, bodyExample, settings.languages)
+  return ''
 }
 
 function parametersSection(document: OpenApiDocument, operation: Operation): string {
@@ -239,25 +255,80 @@ function playgroundForm(operation: Operation, data: PlaygroundData, bodyExample:
   ].join('')
 }
 
-function simpleRequest(operation: Operation, data: PlaygroundData, bodyExample: unknown): string {
+function simpleRequest(
+  operation: Operation,
+  data: PlaygroundData,
+  bodyExample: unknown,
+  languages: SampleLanguage[],
+): string {
   const base = trimSlashes(data.baseUrls[0] ?? '', 'end')
-  const lines = [`curl -X ${operation.method} '${shellQuoted(`${base}${operation.path}`)}'`]
-  if (data.auth?.method === 'bearer') lines.push(`-H 'Authorization: Bearer <token>'`)
-  if (data.auth?.method === 'key') lines.push(`-H '${shellQuoted(data.auth.name ?? 'X-API-Key')}: <key>'`)
-  if (data.auth?.method === 'basic') lines.push(`-u '<username>:<password>'`)
-  if (data.jsonBody)
-    lines.push(`-H 'Content-Type: application/json'`, `-d '${shellQuoted(JSON.stringify(bodyExample ?? {}))}'`)
-  const curl = lines.join(' \\\n  ')
+  const relative = attributes({ 'data-relative-base': base === '' ? 'true' : undefined })
+  const samples = languages.map((language) => {
+    const code = SAMPLE_WRITERS[language](operation.method, `${base}${operation.path}`, data, bodyExample)
+    const quoted = attributes({ 'data-relative-base': base === '' ? 'quoted' : undefined })
+    return (
+      `<figure class="copyable code-sample"><figcaption>${SAMPLE_LANGUAGES[language]}</figcaption><pre><code ` +
+      `class="${language === 'curl' ? 'curl' : `language-${language}`}"${quoted}>${escapeHtml(code)}</code></pre>` +
+      '<button type="button" class="copy-button">Copy</button></figure>'
+    )
+  })
   return [
     '<section class="playground-simple" aria-labelledby="request-title"><h2 id="request-title">Request</h2>',
     `<p><span class="method method-${operation.method.toLowerCase()}">${operation.method}</span> ` +
-      `<code${attributes({ 'data-relative-base': base === '' ? 'true' : undefined })}>` +
-      `${escapeHtml(`${base}${operation.path}`)}</code></p>`,
-    `<div class="copyable"><pre><code ` +
-      `class="curl"${attributes({ 'data-relative-base': base === '' ? 'true' : undefined })}>${escapeHtml(curl)}</code></pre><button ` +
-      `type="button" class="copy-button">Copy</button></div>`,
+      `<code${relative}>${escapeHtml(`${base}${operation.path}`)}</code></p>`,
+    ...samples,
     '</section>',
   ].join('')
+}
+
+type SampleWriter = (method: string, url: string, data: PlaygroundData, body: unknown) => string
+
+/** One request in each language a code sample can be written in; auth and body as the playground would send them. */
+const SAMPLE_WRITERS: Record<SampleLanguage, SampleWriter> = {
+  curl: (method, url, data, body) => {
+    const lines = [`curl -X ${method} '${shellQuoted(url)}'`]
+    if (data.auth?.method === 'bearer') lines.push(`-H 'Authorization: Bearer <token>'`)
+    if (data.auth?.method === 'key') lines.push(`-H '${shellQuoted(data.auth.name ?? 'X-API-Key')}: <key>'`)
+    if (data.auth?.method === 'basic') lines.push(`-u '<username>:<password>'`)
+    if (data.jsonBody)
+      lines.push(`-H 'Content-Type: application/json'`, `-d '${shellQuoted(JSON.stringify(body ?? {}))}'`)
+    return lines.join(' \\\n  ')
+  },
+  python: (method, url, data, body) => {
+    const args = [JSON.stringify(method), JSON.stringify(url)]
+    const headers = sampleHeaders(data)
+    if (Object.keys(headers).length > 0) args.push(`headers=${JSON.stringify(headers)}`)
+    if (data.auth?.method === 'basic') args.push('auth=("<username>", "<password>")')
+    if (data.jsonBody) args.push(`json=${pythonLiteral(body ?? {})}`)
+    return `import requests\n\nresponse = requests.request(${args.join(', ')})\nprint(response.json())`
+  },
+  javascript: (method, url, data, body) => {
+    const headers = sampleHeaders(data)
+    if (data.auth?.method === 'basic') headers.Authorization = 'Basic <base64 of username:password>'
+    if (data.jsonBody) headers['Content-Type'] = 'application/json'
+    const options = [`method: ${JSON.stringify(method)}`]
+    if (Object.keys(headers).length > 0) options.push(`headers: ${JSON.stringify(headers)}`)
+    if (data.jsonBody) options.push(`body: JSON.stringify(${JSON.stringify(body ?? {})})`)
+    return `const response = await fetch(${JSON.stringify(url)}, { ${options.join(', ')} })\nconsole.log(await response.json())`
+  },
+}
+
+function sampleHeaders(data: PlaygroundData): Record<string, string> {
+  if (data.auth?.method === 'bearer') return { Authorization: 'Bearer <token>' }
+  if (data.auth?.method === 'key') return { [data.auth.name ?? 'X-API-Key']: '<key>' }
+  return {}
+}
+
+/** A JSON value as a Python literal: JSON's true, false and null are spelled True, False and None. */
+function pythonLiteral(value: unknown): string {
+  if (value === null) return 'None'
+  if (typeof value === 'boolean') return value ? 'True' : 'False'
+  if (Array.isArray(value)) return `[${value.map(pythonLiteral).join(', ')}]`
+  if (isObject(value))
+    return `{${Object.entries(value)
+      .map(([key, each]) => `${JSON.stringify(key)}: ${pythonLiteral(each)}`)
+      .join(', ')}}`
+  return JSON.stringify(value) ?? 'None'
 }
 
 /** Text inside single quotes for a POSIX shell: each `'` closes, escapes and reopens. */

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { DocsConfig } from '../docs-format/docs-json'
+import { apiBaseUrls } from './api-settings'
 import { attributes, escapeHtml, safeUrl } from './html'
 import { iconSvg, socialIcon } from './icons'
 import { FRAME_HOSTS } from './markdown-sanitize'
@@ -24,6 +25,8 @@ export type PageView = {
   assets: { css: string; js: string }
   /** More `<meta>` tags for the head (docs.json `seo.metatags`, the page's Open Graph fields), as HTML. */
   meta?: string
+  /** More URLs the page's playground may call (an MDX endpoint page's own), for connect-src. */
+  connect?: string[]
 }
 
 /**
@@ -87,7 +90,7 @@ export function renderLayout(view: PageView): RenderedPage {
     "img-src 'self' https: http: data:",
     "media-src 'self' https:",
     `frame-src ${FRAME_HOSTS.join(' ')}`,
-    `connect-src 'self'${connectSources(config)}`,
+    `connect-src 'self'${connectSources([...apiBaseUrls(config), ...(view.connect ?? [])])}`,
     "font-src 'self'",
     "base-uri 'none'",
     "form-action 'none'",
@@ -326,9 +329,7 @@ function pageUrlOf(path: string | undefined): string | undefined {
 
 const CSP_ORIGIN = /^https?:\/\/(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/
 
-function connectSources(config: DocsConfig): string {
-  const base = config.api?.baseUrl
-  const urls = base === undefined ? [] : Array.isArray(base) ? base : [base]
+function connectSources(urls: string[]): string {
   const origins = new Set<string>()
   for (const url of urls) {
     try {

@@ -107,3 +107,19 @@ export function repositoryName(url: string): string {
     .filter(Boolean)
   return path.slice(0, 2).join('/') || url
 }
+
+/**
+ * A link in a page's Markdown, as a site URL when it names a page (relative links resolve against the page's folder).
+ */
+export function pageHrefFor(target: string, from: string, isPage: (path: string) => boolean): string | undefined {
+  if (target === '') return undefined
+  const folder = from.includes('/') ? from.slice(0, from.lastIndexOf('/') + 1) : ''
+  const joined = target.startsWith('/') ? target : folder + target
+  const parts: string[] = []
+  for (const part of joined.split('/')) {
+    if (part === '..') parts.pop()
+    else if (part !== '.' && part !== '') parts.push(part)
+  }
+  const candidate = pagePathOf(parts.join('/'))
+  return isPage(candidate) ? pageUrl(candidate) : undefined
+}

@@ -7,7 +7,10 @@ import { escapeHtml } from './html'
 import { trimSlashes } from './links'
 import { type GeneratedPage, generatedPages, groupOpenApi } from './openapi-navigation'
 import { endpointKey, type GeneratedNavigation } from './openapi-splice'
-import { findOperation, type OpenApiDocument, serverUrlsOf } from './openapi-schema'
+import { findOperation, type OpenApiDocument, type Operation, serverUrlsOf } from './openapi-schema'
+
+/** What an API page's operation is looked up in: docs.json, this server's document, and whether docs.json is the default. */
+export type SiteDocuments = { config: DocsConfig; ownDocument: () => OpenApiDocument; builtIn: boolean }
 
 /** How deep docs.json is searched for `openapi` keys; real files nest navigation a handful of levels. */
 const MAX_CONFIG_DEPTH = 32
@@ -52,6 +55,7 @@ function storedPathOf(reference: string): string | undefined {
  */
 export class OpenApiDocuments {
   private readonly parsed = new Map<string, OpenApiDocument | undefined>()
+  private versioned: { generation: number; version: string } | undefined
 
   constructor(private readonly files: SiteFiles | undefined) {}
 
@@ -82,22 +86,46 @@ export class OpenApiDocuments {
    * An API page's operation: from the document the reference names, else the first document docs.json names that
    * has it (a stored file at that path, else this server's own /openapi.json), else any stored OpenAPI document.
    */
-  async operationHtml(
-    reference: string,
-    site: { config: DocsConfig; ownDocument: () => OpenApiDocument; builtIn: boolean },
-  ): Promise<string> {
-    const ref = parseOperationRef(reference)
+  async operationHtml(reference: string, site: SiteDocuments): Promise<string> {
     const notice = (message: string) =>
       `<div class="callout callout-warning" role="note"><p>${escapeHtml(message)}</p></div>`
-    if (ref === undefined) return notice(`The front matter's openapi value "${reference}" is not "METHOD /path".`)
+    const located = await this.locate(reference, site)
+    if (located.ref === undefined)
+      return notice(`The front matter's openapi value "${reference}" is not "METHOD /path".`)
+    if (located.found !== undefined) {
+      const { document, operation, own } = located.found
+      return renderOperation(document, operation, site.config, {
+        sameOrigin: own && site.builtIn,
+        servers: own ? undefined : serverUrlsOf(document),
+      })
+    }
+    const { ref, searched, unfetched } = located
+    const offline =
+      unfetched.length === 0
+        ? ''
+        : ` Documents at other addresses are not fetched (${unfetched.join(', ')}): the site works offline; store ` +
+          'the file in the repository and push it with trellis docs push.'
+    return notice(
+      `${ref.method} ${ref.path} is not an operation of ${searched.join(', ') || 'any stored document'}.${offline}`,
+    )
+  }
+
+  /** The operation an `openapi:` front matter names, looked up as {@link operationHtml} does; undefined when none. */
+  async operation(reference: string, site: SiteDocuments): Promise<Operation | undefined> {
+    return (await this.locate(reference, site)).found?.operation
+  }
+
+  private async locate(reference: string, site: SiteDocuments) {
+    const ref = parseOperationRef(reference)
+    const searched: string[] = []
+    const unfetched: string[] = []
+    if (ref === undefined) return { ref, searched, unfetched }
     const named = documentsNamed(site.config)
     const references =
       ref.document !== undefined
         ? [ref.document]
         : [...(named.length === 0 ? ['/openapi.json'] : named), ...(site.builtIn ? [] : await this.paths())]
-    const searched: string[] = []
     const seen = new Set<string>()
-    const unfetched: string[] = []
     for (const source of references) {
       const path = storedPathOf(source)
       if (seen.has(path ?? source)) continue
@@ -113,20 +141,22 @@ export class OpenApiDocuments {
       }
       searched.push(source)
       const operation = findOperation(document, ref.method, ref.path)
-      if (operation === undefined) continue
-      return renderOperation(document, operation, site.config, {
-        sameOrigin: own && site.builtIn,
-        servers: own ? undefined : serverUrlsOf(document),
-      })
+      if (operation !== undefined) return { ref, searched, unfetched, found: { document, operation, own } }
     }
-    const offline =
-      unfetched.length === 0
-        ? ''
-        : ` Documents at other addresses are not fetched (${unfetched.join(', ')}): the site works offline; store ` +
-          'the file in the repository and push it with trellis docs push.'
-    return notice(
-      `${ref.method} ${ref.path} is not an operation of ${searched.join(', ') || 'any stored document'}.${offline}`,
-    )
+    return { ref, searched, unfetched }
+  }
+
+  /**
+   * The stored OpenAPI documents as one string (each path and content hash) that changes when any of them does;
+   * read again only when a file was stored or deleted.
+   */
+  async version(): Promise<string> {
+    const generation = (await this.files?.generation()) ?? 0
+    if (this.versioned?.generation === generation) return this.versioned.version
+    const parts: string[] = []
+    for (const path of await this.paths()) parts.push(`${path}=${(await this.files?.summary(path))?.sha256 ?? ''}`)
+    this.versioned = { generation, version: parts.join('\n') }
+    return this.versioned.version
   }
 
   /**

@@ -2,17 +2,19 @@ import { createHash } from 'node:crypto'
 import packageJson from '../../package.json' with { type: 'json' }
 import type { DocsConfig } from '../docs-format/docs-json'
 import { FrontMatterError, parseFrontMatter, type FrontMatter } from '../docs-format/front-matter'
+import { endpointUrls, renderEndpoint } from './api-endpoint'
 import { SITE_ASSETS } from './assets'
 import { defaultPages } from './default-site'
 import { escapeHtml } from './html'
 import { renderLayout } from './layout'
 import type { SiteFiles } from './files'
-import { pagePathOf, pageUrl, repositoryFileUrl } from './links'
+import { pageHrefFor, pagePathOf, pageUrl, repositoryFileUrl } from './links'
 import { DEFAULT_MAX_PAGE_HTML, PageTooLarge, renderMarkdownYielding } from './markdown'
 import { Redirects } from './redirects'
-import type { OpenApiDocument } from './openapi-schema'
+import type { OpenApiDocument, Operation } from './openapi-schema'
 import { type GeneratedPage, generatedPageText } from './openapi-navigation'
 import { OpenApiDocuments } from './openapi-sources'
+import { humanize } from './page-text'
 import { SiteMap } from './site-map'
 import { expandSnippets, SNIPPET_FOLDER } from './snippets'
 import { pageMetaTags } from './discovery/seo'
@@ -142,13 +144,7 @@ export class DocsSiteService {
     // so a crawler cannot churn the cache (and force a render per request) by spelling a page many ways.
     // A non-empty address that names nothing (`/docs/%20`) stays an unknown page, not the home page.
     const path = requested === '' ? '' : pagePathOf(requested) || '\u0000'
-    const [current, generation, files] = await Promise.all([
-      this.sources.config(),
-      this.sources.pagesGeneration(),
-      this.sources.files?.generation() ?? 0,
-    ])
-    // The files join the key: an API page shows the stored OpenAPI document as it is now.
-    const snapshotKey = `${current.etag}\n${generation}\n${files}`
+    const { current, snapshotKey } = await this.state()
     const cacheKey = `${snapshotKey}\n${path}`
     const cached = this.pages.get(cacheKey)
     if (cached !== undefined) {
@@ -167,6 +163,36 @@ export class DocsSiteService {
     )
     this.rendering.set(flightKey, work)
     return work
+  }
+
+  /** docs.json now, and the key of the snapshot it and the stored pages and files make. */
+  private async state() {
+    const [current, generation, files] = await Promise.all([
+      this.sources.config(),
+      this.sources.pagesGeneration(),
+      this.sources.files?.generation() ?? 0,
+    ])
+    // The files join the key: an API page shows the stored OpenAPI document as it is now.
+    return { current, snapshotKey: `${current.etag}\n${generation}\n${files}` }
+  }
+
+  /** For the search: the generated API pages, and a version that changes with docs.json or an OpenAPI document. */
+  async generatedPages(): Promise<{ version: string; pages: GeneratedPage[] }> {
+    const { current, snapshotKey } = await this.state()
+    const pages = [...(await this.snapshotFor(snapshotKey, current)).generated.values()]
+    return { version: `${current.etag}\n${await this.documents.version()}`, pages }
+  }
+
+  /** For the search: the operation a page's `openapi:` front matter names, as its page shows it; undefined if none. */
+  async operation(reference: string): Promise<Operation | undefined> {
+    const { current, snapshotKey } = await this.state()
+    const snapshot = await this.snapshotFor(snapshotKey, current)
+    return this.documents.operation(reference, this.siteDocuments(snapshot))
+  }
+
+  /** What an API page's operation is looked up in (OpenApiDocuments). */
+  private siteDocuments(snapshot: Snapshot) {
+    return { config: snapshot.config, ownDocument: this.sources.ownDocument, builtIn: snapshot.builtIn.texts.size > 0 }
   }
 
   private async renderMiss(
@@ -327,12 +353,10 @@ export class DocsSiteService {
       problem === undefined
         ? ''
         : `<div class="callout callout-warning" role="note"><p>${escapeHtml(problem)}</p></div>`
-    if (data.openapi !== undefined)
-      content += await this.documents.operationHtml(data.openapi, {
-        config: snapshot.config,
-        ownDocument: this.sources.ownDocument,
-        builtIn: snapshot.builtIn.texts.size > 0,
-      })
+    const site = this.siteDocuments(snapshot)
+    if (data.openapi !== undefined) content += await this.documents.operationHtml(data.openapi, site)
+    else if (data.api !== undefined) content += renderEndpoint(data.api, snapshot.config)
+    const connect = endpointUrls(data.api)
     content += markdown.html
     const title = data.title ?? labelOf(path)
     const { description } = data
@@ -345,7 +369,7 @@ export class DocsSiteService {
     })
     return {
       status: 200,
-      ...renderLayout({ ...view, path, title, description, content, headings: markdown.headings, meta }),
+      ...renderLayout({ ...view, path, title, description, content, headings: markdown.headings, meta, connect }),
     }
   }
 }
@@ -371,27 +395,4 @@ function frontMatterOf(text: string): { data: FrontMatter; body: string; problem
     if (!(error instanceof FrontMatterError)) throw error
     return { data: {}, body: text, problem: error.message }
   }
-}
-
-/**
- * A link in a page's Markdown, as a site URL when it names a page (relative links resolve against the page's folder).
- */
-function pageHrefFor(target: string, from: string, isPage: (path: string) => boolean): string | undefined {
-  if (target === '') return undefined
-  const folder = from.includes('/') ? from.slice(0, from.lastIndexOf('/') + 1) : ''
-  const joined = target.startsWith('/') ? target : folder + target
-  const parts: string[] = []
-  for (const part of joined.split('/')) {
-    if (part === '..') parts.pop()
-    else if (part !== '.' && part !== '') parts.push(part)
-  }
-  const candidate = pagePathOf(parts.join('/'))
-  return isPage(candidate) ? pageUrl(candidate) : undefined
-}
-
-/** `chat/tool-calls` → `Tool calls`. */
-function humanize(path: string): string {
-  const last = path.split('/').at(-1) ?? path
-  const words = last.replace(/[-_]+/g, ' ').trim()
-  return words === '' ? path : words[0]!.toUpperCase() + words.slice(1)
 }

@@ -233,6 +233,19 @@ describe.skipIf(!browser)('the docs site in Chromium: what authors store', () =>
       expect(await hasForm(page)).toBe(0)
     })
 
+    test("the current shape's examples.languages: each sample sends to the site's own origin", async () => {
+      const api = { playground: { display: 'simple' }, examples: { languages: ['python', 'javascript'] } }
+      const groups = SITE.navigation.map(({ group, pages }) => ({ group, pages }))
+      await site().putDocsJson({ theme: 'mint', name: SITE.name, colors: SITE.colors, navigation: { groups }, api })
+      await site().putPage('api/create-plant', API_PAGE)
+      const { page } = await site().open('/docs/api/create-plant')
+      const python = await page.locator('code.language-python').textContent()
+      expect(python).toContain(`requests.request("POST", "${site().origin}/plants"`)
+      const javascript = await page.locator('code.language-javascript').textContent()
+      expect(javascript).toContain(`fetch("${site().origin}/plants"`)
+      expect(await hasForm(page)).toBe(0)
+    })
+
     test('"hide" shows neither, but still documents the operation', async () => {
       await site().putDocsJson({ ...SITE, api: { playground: { mode: 'hide' } } })
       await site().putPage('api/create-plant', API_PAGE)

@@ -154,8 +154,9 @@
   var relative = document.querySelectorAll('[data-relative-base]')
   for (var r = 0; r < relative.length; r++) {
     var node = relative[r]
-    node.textContent = node.classList.contains('curl')
-      ? node.textContent.replace("'/", "'" + location.origin + '/')
+    // A code sample names the URL in quotes (curl's in single, Python's and JavaScript's in double ones).
+    node.textContent = node.dataset.relativeBase === 'quoted' || node.classList.contains('curl')
+      ? node.textContent.replace(/(['"])\//, '$1' + location.origin + '/')
       : location.origin + node.textContent
   }
 

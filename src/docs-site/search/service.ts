@@ -3,7 +3,8 @@ import type { Logger } from '../../telemetry/logger'
 import { defaultPages } from '../default-site'
 import { escapeHtml } from '../html'
 import { pageUrl } from '../links'
-import type { OpenApiDocument } from '../openapi-schema'
+import { type GeneratedPage, generatedPageText } from '../openapi-navigation'
+import type { OpenApiDocument, Operation } from '../openapi-schema'
 import { frontMatterOf, humanize, referencedOperation } from '../page-text'
 import { operationText, sectionsOf } from './sections'
 import {
@@ -28,6 +29,13 @@ export type SearchSources = {
   page: (path: string) => Promise<{ revision: number; source: string } | undefined>
   /** This server's own OpenAPI document. */
   ownDocument: () => OpenApiDocument
+  /**
+   * The pages docs.json's navigation generates from OpenAPI documents, and a version that changes when docs.json or
+   * one of those documents does (DocsSiteService.generatedPages).
+   */
+  generatedPages: () => Promise<{ version: string; pages: GeneratedPage[] }>
+  /** The operation a page's `openapi:` front matter names, as the site shows it (DocsSiteService.operation). */
+  operation: (reference: string) => Promise<Operation | undefined>
 }
 
 /** One search result, as GET /docs/search answers it. */
@@ -64,6 +72,12 @@ export class SearchService {
   private caughtUp = -1
   private catchingUp: Promise<void> | undefined
   private builtIn: Promise<void> | undefined
+  /**
+   * The generated pages' version the index is being brought to, and what is left to index for it: generated pages,
+   * then stored pages naming an operation (whose words come from the same documents).
+   */
+  private generated: { version: string; pending: Array<GeneratedPage | string> } | undefined
+  private generating: Promise<void> | undefined
   /** When the table's statistics were last refreshed (performance.now()). */
   private analyzedAt = Number.NEGATIVE_INFINITY
 
@@ -98,6 +112,8 @@ export class SearchService {
       await this.catchingUp
     }
     if (builtIn) await this.indexBuiltIn()
+    this.generating ??= this.indexGenerated().finally(() => (this.generating = undefined))
+    await this.generating
     const hits = await this.store.search(query, prefixOf(query), limit, builtIn)
     return hits.map((hit) => ({
       title: hit.pageTitle,
@@ -116,23 +132,64 @@ export class SearchService {
 
   private async index(origin: Origin, path: string, revision: number, text: string): Promise<void> {
     if (NOT_SEARCHED.test(path)) return
-    await this.store.replace(origin, this.indexedPage(path, revision, text))
+    await this.store.replace(origin, await this.indexedPage(origin, path, revision, text))
   }
 
-  private indexedPage(path: string, revision: number, text: string): IndexedPage {
+  private async indexedPage(origin: Origin, path: string, revision: number, text: string): Promise<IndexedPage> {
     const { data, body } = frontMatterOf(text)
     const title = data.title ?? data.sidebarTitle ?? humanize(path)
     const sections = sectionsOf(body)
     const top = sections[0]!
-    const lead = [data.description, data.openapi === undefined ? undefined : this.operationWords(data.openapi)]
-    top.body = [...lead, top.body].filter((part) => part !== undefined && part !== '').join(' \u00b7 ')
+    const words = data.openapi === undefined ? undefined : await this.operationWords(origin, data.openapi)
+    top.body = [data.description, words, top.body].filter((part) => part !== undefined && part !== '').join(' \u00b7 ')
     return { path, revision, kind: data.openapi === undefined ? 'page' : 'operation', title, sections }
   }
 
-  /** The operation an `openapi:` front matter names, in words: this server's own, else the reference as written. */
-  private operationWords(reference: string): string {
-    const { label, operation } = referencedOperation(reference, this.sources.ownDocument())
-    return operation === undefined ? label : operationText(operation)
+  /**
+   * The operation an `openapi:` front matter names, in words: looked up as the site shows it (Trellis's own pages in
+   * this server's document), else the reference as written.
+   */
+  private async operationWords(origin: Origin, reference: string): Promise<string> {
+    if (origin === 'built-in') {
+      const { label, operation } = referencedOperation(reference, this.sources.ownDocument())
+      return operation === undefined ? label : operationText(operation)
+    }
+    const operation = await this.sources.operation(reference)
+    return operation === undefined ? referencedOperation(reference, {}).label : operationText(operation)
+  }
+
+  /**
+   * Brings the generated pages' rows to the current version, at most a batch of pages per search: rows of pages no
+   * longer generated are dropped at once, pages of an older version re-indexed, and then the stored pages naming an
+   * operation (once per process, and on every change of version).
+   */
+  private async indexGenerated(): Promise<void> {
+    const { version, pages } = await this.sources.generatedPages()
+    const revision = createHash('sha256').update(version).digest().readUInt32BE(0) >>> 1
+    if (this.generated?.version !== version) {
+      const listed = new Set(pages.map((page) => page.path))
+      const indexed = await this.store.revisions('generated')
+      await this.store.removeAll(
+        'generated',
+        [...indexed.keys()].filter((path) => !listed.has(path)),
+      )
+      const stale = pages.filter((page) => !NOT_SEARCHED.test(page.path) && indexed.get(page.path) !== revision)
+      this.generated = { version, pending: [...stale, ...(await this.store.operationPages())] }
+    }
+    const { pending } = this.generated
+    try {
+      for (const next of pending.splice(0, CATCH_UP_BATCH)) {
+        if (typeof next !== 'string') await this.index('generated', next.path, revision, generatedPageText(next))
+        else {
+          const page = await this.sources.page(next)
+          if (page !== undefined) await this.index('page', next, page.revision, page.source)
+        }
+      }
+    } catch (error) {
+      // What was taken from the list is not indexed: the next search starts this version over.
+      this.generated = undefined
+      throw error
+    }
   }
 
   /** Indexes stored pages newer than their rows (at most a batch), and drops rows of pages no longer stored. */

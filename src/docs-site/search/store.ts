@@ -1,12 +1,15 @@
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq, inArray, sql } from 'drizzle-orm'
 import { awaitWriterTurn } from '../../db/advisory-lock'
 import type { Database } from '../../db/connect'
 import { rowsOf } from '../../db/migrate'
 import { docsSearchSections } from '../../db/schema'
 import type { Section } from './sections'
 
-/** Stored pages, or Trellis's own (shown while docs.json is the built-in default). */
-export type Origin = 'page' | 'built-in'
+/**
+ * Stored pages, Trellis's own (shown while docs.json is the built-in default), or the pages docs.json's navigation
+ * generates from OpenAPI documents (shown where no stored or shown built-in page has their path).
+ */
+export type Origin = 'page' | 'built-in' | 'generated'
 
 /** A page's rows as one write: its sections in order, the first being its top. */
 export type IndexedPage = {
@@ -50,6 +53,9 @@ const CANDIDATES_MAX = 100
 const HITS_PER_PAGE = 3
 
 const HEADLINE_OPTIONS = `StartSel=${SNIPPET_MARK}, StopSel=${SNIPPET_END}, MaxWords=28, MinWords=12, ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "`
+
+/** Paths per DELETE of {@link SearchIndexStore.removeAll}: well under any bound on a statement's parameters. */
+const REMOVE_CHUNK = 500
 
 /** "trls": the first key of a page's index writers' lock (the second is the path's hash); in no other use. */
 const INDEX_LOCK_NAMESPACE = 0x7472_6c73
@@ -103,6 +109,34 @@ export class SearchIndexStore {
     await this.db.delete(docsSearchSections).where(pageRows(origin, path))
   }
 
+  /** Removes the rows of many pages, a few hundred paths per statement. */
+  async removeAll(origin: Origin, paths: string[]): Promise<void> {
+    for (let start = 0; start < paths.length; start += REMOVE_CHUNK)
+      await this.db
+        .delete(docsSearchSections)
+        .where(
+          and(
+            eq(docsSearchSections.origin, origin),
+            inArray(docsSearchSections.path, paths.slice(start, start + REMOVE_CHUNK)),
+          ),
+        )
+  }
+
+  /** The paths of stored pages indexed as API operations (their front matter names one). */
+  async operationPages(): Promise<string[]> {
+    const rows = await this.db
+      .select({ path: docsSearchSections.path })
+      .from(docsSearchSections)
+      .where(
+        and(
+          eq(docsSearchSections.origin, 'page'),
+          eq(docsSearchSections.position, 0),
+          eq(docsSearchSections.kind, 'operation'),
+        ),
+      )
+    return rows.map((row) => row.path)
+  }
+
   /** The revision each indexed page of `origin` was indexed at, by path. */
   async revisions(origin: Origin): Promise<Map<string, number>> {
     const rows = await this.db
@@ -115,16 +149,21 @@ export class SearchIndexStore {
   /**
    * The best `limit` sections for `query` (websearch syntax: words, "quoted phrases", or, -not), a prefix match of
    * `prefix` (the word being typed) also counting; at most {@link HITS_PER_PAGE} per page, ranked among at most
-   * twice {@link CANDIDATES_MAX} candidates. Built-in pages count only with `builtIn`, and never where a stored page
-   * has the same path (the site shows the stored one).
+   * twice {@link CANDIDATES_MAX} candidates. Built-in pages count only with `builtIn`; a page counts only where the
+   * site shows it (see `visible`).
    */
   async search(query: string, prefix: string | undefined, limit: number, builtIn: boolean): Promise<SectionHit[]> {
     const tsquery =
       prefix === undefined
         ? sql`websearch_to_tsquery('english', ${query})`
         : sql`(websearch_to_tsquery('english', ${query}) || (websearch_to_tsquery('english', ${withoutLastWord(query)}) && to_tsquery('english', ${`${prefix}:*`})))`
-    const visible = sql`(s.origin = 'page' OR (${builtIn} AND NOT EXISTS (
-      SELECT 1 FROM docs_search_sections p WHERE p.origin = 'page' AND p.path = s.path AND p.position = 0)))`
+    // The page the site shows at a path: a stored one, else a built-in one (while shown), else a generated one.
+    const visible = sql`(s.origin = 'page'
+      OR (s.origin = 'built-in' AND ${builtIn} AND NOT EXISTS (
+        SELECT 1 FROM docs_search_sections p WHERE p.origin = 'page' AND p.path = s.path AND p.position = 0))
+      OR (s.origin = 'generated' AND NOT EXISTS (
+        SELECT 1 FROM docs_search_sections p WHERE p.path = s.path AND p.position = 0
+          AND (p.origin = 'page' OR (${builtIn} AND p.origin = 'built-in')))))`
     const result = await this.db.execute(sql`
       WITH q AS (SELECT ${tsquery} AS query),
       candidates AS (
