@@ -61,6 +61,8 @@ describe('trellis docs push', () => {
       'README.md': '# About this repository\n',
       'AGENTS.md': '# For coding agents\n',
       'snippets/note.mdx': 'A snippet, imported by pages\n',
+      'snippets/badge.jsx': 'export const Badge = ({ label }) => <span>{label}</span>\n',
+      'components.jsx': 'export const NotASnippet = () => <span />\n',
       'logo.svg': '<svg/>',
       'node_modules/pkg/readme.md': '# not a page\n',
       '.github/contributing.md': '# not a page\n',
@@ -73,16 +75,17 @@ describe('trellis docs push', () => {
       'plants/care/watering.MDX: created (/docs/pages/plants/care/watering revision 1)',
       'plants/overview.md: created (/docs/pages/plants/overview revision 1)',
       // Regression (tests/e2e/mintlify-repositories.test.ts): snippets were not pushed, so imports rendered nothing.
+      'snippets/badge.jsx: created (/docs/pages/snippets/badge.jsx revision 1)',
       'snippets/note.mdx: created (/docs/pages/snippets/note revision 1)',
       'logo.svg: created (/docs/assets/logo.svg)',
       'files: 1 stored, 0 unchanged, 0 skipped, 0 failed',
-      `pushed ${dir} to ${t.origin}: 5 stored, 0 unchanged, 0 skipped, 0 failed`,
+      `pushed ${dir} to ${t.origin}: 6 stored, 0 unchanged, 0 skipped, 0 failed`,
     ])
     expect(result.code).toBe(0)
     expect(await pageText('index')).toBe('---\ntitle: Welcome\n---\n# Welcome\n')
     expect(await pageText('plants/care/watering')).toBe('# Watering\n')
     expect(await pageText('snippets/note')).toBe('A snippet, imported by pages\n')
-    for (const unpublished of ['readme', 'README', 'AGENTS', 'drafts/unlisted'])
+    for (const unpublished of ['readme', 'README', 'AGENTS', 'drafts/unlisted', 'components.jsx', 'components'])
       expect((await fetch(`${t.origin}/docs/pages/${unpublished}`)).status).toBe(404)
     expect((await (await fetch(`${t.origin}/docs.json`)).json()).name).toBe('Acme')
 
@@ -93,10 +96,11 @@ describe('trellis docs push', () => {
       'index.mdx: unchanged (/docs/pages/index revision 1)',
       'plants/care/watering.MDX: unchanged (/docs/pages/plants/care/watering revision 1)',
       'plants/overview.md: stored (/docs/pages/plants/overview revision 2)',
+      'snippets/badge.jsx: unchanged (/docs/pages/snippets/badge.jsx revision 1)',
       'snippets/note.mdx: unchanged (/docs/pages/snippets/note revision 1)',
       'logo.svg: unchanged',
       'files: 0 stored, 1 unchanged, 0 skipped, 0 failed',
-      `pushed ${dir} to ${t.origin}: 2 stored, 3 unchanged, 0 skipped, 0 failed`,
+      `pushed ${dir} to ${t.origin}: 2 stored, 4 unchanged, 0 skipped, 0 failed`,
     ])
     expect(again.code).toBe(0)
   })

@@ -31,7 +31,11 @@ const REPOSITORIES: Repository[] = [
       'components/tabs': ['First tab', 'Second tab', 'Third tab', 'only see inside the first tab'],
       'components/fields': ['param', 'An example of a parameter field', 'Placeholder text for the input'],
       // The callouts page imports snippets/icons-optional.mdx: its text shows where <IconsOptional /> stands.
-      'components/callouts': ['This adds a note in the content', 'This raises a warning to watch out for', 'The icon to display.'],
+      'components/callouts': [
+        'This adds a note in the content',
+        'This raises a warning to watch out for',
+        'The icon to display.',
+      ],
       'api/update/trigger': ['POST', '/project/update/{projectId}'],
       'api/update/status': ['GET', '/project/update-status/{statusId}'],
     },
@@ -112,15 +116,19 @@ for (const repository of REPOSITORIES) {
 
     test('pages show their components, imported snippets and API operations', () => {
       for (const [page, texts] of Object.entries(repository.shows)) {
-        for (const text of texts) expect({ page, text, has: html(page).includes(text) }).toEqual({ page, text, has: true })
+        for (const text of texts)
+          expect({ page, text, has: html(page).includes(text) }).toEqual({ page, text, has: true })
       }
     })
 
-    test.if(repository.redirect !== undefined)('a redirect of the config lands on a page that answers 200', async () => {
-      const [from, to] = repository.redirect!
-      const landed = await get(t.origin!, from)
-      expect([landed.status, landed.hops.at(-1)?.split(' → ')[1]]).toEqual([200, to])
-    })
+    test.if(repository.redirect !== undefined)(
+      'a redirect of the config lands on a page that answers 200',
+      async () => {
+        const [from, to] = repository.redirect!
+        const landed = await get(t.origin!, from)
+        expect([landed.status, landed.hops.at(-1)?.split(' → ')[1]]).toEqual([200, to])
+      },
+    )
 
     test('search finds a known word of a page, with a link to it', async () => {
       const [query, page] = repository.search
