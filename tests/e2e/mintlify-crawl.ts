@@ -1,5 +1,5 @@
 import { readdir } from 'node:fs/promises'
-import { join, relative } from 'node:path'
+import { join } from 'node:path'
 
 /**
  * A bounded crawler for the Trellis docs site, for tests/e2e/mintlify-repositories.test.ts: it starts at `/docs/`,

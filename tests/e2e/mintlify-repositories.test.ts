@@ -17,6 +17,8 @@ interface Repository {
   config: string
   /** page → texts its HTML must contain (component labels, snippet text, API operations). */
   shows: Record<string, string[]>
+  /** Pages generated from an OpenAPI file a navigation group names (no file of their own). */
+  generated: string[]
   /** A redirect of the config: source → the page it lands on. */
   redirect?: [string, string]
   /** A query and the page search must find for it. */
@@ -38,7 +40,16 @@ const REPOSITORIES: Repository[] = [
       ],
       'api/update/trigger': ['POST', '/project/update/{projectId}'],
       'api/update/status': ['GET', '/project/update-status/{statusId}'],
+      'api-reference/trigger-preview-deployment': ['POST', '/project/preview/{projectId}'],
+      'api-reference/trigger-automation': ['POST', '/workflow/{projectId}/{workflowSchemaId}/trigger'],
     },
+    // The "Every operation" group (`"openapi": "openapi.json"`): one page per operation of the file.
+    generated: [
+      'api-reference/trigger-update',
+      'api-reference/get-update-status',
+      'api-reference/trigger-preview-deployment',
+      'api-reference/trigger-automation',
+    ],
     redirect: ['/docs/content/components/tabs', '/docs/components/tabs'],
     search: ['synchronization', 'components/tabs'],
   },
@@ -52,6 +63,7 @@ const REPOSITORIES: Repository[] = [
       'advanced/rest-api/update/status': ['GET', '/project/update-status/{statusId}'],
       'advanced/rest-api/update/trigger': ['POST', '/project/update/{projectId}'],
     },
+    generated: [],
     search: ['prerequisite node', 'development'],
   },
 ]
@@ -68,7 +80,7 @@ for (const repository of REPOSITORIES) {
     beforeAll(async () => {
       t = await makeTestApp({ transport: 'listening server' })
       const token = await t.tokenFor('pusher', ['docs:write'])
-      pages = await fixturePages(dir)
+      pages = [...(await fixturePages(dir)), ...repository.generated]
       pushed = await cli(['docs', 'push', dir, '--url', t.origin!], { TRELLIS_TOKEN: token })
       site = await crawl(t.origin!)
     }, SETUP_TIMEOUT * 2)
@@ -85,7 +97,9 @@ for (const repository of REPOSITORIES) {
     test('trellis docs push stores the config, every page and every file, and exits 0', () => {
       expect(pushed.stderr).toBe('')
       expect(pushed.stdout).toContain(`${repository.config}: stored`)
-      for (const page of pages) expect(pushed.stdout).toContain(`(/docs/pages/${page} revision 1)`)
+      for (const page of pages) {
+        if (!repository.generated.includes(page)) expect(pushed.stdout).toContain(`(/docs/pages/${page} revision 1)`)
+      }
       expect(pushed.stdout).toMatch(/files: \d+ stored, 0 unchanged, 0 skipped, 0 failed/)
       expect(pushed.code).toBe(0)
     })
