@@ -68,14 +68,14 @@ export async function get(origin: string, path: string): Promise<Fetched> {
 const decode = (value: string) => value.replaceAll('&amp;', '&').replaceAll('&quot;', '"').replaceAll('&#39;', "'")
 
 /** The `href`s of `<a>` and the `src`s of `<img>` in an HTML page, entities decoded. */
-export function linksOf(html: string) {
+function linksOf(html: string) {
   const hrefs = [...html.matchAll(/<a\b[^>]*?\bhref="([^"]*)"/g)].map((match) => decode(match[1]!))
   const images = [...html.matchAll(/<img\b[^>]*?\bsrc="([^"]*)"/g)].map((match) => decode(match[1]!))
   return { hrefs, images }
 }
 
 /** A link's path without its query and fragment; `undefined` for a link off the site or to the page itself. */
-export function sitePath(href: string): string | undefined {
+function sitePath(href: string): string | undefined {
   if (!href.startsWith('/') || href.startsWith('//')) return undefined
   const path = href.replace(/[?#].*$/, '')
   return path === '' ? undefined : path
