@@ -21,8 +21,10 @@ interface Repository {
   generated: string[]
   /** A redirect of the config: source → the page it lands on. */
   redirect?: [string, string]
-  /** A query and the page search must find for it. */
-  search: [string, string]
+  /** Queries and the page search must find for each. */
+  search: [string, string][]
+  /** The same for API pages whose operation is in the repository's OpenAPI file (see the test.todo below). */
+  searchOperations: [string, string][]
 }
 
 const REPOSITORIES: Repository[] = [
@@ -51,7 +53,11 @@ const REPOSITORIES: Repository[] = [
       'api-reference/trigger-automation',
     ],
     redirect: ['/docs/content/components/tabs', '/docs/components/tabs'],
-    search: ['synchronization', 'components/tabs'],
+    search: [['synchronization', 'components/tabs']],
+    searchOperations: [
+      ['preview deployment', 'api-reference/trigger-preview-deployment'],
+      ['the status ID', 'api/update/status'],
+    ],
   },
   {
     name: 'mintlify-docs-mint-json',
@@ -64,7 +70,8 @@ const REPOSITORIES: Repository[] = [
       'advanced/rest-api/update/trigger': ['POST', '/project/update/{projectId}'],
     },
     generated: [],
-    search: ['prerequisite node', 'development'],
+    search: [['prerequisite node', 'development']],
+    searchOperations: [['status of an update', 'advanced/rest-api/update/status']],
   },
 ]
 
@@ -87,6 +94,14 @@ for (const repository of REPOSITORIES) {
     afterAll(() => t.close(), SETUP_TIMEOUT)
 
     const html = (page: string) => site.pages.get(`/docs/${page}`) ?? ''
+    const searchFinds = async (query, page) => {
+      const response = await get(t.origin!, `/docs/search?q=${encodeURIComponent(query)}`)
+      expect(response.status).toBe(200)
+      const { results } = JSON.parse(response.body) as { results: { path: string; url: string }[] }
+      const hit = results.find((result) => result.path === page)
+      expect(hit?.url).toStartWith(`/docs/${page}`)
+      expect((await get(t.origin!, hit!.url.replace(/#.*$/, ''))).status).toBe(200)
+    }
 
     test('trellis docs validate accepts its config', async () => {
       const result = await cli(['docs', 'validate', join(dir, repository.config)])
@@ -144,15 +159,17 @@ for (const repository of REPOSITORIES) {
       },
     )
 
-    test('search finds a known word of a page, with a link to it', async () => {
-      const [query, page] = repository.search
-      const response = await get(t.origin!, `/docs/search?q=${encodeURIComponent(query)}`)
-      expect(response.status).toBe(200)
-      const { results } = JSON.parse(response.body) as { results: { path: string; url: string }[] }
-      const hit = results.find((result) => result.path === page)
-      expect(hit?.url).toStartWith(`/docs/${page}`)
-      expect((await get(t.origin!, hit!.url.replace(/#.*$/, ''))).status).toBe(200)
-    })
+    test.each(repository.search)('search for "%s" finds %s, with a link to it', searchFinds)
+
+    // BUG (not fixed here, too large): search indexes an API page's operation only from this server's own OpenAPI
+    // document (src/docs-site/search/service.ts operationWords), never from the repository's stored OpenAPI files,
+    // and pages generated from a navigation group's `openapi` are not indexed at all. A fix must also re-index
+    // when an OpenAPI file is stored, since `docs push` stores the pages before the files.
+    for (const [query, page] of repository.searchOperations) {
+      test.todo(`search for "${query}" finds the API page ${page}`, async () => {
+        await searchFinds(query, page)
+      })
+    }
 
     test('llms.txt and sitemap.xml list every page', async () => {
       const llms = await get(t.origin!, '/docs/llms.txt')
