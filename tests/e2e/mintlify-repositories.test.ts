@@ -94,7 +94,7 @@ for (const repository of REPOSITORIES) {
     afterAll(() => t.close(), SETUP_TIMEOUT)
 
     const html = (page: string) => site.pages.get(`/docs/${page}`) ?? ''
-    const searchFinds = async (query, page) => {
+    const searchFinds = async (query: string, page: string) => {
       const response = await get(t.origin!, `/docs/search?q=${encodeURIComponent(query)}`)
       expect(response.status).toBe(200)
       const { results } = JSON.parse(response.body) as { results: { path: string; url: string }[] }
