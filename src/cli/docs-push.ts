@@ -82,12 +82,19 @@ export async function runDocsPush(args: string[], io: PushIo = PROCESS_IO): Prom
     configOutcome = pushed.outcome
     navigation = pushed.navigation
   }
-  const { uploads, skipped, snippets } = await planPush(root, navigation)
-  if (config === undefined && uploads.length === 0 && skipped.length === 0)
+  const plan = await planPush(root, navigation)
+  const { skipped } = plan
+  if (config === undefined && plan.uploads.length === 0 && skipped.length === 0)
     return badInvocation(io, `found nothing to push under ${root}: no docs.json, mint.json, .md or .mdx file`)
   for (const { file, reason } of skipped) io.stdout(`${file}: skipped: ${reason}\n`)
-  // Snippets are imported by pages, not pages themselves; storing them is the snippet store's part.
-  if (snippets.length > 0) io.stdout(`${snippets.length} snippet file(s) under snippets/: not pages, not uploaded\n`)
+  // Snippets are stored like pages, by their path without the extension (`snippets/intro`): the site resolves a
+  // page's imports from them (src/docs-site/snippets.ts) and never shows them as pages.
+  const snippetUploads: Upload[] = plan.snippets.map(({ file, location }) => ({
+    file,
+    location,
+    target: { kind: 'page', path: file.replace(/\.mdx?$/i, '') },
+  }))
+  const uploads = [...plan.uploads, ...snippetUploads].sort((a, b) => (a.file < b.file ? -1 : 1))
   const pageOutcomes = await inOrder(
     uploads,
     CONCURRENCY,

@@ -18,12 +18,13 @@ export type Upload = {
 /** A file that is not uploaded as a page, and why; it is reported. */
 type Skipped = { file: string; reason: string }
 
-/** A Markdown file under `snippets/`: imported by pages, never a page itself. */
+/** A Markdown or .jsx file under `snippets/`: imported by pages, never a page itself. */
 type SnippetFile = { file: string; location: string }
 
 export type PushPlan = { uploads: Upload[]; skipped: Skipped[]; snippets: SnippetFile[] }
 
 const MARKDOWN = /\.mdx?$/i
+const JSX = /\.jsx$/i
 
 /** Folders that never hold pages: dependencies, and dot-folders (.git, .github, .vscode, .mintlify…). */
 const skipsFolder = (name: string) => name === 'node_modules' || name.startsWith('.')
@@ -64,7 +65,7 @@ export async function planPush(root: string, navigation?: Navigation): Promise<P
     const file = relative(root, location).split(sep).join('/')
     if (ignore.ignores(file)) continue
     if (isSnippetFile(file)) snippets.push({ file, location })
-    else byPath.set(file.replace(MARKDOWN, ''), { file, location })
+    else if (MARKDOWN.test(file)) byPath.set(file.replace(MARKDOWN, ''), { file, location })
   }
   const chosen = navigation === undefined ? everyPage(byPath) : await publishedPages(byPath, navigation)
   const uploads: Upload[] = []
@@ -124,7 +125,8 @@ async function markdownFiles(folder: string): Promise<string[]> {
   for (const entry of await readdir(folder, { withFileTypes: true })) {
     const location = join(folder, entry.name)
     if (entry.isDirectory() && !skipsFolder(entry.name)) found.push(...(await markdownFiles(location)))
-    else if (entry.isFile() && MARKDOWN.test(entry.name)) found.push(location)
+    // A .jsx file counts only under snippets/ (planPush keeps it there): a snippet of components.
+    else if (entry.isFile() && (MARKDOWN.test(entry.name) || JSX.test(entry.name))) found.push(location)
   }
   return found
 }

@@ -64,6 +64,8 @@ describe('trellis docs push', () => {
       'README.md': '# About this repository\n',
       'AGENTS.md': '# For coding agents\n',
       'snippets/note.mdx': 'A snippet, imported by pages\n',
+      'snippets/badge.jsx': 'export const Badge = ({ label }) => <span>{label}</span>\n',
+      'components.jsx': 'export const NotASnippet = () => <span />\n',
       'logo.svg': '<svg/>',
       'node_modules/pkg/readme.md': '# not a page\n',
       '.github/contributing.md': '# not a page\n',
@@ -72,31 +74,36 @@ describe('trellis docs push', () => {
     expect(result.stderr).toBe('')
     expect(result.lines).toEqual([
       expect.stringMatching(/^docs\.json: stored \(revision \d+\)$/),
-      '1 snippet file(s) under snippets/: not pages, not uploaded',
       'index.mdx: created (/docs/pages/index revision 1)',
       'plants/care/watering.MDX: created (/docs/pages/plants/care/watering revision 1)',
       'plants/overview.md: created (/docs/pages/plants/overview revision 1)',
+      // Regression (tests/e2e/mintlify-repositories.test.ts): snippets were not pushed, so imports rendered nothing.
+      'snippets/badge.jsx: created (/docs/pages/snippets/badge.jsx revision 1)',
+      'snippets/note.mdx: created (/docs/pages/snippets/note revision 1)',
       'logo.svg: created (/docs/assets/logo.svg)',
       'files: 1 stored, 0 unchanged, 0 skipped, 0 failed',
-      `pushed ${dir} to ${t.origin}: 4 stored, 0 unchanged, 0 skipped, 0 failed`,
+      `pushed ${dir} to ${t.origin}: 6 stored, 0 unchanged, 0 skipped, 0 failed`,
     ])
     expect(result.code).toBe(0)
     expect(await pageText('index')).toBe('---\ntitle: Welcome\n---\n# Welcome\n')
     expect(await pageText('plants/care/watering')).toBe('# Watering\n')
-    for (const unpublished of ['readme', 'README', 'AGENTS', 'drafts/unlisted', 'snippets/note'])
+    expect(await pageText('snippets/note')).toBe('A snippet, imported by pages\n')
+    for (const unpublished of ['readme', 'README', 'AGENTS', 'drafts/unlisted', 'components.jsx', 'components'])
       expect((await fetch(`${t.origin}/docs/pages/${unpublished}`)).status).toBe(404)
     expect((await (await fetch(`${t.origin}/docs.json`)).json()).name).toBe('Acme')
 
     // Pushed again, with one page changed: the others are unchanged and add no revision.
     await writeFile(join(dir, 'plants/overview.md'), 'Again: see [watering](/plants/care/watering.mdx).\n')
     const again = await push([dir], { TRELLIS_URL: `${t.origin}/`, TRELLIS_TOKEN: token })
-    expect(again.lines.slice(2)).toEqual([
+    expect(again.lines.slice(1)).toEqual([
       'index.mdx: unchanged (/docs/pages/index revision 1)',
       'plants/care/watering.MDX: unchanged (/docs/pages/plants/care/watering revision 1)',
       'plants/overview.md: stored (/docs/pages/plants/overview revision 2)',
+      'snippets/badge.jsx: unchanged (/docs/pages/snippets/badge.jsx revision 1)',
+      'snippets/note.mdx: unchanged (/docs/pages/snippets/note revision 1)',
       'logo.svg: unchanged',
       'files: 0 stored, 1 unchanged, 0 skipped, 0 failed',
-      `pushed ${dir} to ${t.origin}: 2 stored, 2 unchanged, 0 skipped, 0 failed`,
+      `pushed ${dir} to ${t.origin}: 2 stored, 4 unchanged, 0 skipped, 0 failed`,
     ])
     expect(again.code).toBe(0)
   })

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
+import { join } from 'node:path'
 import { DiscoveryService, LLMS_FULL_MAX } from '../../src/docs-site/discovery/service'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
 
@@ -152,6 +153,27 @@ describe('seo settings', () => {
     expect(text).toContain('<meta name="x&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;" content="a&quot;b&lt;">')
     expect(text).not.toContain('width=1')
     expect(text).not.toContain('evil')
+  })
+})
+
+describe('pages generated from an OpenAPI file a navigation group names', () => {
+  // Regression (tests/e2e/mintlify-repositories.test.ts): they were shown and searched, but missing here.
+  test('are listed in llms.txt and sitemap.xml, and answer at their .md address', async () => {
+    const yaml = await Bun.file(join(import.meta.dir, '../fixtures/openapi-files/greenhouse-3.0.yaml')).text()
+    const stored = await t.request('/docs/assets/api/greenhouse.yaml', { method: 'PUT', token: writer, body: yaml })
+    expect(stored.status).toBeLessThan(300)
+    await putConfig({
+      navigation: [
+        { group: 'Start', pages: ['intro'] },
+        { group: 'API', openapi: 'api/greenhouse.yaml', pages: ['reference/list'] },
+      ],
+    })
+    const llms = (await get('/docs/llms.txt')).text
+    const link = llms.match(/- \[Replant a bed\]\(http:\/\/docs\.example\.com(\/docs\/[^)]+)\.md\)/)
+    expect(link?.[1]).toBeDefined()
+    expect((await get('/docs/sitemap.xml')).text).toContain(`<loc>${ORIGIN}${link![1]}</loc>`)
+    const markdown = await get(`${link![1]}.md`)
+    expect([markdown.response.status, markdown.text]).toEqual([200, expect.stringContaining('/beds/{bedId}')])
   })
 })
 

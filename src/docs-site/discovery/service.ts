@@ -1,7 +1,10 @@
 import type { DocsConfig } from '../../docs-format/docs-json'
 import { defaultPages } from '../default-site'
 import { pageUrl } from '../links'
+import type { SiteFiles } from '../files'
+import { type GeneratedPage, generatedPageText } from '../openapi-navigation'
 import type { OpenApiDocument } from '../openapi-schema'
+import { OpenApiDocuments } from '../openapi-sources'
 import { frontMatterOf, humanize, referencedOperation } from '../page-text'
 import { SiteMap, type NavEntry } from '../site-map'
 import { operationMarkdown } from './operation-markdown'
@@ -16,6 +19,8 @@ export type DiscoverySources = {
   >
   pageText: (path: string) => Promise<string | undefined>
   ownDocument: () => OpenApiDocument
+  /** The repository's stored files: the OpenAPI documents whose operations navigation groups list as pages. */
+  files?: SiteFiles
 }
 
 /** A page the site shows, as the discovery files list it. */
@@ -32,6 +37,8 @@ type Snapshot = {
   /** Written pages navigation does not name (not `snippets/`). */
   hidden: ListedPage[]
   builtIn: Map<string, string>
+  /** The pages navigation groups' `openapi` generate, by page path (they have no stored text). */
+  generated: Map<string, GeneratedPage>
 }
 
 /** llms-full.txt stops before passing this many characters, saying where the rest is. */
@@ -46,8 +53,11 @@ const SITEMAP_MAX_URLS = 50_000
 export class DiscoveryService {
   private snapshot: Snapshot | undefined
   private full: { key: string; text: Promise<string> } | undefined
+  private readonly documents: OpenApiDocuments
 
-  constructor(private readonly sources: DiscoverySources) {}
+  constructor(private readonly sources: DiscoverySources) {
+    this.documents = new OpenApiDocuments(sources.files)
+  }
 
   /** llms.txt: the site's name and description, then its pages by navigation group, linked as Markdown. */
   async llmsTxt(origin: string): Promise<string> {
@@ -74,7 +84,7 @@ export class DiscoveryService {
   /** A page as Markdown (title, description, body; an API page's operation), or undefined when it has no text. */
   async markdown(path: string): Promise<string | undefined> {
     const snapshot = await this.current()
-    const text = (await this.sources.pageText(path)) ?? snapshot.builtIn.get(path)
+    const text = (await this.sources.pageText(path)) ?? textOf(snapshot, path)
     if (text === undefined) return undefined
     return this.pageMarkdown(path, text)
   }
@@ -107,7 +117,7 @@ export class DiscoveryService {
     let size = 0
     const pages = snapshot.groups.flatMap((group) => group.pages)
     for (const [index, page] of pages.entries()) {
-      const text = (await this.sources.pageText(page.path)) ?? snapshot.builtIn.get(page.path)
+      const text = (await this.sources.pageText(page.path)) ?? textOf(snapshot, page.path)
       if (text === undefined) continue
       const part = `${this.pageMarkdown(page.path, text, `${origin}${pageUrl(page.path)}`)}\n`
       if (size + part.length > LLMS_FULL_MAX) {
@@ -140,15 +150,24 @@ export class DiscoveryService {
   }
 
   private async current(): Promise<Snapshot> {
-    const [config, generation] = await Promise.all([this.sources.config(), this.sources.pagesGeneration()])
-    const key = `${config.etag}\n${generation}`
+    const [config, generation, files] = await Promise.all([
+      this.sources.config(),
+      this.sources.pagesGeneration(),
+      // A stored or replaced OpenAPI file changes the generated pages.
+      this.sources.files?.generation() ?? 0,
+    ])
+    const key = `${config.etag}\n${generation}\n${files}`
     if (this.snapshot?.key !== key) this.snapshot = await this.build(key, config)
     return this.snapshot
   }
 
   private async build(key: string, current: { body: string; builtIn: boolean }): Promise<Snapshot> {
     const config = JSON.parse(current.body) as DocsConfig
-    const map = new SiteMap(config)
+    const navigation = await this.documents.generatedNavigation(config, this.sources.ownDocument)
+    const generated = new Map<string, GeneratedPage>()
+    for (const page of [...[...navigation.groups.values()].flat(), ...navigation.endpoints.values()])
+      if (!generated.has(page.path)) generated.set(page.path, page)
+    const map = new SiteMap(config, navigation)
     const summaries = await this.sources.pageSummaries()
     const builtIn = current.builtIn ? defaultPages(this.sources.ownDocument()) : new Map<string, string>()
     const listed = (path: string): ListedPage | undefined => {
@@ -160,7 +179,7 @@ export class DiscoveryService {
           ...(summary.description === undefined ? {} : { description: summary.description }),
           ...(summary.createdAt === undefined ? {} : { updated: summary.createdAt }),
         }
-      const text = builtIn.get(path)
+      const text = textOf({ builtIn, generated }, path)
       if (text === undefined) return undefined
       const { data } = frontMatterOf(text)
       return {
@@ -185,8 +204,14 @@ export class DiscoveryService {
     const hidden = [...summaries.keys()]
       .filter((path) => !seen.has(path) && !path.startsWith('snippets/'))
       .flatMap((path) => listed(path) ?? [])
-    return { key, config, groups, hidden, builtIn }
+    return { key, config, groups, hidden, builtIn, generated }
   }
+}
+
+/** The text of a page that is not stored: one of Trellis's own, or one generated from an OpenAPI operation. */
+function textOf(snapshot: Pick<Snapshot, 'builtIn' | 'generated'>, path: string): string | undefined {
+  const generated = snapshot.generated.get(path)
+  return snapshot.builtIn.get(path) ?? (generated === undefined ? undefined : generatedPageText(generated))
 }
 
 function pagesOf(entry: NavEntry): string[] {
