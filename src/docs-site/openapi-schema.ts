@@ -61,8 +61,8 @@ export function findOperation(document: OpenApiDocument, method: string, path: s
   const shared = Array.isArray(item!.parameters) ? item!.parameters : []
   const own = Array.isArray(raw.parameters) ? raw.parameters : []
   const parameters = [...shared, ...own]
-    .map((parameter) => resolve(document, parameter))
-    .filter(isObject) as Parameter[]
+    .map((parameter) => parameterOf(resolve(document, parameter)))
+    .filter((parameter) => parameter !== undefined)
   const body = resolve(document, raw.requestBody)
   const responses = isObject(raw.responses) ? raw.responses : {}
   return {
@@ -92,6 +92,23 @@ export function findOperation(document: OpenApiDocument, method: string, path: s
       }
     }),
     security: Array.isArray(raw.security) ? raw.security : Array.isArray(document.security) ? document.security : [],
+  }
+}
+
+/**
+ * A parameter with its fields of the types the pages use, or undefined without a string name and in. A stored
+ * document was checked, but only where it is written inline: a `$ref`ed one, or a description that is a number,
+ * reached the page's `escapeHtml` as is (a 500).
+ */
+function parameterOf(value: unknown): Parameter | undefined {
+  if (!isObject(value) || typeof value.name !== 'string' || typeof value.in !== 'string') return undefined
+  return {
+    name: value.name,
+    in: value.in,
+    required: value.required === true,
+    description: stringOr(value.description),
+    schema: isObject(value.schema) ? value.schema : undefined,
+    example: value.example,
   }
 }
 
