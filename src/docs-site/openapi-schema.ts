@@ -143,7 +143,8 @@ export function operationsOf(document: OpenApiDocument): OperationEntry[] {
       const summary = stringOr(operation.summary)?.trim() || undefined
       const title = summary ?? `${method.toUpperCase()} ${path}`
       const mint = isObject(operation['x-mint']) ? operation['x-mint'] : {}
-      const href = typeof mint.href === 'string' ? mint.href.replace(/^\/+|\/+$/g, '') : ''
+      // An href with a control character is no page path (a NUL one made the home page a 500): the slug serves.
+      const href = typeof mint.href === 'string' && !CONTROL.test(mint.href) ? mint.href.replace(/^\/+|\/+$/g, '') : ''
       found.push({
         method: method.toUpperCase(),
         path,
@@ -159,6 +160,9 @@ export function operationsOf(document: OpenApiDocument): OperationEntry[] {
   return found
 }
 
+/** Characters no page path holds. */
+const CONTROL = /[\u0000-\u001f\u007f]/
+
 /**
  * A title or tag as a path segment, as Mintlify makes them: lower case, runs of spaces and slashes as one "-"
  * ("Search & List Entities" → "search-&-list-entities"; "GET /plants/{id}" → "get-plants-{id}").
@@ -167,7 +171,8 @@ function slugOf(text: string): string {
   return (
     text
       .toLowerCase()
-      .replace(/[\s/]+/g, '-')
+      // Control characters too: a NUL in a summary made a page path no request could look up without a 500.
+      .replace(/[\s/\u0000-\u001f\u007f]+/g, '-')
       .replace(/^-+|-+$/g, '') || 'operation'
   )
 }
