@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { DiscoveryService, LLMS_FULL_MAX } from '../../src/docs-site/discovery/service'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
 
 /**
@@ -78,5 +79,46 @@ describe("the author's text stays text", () => {
     expect(metas.some((meta) => meta.includes(' onload="'))).toBe(false)
     expect(html).not.toMatch(/http-equiv=["']?refresh/i)
     expect(html).not.toContain('<script>alert')
+  })
+})
+
+describe('llms-full.txt under a Host that changes every request', () => {
+  /** A site of `pages` pages of `size` characters each, counting its page reads. */
+  function site(pages: number, size: number) {
+    const paths = Array.from({ length: pages }, (_, i) => `p${i}`)
+    const reads = { count: 0 }
+    const service = new DiscoveryService({
+      config: async () => ({
+        etag: '"1"',
+        builtIn: false,
+        body: JSON.stringify({ name: 'Big', navigation: [{ group: 'All', pages: paths }] }),
+      }),
+      pagesGeneration: async () => 1,
+      pageSummaries: async () => new Map(paths.map((path) => [path, { title: path }])),
+      pageText: async () => {
+        reads.count += 1
+        return `---\ntitle: "Title \\0 with NUL"\n---\n${'x'.repeat(size)}`
+      },
+      ownDocument: () => ({}),
+    })
+    return { service, reads }
+  }
+
+  test('the pages are read once per revision, not once per Host', async () => {
+    const { service, reads } = site(50, 100)
+    for (let i = 0; i < 20; i++) {
+      const text = await service.llmsFullTxt(`http://host${i}.example`)
+      expect(text).toContain(`Source: http://host${i}.example/docs/p0\n`)
+      expect(text).not.toContain('\u0000')
+    }
+    expect(reads.count).toBe(50)
+  })
+
+  test('the cap holds with the longest origin a request can have', async () => {
+    const { service } = site(40_000, 100)
+    const origin = `http://${'a'.repeat(253)}:65535`
+    const text = await service.llmsFullTxt(origin)
+    expect(text.length).toBeLessThanOrEqual(LLMS_FULL_MAX + 1000)
+    expect(text).toContain('more pages are not included')
   })
 })
