@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises'
-import { basename, dirname, join } from 'node:path'
-import { hasIncludes, resolveIncludes } from '../docs-format/includes'
+import { readFile, realpath } from 'node:fs/promises'
+import { basename, dirname, join, sep } from 'node:path'
+import { hasIncludes, IncludeOutside, resolveIncludes } from '../docs-format/includes'
 
 /** A docs.json read from disk: the text to validate or send, and whether `$ref` includes were resolved into it. */
 export type DocsConfigFile = { text: string; resolved: boolean }
@@ -21,7 +21,14 @@ export async function readDocsConfigFile(path: string): Promise<DocsConfigFile> 
     return { text, resolved: false }
   }
   if (!hasIncludes(value)) return { text, resolved: false }
-  const folder = dirname(path)
-  const resolved = await resolveIncludes(value, basename(path), (relative) => readFile(join(folder, relative), 'utf8'))
+  const folder = await realpath(dirname(path))
+  // The paths were checked as written; a symbolic link in the repository could still lead anywhere (a secret JSON
+  // file the push would publish), so each is followed to where it really is first.
+  const read = async (relative: string) => {
+    const target = await realpath(join(folder, relative))
+    if (!target.startsWith(folder + sep)) throw new IncludeOutside(target)
+    return readFile(target, 'utf8')
+  }
+  const resolved = await resolveIncludes(value, basename(path), read)
   return { text: `${JSON.stringify(resolved, null, 2)}\n`, resolved: true }
 }

@@ -20,7 +20,15 @@ export class IncludeError extends Error {
   }
 }
 
-/** Reads a file by its path relative to the folder of the docs.json; rejects when it is missing. */
+/** A reader's rejection for a path that names a file outside the folder after all (through a symbolic link). */
+export class IncludeOutside extends Error {
+  override name = 'IncludeOutside'
+}
+
+/**
+ * Reads a file by its path relative to the folder of the docs.json; rejects when it is missing, and with
+ * {@link IncludeOutside} when the path leads out of the folder through a symbolic link.
+ */
 export type ReadInclude = (path: string) => Promise<string>
 
 /** Whether a parsed value holds a `$ref` anywhere: most files have none and keep their text as written. */
@@ -59,7 +67,9 @@ export async function resolveIncludes(value: unknown, file: string, read: ReadIn
       let text: string
       try {
         text = await read(path)
-      } catch {
+      } catch (error) {
+        if (error instanceof IncludeOutside)
+          throw new IncludeError(ref, from, `names ${path}, a symbolic link to a file outside the folder of docs.json`)
         throw new IncludeError(ref, from, `names ${path}, which cannot be read`)
       }
       budget.characters += text.length

@@ -158,14 +158,23 @@ function refProblems(document: JsonObject, add: (problem: string) => void): void
   }
 }
 
-/** The value a JSON pointer (`#/components/schemas/Plant`) names in `document`, or undefined. */
+/**
+ * The value a JSON pointer (`#/components/schemas/Plant`) names in `document`, or undefined: also for a malformed
+ * percent-escape (`%ZZ` was a 500 at PUT) and for inherited names (`#/constructor` named Object's constructor).
+ */
 function pointed(document: JsonObject, ref: string): unknown {
   if (ref === '#') return document
   if (!ref.startsWith('#/')) return undefined
   let target: unknown = document
   for (const part of ref.slice(2).split('/')) {
-    const key = decodeURIComponent(part.replace(/~1/g, '/').replace(/~0/g, '~'))
-    target = isObject(target) || Array.isArray(target) ? (target as JsonObject)[key] : undefined
+    let key: string
+    try {
+      key = decodeURIComponent(part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    } catch {
+      return undefined
+    }
+    const container = isObject(target) || Array.isArray(target) ? (target as JsonObject) : undefined
+    target = container !== undefined && Object.hasOwn(container, key) ? container[key] : undefined
     if (target === undefined) return undefined
   }
   return target

@@ -96,11 +96,15 @@ function assetResponse(asset: Asset | undefined, request?: Request, cacheControl
   return new Response(asset.body, { headers: { ...headers, 'content-type': asset.type } })
 }
 
-/** The wildcard's text as a page path: percent-decoded per segment; undefined when an escape is malformed. */
+/**
+ * The wildcard's text as a page path: percent-decoded per segment; undefined when an escape is malformed or
+ * decodes to NUL, which names no page or file (PostgreSQL text cannot hold it: the lookup was a 500).
+ */
 function decodePath(raw: string | undefined): string | undefined {
   if (raw === undefined) return ''
   try {
-    return trimSlashes(raw.split('/').map(decodeURIComponent).join('/'), 'end')
+    const path = trimSlashes(raw.split('/').map(decodeURIComponent).join('/'), 'end')
+    return path.includes('\u0000') ? undefined : path
   } catch {
     return undefined
   }

@@ -61,8 +61,8 @@ export function findOperation(document: OpenApiDocument, method: string, path: s
   const shared = Array.isArray(item!.parameters) ? item!.parameters : []
   const own = Array.isArray(raw.parameters) ? raw.parameters : []
   const parameters = [...shared, ...own]
-    .map((parameter) => resolve(document, parameter))
-    .filter(isObject) as Parameter[]
+    .map((parameter) => parameterOf(resolve(document, parameter)))
+    .filter((parameter) => parameter !== undefined)
   const body = resolve(document, raw.requestBody)
   const responses = isObject(raw.responses) ? raw.responses : {}
   return {
@@ -92,6 +92,23 @@ export function findOperation(document: OpenApiDocument, method: string, path: s
       }
     }),
     security: Array.isArray(raw.security) ? raw.security : Array.isArray(document.security) ? document.security : [],
+  }
+}
+
+/**
+ * A parameter with its fields of the types the pages use, or undefined without a string name and in. A stored
+ * document was checked, but only where it is written inline: a `$ref`ed one, or a description that is a number,
+ * reached the page's `escapeHtml` as is (a 500).
+ */
+function parameterOf(value: unknown): Parameter | undefined {
+  if (!isObject(value) || typeof value.name !== 'string' || typeof value.in !== 'string') return undefined
+  return {
+    name: value.name,
+    in: value.in,
+    required: value.required === true,
+    description: stringOr(value.description),
+    schema: isObject(value.schema) ? value.schema : undefined,
+    example: value.example,
   }
 }
 
@@ -126,7 +143,8 @@ export function operationsOf(document: OpenApiDocument): OperationEntry[] {
       const summary = stringOr(operation.summary)?.trim() || undefined
       const title = summary ?? `${method.toUpperCase()} ${path}`
       const mint = isObject(operation['x-mint']) ? operation['x-mint'] : {}
-      const href = typeof mint.href === 'string' ? mint.href.replace(/^\/+|\/+$/g, '') : ''
+      // An href with a control character is no page path (a NUL one made the home page a 500): the slug serves.
+      const href = typeof mint.href === 'string' && !CONTROL.test(mint.href) ? mint.href.replace(/^\/+|\/+$/g, '') : ''
       found.push({
         method: method.toUpperCase(),
         path,
@@ -142,6 +160,9 @@ export function operationsOf(document: OpenApiDocument): OperationEntry[] {
   return found
 }
 
+/** Characters no page path holds. */
+const CONTROL = /[\u0000-\u001f\u007f]/
+
 /**
  * A title or tag as a path segment, as Mintlify makes them: lower case, runs of spaces and slashes as one "-"
  * ("Search & List Entities" → "search-&-list-entities"; "GET /plants/{id}" → "get-plants-{id}").
@@ -150,7 +171,8 @@ function slugOf(text: string): string {
   return (
     text
       .toLowerCase()
-      .replace(/[\s/]+/g, '-')
+      // Control characters too: a NUL in a summary made a page path no request could look up without a 500.
+      .replace(/[\s/\u0000-\u001f\u007f]+/g, '-')
       .replace(/^-+|-+$/g, '') || 'operation'
   )
 }

@@ -32,7 +32,8 @@ export class Redirects {
       const segments = trimSlashes(source.trim()).split('/').filter(Boolean).map(segmentOf)
       if (segments.every((segment) => segment.kind === 'literal')) {
         const key = segments.map((segment) => (segment as { text: string }).text).join('/')
-        if (!this.exact.has(key)) this.exact.set(key, { status, location: locationOf(destination, {}) })
+        const location = locationOf(destination, {})
+        if (!this.exact.has(key) && location !== undefined) this.exact.set(key, { status, location })
       } else this.patterns.push({ segments, destination, status })
     }
   }
@@ -45,7 +46,8 @@ export class Redirects {
     const parts = path === '' ? [] : path.split('/')
     for (const pattern of this.patterns) {
       const values = matchSegments(pattern.segments, parts)
-      if (values !== undefined) return { status: pattern.status, location: locationOf(pattern.destination, values) }
+      const location = values === undefined ? undefined : locationOf(pattern.destination, values)
+      if (location !== undefined) return { status: pattern.status, location }
     }
     return undefined
   }
@@ -85,11 +87,30 @@ function matchSegments(pattern: PatternSegment[], parts: string[]): Record<strin
   return parts.length === pattern.length ? values : undefined
 }
 
-/** The destination with the matched values in place; a site path goes under /docs/, a URL stays as written. */
-function locationOf(destination: string, values: Record<string, string>): string {
-  const filled = destination.trim().replace(/:([A-Za-z0-9_]+)\*?/g, (whole, name: string) => values[name] ?? whole)
-  if (/^https?:\/\//i.test(filled)) return filled
-  const end = filled.search(/[?#]/)
-  const path = trimSlashes(end === -1 ? filled : filled.slice(0, end))
-  return (path === '' ? SITE_BASE : pageUrl(path)) + (end === -1 ? '' : filled.slice(end))
+/**
+ * The destination with the matched values in place; a site path goes under /docs/, a URL stays as written.
+ * Whether it is a URL is read from the destination as written, never after filling: a value from the request
+ * (`/go/https:%2F%2Fevil.example`) cannot turn a site path into another host. Values are percent-encoded where
+ * they land, so no request puts a control character (a 500 from the Headers) or a new host into the location.
+ * Undefined when the filled destination is not a URL at all.
+ */
+function locationOf(destination: string, values: Record<string, string>): string | undefined {
+  const template = destination.trim()
+  if (/^https?:\/\//i.test(template)) {
+    try {
+      return new URL(filled(template, values, (value) => value.split('/').map(encodeURIComponent).join('/'))).href
+    } catch {
+      return undefined
+    }
+  }
+  const end = template.search(/[?#]/)
+  const path = trimSlashes(filled(end === -1 ? template : template.slice(0, end), values, (value) => value))
+  const rest = end === -1 ? '' : new URL(filled(template.slice(end), values, encodeURIComponent), 'http://site/')
+  return (path === '' ? SITE_BASE : pageUrl(path)) + (rest === '' ? '' : rest.search + rest.hash)
+}
+
+function filled(template: string, values: Record<string, string>, encode: (value: string) => string): string {
+  return template.replace(/:([A-Za-z0-9_]+)\*?/g, (whole, name: string) =>
+    Object.hasOwn(values, name) ? encode(values[name]!) : whole,
+  )
 }

@@ -44,7 +44,15 @@ export async function expandSnippets(
   maxCharacters: number,
 ): Promise<string> {
   const budget = { left: maxCharacters }
-  return expand(body, from, load, budget, 0)
+  // Each snippet is read once per expansion: imports are free of the size budget until one expands, so 100 imports
+  // of a snippet that imports an empty one 1,000 times were 100,100 reads (database queries) for one page.
+  const reads = new Map<string, Promise<string | undefined>>()
+  const once: SnippetLoader = (path) => {
+    let read = reads.get(path)
+    if (read === undefined) reads.set(path, (read = load(path)))
+    return read
+  }
+  return expand(body, from, once, budget, 0)
 }
 
 async function expand(

@@ -43,6 +43,13 @@ type Snapshot = {
 
 /** llms-full.txt stops before passing this many characters, saying where the rest is. */
 export const LLMS_FULL_MAX = 8 * 1024 * 1024
+/**
+ * Stands for the request's origin in the cached llms-full.txt: NUL, which page text cannot hold (PostgreSQL text)
+ * and {@link oneLine} takes out of front matter (YAML's "\0").
+ */
+const ORIGIN = '\u0000'
+/** The longest origin a request can have (its host is at most 253 characters, see index.ts): the cap's margin. */
+const ORIGIN_MAX = 300
 /** The sitemaps protocol's own bound on the URLs of one file. */
 const SITEMAP_MAX_URLS = 50_000
 
@@ -76,9 +83,9 @@ export class DiscoveryService {
   /** llms-full.txt: every navigation page's Markdown in navigation order, up to {@link LLMS_FULL_MAX} characters. */
   async llmsFullTxt(origin: string): Promise<string> {
     const snapshot = await this.current()
-    const key = `${snapshot.key}\n${origin}`
-    if (this.full?.key !== key) this.full = { key, text: this.buildFull(snapshot, origin) }
-    return this.full.text
+    // Built once per revision for every origin: keyed by origin too, each new Host header read every page again.
+    if (this.full?.key !== snapshot.key) this.full = { key: snapshot.key, text: this.buildFull(snapshot) }
+    return (await this.full.text).replaceAll(ORIGIN, origin)
   }
 
   /** A page as Markdown (title, description, body; an API page's operation), or undefined when it has no text. */
@@ -112,7 +119,9 @@ export class DiscoveryService {
     return `User-agent: *\n${rule}\n\nSitemap: ${origin}/docs/sitemap.xml\n`
   }
 
-  private async buildFull(snapshot: Snapshot, origin: string): Promise<string> {
+  /** llms-full.txt with {@link ORIGIN} where the request's origin goes. */
+  private async buildFull(snapshot: Snapshot): Promise<string> {
+    const origin = ORIGIN
     const parts: string[] = []
     let size = 0
     const pages = snapshot.groups.flatMap((group) => group.pages)
@@ -120,7 +129,10 @@ export class DiscoveryService {
       const text = (await this.sources.pageText(page.path)) ?? textOf(snapshot, page.path)
       if (text === undefined) continue
       const part = `${this.pageMarkdown(page.path, text, `${origin}${pageUrl(page.path)}`)}\n`
-      if (size + part.length > LLMS_FULL_MAX) {
+      // Each page's origin is counted at its longest, so the file stays under the cap whatever the Host; + 1 for the
+      // line that joins it to the next.
+      const cost = part.length - ORIGIN.length + ORIGIN_MAX + 1
+      if (size + cost > LLMS_FULL_MAX) {
         parts.push(
           `… ${pages.length - index} more pages are not included: this file stops at ${LLMS_FULL_MAX} characters. ` +
             `${origin}/docs/llms.txt lists every page, each at its own .md address.\n`,
@@ -128,7 +140,7 @@ export class DiscoveryService {
         break
       }
       parts.push(part)
-      size += part.length
+      size += cost
     }
     return parts.join('\n')
   }
@@ -223,9 +235,9 @@ function listItem(origin: string, page: ListedPage): string {
   return page.description === undefined ? link : `${link}: ${oneLine(page.description)}`
 }
 
-/** Text on one line: a title or description with line breaks would end its Markdown line early. */
+/** Text on one line: a title or description with line breaks would end its Markdown line early. No NUL either. */
 function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim()
+  return text.replace(/\s+/g, ' ').replaceAll(ORIGIN, '').trim()
 }
 
 function escapeXml(text: string): string {

@@ -114,7 +114,8 @@ export class SearchService {
     if (builtIn) await this.indexBuiltIn()
     this.generating ??= this.indexGenerated().finally(() => (this.generating = undefined))
     await this.generating
-    const hits = await this.store.search(query, prefixOf(query), limit, builtIn)
+    const text = withOneNegation(query)
+    const hits = await this.store.search(text, prefixOf(text), limit, builtIn)
     return hits.map((hit) => ({
       title: hit.pageTitle,
       ...(hit.heading === '' ? {} : { heading: hit.heading }),
@@ -227,6 +228,14 @@ export class SearchService {
     })
     return this.builtIn
   }
+}
+
+/**
+ * `query` with each run of `-` (apart from letters, digits and quotes: `- - -`, `-(-(`) cut to one. Each is a NOT
+ * to websearch_to_tsquery, and about 33 in a row overflow its operator stack ("tsquery stack too small", a 500).
+ */
+function withOneNegation(query: string): string {
+  return query.replace(/-(?:[^\p{L}\p{N}"-]*-)+/gu, '-')
 }
 
 /**

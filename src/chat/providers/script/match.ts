@@ -1,6 +1,6 @@
 import { contentText } from '../echo/tokenizer'
 import { type ChatRequest, type JsonObject, ProviderError } from '../provider'
-import { regexParts } from './load'
+import { compileLastUser, regexParts } from './load'
 import type { Rule, Scenario } from './model'
 
 /** Only this much of the last user message is searched: a rule's cost does not grow with the request. */
@@ -47,7 +47,7 @@ export function compileRules(scenario: Scenario): CompiledRule[] {
   return scenario.rules.map((rule, index) => {
     const match = rule.match ?? {}
     const parts = match.last_user === undefined ? undefined : regexParts(match.last_user)
-    const pattern = parts && new RegExp(parts.source, parts.flags.replace('g', ''))
+    const pattern = parts && compileLastUser(parts)
     const headers = Object.entries(match.header ?? {})
     return {
       rule,
@@ -58,7 +58,7 @@ export function compileRules(scenario: Scenario): CompiledRule[] {
         (match.turn === undefined || match.turn === facts.turn) &&
         headers.every(([name, value]) => facts.headers?.get(name) === value) &&
         (match.last_user === undefined ||
-          (pattern ? pattern.test(facts.lastUser) : facts.lastUser.includes(match.last_user))),
+          (pattern ? pattern.matcher(facts.lastUser).find() : facts.lastUser.includes(match.last_user))),
     }
   })
 }
