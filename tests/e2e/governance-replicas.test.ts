@@ -31,6 +31,19 @@ beforeAll(async () => {
     startServer({ ...storage.env, MIGRATE_ON_START: 'false' }),
     startServer({ ...storage.env, MIGRATE_ON_START: 'false' }),
   ])
+  // Each replica's first limited request opens its connections and reads the limits once; left to the burst, a
+  // replica slow to warm up on a loaded machine found every lease block already held by the other (it admitted
+  // 0 of 120 in CI). A token of its own warms both without touching the shared one's budget.
+  const warm = await runCli(
+    ['token', 'create', '--owner', 'warm', '--scope', 'plants:read', '--rpm', '1000'],
+    storage.env,
+  )
+  if (warm.code !== 0) throw new Error(warm.stderr)
+  const warmToken = warm.stdout.match(/trl_[A-Za-z0-9_-]{43}/)![0]
+  for (const replica of replicas)
+    expect((await fetch(`${replica.url}/plants`, { headers: { authorization: `Bearer ${warmToken}` } })).status).toBe(
+      200,
+    )
 }, 120_000)
 
 afterAll(async () => {
