@@ -233,6 +233,12 @@ export const docsPages = pgTable(
 /** PostgreSQL's full-text document type; Drizzle has none built in. */
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' })
 
+/** The weighted parts of docs_search_sections' generated vectors (the text of migration 0006, joined by `||`). */
+const TITLE_WEIGHT = `setweight(to_tsvector('english', CASE WHEN "position" = 0 THEN "page_title" ELSE '' END), 'A')`
+const HEADING_WEIGHT = `setweight(to_tsvector('english', "heading"), 'B')`
+const BODY_WEIGHT = `setweight(to_tsvector('english', "body"), 'C')`
+const OTHER_TITLE_WEIGHT = `setweight(to_tsvector('english', CASE WHEN "position" = 0 THEN '' ELSE "page_title" END), 'D')`
+
 /**
  * The documentation site's search index: one row per section of a page (its top, then one per h2–h4 heading), so
  * a hit links to `page#heading`. Rebuilt for a page each time a new revision of it is stored (and caught up from
@@ -264,14 +270,10 @@ export const docsSearchSections = pgTable(
      */
     head: tsvector('head')
       .notNull()
-      .generatedAlwaysAs(
-        sql`setweight(to_tsvector('english', CASE WHEN "position" = 0 THEN "page_title" ELSE '' END), 'A') || setweight(to_tsvector('english', "heading"), 'B') || setweight(to_tsvector('english', CASE WHEN "position" = 0 THEN '' ELSE "page_title" END), 'D')`,
-      ),
+      .generatedAlwaysAs(sql.raw([TITLE_WEIGHT, HEADING_WEIGHT, OTHER_TITLE_WEIGHT].join(' || '))),
     search: tsvector('search')
       .notNull()
-      .generatedAlwaysAs(
-        sql`setweight(to_tsvector('english', CASE WHEN "position" = 0 THEN "page_title" ELSE '' END), 'A') || setweight(to_tsvector('english', "heading"), 'B') || setweight(to_tsvector('english', "body"), 'C') || setweight(to_tsvector('english', CASE WHEN "position" = 0 THEN '' ELSE "page_title" END), 'D')`,
-      ),
+      .generatedAlwaysAs(sql.raw([TITLE_WEIGHT, HEADING_WEIGHT, BODY_WEIGHT, OTHER_TITLE_WEIGHT].join(' || '))),
   },
   (table) => [
     primaryKey({ columns: [table.origin, table.path, table.position] }),

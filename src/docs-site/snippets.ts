@@ -29,8 +29,16 @@ type Imported = { kind: 'component'; template: Template } | { kind: 'value'; val
 const IMPORT =
   /^import[ \t]+([\w$]+|\{[^}]{0,2000}\}|[\w$]+[ \t]*,[ \t]*\{[^}]{0,2000}\})[ \t]+from[ \t]+(['"])([^'"\n]{1,300})\2;?[ \t]*$/gm
 const EXPORT_VALUE = /^export[ \t]+const[ \t]+([\w$]+)[ \t]*=[ \t]*(['"`])([^\n]*?)\2;?[ \t]*$/gm
-const EXPORT_COMPONENT =
-  /^export[ \t]+(?:const[ \t]+([A-Z][\w$]*)[ \t]*=[ \t]*\(?[ \t]*(\{[^}]{0,2000}\})?[ \t]*\)?[ \t]*=>|function[ \t]+([A-Z][\w$]*)[ \t]*\([ \t]*(\{[^}]{0,2000}\})?[ \t]*\)[ \t]*\{[^]{0,200}?return)[ \t]*/gm
+/** `export const Name = ({props}) =>` (groups 1, 2) or `export function Name({props}) { … return` (groups 3, 4). */
+const EXPORT_COMPONENT = new RegExp(
+  [
+    String.raw`^export[ \t]+(?:`,
+    String.raw`const[ \t]+([A-Z][\w$]*)[ \t]*=[ \t]*\(?[ \t]*(\{[^}]{0,2000}\})?[ \t]*\)?[ \t]*=>`,
+    String.raw`|function[ \t]+([A-Z][\w$]*)[ \t]*\([ \t]*(\{[^}]{0,2000}\})?[ \t]*\)[ \t]*\{[^]{0,200}?return`,
+    String.raw`)[ \t]*`,
+  ].join(''),
+  'gm',
+)
 const SCRIPT_FILE = /\.(jsx|tsx|js|ts)$/
 
 /**

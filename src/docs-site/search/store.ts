@@ -153,10 +153,12 @@ export class SearchIndexStore {
    * site shows it (see `visible`).
    */
   async search(query: string, prefix: string | undefined, limit: number, builtIn: boolean): Promise<SectionHit[]> {
+    const words = sql`websearch_to_tsquery('english', ${query})`
+    // With a prefix: the words as typed, or the words before the last one and the last one as a prefix.
     const tsquery =
       prefix === undefined
-        ? sql`websearch_to_tsquery('english', ${query})`
-        : sql`(websearch_to_tsquery('english', ${query}) || (websearch_to_tsquery('english', ${withoutLastWord(query)}) && to_tsquery('english', ${`${prefix}:*`})))`
+        ? words
+        : sql`(${words} || (websearch_to_tsquery('english', ${withoutLastWord(query)}) && to_tsquery('english', ${`${prefix}:*`})))`
     // The page the site shows at a path: a stored one, else a built-in one (while shown), else a generated one.
     const visible = sql`(s.origin = 'page'
       OR (s.origin = 'built-in' AND ${builtIn} AND NOT EXISTS (
