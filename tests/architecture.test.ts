@@ -8,16 +8,16 @@ setDefaultTimeout(30_000)
 
 /**
  * The house rules, checked on the imports themselves. Shared code knows nothing above it. The
- * access rooms are layered: governance (limits) knows no token, auth (tokens) may use governance,
- * usage (the ledger and its reads) may use both. Features may use shared code and the access rooms,
+ * access rooms are layered: cost (the price table) knows none of them, governance (limits) may use cost and
+ * knows no token, auth (tokens) may use governance, usage (the ledger and its reads) may use all three. Features may use shared code and the access rooms,
  * never another feature. The composition (app.ts, the CLI and the runtime entries) may import anything.
  */
 
 const SRC = join(import.meta.dir, '../src')
 const SHARED = ['config', 'db', 'docs-format', 'http', 'json', 'telemetry', 'timers.ts', 'utf8.ts']
 /** Lowest first: a room may import those before it. */
-const ACCESS = ['governance', 'auth', 'usage']
-const FEATURES = ['chat', 'docs-config', 'docs-pages', 'docs-site', 'operations', 'plants']
+const ACCESS = ['cost', 'governance', 'auth', 'usage']
+const FEATURES = ['chat', 'console', 'docs-config', 'docs-pages', 'docs-site', 'operations', 'plants']
 const COMPOSITION = ['app.ts', 'cli', 'runtimes', 'testing']
 
 const roomOf = (file: string) => relative(SRC, file).split('/')[0]!
