@@ -46,7 +46,7 @@ export const PricesSchema = t.Record(t.String({ minLength: 1, maxLength: 200 }),
 export type Prices = Static<typeof PricesSchema>
 
 /** A `from` that matches the pattern but is no calendar date (2026-02-30), or undefined when it is one. */
-export function badDate(from: string | undefined): string | undefined {
+function badDate(from: string | undefined): string | undefined {
   if (from === undefined) return undefined
   const date = new Date(`${from}T00:00:00Z`)
   return Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== from

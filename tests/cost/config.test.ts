@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PROVIDER_KINDS } from '../../src/chat/providers'
 import { ConfigError, ConfigFileInvalid, loadConfig } from '../../src/config'
+import { MAX_PRICE_USD } from '../../src/cost/prices'
 
 // bun applies the preload's default timeout to the first file only (tests/setup.ts).
 setDefaultTimeout(30_000)
@@ -82,6 +83,8 @@ describe('TRELLIS_PRICES', () => {
     ['a negative price', '{"m": {"input": -1, "output": 1}}', 'TRELLIS_PRICES: /m/input'],
     ['an unknown field', '{"m": {"input": 1, "output": 1, "cache": 2}}', 'TRELLIS_PRICES: /m'],
     ['a date that is no date', '{"m": {"input": 1, "output": 1, "from": "2026-13-01"}}', 'TRELLIS_PRICES: /m/from'],
+    // Past it, a count times a rate could pass 2^63 micro-dollars in SQL and lose exactness in between.
+    ['a price past the largest', `{"m": {"input": ${MAX_PRICE_USD + 1}, "output": 1}}`, 'TRELLIS_PRICES: /m/input'],
   ]
   for (const [name, value, message] of BAD)
     test(`${name}: refused, naming the variable`, () => {
