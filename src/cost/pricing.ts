@@ -35,6 +35,13 @@ export class Pricing {
     this.#logger = logger
   }
 
+  /** One started at once, not waited for: requests priced before its versions are read cost nothing. */
+  static started(db: Database, logger: Logger, prices: Prices): Pricing {
+    const pricing = new Pricing(db, logger)
+    void pricing.start(prices)
+    return pricing
+  }
+
   /** Records `prices` and loads the versions; then reads them again every {@link REFRESH_MS}. */
   start(prices: Prices): Promise<void> {
     this.#timer ??= unref(setInterval(() => void this.#refresh(), REFRESH_MS))
