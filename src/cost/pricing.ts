@@ -44,7 +44,7 @@ export class Pricing {
 
   /** Records `prices` and loads the versions; then reads them again every {@link REFRESH_MS}. */
   start(prices: Prices): Promise<void> {
-    this.#timer ??= unref(setInterval(() => void this.#refresh(), REFRESH_MS))
+    this.#timer ??= unref(setInterval(() => void this.refresh(), REFRESH_MS))
     return this.apply(prices)
   }
 
@@ -93,7 +93,8 @@ export class Pricing {
     return FREE
   }
 
-  async #refresh(): Promise<void> {
+  /** Reads the versions again (another replica may have recorded some), or retries a recording that failed. */
+  async refresh(): Promise<void> {
     if (this.#pending) return this.apply(this.#pending)
     try {
       this.#book.replace(await loadVersions(this.#db))
