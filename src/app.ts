@@ -45,6 +45,9 @@ import { Governance } from './governance/service'
 import { usagePlugin } from './usage'
 import { UsageLedger } from './usage/ledger'
 import { estimateRows } from './usage/journal'
+import { PriceBook } from './cost/prices'
+import { parsePrices } from './cost/from-env'
+import type { PriceLookup } from './governance/money'
 import { metricsRoutes } from './telemetry/routes'
 import { Metrics } from './telemetry/metrics'
 
@@ -71,6 +74,8 @@ export type AppDeps = {
   governance?: Governance
   /** The usage ledger; default: one on `database` (bootstrap passes its own, to flush it on stop). */
   ledger?: UsageLedger
+  /** The price table (money budgets); default: `TRELLIS_PRICES`'s (bootstrap passes its own). */
+  prices?: PriceBook
   /** Prometheus metrics; default: a registry of this app's own. */
   metrics?: Metrics
   /** The peer address of a request, from the runtime (for throttling failed authentication). */
@@ -120,6 +125,16 @@ export function holdersFor(database: DatabaseHandle) {
   return { proofs: estimateRows, exclusive: database.kind === 'pglite' }
 }
 
+/** The price table of `config`: `TRELLIS_PRICES`, or none (every model unpriced). */
+export function priceBookOf(config: Config): PriceBook {
+  return new PriceBook(parsePrices(config.env.TRELLIS_PRICES))
+}
+
+/** How governance prices a request for a money budget: a lookup in `prices`, whose table a reload may replace. */
+export function lookupIn(prices: PriceBook): PriceLookup {
+  return (priced, at) => prices.lookup(priced, at)
+}
+
 export function createApp(deps: AppDeps) {
   const db = deps.database.db
   const ledger = deps.ledger ?? (deps.config.usageLedger ? new UsageLedger(deps.database, deps.logger) : undefined)
@@ -131,6 +146,7 @@ export function createApp(deps: AppDeps) {
       clock: deps.clock,
       onRefused: (kind) => metrics.rateLimited(kind),
       holders: holdersFor(deps.database),
+      prices: lookupIn(deps.prices ?? priceBookOf(deps.config)),
     })
   const auth: AuthDeps = {
     tokens: deps.tokens,

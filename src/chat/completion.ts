@@ -105,9 +105,11 @@ export class CompletionRun<R> {
     const governance = deps.governance
     if (!governance)
       return Promise.resolve(new CompletionRun(deps, context, format, request, model, streamed, undefined))
-    const reservation = format.promptEstimate(request) + format.answerTokens(request)
+    const prompt = format.promptEstimate(request)
+    const completion = format.answerTokens(request)
+    const cost = { candidates: deps.registry.pricedAs(model), prompt, completion }
     return governance
-      .admitChat(context.principal, context.request, reservation)
+      .admitChat(context.principal, context.request, prompt + completion, cost)
       .then((ticket) => new CompletionRun(deps, context, format, request, model, streamed, ticket))
   }
 
@@ -143,6 +145,7 @@ export class CompletionRun<R> {
         model,
         streamed,
         budgetPeriod: ticket.budgetPeriod ?? null,
+        budgetUsd: ticket.money ?? null,
         promptTokens: format.promptEstimate(request),
         report: this.report,
       })
@@ -155,7 +158,10 @@ export class CompletionRun<R> {
     this.#links.release()
     const report = this.report
     const usage = tokensOf(report, whole, this.#format, this.#request)
-    const settlement = this.#ticket?.settle(usage.prompt + usage.completion)
+    // One time for the row and its cost: the price version in effect then prices both the row and the budget.
+    const at = new Date()
+    const priced = { model: this.#model, provider: report.provider, upstreamModel: report.upstreamModel }
+    const settlement = this.#ticket?.settle(usage.prompt + usage.completion, { priced, counts: usage, at })
     const done: FinishedCompletion = {
       model: this.#model,
       provider: report.provider,
@@ -171,7 +177,7 @@ export class CompletionRun<R> {
     if (!ledger && settlement) this.#deps.governance?.consumed(settlement)
     ledger?.record(
       {
-        at: new Date(),
+        at,
         request_id: this.#requestId,
         token_id: this.#context.principal.tokenId,
         owner: this.#context.principal.owner,

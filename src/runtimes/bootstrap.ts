@@ -1,6 +1,6 @@
 import process from 'node:process'
 import type { PGliteOptions } from '@electric-sql/pglite'
-import { configReloaderFor, createApp, holdersFor, metricsFor, type AppDeps } from '../app'
+import { configReloaderFor, createApp, holdersFor, lookupIn, metricsFor, priceBookOf, type AppDeps } from '../app'
 import { chatSetupFrom } from '../chat'
 import { TokenService } from '../auth/service'
 import { type Config, isProduction } from '../config'
@@ -86,8 +86,10 @@ export async function bootstrap(
     const clock = () => new Date()
     const ledger = config.usageLedger ? new UsageLedger(database, logger) : undefined
     const metrics = metricsFor(database, ledger)
+    const prices = extra.prices ?? priceBookOf(config)
     const governance = new Governance(database.db, {
       defaults: config.defaultLimits,
+      prices: lookupIn(prices),
       clock,
       onRefused: (kind) => metrics.rateLimited(kind),
       holders: {
@@ -112,6 +114,7 @@ export async function bootstrap(
       ledger,
       metrics,
       reloader,
+      prices,
       ...extra,
       chat,
     }

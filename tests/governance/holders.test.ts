@@ -255,6 +255,7 @@ describe('a dead holder of a budget: charged what the journal proves, the rest g
       model: 'echo',
       streamed: true,
       budgetPeriod: '2026-11',
+      budgetUsd: null,
       promptTokens,
       report: { events, provider: 'echo' },
       journaled: true,
