@@ -49,7 +49,8 @@ export function parseDefaultLimits(raw: string | undefined): Limits {
   if (!Value.Check(LimitsSchema, value)) {
     const first = Value.Errors(LimitsSchema, value).First()
     throw new Error(
-      `TRELLIS_DEFAULT_LIMITS: ${first?.path || '(root)'}: ${first?.message}; expected {rpm?, tpm?, streams?, budget_tokens?} of positive integers and {budget_usd?} in dollars`,
+      `TRELLIS_DEFAULT_LIMITS: ${first?.path || '(root)'}: ${first?.message}; ` +
+        'expected {rpm?, tpm?, streams?, budget_tokens?} of positive integers and budget_usd? in US dollars',
     )
   }
   return value
