@@ -107,7 +107,7 @@ export class CompletionRun<R> {
       return Promise.resolve(new CompletionRun(deps, context, format, request, model, streamed, undefined))
     const prompt = format.promptEstimate(request)
     const completion = format.answerTokens(request)
-    const cost = { candidates: deps.registry.pricedAs(model), prompt, completion }
+    const cost = { candidates: () => deps.registry.pricedAs(model), prompt, completion }
     return governance
       .admitChat(context.principal, context.request, prompt + completion, cost)
       .then((ticket) => new CompletionRun(deps, context, format, request, model, streamed, ticket))

@@ -11,9 +11,10 @@ export type PriceLookup = (priced: PricedModel, at: Date) => PriceVersion | unde
 
 /**
  * What a chat request may cost, as known at its admission: the models that may serve it (its public name, and each
- * route of it with its provider and upstream model, since a fallback may serve it), and its token estimate, split.
+ * route of it with its provider and upstream model, since a fallback may serve it; listed only for a token with a
+ * money budget, off the path of every other request), and its token estimate, split.
  */
-export type CostEstimate = { candidates: readonly PricedModel[]; prompt: number; completion: number }
+export type CostEstimate = { candidates: () => readonly PricedModel[]; prompt: number; completion: number }
 
 /**
  * The rates a money reservation is made at, in integer micro-dollars per million tokens: the dearest prompt rate

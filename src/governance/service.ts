@@ -180,7 +180,7 @@ export class Governance {
     const usdKey = limits.budget_usd === undefined ? undefined : key(principal, BUDGET_USD, monthOf(now))
     const usdLimit = limits.budget_usd === undefined ? 0 : microsOf(limits.budget_usd)
     // An unpriced model (no rates) costs nothing: it reserves nothing, and is admitted even once the budget is spent.
-    const rates = usdKey && cost ? reservedRates(this.#prices, cost.candidates, now) : undefined
+    const rates = usdKey && cost ? reservedRates(this.#prices, cost.candidates(), now) : undefined
     const usdEstimate = rates && cost ? reservedMicros(rates, cost.prompt, cost.completion) : 0
     try {
       if (budgetKey) {

@@ -50,7 +50,7 @@ function governance(now = { at: new Date('2026-11-20T12:00:00Z') }) {
 const holder = (budget_usd: number): LimitHolder => ({ tokenId: `tok_usd${seq++}`, limits: { budget_usd } })
 const request = () => new Request('http://localhost/v1/chat/completions', { method: 'POST' })
 const asking = (prompt: number, completion: number, model = 'gpt-test') => ({
-  candidates: [{ model }],
+  candidates: () => [{ model }],
   prompt,
   completion,
 })
@@ -114,7 +114,7 @@ describe('reserving before the call', () => {
     const { governance: g } = governance()
     const token = holder(1)
     const ticket = await g.admitChat(token, request(), 200, {
-      candidates: [{ model: 'gpt-test' }, { model: 'fallback', provider: 'openai', upstreamModel: 'up-model' }],
+      candidates: () => [{ model: 'gpt-test' }, { model: 'fallback', provider: 'openai', upstreamModel: 'up-model' }],
       prompt: 100,
       completion: 100,
     })
