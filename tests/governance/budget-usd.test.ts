@@ -202,6 +202,36 @@ describe('settling at the exact cost', () => {
   })
 })
 
+describe('a price change', () => {
+  test("applies from its date: a request is settled at the version in effect at its row's time, never rewriting the past", async () => {
+    const prices = new PriceBook([
+      version('gpt-test', '2026-01-01'),
+      version('gpt-test', '2026-11-25', ratesOf({ input: 5, output: 20 })),
+    ])
+    const now = { at: new Date('2026-11-24T23:00:00Z') }
+    const g = new Governance(database.db, {
+      defaults: {},
+      clock: () => now.at,
+      prices: (p, at) => prices.lookup(p, at),
+    })
+    const token = holder(10)
+    const before = await g.admitChat(token, request(), 200, asking(100, 100))
+    // Admitted at the old prices, answered after midnight: the row's time decides (100 × $5 + 100 × $20 per million).
+    const late = settle(g, before, 200, {
+      priced: { model: 'gpt-test' },
+      counts: counts(100, 100),
+      at: new Date('2026-11-25T00:00:01Z'),
+    })
+    expect(late?.spent[0]?.units).toBe(2_500)
+    const earlier = await g.admitChat(token, request(), 200, asking(100, 100))
+    const early = settle(g, earlier, 200, { priced: { model: 'gpt-test' }, counts: counts(100, 100), at: now.at })
+    expect(early?.spent[0]?.units).toBe(1_250)
+    await g.stop()
+    await g.retire()
+    expect(await spent(token.tokenId)).toBe(2_500 + 1_250)
+  })
+})
+
 describe('the month', () => {
   test('spent in November, admitted again on the 1st of December (UTC), from a counter of its own', async () => {
     const { governance: g, now } = governance({ at: new Date('2026-11-30T23:59:00Z') })
