@@ -73,8 +73,8 @@ export type AppDeps = {
   /** The usage ledger; default: one on `database` (bootstrap passes its own, to flush it on stop). */
   ledger?: UsageLedger
   /**
-   * The price table; default: one on `database`, recording `config.prices` as it starts (bootstrap passes its own,
-   * started before the first request).
+   * The price table of the ledger's costs and of money budgets; default: one on `database`, recording `config.prices`
+   * as it starts (bootstrap passes its own, started before the first request).
    */
   pricing?: Pricing
   /** Prometheus metrics; default: a registry of this app's own. */
@@ -134,6 +134,7 @@ export function createApp(deps: AppDeps) {
   const db = deps.database.db
   const ledger = deps.ledger ?? (deps.config.usageLedger ? new UsageLedger(deps.database, deps.logger) : undefined)
   const metrics = deps.metrics ?? metricsFor(deps.database, ledger)
+  const pricing = deps.pricing ?? Pricing.started(deps.database.db, deps.logger, deps.config.prices)
   const governance =
     deps.governance ??
     new Governance(db, {
@@ -141,6 +142,7 @@ export function createApp(deps: AppDeps) {
       clock: deps.clock,
       onRefused: (kind) => metrics.rateLimited(kind),
       holders: holdersFor(deps.database),
+      prices: (priced, at) => pricing.lookup(priced, at),
     })
   const auth: AuthDeps = {
     tokens: deps.tokens,
@@ -153,7 +155,6 @@ export function createApp(deps: AppDeps) {
     trustProxy: deps.config.trustProxy,
   }
   const chat = deps.chat ?? chatSetupFrom(deps.config.chat, metrics)
-  const pricing = deps.pricing ?? Pricing.started(deps.database.db, deps.logger, deps.config.prices)
   const reloader =
     deps.reloader ?? configReloaderFor({ config: deps.config, chat, governance, pricing, metrics, logger: deps.logger })
   const docsConfig = new DocsConfigService(new DocsRevisionStore(db), deps.clock)

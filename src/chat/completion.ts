@@ -111,9 +111,11 @@ export class CompletionRun<R> {
     const governance = deps.governance
     if (!governance)
       return Promise.resolve(new CompletionRun(deps, context, format, request, model, streamed, undefined))
-    const reservation = format.promptEstimate(request) + format.answerTokens(request)
+    const prompt = format.promptEstimate(request)
+    const completion = format.answerTokens(request)
+    const cost = { candidates: () => deps.registry.pricedAs(model), prompt, completion }
     return governance
-      .admitChat(context.principal, context.request, reservation)
+      .admitChat(context.principal, context.request, prompt + completion, cost)
       .then((ticket) => new CompletionRun(deps, context, format, request, model, streamed, ticket))
   }
 
@@ -149,6 +151,7 @@ export class CompletionRun<R> {
         model,
         streamed,
         budgetPeriod: ticket.budgetPeriod ?? null,
+        budgetUsd: ticket.money ?? null,
         promptTokens: format.promptEstimate(request),
         report: this.report,
       })
@@ -161,9 +164,10 @@ export class CompletionRun<R> {
     this.#links.release()
     const report = this.report
     const usage = tokensOf(report, whole, this.#format, this.#request)
-    const settlement = this.#ticket?.settle(usage.prompt + usage.completion)
+    // One time for the row and its cost: the price version in effect then prices both the row and the budget.
     const at = new Date()
     const priced = { model: this.#model, provider: report.provider, upstreamModel: report.upstreamModel }
+    const settlement = this.#ticket?.settle(usage.prompt + usage.completion, { priced, counts: usage, at })
     const cost = this.#deps.pricing?.price(priced, at, usage)
     this.costMicros = cost?.micros ?? 0
     // A whole answer's headers are still to be sent; a stream's left long ago (its cost is its trailer, below).

@@ -98,6 +98,18 @@ export class ModelRegistry {
   }
 
   /**
+   * What may serve `model`, for pricing it before it is sent (a money budget's reservation): the public name and each
+   * of its entries' provider and upstream model, since a retry or a fallback may serve it from any of them.
+   */
+  pricedAs(model: string): { model: string; provider?: string; upstreamModel?: string }[] {
+    const entries = this.#routes.get(model) ?? []
+    return [
+      { model },
+      ...entries.map((entry) => ({ model, provider: entry.provider.name, upstreamModel: entry.model })),
+    ]
+  }
+
+  /**
    * A non-streaming completion. Nothing reaches the client before it returns, so it may always retry
    * and fall back. `report` learns which entry served it, and its usage.
    */

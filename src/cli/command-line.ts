@@ -2,6 +2,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { parseScopes, type Scope } from '../auth/model'
 import type { TokenChange, TokenGrants } from '../auth/service'
 import type { TokenLimits } from '../db/schema'
+import { MAX_BUDGET_USD } from '../config/limits'
 import { characterCount } from '../http/int64'
 import { unstorable } from '../db/storable-text'
 import { GROUPS, type Group } from '../usage/service'
@@ -52,13 +53,13 @@ const USAGE: Record<string, string> = {
     'trellis [serve] [--port N] [--host ADDRESS] [--workers N] [--config FILE]\n                                       serve HTTP (the default command)',
   migrate: 'trellis migrate                      apply database migrations, then exit',
   'token create': `trellis token create --owner NAME [--scope a,b] [--rpm N] [--tpm N] [--streams N]
-                       [--budget-tokens N] [--models a,b] [--expires 30d|12h|2026-12-31]
+                       [--budget-tokens N] [--budget-usd DOLLARS] [--models a,b] [--expires 30d|12h|2026-12-31]
                        [--cost-header on|off]
                                        issue a token (shown once); scopes: plants:read, plants:write,
                                        chat, docs:write, metrics, admin (default: ${DEFAULT_SCOPES})`,
   'token update': `trellis token update ID [--rpm N|none] [--tpm N|none] [--streams N|none]
-                       [--budget-tokens N|none] [--models a,b|none] [--expires 30d|DATE|never]
-                       [--cost-header on|off]
+                       [--budget-tokens N|none] [--budget-usd DOLLARS|none] [--models a,b|none]
+                       [--expires 30d|DATE|never] [--cost-header on|off]
                                        change a token's limits, models, expiry or x-trellis-cost (none: remove)`,
   'token list': 'trellis token list                   list tokens (never their secrets)',
   'token revoke': 'trellis token revoke ID              revoke a token',
@@ -219,7 +220,8 @@ function parseCommand(argv: string[], version: string): Command {
     const change = guarded('token update', () => grantsOf(values, true))
     if (Object.keys(change).length === 0)
       throw new UsageError(
-        'token update: nothing to change; give --rpm, --tpm, --streams, --budget-tokens, --models, --expires or --cost-header',
+        'token update: nothing to change; give --rpm, --tpm, --streams, --budget-tokens, --budget-usd, --models, --expires ' +
+          'or --cost-header',
         USAGE['token update'],
       )
     return { name: 'token update', id: positionals[0], change }
@@ -281,6 +283,7 @@ const GRANT_OPTIONS = {
   tpm: { type: 'string' },
   streams: { type: 'string' },
   'budget-tokens': { type: 'string' },
+  'budget-usd': { type: 'string' },
   models: { type: 'string' },
   expires: { type: 'string' },
   'cost-header': { type: 'string' },
@@ -318,6 +321,17 @@ function grantsOf(values: Partial<Record<keyof typeof GRANT_OPTIONS, string>>, r
       throw new Error(
         `--${option} must be a whole number from 1 to 10^12${removable ? ', or none' : ''}, got "${value}"`,
       )
+  }
+  const dollars = values['budget-usd']
+  if (dollars === 'none') limits.budget_usd = removal('budget-usd', dollars)
+  else if (dollars !== undefined) {
+    // Dollars to the micro-dollar the budget counts in: `25`, `0.50`, `0.000125`.
+    const amount = /^\d{1,10}(\.\d{1,6})?$/.test(dollars) ? Number(dollars) : Number.NaN
+    if (!(amount >= 0.000001 && amount <= MAX_BUDGET_USD))
+      throw new Error(
+        `--budget-usd must be US dollars from 0.000001 to 10^9, such as 25 or 0.50${removable ? ', or none' : ''}, got "${dollars}"`,
+      )
+    limits.budget_usd = amount
   }
   if (Object.keys(limits).length > 0) change.limits = limits
   if (values.models !== undefined) {

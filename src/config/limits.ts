@@ -1,9 +1,24 @@
 import { Integer } from '../http/integer'
 import { t, type Static } from 'elysia'
+import { Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import type { TokenLimits } from '../db/schema'
 
 const Count = (description: string) => Integer({ minimum: 1, maximum: 1_000_000_000_000, description })
+
+/** The largest money budget, in US dollars: a billion, whose micro-dollars a float8 counter still holds exactly. */
+export const MAX_BUDGET_USD = 1_000_000_000
+
+/**
+ * A budget in US dollars (`25`, `0.50`), from one micro-dollar (the unit it is counted in, see src/cost/prices.ts) up.
+ * A JSON number only: `Type.Number` rather than `t.Number`, which would also take the string "25".
+ */
+export const BudgetUsd = (
+  description = 'US dollars per calendar month, UTC: the cost of chat requests, from the price table',
+) => Type.Number({ minimum: 0.000001, maximum: MAX_BUDGET_USD, description })
+
+/** A budget's limit in the unit its counter holds: integer micro-dollars. */
+export const microsOf = (dollars: number): number => Math.round(dollars * 1_000_000)
 
 /**
  * A token's limits, as `POST /admin/tokens` takes them and `TRELLIS_DEFAULT_LIMITS` spells them.
@@ -16,6 +31,7 @@ export const LimitsSchema = t.Object(
     tpm: t.Optional(Count('chat tokens (prompt + completion) per minute')),
     streams: t.Optional(Count('chat requests in flight at once')),
     budget_tokens: t.Optional(Count('chat tokens per calendar month, UTC')),
+    budget_usd: t.Optional(BudgetUsd()),
   },
   { additionalProperties: false },
 )
@@ -33,7 +49,8 @@ export function parseDefaultLimits(raw: string | undefined): Limits {
   if (!Value.Check(LimitsSchema, value)) {
     const first = Value.Errors(LimitsSchema, value).First()
     throw new Error(
-      `TRELLIS_DEFAULT_LIMITS: ${first?.path || '(root)'}: ${first?.message}; expected {rpm?, tpm?, streams?, budget_tokens?} of positive integers`,
+      `TRELLIS_DEFAULT_LIMITS: ${first?.path || '(root)'}: ${first?.message}; ` +
+        'expected {rpm?, tpm?, streams?, budget_tokens?} of positive integers and budget_usd? in US dollars',
     )
   }
   return value
@@ -46,5 +63,6 @@ export function effectiveLimits(own: TokenLimits, defaults: Limits): Limits {
     tpm: own.tpm ?? defaults.tpm,
     streams: own.streams ?? defaults.streams,
     budget_tokens: own.budget_tokens ?? defaults.budget_tokens,
+    budget_usd: own.budget_usd ?? defaults.budget_usd,
   }
 }

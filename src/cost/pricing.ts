@@ -79,6 +79,11 @@ export class Pricing {
     return this.#book.versions().sort((a, b) => Number(a.id) - Number(b.id))
   }
 
+  /** The version that prices `priced` at `at` (a money budget's reservation and settlement), if any. */
+  lookup(priced: PricedModel, at: Date): PriceVersion | undefined {
+    return this.#book.lookup(priced, at)
+  }
+
   /** What `counts` of a request made at `at` cost. */
   price(priced: PricedModel, at: Date, counts: Counts): Cost {
     const version = this.#book.lookup(priced, at)

@@ -23,7 +23,7 @@ import { sql } from 'drizzle-orm'
  * A token's own limits; absent fields fall back to TRELLIS_DEFAULT_LIMITS (see src/config/limits.ts and
  * src/governance/).
  */
-export type TokenLimits = { rpm?: number; tpm?: number; streams?: number; budget_tokens?: number }
+export type TokenLimits = { rpm?: number; tpm?: number; streams?: number; budget_tokens?: number; budget_usd?: number }
 
 /** API tokens. Only the SHA-256 of the secret is stored; lookups go by that hash. */
 export const tokens = pgTable('tokens', {
@@ -33,7 +33,7 @@ export const tokens = pgTable('tokens', {
   hash: text('hash').notNull().unique(),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   revokedAt: timestamp('revoked_at', { withTimezone: true }),
-  /** `{rpm?, tpm?, streams?, budget_tokens?}`; null: none of its own. */
+  /** `{rpm?, tpm?, streams?, budget_tokens?, budget_usd?}`; null: none of its own. */
   limits: jsonb('limits').$type<TokenLimits>(),
   /** Public model names this token may use; null: every model. */
   models: text('models').array(),
@@ -109,6 +109,15 @@ export const usageJournal = pgTable(
     streamed: boolean('streamed').notNull(),
     /** The month of the budget it reserved from (`quotas.period`), or null: no budget. */
     budgetPeriod: text('budget_period'),
+    /** The month of the money budget it reserved from (`quotas` kind `budget_usd`), or null: none. */
+    budgetUsdPeriod: text('budget_usd_period'),
+    /**
+     * The rates its money reservation was estimated at (integer micro-dollars per million tokens: the dearest prompt
+     * rate and the dearest completion rate of the models that could serve it), with which a dead holder's estimate row
+     * is charged to that budget.
+     */
+    promptRate: bigint('prompt_rate', { mode: 'number' }),
+    completionRate: bigint('completion_rate', { mode: 'number' }),
     promptTokens: integer('prompt_tokens').notNull(),
     completionTokens: integer('completion_tokens').notNull(),
   },

@@ -29,8 +29,11 @@ export const HOLDER_TTL_MS = 5_000
 /** The bound the README documents: HOLDER_TTL_MS to go stale, a heartbeat to notice, and room for a slow one. */
 export const RECLAIM_BOUND_MS = 10_000
 
-/** What a dead holder's journal proves it used from one budget (`quotas` kind `budget`, `period` its month). */
-export type Charge = { tokenId: string; period: string; tokens: number }
+/**
+ * What a dead holder's journal proves it used from one budget: `kind` `budget` (tokens) or `budget_usd`
+ * (micro-dollars), `period` its month.
+ */
+export type Charge = { tokenId: string; kind: string; period: string; units: number }
 
 /**
  * Turns the journal of a dead holder into estimate rows, inside the reconciling transaction, and says what they
@@ -156,10 +159,10 @@ export class QuotaHolders {
       // Per counter: back = what it held - what its journal proves it used (negative: charged beyond its holding).
       await tx.execute(sql`
         with held as (delete from quota_holdings where holder_id = ${holder} returning token_id, kind, period, units),
-        proven as (select token_id, 'budget'::text as kind, period, tokens
+        proven as (select token_id, kind, period, units
                    from jsonb_to_recordset(${JSON.stringify(charges.map(chargeRow))}::jsonb)
-                   as c(token_id text, period text, tokens float8)),
-        back as (select token_id, kind, period, coalesce(held.units, 0) - coalesce(proven.tokens, 0) as units
+                   as c(token_id text, kind text, period text, units float8)),
+        back as (select token_id, kind, period, coalesce(held.units, 0) - coalesce(proven.units, 0) as units
                  from held full join proven using (token_id, kind, period))
         update quotas q set value = greatest(0, q.value - back.units), updated_at = now()
         from back
@@ -244,4 +247,9 @@ export class QuotaHolders {
 
 const newId = () => `h_${crypto.randomUUID()}`
 
-const chargeRow = (charge: Charge) => ({ token_id: charge.tokenId, period: charge.period, tokens: charge.tokens })
+const chargeRow = (charge: Charge) => ({
+  token_id: charge.tokenId,
+  kind: charge.kind,
+  period: charge.period,
+  units: charge.units,
+})

@@ -1,11 +1,21 @@
 import { type SQL, sql } from 'drizzle-orm'
 import type { Database } from '../db/connect'
 import type { TokenLimits } from '../db/schema'
-import { HttpError } from '../http/errors'
+import { RateLimited, requestHeaders, secondsToNextMonth, secondsToRefill, tokenHeaders } from './refusals'
 import { unref } from '../timers'
 import { HEARTBEAT_MS, HolderLost, type HoldersOptions, QuotaHolders } from './holders'
 import { QuotaLeases } from './leases'
-import { effectiveLimits, type Limits } from '../config/limits'
+import { effectiveLimits, type Limits, microsOf } from '../config/limits'
+import {
+  type CostEstimate,
+  type PriceLookup,
+  type ReservedRates,
+  reservedMicros,
+  reservedRates,
+  spentMicros,
+  type UsedCost,
+  usd,
+} from './money'
 import { QuotaStore, type QuotaKey, type QuotaShape } from './quota-store'
 
 /**
@@ -16,37 +26,18 @@ export type LimitHolder = { tokenId: string; limits: TokenLimits }
 
 const PER_MINUTE: QuotaShape = { kind: 'bucket', refillSeconds: 60 }
 const COUNTER: QuotaShape = { kind: 'counter' }
+/** The `quotas` kind of a money budget, counted in integer micro-dollars (`budget` is the token budget's). */
+export const BUDGET_USD = 'budget_usd'
 
 /**
- * A 429: in the plant store's contract `{error: 429, message}`, under the chat routes OpenAI's
- * `rate_limit_exceeded` with `type` `requests` or `tokens`, or `insufficient_quota` once the
- * month's budget is spent. Always with `Retry-After`. A spent budget also says `x-should-retry:
- * false`: it renews only with the month, and the OpenAI and Anthropic SDKs, which retry a 429 at
- * once (a few times, within seconds) unless told not to, would only spend requests on it. A rate
- * limit lets them retry: a minute's bucket refills soon.
+ * What a settled request spent from its budgets (tokens, micro-dollars): taken off what its holder holds
+ * (`quota_holdings`) in the ledger's batch that writes its row (src/usage/ledger.ts), so that a holder that dies later
+ * is not given them back.
  */
-class RateLimited extends HttpError {
-  constructor(
-    message: string,
-    kind: 'requests' | 'tokens' | 'insufficient_quota',
-    retryAfterSeconds: number,
-    headers: Record<string, string> = {},
-  ) {
-    const advice: Record<string, string> = kind === 'insufficient_quota' ? { 'x-should-retry': 'false' } : {}
-    super(429, message, {
-      headers: { ...headers, ...advice, 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
-      code: kind === 'insufficient_quota' ? 'insufficient_quota' : 'rate_limit_exceeded',
-      type: kind,
-    })
-    this.name = 'RateLimited'
-  }
-}
+export type Settlement = { holder: string; spent: readonly { key: QuotaKey; units: number }[] }
 
-/**
- * Tokens a settled request spent from a budget: taken off what its holder holds (`quota_holdings`) in the
- * ledger's batch that writes its row (src/usage/ledger.ts), so that a holder that dies later is not given them back.
- */
-export type Settlement = { holder: string; key: QuotaKey; units: number }
+/** The money budget a chat request reserved from: its month, and the rates it reserved at (none: unpriced). */
+export type MoneyReservation = { period: string; rates: ReservedRates | undefined }
 
 /** What a chat request was admitted with; settle it with the real usage when the answer ends. */
 export type ChatTicket = {
@@ -56,11 +47,14 @@ export type ChatTicket = {
   holder: string
   /** The month of the budget it reserved from (`quotas.period`), when the token has one. */
   budgetPeriod: string | undefined
+  /** The money budget it reserved from, when the token has one (`limits.budget_usd`). */
+  money: MoneyReservation | undefined
   /**
-   * Charges the real usage against the reservation (both ways), and frees the stream slot. Call once. Returns what
-   * the request spent from a budget, for the ledger's row (or {@link Governance.consumed} without a ledger).
+   * Charges the real usage against the reservations (both ways), and frees the stream slot. Call once, with the
+   * tokens used and, for a money budget, what priced them. Returns what the request spent from its budgets, for the
+   * ledger's row (or {@link Governance.consumed} without a ledger).
    */
-  settle(usedTokens: number): Settlement | undefined
+  settle(usedTokens: number, used?: UsedCost): Settlement | undefined
 }
 
 /** What a request's `rpm` admission left, for the rate-limit headers of a chat answer. */
@@ -70,8 +64,8 @@ const seenRequests = new WeakMap<Request, RequestsSeen>()
 /**
  * Limits and budgets per token, held across replicas by the shared `quotas` table through
  * per-process leases (see leases.ts for the bounds): `rpm` on every authenticated request; `tpm`,
- * `streams` and `budget_tokens` on chat requests, which reserve an estimate of their tokens and
- * settle it with the real usage.
+ * `streams`, `budget_tokens` and `budget_usd` on chat requests, which reserve an estimate of their
+ * tokens (and of their cost, priced by `prices`) and settle it with the real usage.
  */
 export class Governance {
   readonly #leases: QuotaLeases
@@ -80,13 +74,15 @@ export class Governance {
   #defaults: Limits
   readonly #clock: () => Date
   readonly #onRefused: (kind: string) => void
+  readonly #prices: PriceLookup
   /** Settlements to take off holdings when there is no ledger to do it with its rows. */
   #unconsumed: Settlement[] = []
   #consuming: ReturnType<typeof setTimeout> | undefined
 
   /**
    * `onRefused` is told the kind of every refusal (requests, tokens, insufficient_quota), for the metrics; `holders`
-   * configures this process's holder (src/governance/holders.ts): the ledger's `proofs`, `exclusive` on PGlite.
+   * configures this process's holder (src/governance/holders.ts): the ledger's `proofs`, `exclusive` on PGlite;
+   * `prices` prices requests for `budget_usd` (`PriceBook.lookup`; without it every model is unpriced: free).
    */
   constructor(
     db: Database,
@@ -95,6 +91,7 @@ export class Governance {
       clock?: () => Date
       onRefused?: (kind: string) => void
       holders?: Omit<HoldersOptions, 'onLost'>
+      prices?: PriceLookup
     },
   ) {
     this.#db = db
@@ -103,6 +100,7 @@ export class Governance {
     this.#defaults = options.defaults
     this.#clock = options.clock ?? (() => new Date())
     this.#onRefused = options.onRefused ?? (() => {})
+    this.#prices = options.prices ?? (() => undefined)
     this.#leases.start()
     this.#holders.start()
     // Registered now, so that the first request finds its holder there; a failure is retried by the heartbeat.
@@ -141,33 +139,49 @@ export class Governance {
   }
 
   /**
-   * A chat request that may use up to `estimate` tokens: checked against the month's budget, `tpm`
-   * and `streams`, in that order; throws {@link RateLimited}. What was taken before a refusal is
-   * given back. Admitted again, once, when this process's holder was found lost meanwhile.
+   * A chat request that may use up to `estimate` tokens (and cost up to what `cost` says): checked against the
+   * month's budgets (tokens, then money), `tpm` and `streams`, in that order; throws {@link RateLimited}. What was
+   * taken before a refusal is given back. Admitted again, once, when this process's holder was found lost meanwhile.
    */
-  async admitChat(principal: LimitHolder, request: Request, estimate: number): Promise<ChatTicket> {
+  async admitChat(
+    principal: LimitHolder,
+    request: Request,
+    estimate: number,
+    cost?: CostEstimate,
+  ): Promise<ChatTicket> {
     try {
-      return await this.#admitChat(principal, request, estimate)
+      return await this.#admitChat(principal, request, estimate, cost)
     } catch (error) {
       if (!(error instanceof HolderLost)) throw error
-      return this.#admitChat(principal, request, estimate)
+      return this.#admitChat(principal, request, estimate, cost)
     }
   }
 
-  async #admitChat(principal: LimitHolder, request: Request, estimate: number): Promise<ChatTicket> {
+  async #admitChat(
+    principal: LimitHolder,
+    request: Request,
+    estimate: number,
+    cost?: CostEstimate,
+  ): Promise<ChatTicket> {
     const limits = this.limitsOf(principal)
     const undo: (() => void)[] = []
     const headers: Record<string, string> = {}
     const seen = seenRequests.get(request)
     if (seen) Object.assign(headers, requestHeaders(seen.limit, seen.remaining))
     // What this process holds of counters is handed out only while the database confirmed it recently (holders.ts).
-    if ((limits.streams !== undefined || limits.budget_tokens !== undefined) && !this.#holders.trusted)
-      await this.#holders.beat()
+    const counters = [limits.streams, limits.budget_tokens, limits.budget_usd].some((limit) => limit !== undefined)
+    if (counters && !this.#holders.trusted) await this.#holders.beat()
     // Counters taken under an earlier holder are no longer this process's to give back (see holders.ts).
     const generation = this.#holders.generation
     const holder = this.#holders.id
     const current = () => generation === this.#holders.generation
-    const budgetKey = limits.budget_tokens === undefined ? undefined : key(principal, 'budget', monthOf(this.#clock()))
+    const now = this.#clock()
+    const budgetKey = limits.budget_tokens === undefined ? undefined : key(principal, 'budget', monthOf(now))
+    const usdKey = limits.budget_usd === undefined ? undefined : key(principal, BUDGET_USD, monthOf(now))
+    const usdLimit = limits.budget_usd === undefined ? 0 : microsOf(limits.budget_usd)
+    // An unpriced model (no rates) costs nothing: it reserves nothing, and is admitted even once the budget is spent.
+    const rates = usdKey && cost ? reservedRates(this.#prices, cost.candidates(), now) : undefined
+    const usdEstimate = rates && cost ? reservedMicros(rates, cost.prompt, cost.completion) : 0
     try {
       if (budgetKey) {
         const taken = await this.#leases.take(budgetKey, COUNTER, limits.budget_tokens!, estimate)
@@ -179,6 +193,18 @@ export class Governance {
           )
         }
         undo.push(() => current() && this.#leases.giveBack(budgetKey, COUNTER, limits.budget_tokens!, estimate))
+      }
+      if (usdKey && usdEstimate > 0) {
+        const taken = await this.#leases.take(usdKey, COUNTER, usdLimit, usdEstimate)
+        if (!taken.ok) {
+          throw new RateLimited(
+            `You exceeded this token's monthly budget of ${usd(usdLimit)} (this request may cost up to ${usd(usdEstimate)}); ` +
+              'it renews at the start of next month (UTC).',
+            'insufficient_quota',
+            secondsToNextMonth(now),
+          )
+        }
+        undo.push(() => current() && this.#leases.giveBack(usdKey, COUNTER, usdLimit, usdEstimate))
       }
       if (limits.tpm !== undefined) {
         const tpm = limits.tpm
@@ -217,7 +243,8 @@ export class Governance {
       headers,
       holder,
       budgetPeriod: budgetKey?.period,
-      settle: (used) => {
+      money: usdKey && { period: usdKey.period, rates },
+      settle: (used, priced) => {
         if (settled) return undefined
         settled = true
         const mine = current()
@@ -230,7 +257,14 @@ export class Governance {
           void this.#settle(key(principal, 'tpm'), PER_MINUTE, limits.tpm, Math.min(estimate, limits.tpm), used).catch(
             () => {},
           )
-        return budgetKey ? { holder, key: budgetKey, units: used } : undefined
+        const spent: { key: QuotaKey; units: number }[] = []
+        if (budgetKey) spent.push({ key: budgetKey, units: used })
+        if (usdKey) {
+          const micros = priced ? spentMicros(this.#prices, priced) : usdEstimate
+          if (mine) void this.#settle(usdKey, COUNTER, usdLimit, usdEstimate, micros).catch(() => {})
+          spent.push({ key: usdKey, units: micros })
+        }
+        return spent.length > 0 ? { holder, spent } : undefined
       },
     }
   }
@@ -284,12 +318,13 @@ export class Governance {
  */
 export function consumption(settlements: readonly Settlement[]): SQL {
   const sums = new Map<string, { holder_id: string; token_id: string; kind: string; period: string; units: number }>()
-  for (const { holder, key: quota, units } of settlements) {
-    const id = `${holder}\u0000${quota.tokenId}\u0000${quota.kind}\u0000${quota.period}`
-    const sum = sums.get(id)
-    if (sum) sum.units += units
-    else sums.set(id, { holder_id: holder, token_id: quota.tokenId, kind: quota.kind, period: quota.period, units })
-  }
+  for (const { holder, spent } of settlements)
+    for (const { key: quota, units } of spent) {
+      const id = `${holder}\u0000${quota.tokenId}\u0000${quota.kind}\u0000${quota.period}`
+      const sum = sums.get(id)
+      if (sum) sum.units += units
+      else sums.set(id, { holder_id: holder, token_id: quota.tokenId, kind: quota.kind, period: quota.period, units })
+    }
   return sql`
     update quota_holdings h set units = h.units - c.units
     from jsonb_to_recordset(${JSON.stringify([...sums.values()])}::jsonb)
@@ -304,38 +339,4 @@ function key(principal: LimitHolder, kind: string, period = ''): QuotaKey {
 /** `2026-11` for a date in November 2026, UTC. */
 function monthOf(date: Date): string {
   return date.toISOString().slice(0, 7)
-}
-
-function secondsToNextMonth(now: Date): number {
-  const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)
-  return (next - now.getTime()) / 1000
-}
-
-/** How long a per-minute bucket takes to refill `units`. */
-function secondsToRefill(units: number, perMinute: number): number {
-  return (units * 60) / perMinute
-}
-
-function requestHeaders(limit: number, remaining: number): Record<string, string> {
-  return {
-    'x-ratelimit-limit-requests': String(limit),
-    'x-ratelimit-remaining-requests': String(Math.floor(remaining)),
-    'x-ratelimit-reset-requests': duration(secondsToRefill(limit - remaining, limit)),
-  }
-}
-
-function tokenHeaders(limit: number, remaining: number): Record<string, string> {
-  return {
-    'x-ratelimit-limit-tokens': String(limit),
-    'x-ratelimit-remaining-tokens': String(Math.floor(remaining)),
-    'x-ratelimit-reset-tokens': duration(secondsToRefill(limit - remaining, limit)),
-  }
-}
-
-/** OpenAI's spelling of a wait: `0s`, `120ms`, `17s`, `6m0s`. */
-function duration(seconds: number): string {
-  if (seconds <= 0) return '0s'
-  if (seconds < 1) return `${Math.ceil(seconds * 1000)}ms`
-  const whole = Math.ceil(seconds)
-  return whole < 60 ? `${whole}s` : `${Math.floor(whole / 60)}m${whole % 60}s`
 }

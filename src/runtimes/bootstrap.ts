@@ -87,8 +87,12 @@ export async function bootstrap(
     const clock = () => new Date()
     const ledger = config.usageLedger ? new UsageLedger(database, logger) : undefined
     const metrics = metricsFor(database, ledger)
+    // Recorded and read back before the first request, so that the first rows (and money budgets) are priced.
+    const pricing = extra.pricing ?? new Pricing(database.db, logger)
+    if (!extra.pricing) await pricing.start(config.prices)
     const governance = new Governance(database.db, {
       defaults: config.defaultLimits,
+      prices: (priced, at) => pricing.lookup(priced, at),
       clock,
       onRefused: (kind) => metrics.rateLimited(kind),
       holders: {
@@ -101,9 +105,6 @@ export async function bootstrap(
     await governance.holders.beat().catch(() => {})
     // Made here rather than by the app, so that the entry can reload on SIGHUP what the app serves from.
     const chat = extra.chat ?? chatSetupFrom(config.chat, metrics)
-    // Recorded and read back before the first request, so that the first rows are priced.
-    const pricing = extra.pricing ?? new Pricing(database.db, logger)
-    if (!extra.pricing) await pricing.start(config.prices)
     const reloader = configReloaderFor({ config, chat, governance, pricing, metrics, logger })
     const deps: AppDeps = {
       config,

@@ -148,7 +148,7 @@ export async function startTrellis(options: StartTrellisOptions = {}): Promise<T
       if (grants.limits !== undefined && !Value.Check(LimitsSchema, grants.limits)) {
         const first = Value.Errors(LimitsSchema, grants.limits).First()
         throw new Error(
-          `token: limits${first?.path ?? ''}: ${first?.message}; expected {rpm?, tpm?, streams?, budget_tokens?}`,
+          `token: limits${first?.path ?? ''}: ${first?.message}; expected {rpm?, tpm?, streams?, budget_tokens?, budget_usd?}`,
         )
       }
       const created = await deps.tokens.create({ owner: grants.owner ?? 'test', ...grants, scopes })

@@ -97,6 +97,16 @@ describe('model names', () => {
     expect(registry().list()).toEqual(['smart', 'echo'])
   })
 
+  test('what may serve a model, for pricing it before it is sent: its public name, then each route (a fallback too)', () => {
+    // By the provider's registry name, as the ledger's rows carry it.
+    expect(registry().pricedAs('smart')).toEqual([
+      { model: 'smart' },
+      { model: 'smart', provider: 'openai:primary', upstreamModel: 'up-a' },
+      { model: 'smart', provider: 'openai:secondary', upstreamModel: 'up-b' },
+    ])
+    expect(registry().pricedAs('nonesuch')).toEqual([{ model: 'nonesuch' }])
+  })
+
   test('an unknown model is a 404 model_not_found naming the model', async () => {
     const { error } = await run(registry().stream(request('nope'), new AbortController().signal, fresh()))
     expect(error).toBeInstanceOf(ProviderError)

@@ -93,6 +93,23 @@ describe('parseCommandLine: what each command line means', () => {
       { name: 'token create', owner: 'alice', scopes: ['plants:read', 'plants:write'], grants: { costHeader: false } },
     ],
     [
+      ['token', 'create', '--owner', 'carol', '--budget-usd', '25.50'],
+      {
+        name: 'token create',
+        owner: 'carol',
+        scopes: ['plants:read', 'plants:write'],
+        grants: { limits: { budget_usd: 25.5 }, models: undefined, expiresAt: undefined },
+      },
+    ],
+    [
+      ['token', 'update', 'tok_1', '--budget-usd', '0.000125', '--budget-tokens', 'none'],
+      { name: 'token update', id: 'tok_1', change: { limits: { budget_tokens: null, budget_usd: 0.000125 } } },
+    ],
+    [
+      ['token', 'update', 'tok_1', '--budget-usd', 'none'],
+      { name: 'token update', id: 'tok_1', change: { limits: { budget_usd: null } } },
+    ],
+    [
       ['token', 'update', 'tok_1', '--rpm', 'none', '--models', 'none', '--expires', 'never'],
       { name: 'token update', id: 'tok_1', change: { limits: { rpm: null }, models: null, expiresAt: null } },
     ],
@@ -141,6 +158,12 @@ describe('parseCommandLine: what each command line means', () => {
     [['token', 'frobnicate'], 'expected create, update, list or revoke'],
     [['token', 'create', '--owner', 'x', '--rpm', '0'], '--rpm must be a whole number from 1 to 10^12'],
     [['token', 'create', '--owner', 'x', '--rpm', 'none'], '--rpm none is for token update'],
+    [['token', 'create', '--owner', 'x', '--budget-usd', '0'], '--budget-usd must be US dollars from 0.000001 to 10^9'],
+    [['token', 'create', '--owner', 'x', '--budget-usd', '$25'], 'such as 25 or 0.50, got "$25"'],
+    [['token', 'create', '--owner', 'x', '--budget-usd', '0.0000001'], '--budget-usd must be US dollars'],
+    [['token', 'create', '--owner', 'x', '--budget-usd', '2000000000'], '--budget-usd must be US dollars'],
+    [['token', 'create', '--owner', 'x', '--budget-usd', 'none'], '--budget-usd none is for token update'],
+    [['token', 'update', 'tok_1', '--budget-usd', '-1'], 'such as 25 or 0.50, or none, got "-1"'],
     [['token', 'create', '--owner', 'x', '--models', 'a,,b'], '--models must be model names'],
     [['token', 'create', '--owner', 'x', '--expires', 'soon'], '--expires must be 30d, 12h, 45m, a date'],
     [['token', 'update', 'tok_1'], 'nothing to change'],

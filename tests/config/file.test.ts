@@ -113,6 +113,10 @@ describe('echo stays available unless the configuration says otherwise', () => {
   })
 })
 
+test('limits: in the file may hold a money budget, in dollars', () => {
+  expect(load('limits: { rpm: 60, budget_usd: 25.5 }\n').defaultLimits).toEqual({ rpm: 60, budget_usd: 25.5 })
+})
+
 describe('the environment overrides the file, setting by setting', () => {
   const FILE = `
 server: { port: 8080, host: 127.0.0.1, bodyLimit: 2mb }
@@ -325,6 +329,12 @@ const BAD: [what: string, text: string, env: Record<string, string>, lines: stri
       'F:5:16: error limits.rpm: must be from 1 to 1000000000000, got 0',
       'F:5:24: error limits.tpm: expected a whole number from 1 to 1000000000000, got the string "100"',
     ],
+  ],
+  [
+    'a money budget that is not an amount of dollars',
+    'limits: { budget_usd: 0 }\n',
+    {},
+    ['F:1:23: error limits.budget_usd: must be from 0.000001 to 1000000000, got 0'],
   ],
   [
     'YAML 1.2: yes is text, not true',

@@ -3,7 +3,8 @@
  * server processes on one PostgreSQL, streams held open on the one that is killed, then checked to the token:
  * - the stream limit it held comes back within RECLAIM_BOUND_MS, on the survivor, without an admin;
  * - the budget it had reserved comes back, except what its streams are proven to have used, which is charged: after
- *   the survivor stops, the month's counter equals the sum of the ledger's tokens for that token, exactly;
+ *   the survivor stops, the month's counter equals the sum of the ledger's tokens for that token, exactly, and so does
+ *   its money budget (`budget_usd`), at the price of a token: its estimates are charged in money too;
  * - the ledger has exactly one row per request: the killed streams as estimates (`settled` false, the tokens counted
  *   so far, at most one more than the client read: the one in transit), every other as its own row; GET /usage counts
  *   the estimates.
@@ -48,9 +49,11 @@ beforeAll(async () => {
   storage = await storageEnv()
   await createToken('streams', ['--scope', 'chat', '--streams', '3'])
   await createToken('ended', ['--scope', 'chat', '--streams', '3'])
-  await createToken('budget', ['--scope', 'chat', '--budget-tokens', String(BUDGET)])
+  await createToken('budget', ['--scope', 'chat', '--budget-tokens', String(BUDGET), '--budget-usd', '100'])
   await createToken('admin', ['--scope', 'admin'])
-  const env = { ...storage.env, MIGRATE_ON_START: 'false', ECHO_TOKEN_DELAY_MS: '50' }
+  // Echo at $1,000 a million tokens, in and out: each token costs 1,000 micro-dollars, estimated or settled.
+  const prices = JSON.stringify({ echo: { input: 1000, output: 1000 } })
+  const env = { ...storage.env, MIGRATE_ON_START: 'false', ECHO_TOKEN_DELAY_MS: '50', TRELLIS_PRICES: prices }
   ;[victim, survivor] = await Promise.all([startServer(env), startServer(env)])
   sql = postgres(storage.env.DATABASE_URL!, { max: 2, onnotice: () => {} })
 }, 120_000)
@@ -245,6 +248,8 @@ describe.skipIf(Boolean(skipped))('kill -9 of a replica holding streams and budg
       .filter((row) => row.token_id === tokens.budget.id)
       .reduce((sum, row) => sum + row.prompt_tokens + row.completion_tokens, 0)
     expect(await quota(tokens.budget.id, 'budget', month)).toBe(spent)
+    // The money budget likewise: the 8 killed streams had reserved about $40; they are charged their estimates' cost.
+    expect(await quota(tokens.budget.id, 'budget_usd', month)).toBe(spent * 1_000)
     expect(spent).toBeLessThan(BUDGET / 5)
     expect([...(await sql`select id from quota_holders`)]).toEqual([])
     expect([...(await sql`select holder_id, units from quota_holdings where units <> 0`)]).toEqual([])

@@ -255,6 +255,7 @@ describe('a dead holder of a budget: charged what the journal proves, the rest g
       model: 'echo',
       streamed: true,
       budgetPeriod: '2026-11',
+      budgetUsd: null,
       promptTokens,
       report: { events, provider: 'echo' },
       journaled: true,
@@ -299,5 +300,52 @@ describe('a dead holder of a budget: charged what the journal proves, the rest g
     expect(
       rowsOf(await database.db.execute(sql`select 1 from usage_journal where holder_id = ${a.holders.id}`)),
     ).toEqual([])
+  })
+
+  test('a money budget: each journaled request is charged its estimate at the rates it reserved at, an unpriced one nothing', async () => {
+    const clock = fakeClock()
+    const [a, b] = [process_(clock), process_(clock)]
+    const tokenId = `tok_h${seq++}`
+    const money = { tokenId, kind: 'budget_usd', period: '2026-11' }
+    await Promise.all([a.holders.beat(), b.holders.beat()])
+    // A $10 budget (10,000,000 micro-dollars): a's lease takes a block of a twentieth for two reservations.
+    expect((await a.leases.take(money, COUNTER, 10_000_000, 20_000)).ok).toBe(true)
+    expect((await a.leases.take(money, COUNTER, 10_000_000, 20_000)).ok).toBe(true)
+    expect(await value(tokenId, 'budget_usd', '2026-11')).toBe(500_000)
+    // Reserved at $3.125 a million prompt tokens and $10 a million completion tokens; the third was unpriced.
+    const rates = { prompt: 3_125_000, completion: 10_000_000 }
+    const entry = (i: number, promptTokens: number, events: number, priced: boolean): InFlight => ({
+      id: `res-${tokenId}-${i}`,
+      holder: a.holders.id,
+      at: new Date(clock.now()),
+      requestId: `req-${tokenId}-${i}`,
+      tokenId,
+      owner: 'holders-test',
+      model: 'gpt-test',
+      streamed: true,
+      budgetPeriod: null,
+      budgetUsd: { period: '2026-11', rates: priced ? rates : undefined },
+      promptTokens,
+      report: { events, provider: 'openai' },
+      journaled: true,
+      written: -1,
+      writtenAt: 0,
+    })
+    const entries = [entry(0, 12, 57, true), entry(1, 30, 0, true), entry(2, 1_000, 1_000, false)]
+    await database.db.execute(journalStatement(entries, [57, 0, 1_000]))
+
+    clock.advance(HOLDER_TTL_MS + 1)
+    expect(await b.holders.beat()).toEqual([a.holders.id])
+    // 12 × 3.125 + 57 × 10 = 607.5, rounded up: 608; 30 × 3.125 = 93.75: 94; the unpriced one 0. The block is back.
+    expect(await value(tokenId, 'budget_usd', '2026-11')).toBe(608 + 94)
+    const rows = rowsOf<{ request_id: string; settled: boolean; error_code: string }>(
+      await database.db.execute(sql`
+        select request_id, settled, error_code from usage_records where token_id = ${tokenId} order by request_id`),
+    )
+    expect(rows.map((row) => [row.request_id, row.settled, row.error_code])).toEqual([
+      [`req-${tokenId}-0`, false, 'process_died'],
+      [`req-${tokenId}-1`, false, 'process_died'],
+      [`req-${tokenId}-2`, false, 'process_died'],
+    ])
   })
 })

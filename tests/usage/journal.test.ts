@@ -51,6 +51,7 @@ async function setup() {
     model: 'echo',
     streamed: true,
     budgetPeriod: '2026-11',
+    budgetUsd: null,
     promptTokens: 10,
     report,
   })
@@ -90,7 +91,7 @@ async function setup() {
       sql`select request_id, settled, reservation_id, completion_tokens from usage_records
           where token_id = ${tokenId} order by request_id`,
     )
-  const settlement = (units: number) => ({ holder: holders.id, key, units })
+  const settlement = (units: number) => ({ holder: holders.id, spent: [{ key, units }] })
   return { tokenId, holders, ledger, logs, admission, row, holdings, journal, rows, settlement }
 }
 

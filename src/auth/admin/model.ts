@@ -1,7 +1,7 @@
 import { Integer } from '../../http/integer'
 import { t } from 'elysia'
 import { ScopeSchema } from '../model'
-import { LimitsSchema } from '../../config/limits'
+import { BudgetUsd, LimitsSchema } from '../../config/limits'
 import { StoredText } from '../../http/int64'
 
 const ModelName = StoredText({
@@ -61,6 +61,9 @@ export const TokenChange = t.Object(
           tpm: Removable(Integer({ minimum: 1 })),
           streams: Removable(Integer({ minimum: 1 })),
           budget_tokens: Removable(Integer({ minimum: 1 })),
+          budget_usd: Removable(
+            BudgetUsd('US dollars per calendar month, UTC (`25`, `0.50`), from the price table; null removes it'),
+          ),
         },
         { additionalProperties: false, description: 'Limits to set (a number) or remove (null); the others stay' },
       ),
