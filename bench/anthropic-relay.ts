@@ -25,7 +25,8 @@ import {
   argument,
   median,
   startMock,
-  oneStream,
+  countedStream,
+  reportErrors,
   openAIEvents,
   peakRssMb,
   percentile,
@@ -141,7 +142,10 @@ async function main() {
 
   const sequential = new Map<string, Sample[]>(targets.map((each) => [each.name, []]))
   for (let i = 0; i < SEQUENTIAL; i++)
-    for (const each of targets) sequential.get(each.name)!.push(await oneStream(each))
+    for (const each of targets) {
+      const sample = await countedStream(each)
+      if (sample) sequential.get(each.name)!.push(sample)
+    }
   console.log(`## Concurrency 1 (${SEQUENTIAL} sequential streams per target, targets interleaved)\n`)
   printLatency(targets, sequential)
 
@@ -202,6 +206,7 @@ async function main() {
   console.log(
     `- CPU per stream, messages passthrough ÷ openai relay: ${(cpu('trellis messages') / cpu('trellis openai')).toFixed(2)} (per round ${perRound('trellis messages', 'trellis openai')})`,
   )
+  reportErrors(targets)
 }
 
 try {

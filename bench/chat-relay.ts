@@ -11,6 +11,8 @@
  *   streams/s on what else the machine is running.
  * Every stream is checked: status 200, exactly 67 `data:` events (role, 64 content, finish,
  * `[DONE]`), and `[DONE]` last; a stream that fails the check counts as an error, not a result.
+ * The run ends with every target's errors by kind (a status other than 200, such as a 503; a body
+ * cut off; a body that fails the check), and exits non-zero when there was any.
  *
  * Portkey is not a dependency of Trellis; install it outside the repository first:
  *   npm install --prefix /tmp/portkey @portkey-ai/gateway@1.15.2
@@ -42,7 +44,8 @@ import {
   stopAll,
   type Target,
   waitUntilServing,
-  oneStream,
+  countedStream,
+  reportErrors,
 } from './relay-driver'
 
 const PORTKEY = argument('portkey', '/tmp/portkey/node_modules/@portkey-ai/gateway/build/start-server.js')
@@ -147,7 +150,10 @@ async function main() {
 
   const sequential = new Map<string, Sample[]>(targets.map((each) => [each.name, []]))
   for (let i = 0; i < SEQUENTIAL; i++) {
-    for (const each of targets) sequential.get(each.name)!.push(await oneStream(each))
+    for (const each of targets) {
+      const sample = await countedStream(each)
+      if (sample) sequential.get(each.name)!.push(sample)
+    }
   }
   console.log(`## Concurrency 1 (${SEQUENTIAL} sequential streams per target, targets interleaved)\n`)
   printLatency(targets, sequential)
@@ -261,6 +267,7 @@ async function main() {
       `- Portkey CPU per stream ÷ Trellis CPU per stream: ${(portkey.cpuPerStreamUs / trellis.cpuPerStreamUs).toFixed(2)} (streams one core could relay, Trellis over Portkey)`,
     )
   }
+  reportErrors(targets)
 }
 
 function target(name: string, url: string, headers: Record<string, string>, model: string, pid: number): Target {

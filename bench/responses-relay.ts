@@ -24,7 +24,8 @@ import { createChatToken, freePort, trellisEnv } from './processes'
 import {
   argument,
   median,
-  oneStream,
+  countedStream,
+  reportErrors,
   openAIEvents,
   percentile,
   printLatency,
@@ -147,7 +148,10 @@ async function main() {
 
   const sequential = new Map<string, Sample[]>(targets.map((each) => [each.name, []]))
   for (let i = 0; i < SEQUENTIAL; i++)
-    for (const each of targets) sequential.get(each.name)!.push(await oneStream(each))
+    for (const each of targets) {
+      const sample = await countedStream(each)
+      if (sample) sequential.get(each.name)!.push(sample)
+    }
   console.log(`## Concurrency 1 (${SEQUENTIAL} sequential streams per target, targets interleaved)\n`)
   printLatency(targets, sequential)
 
@@ -197,6 +201,7 @@ async function main() {
   )
   const errors = [...concurrent.values()].reduce((sum, run) => sum + run.errors, 0)
   console.log(`- errors in every target and round: ${errors}`)
+  reportErrors(targets)
 }
 
 try {
