@@ -88,6 +88,9 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   // failed (ECONNRESET), and requests were answered 503 by a healthy database (BENCHMARKS.md, "Zero errors at full
   // load"). Nothing but copyIn uses this one, one COPY at a time (`copying`), so nothing can be pipelined behind one.
   const copier = postgres(url, { ...settings, max: 1 })
+  // Drizzle sets how a client sends parameters (a jsonb one is text Drizzle renders itself, not a value to encode
+  // again), and `after` is rendered by Drizzle: the copier sends them as the pool does.
+  drizzle({ client: copier })
   let copying: Promise<unknown> = Promise.resolve()
   const db = drizzle({ client: boundedClient(client, queryTimeoutMs), schema }) as unknown as Database
   return {
