@@ -27,6 +27,7 @@ import {
   startMock,
   countedStream,
   reportErrors,
+  serverLog,
   openAIEvents,
   peakRssMb,
   percentile,
@@ -79,7 +80,7 @@ async function main() {
     }),
   })
   const token = await createChatToken(env)
-  const server = await startProcess(['bun', 'src/runtimes/bun.ts'], env, 'ignore')
+  const server = await startProcess(['bun', 'src/runtimes/bun.ts'], env, serverLog('trellis'))
   const trellis = `http://127.0.0.1:${port}/v1`
   const bearer = { ...JSON_TYPE, authorization: `Bearer ${token}` }
   const anthropicHeaders = { ...JSON_TYPE, 'x-api-key': 'sk-ant-bench', 'anthropic-version': '2023-06-01' }

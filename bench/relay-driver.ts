@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Subprocess } from 'bun'
+import type { BunFile, Subprocess } from 'bun'
 
 const ROOT = join(import.meta.dir, '..')
 
@@ -212,6 +212,15 @@ export function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
 }
 
+/**
+ * Where a benchmarked Trellis's log goes: discarded, or with `--server-logs DIR` into DIR/`name`.log, to read why a
+ * request failed (each 503 for database trouble is logged with its cause).
+ */
+export function serverLog(name: string): 'ignore' | BunFile {
+  const dir = argument('server-logs', '')
+  return dir ? Bun.file(join(dir, `${name}.log`)) : 'ignore'
+}
+
 /** Processes started here; {@link stopAll} ends them. */
 const children: Subprocess[] = []
 
@@ -219,7 +228,7 @@ const children: Subprocess[] = []
 export async function startProcess(
   command: string[],
   env: Record<string, string>,
-  stdout: 'pipe' | 'ignore' = 'pipe',
+  stdout: 'pipe' | 'ignore' | BunFile = 'pipe',
 ): Promise<Subprocess<'ignore', 'pipe', 'inherit'>> {
   const child = Bun.spawn(command, {
     cwd: ROOT,

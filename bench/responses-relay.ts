@@ -26,6 +26,7 @@ import {
   median,
   countedStream,
   reportErrors,
+  serverLog,
   openAIEvents,
   percentile,
   printLatency,
@@ -79,7 +80,7 @@ async function main() {
     }),
   })
   const token = await createChatToken(env)
-  const server = await startProcess(['bun', 'src/runtimes/bun.ts'], env, 'ignore')
+  const server = await startProcess(['bun', 'src/runtimes/bun.ts'], env, serverLog('trellis'))
   const trellis = `http://127.0.0.1:${port}/v1`
   const bearer = { ...JSON_TYPE, authorization: `Bearer ${token}` }
   const targets: Target[] = [
