@@ -229,9 +229,10 @@ export async function startProcess(
   command: string[],
   env: Record<string, string>,
   stdout: 'pipe' | 'ignore' | BunFile = 'pipe',
+  cwd = ROOT,
 ): Promise<Subprocess<'ignore', 'pipe', 'inherit'>> {
   const child = Bun.spawn(command, {
-    cwd: ROOT,
+    cwd,
     env: { ...process.env, ...env },
     stdout,
     stderr: 'inherit',

@@ -11,6 +11,7 @@ import {
   pgTable,
   primaryKey,
   real,
+  serial,
   text,
   timestamp,
   unique,
@@ -38,6 +39,8 @@ export const tokens = pgTable('tokens', {
   models: text('models').array(),
   /** After this the token is refused like a revoked one; null: never. */
   expiresAt: timestamp('expires_at', { withTimezone: true }),
+  /** Its chat answers carry `x-trellis-cost` (opt-in: a cost is not every client's business). */
+  costHeader: boolean('cost_header').notNull().default(false),
 })
 
 /**
@@ -131,6 +134,15 @@ export const usageRecords = pgTable(
     completionTokens: integer('completion_tokens').notNull(),
     cachedTokens: integer('cached_tokens').notNull(),
     reasoningTokens: integer('reasoning_tokens').notNull(),
+    /** Prompt tokens written to a cache (Anthropic's `cache_creation_input_tokens`), part of `prompt_tokens`. */
+    cacheWriteTokens: integer('cache_write_tokens').notNull().default(0),
+    /** What the request cost, in integer micro-dollars, computed once when the row was made (src/cost/pricing.ts). */
+    costMicros: bigint('cost_micros', { mode: 'number' }).notNull().default(0),
+    /**
+     * The `price_versions` row it was priced by; null: its model had no price (cost 0). An id, never a copy of the
+     * prices. Not a foreign key: versions are never deleted once in effect, and the ledger's COPY checks nothing more.
+     */
+    priceVersion: integer('price_version'),
     ttftMs: real('ttft_ms'),
     durationMs: real('duration_ms').notNull(),
     errorCode: text('error_code'),
@@ -145,6 +157,31 @@ export const usageRecords = pgTable(
     // A request has one row: its own, or the estimate a survivor wrote, whichever came first.
     uniqueIndex('usage_records_reservation_idx').on(table.reservationId).where(sql`reservation_id is not null`),
   ],
+)
+
+/**
+ * The price table's history (src/cost/versions.ts): one row per model per change, in integer micro-dollars per
+ * million tokens. A version takes effect at `from`, never earlier than the moment it was recorded, and is never
+ * changed or deleted once in effect: a ledger row's `price_version` names the one it was priced by.
+ */
+export const priceVersions = pgTable(
+  'price_versions',
+  {
+    id: serial('id').primaryKey(),
+    /** A public model name, `provider/upstream model`, or an upstream model name. */
+    model: text('model').notNull(),
+    /** When it takes effect: the author's date, or when it was recorded if that date was already past. */
+    from: timestamp('from', { withTimezone: true }).notNull(),
+    /** The author's `from` date (YYYY-MM-DD), to tell an unchanged entry from a changed one. */
+    declaredFrom: text('declared_from').notNull(),
+    input: bigint('input', { mode: 'number' }).notNull(),
+    cachedInput: bigint('cached_input', { mode: 'number' }).notNull(),
+    cacheWrite: bigint('cache_write', { mode: 'number' }).notNull(),
+    output: bigint('output', { mode: 'number' }).notNull(),
+    reasoning: bigint('reasoning', { mode: 'number' }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [index('price_versions_model_from_idx').on(table.model, table.from)],
 )
 
 /**

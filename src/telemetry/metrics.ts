@@ -24,6 +24,9 @@ export class Metrics {
   readonly #ttft: Histogram
   readonly #streamDuration: Histogram
   readonly #tokens: Counter
+  readonly #cost: Counter
+  /** Each model's child of `#cost`, kept: `labels()` hashes its arguments on every call, once per chat request here. */
+  readonly #costOf = new Map<string, { inc(value: number): void }>()
   readonly #active: Gauge
   readonly #upstream: Counter
   readonly #limited: Counter
@@ -61,6 +64,12 @@ export class Metrics {
       name: 'trellis_chat_tokens_total',
       help: 'Chat tokens, by model, provider and kind (prompt, completion, cached, reasoning)',
       labelNames: ['model', 'provider', 'kind'],
+      registers,
+    })
+    this.#cost = new Counter({
+      name: 'trellis_cost_total',
+      help: 'What chat requests cost by the price table, in US dollars, by public model',
+      labelNames: ['model'],
       registers,
     })
     this.#active = new Gauge({
@@ -149,6 +158,8 @@ export class Metrics {
     ttftMs: number | undefined
     durationMs: number
     usage: { prompt: number; completion: number; cached: number; reasoning: number }
+    /** What it cost, in integer micro-dollars. */
+    costMicros: number
   }): void {
     this.#active.dec()
     const provider = done.provider ?? 'none'
@@ -156,6 +167,11 @@ export class Metrics {
     this.#streamDuration.labels(done.model, provider, String(done.streamed)).observe(done.durationMs / 1000)
     for (const kind of ['prompt', 'completion', 'cached', 'reasoning'] as const) {
       if (done.usage[kind] > 0) this.#tokens.labels(done.model, provider, kind).inc(done.usage[kind])
+    }
+    if (done.costMicros > 0) {
+      let cost = this.#costOf.get(done.model)
+      if (!cost) this.#costOf.set(done.model, (cost = this.#cost.labels(done.model)))
+      cost.inc(done.costMicros / 1_000_000)
     }
   }
 
