@@ -25,7 +25,9 @@ import {
   argument,
   median,
   startMock,
-  oneStream,
+  countedStream,
+  reportErrors,
+  serverLog,
   openAIEvents,
   peakRssMb,
   percentile,
@@ -78,7 +80,7 @@ async function main() {
     }),
   })
   const token = await createChatToken(env)
-  const server = await startProcess(['bun', 'src/runtimes/bun.ts'], env, 'ignore')
+  const server = await startProcess(['bun', 'src/runtimes/bun.ts'], env, serverLog('trellis'))
   const trellis = `http://127.0.0.1:${port}/v1`
   const bearer = { ...JSON_TYPE, authorization: `Bearer ${token}` }
   const anthropicHeaders = { ...JSON_TYPE, 'x-api-key': 'sk-ant-bench', 'anthropic-version': '2023-06-01' }
@@ -141,7 +143,10 @@ async function main() {
 
   const sequential = new Map<string, Sample[]>(targets.map((each) => [each.name, []]))
   for (let i = 0; i < SEQUENTIAL; i++)
-    for (const each of targets) sequential.get(each.name)!.push(await oneStream(each))
+    for (const each of targets) {
+      const sample = await countedStream(each)
+      if (sample) sequential.get(each.name)!.push(sample)
+    }
   console.log(`## Concurrency 1 (${SEQUENTIAL} sequential streams per target, targets interleaved)\n`)
   printLatency(targets, sequential)
 
@@ -202,6 +207,7 @@ async function main() {
   console.log(
     `- CPU per stream, messages passthrough ÷ openai relay: ${(cpu('trellis messages') / cpu('trellis openai')).toFixed(2)} (per round ${perRound('trellis messages', 'trellis openai')})`,
   )
+  reportErrors(targets)
 }
 
 try {

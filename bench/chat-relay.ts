@@ -11,13 +11,17 @@
  *   streams/s on what else the machine is running.
  * Every stream is checked: status 200, exactly 67 `data:` events (role, 64 content, finish,
  * `[DONE]`), and `[DONE]` last; a stream that fails the check counts as an error, not a result.
+ * The run ends with every target's errors by kind (a status other than 200, such as a 503; a body
+ * cut off; a body that fails the check), and exits non-zero when there was any; with `--governance`, a
+ * governed stream of the rounds without its ledger row is a failure too. `--server-logs DIR` keeps
+ * each Trellis's log (DIR/trellis.log, DIR/trellis+gov.log), where each 503 names its cause.
  *
  * Portkey is not a dependency of Trellis; install it outside the repository first:
  *   npm install --prefix /tmp/portkey @portkey-ai/gateway@1.15.2
  * Then:
  *   bun bench/chat-relay.ts [--portkey /tmp/portkey/node_modules/@portkey-ai/gateway/build/start-server.js]
  *                           [--sequential 300] [--seconds 10] [--concurrency 64] [--gap-ms 0 | --one-pull] [--rounds 1]
- *                           [--governance] [--baseline DIR]
+ *                           [--governance] [--baseline DIR] [--server-logs DIR]
  * `--gap-ms N` makes the mock pause N ms before each event after the first, so that every event
  * reaches the relay in its own read, as a model's tokens do; streams/s is then bounded by the
  * pauses (64 × 66 gaps), and CPU per stream is the figure to compare. `--one-pull` makes the mock
@@ -46,7 +50,9 @@ import {
   stopAll,
   type Target,
   waitUntilServing,
-  oneStream,
+  countedStream,
+  reportErrors,
+  serverLog,
 } from './relay-driver'
 
 const PORTKEY = argument('portkey', '/tmp/portkey/node_modules/@portkey-ai/gateway/build/start-server.js')
@@ -76,10 +82,14 @@ let metricsToken = ''
 let metricsUrl = ''
 
 /** The governed server's ledger counters, from its /metrics. */
-async function ledgerWrites(): Promise<{ inserts: number; rows: number }> {
+async function ledgerWrites(): Promise<{ inserts: number; rows: number; dropped: number }> {
   const text = await (await fetch(metricsUrl, { headers: { authorization: `Bearer ${metricsToken}` } })).text()
   const read = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN)
-  return { inserts: read('trellis_ledger_writes'), rows: read('trellis_ledger_written_rows') }
+  return {
+    inserts: read('trellis_ledger_writes'),
+    rows: read('trellis_ledger_written_rows'),
+    dropped: read('trellis_ledger_dropped_rows'),
+  }
 }
 const scratch = mkdtempSync(join(tmpdir(), 'trellis-bench-'))
 
@@ -97,14 +107,14 @@ async function main() {
   // Without --governance, Trellis as users run it by default: ledger on, a token without limits.
   const baseEnv = GOVERNANCE ? { ...env, USAGE_LEDGER: 'false' } : env
   const token = await createChatToken(baseEnv)
-  const server = await startProcess(['bun', 'src/runtimes/bun.ts'], baseEnv, 'ignore')
+  const server = await startProcess(['bun', 'src/runtimes/bun.ts'], baseEnv, serverLog('trellis'))
   const trellisUrl = `http://127.0.0.1:${trellisPort}/v1/chat/completions`
   targets.push(target('trellis', trellisUrl, { authorization: `Bearer ${token}` }, 'bench', server.pid))
   if (BASELINE) {
     const basePort = await freePort()
     const baselineEnv = { ...env, PORT: String(basePort), TRELLIS_DATA_DIR: join(scratch, 'data-baseline') }
     const baseToken = await createChatToken(baselineEnv, [], 'chat', BASELINE)
-    const base = await startProcess(['bun', 'src/runtimes/bun.ts'], baselineEnv, 'ignore', BASELINE)
+    const base = await startProcess(['bun', 'src/runtimes/bun.ts'], baselineEnv, serverLog('baseline'), BASELINE)
     targets.push(
       target(
         'baseline',
@@ -120,7 +130,7 @@ async function main() {
     const governedEnv = { ...env, PORT: String(governedPort), TRELLIS_DATA_DIR: join(scratch, 'data-governed') }
     const limited = await createChatToken(governedEnv, NEVER_REACHED)
     metricsToken = (await createChatToken(governedEnv, [], 'metrics')).trim()
-    const governed = await startProcess(['bun', 'src/runtimes/bun.ts'], governedEnv, 'ignore')
+    const governed = await startProcess(['bun', 'src/runtimes/bun.ts'], governedEnv, serverLog('trellis+gov'))
     metricsUrl = `http://127.0.0.1:${governedPort}/metrics`
     targets.push(
       target(
@@ -168,7 +178,10 @@ async function main() {
 
   const sequential = new Map<string, Sample[]>(targets.map((each) => [each.name, []]))
   for (let i = 0; i < SEQUENTIAL; i++) {
-    for (const each of targets) sequential.get(each.name)!.push(await oneStream(each))
+    for (const each of targets) {
+      const sample = await countedStream(each)
+      if (sample) sequential.get(each.name)!.push(sample)
+    }
   }
   console.log(`## Concurrency 1 (${SEQUENTIAL} sequential streams per target, targets interleaved)\n`)
   printLatency(targets, sequential)
@@ -177,6 +190,8 @@ async function main() {
   // streams/s and CPU per stream are then the medians of the rounds.
   const rounds = new Map<string, Run[]>(targets.map((each) => [each.name, []]))
   let ledger = { inserts: 0, rows: 0, seconds: 0 }
+  // Read once the rows of the sequential streams are written (a second after the last), so that the rounds' are counted.
+  const ledgerAtStart = GOVERNANCE ? (await Bun.sleep(1_500), await ledgerWrites()) : undefined
   for (let round = 0; round < ROUNDS; round++) {
     for (const each of targets) {
       const before = each.name === 'trellis+gov' ? await ledgerWrites() : undefined
@@ -192,6 +207,20 @@ async function main() {
           seconds: ledger.seconds + (performance.now() - started) / 1000 - 1.5,
         }
       }
+    }
+  }
+  if (ledgerAtStart) {
+    // Every governed stream of the rounds is a row in the ledger, none dropped: a row not written is an error too.
+    await Bun.sleep(2_500)
+    const end = await ledgerWrites()
+    const streams = rounds.get('trellis+gov')!.reduce((sum, run) => sum + run.samples.length + run.errors, 0)
+    const written = end.rows - ledgerAtStart.rows
+    console.log(
+      `\nledger (trellis+gov): ${written} rows written for ${streams} streams in the rounds; ${end.dropped} dropped since start`,
+    )
+    if (written !== streams || end.dropped !== 0) {
+      console.log(`**FAILED: the ledger lost rows.**`)
+      process.exitCode = 1
     }
   }
   const concurrent = new Map<string, Run>(
@@ -294,6 +323,7 @@ async function main() {
       `- Portkey CPU per stream ÷ Trellis CPU per stream: ${(portkey.cpuPerStreamUs / trellis.cpuPerStreamUs).toFixed(2)} (streams one core could relay, Trellis over Portkey)`,
     )
   }
+  reportErrors(targets)
 }
 
 function target(name: string, url: string, headers: Record<string, string>, model: string, pid: number): Target {

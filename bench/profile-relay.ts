@@ -22,6 +22,7 @@ import { createChatToken, freePort, trellisEnv } from './processes'
 import {
   argument,
   openAIEvents,
+  reportErrors,
   runConcurrent,
   startMock,
   startProcess,
@@ -102,6 +103,7 @@ try {
   console.log(
     `${run.samples.length} streams in ${SECONDS} s (${run.perSecond.toFixed(0)}/s, ${run.errors} errors), ${run.cpuPerStreamUs.toFixed(0)} µs CPU per stream; profile in ${OUT}`,
   )
+  reportErrors([target])
 } finally {
   await stopAll()
   rmSync(scratch, { recursive: true, force: true })

@@ -2,11 +2,13 @@
  * The load driver the relay benchmarks share (bench/chat-relay.ts, bench/anthropic-relay.ts):
  * servers run as their own processes, this process only drives load and reads their CPU time
  * from /proc. Every stream is read to the end and checked; a stream that fails its target's
- * check counts as an error, never as a result.
+ * check counts as an error, never as a result. Errors are counted per target and kind (a status
+ * other than 200, a body cut off, a body that fails the check), and {@link reportErrors} prints
+ * them and makes the run exit non-zero: a run with errors is not a result.
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Subprocess } from 'bun'
+import type { BunFile, Subprocess } from 'bun'
 
 const ROOT = join(import.meta.dir, '..')
 
@@ -23,6 +25,64 @@ export type Target = {
   check: (body: string) => string | undefined
 }
 export type Sample = { ttft: number; total: number }
+
+/** Why a stream is not a result: its status, a body that broke off, or a body that fails its target's check. */
+export class StreamFailure extends Error {
+  constructor(
+    readonly kind: 'status' | 'cut' | 'check',
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message)
+  }
+}
+
+/** A target's failed streams since the start of the run, by kind ({@link reportErrors}). */
+type Tally = { statuses: Map<number, number>; cut: number; check: number; other: number; last: string }
+const tallies = new Map<string, Tally>()
+
+function tally(name: string, error: unknown): void {
+  let each = tallies.get(name)
+  if (!each) tallies.set(name, (each = { statuses: new Map(), cut: 0, check: 0, other: 0, last: '' }))
+  each.last = String(error)
+  if (!(error instanceof StreamFailure)) each.other++
+  else if (error.kind === 'status') each.statuses.set(error.status!, (each.statuses.get(error.status!) ?? 0) + 1)
+  else each[error.kind]++
+}
+
+/**
+ * Prints every target's failed streams by kind (warm-up and every round), and when there were any says so loudly and
+ * sets a non-zero exit code: at full load on a healthy database, a gateway must answer every stream.
+ */
+export function reportErrors(targets: Target[]): number {
+  let total = 0
+  console.log(`
+## Errors (every stream of the run: warm-up, sequential and concurrent)
+`)
+  console.log('| target | non-200 (by status) | cut off | failed the check | other | total |')
+  console.log('|---|---|---:|---:|---:|---:|')
+  for (const { name } of targets) {
+    const each = tallies.get(name)
+    const statuses = each ? [...each.statuses].map(([status, n]) => `${n} × ${status}`).join(', ') : ''
+    const sum = each ? [...each.statuses.values()].reduce((a, b) => a + b, 0) + each.cut + each.check + each.other : 0
+    total += sum
+    console.log(
+      `| ${name} | ${statuses || '0'} | ${each?.cut ?? 0} | ${each?.check ?? 0} | ${each?.other ?? 0} | ${sum} |`,
+    )
+  }
+  for (const { name } of targets) {
+    const last = tallies.get(name)?.last
+    if (last) console.log(`- ${name}, last error: ${last.slice(0, 300)}`)
+  }
+  if (total > 0) {
+    console.log(`
+**FAILED: ${total} streams were not answered whole. A run with errors is not a result.**`)
+    process.exitCode = 1
+  } else
+    console.log(`
+0 errors.`)
+  return total
+}
 export type Run = { samples: Sample[]; errors: number; perSecond: number; cpuPerStreamUs: number }
 
 /** An OpenAI stream's check: exactly `events` `data:` events, `[DONE]` last. */
@@ -64,20 +124,40 @@ const decoder = new TextDecoder()
 export async function oneStream(each: Target): Promise<Sample> {
   const started = performance.now()
   const response = await fetch(each.url, { method: 'POST', headers: each.headers, body: each.body })
-  if (response.status !== 200) throw new Error(`${each.name}: HTTP ${response.status}: ${await response.text()}`)
+  if (response.status !== 200)
+    throw new StreamFailure(
+      'status',
+      `${each.name}: HTTP ${response.status}: ${await response.text()}`,
+      response.status,
+    )
   const reader = response.body!.getReader()
   let ttft = -1
   let text = ''
   for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
+    let read: Awaited<ReturnType<typeof reader.read>>
+    try {
+      read = await reader.read()
+    } catch (error) {
+      throw new StreamFailure('cut', `${each.name}: the body broke off: ${error}`)
+    }
+    if (read.done) break
     if (ttft < 0) ttft = performance.now() - started
-    text += decoder.decode(value, { stream: true })
+    text += decoder.decode(read.value, { stream: true })
   }
   const total = performance.now() - started
   const wrong = each.check(text)
-  if (wrong) throw new Error(`${each.name}: ${wrong}`)
+  if (wrong) throw new StreamFailure('check', `${each.name}: ${wrong}`)
   return { ttft, total }
+}
+
+/** {@link oneStream}, with a failure counted against its target ({@link reportErrors}) instead of thrown. */
+export async function countedStream(each: Target): Promise<Sample | undefined> {
+  try {
+    return await oneStream(each)
+  } catch (error) {
+    tally(each.name, error)
+    return undefined
+  }
 }
 
 /** `concurrency` clients stream back to back for `seconds`; streams/s and the target's CPU per stream. */
@@ -96,6 +176,7 @@ export async function runConcurrent(each: Target, concurrency: number, seconds: 
         } catch (error) {
           errors++
           lastError = error
+          tally(each.name, error)
         }
       }
     }),
@@ -131,6 +212,15 @@ export function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
 }
 
+/**
+ * Where a benchmarked Trellis's log goes: discarded, or with `--server-logs DIR` into DIR/`name`.log, to read why a
+ * request failed (each 503 for database trouble is logged with its cause).
+ */
+export function serverLog(name: string): 'ignore' | BunFile {
+  const dir = argument('server-logs', '')
+  return dir ? Bun.file(join(dir, `${name}.log`)) : 'ignore'
+}
+
 /** Processes started here; {@link stopAll} ends them. */
 const children: Subprocess[] = []
 
@@ -138,7 +228,7 @@ const children: Subprocess[] = []
 export async function startProcess(
   command: string[],
   env: Record<string, string>,
-  stdout: 'pipe' | 'ignore' = 'pipe',
+  stdout: 'pipe' | 'ignore' | BunFile = 'pipe',
   cwd = ROOT,
 ): Promise<Subprocess<'ignore', 'pipe', 'inherit'>> {
   const child = Bun.spawn(command, {

@@ -24,7 +24,9 @@ import { createChatToken, freePort, trellisEnv } from './processes'
 import {
   argument,
   median,
-  oneStream,
+  countedStream,
+  reportErrors,
+  serverLog,
   openAIEvents,
   percentile,
   printLatency,
@@ -78,7 +80,7 @@ async function main() {
     }),
   })
   const token = await createChatToken(env)
-  const server = await startProcess(['bun', 'src/runtimes/bun.ts'], env, 'ignore')
+  const server = await startProcess(['bun', 'src/runtimes/bun.ts'], env, serverLog('trellis'))
   const trellis = `http://127.0.0.1:${port}/v1`
   const bearer = { ...JSON_TYPE, authorization: `Bearer ${token}` }
   const targets: Target[] = [
@@ -147,7 +149,10 @@ async function main() {
 
   const sequential = new Map<string, Sample[]>(targets.map((each) => [each.name, []]))
   for (let i = 0; i < SEQUENTIAL; i++)
-    for (const each of targets) sequential.get(each.name)!.push(await oneStream(each))
+    for (const each of targets) {
+      const sample = await countedStream(each)
+      if (sample) sequential.get(each.name)!.push(sample)
+    }
   console.log(`## Concurrency 1 (${SEQUENTIAL} sequential streams per target, targets interleaved)\n`)
   printLatency(targets, sequential)
 
@@ -197,6 +202,7 @@ async function main() {
   )
   const errors = [...concurrent.values()].reduce((sum, run) => sum + run.errors, 0)
   console.log(`- errors in every target and round: ${errors}`)
+  reportErrors(targets)
 }
 
 try {

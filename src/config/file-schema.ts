@@ -107,7 +107,12 @@ export const DATABASE_SETTINGS = {
   ),
   poolSize: setting(
     'DB_POOL_SIZE',
-    Integer({ minimum: 1, maximum: 1000, default: 10, description: 'Connections per process.' }),
+    Integer({
+      minimum: 1,
+      maximum: 1000,
+      default: 10,
+      description: "Connections per process for requests; the usage ledger's writes use one more.",
+    }),
   ),
   connectTimeoutMs: setting(
     'DB_CONNECT_TIMEOUT_MS',

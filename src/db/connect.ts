@@ -74,14 +74,24 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   // Names this process's connections in pg_stat_activity, which is where the pool's state is read.
   const applicationName = `trellis-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
   const queryTimeoutMs = options.queryTimeoutMs ?? 10_000
-  const client = postgres(url, {
+  const settings = {
     connection: { application_name: applicationName },
-    max: options.poolSize ?? 10,
     connect_timeout: (options.connectTimeoutMs ?? 2_000) / 1000,
     backoff: (retries: number) => Math.random() * Math.min(reconnectMaxSeconds, 0.05 * 2 ** retries),
     // Notices ("relation already exists, skipping") are expected during migrations and are not errors.
     onnotice: () => {},
-  })
+  }
+  const client = postgres(url, { ...settings, max: options.poolSize ?? 10 })
+  // COPY on a connection of its own. When every connection of a pool is busy, postgres.js pipelines the next query
+  // onto one of them; one that lands behind a COPY FROM STDIN reaches the server in the middle of the copy, which is a
+  // protocol violation: the server answers 08P01 and closes the connection, so the COPY and every query pipelined there
+  // failed (ECONNRESET), and requests were answered 503 by a healthy database (BENCHMARKS.md, "Zero errors at full
+  // load"). Nothing but copyIn uses this one, one COPY at a time (`copying`), so nothing can be pipelined behind one.
+  const copier = postgres(url, { ...settings, max: 1 })
+  // Drizzle sets how a client sends parameters (a jsonb one is text Drizzle renders itself, not a value to encode
+  // again), and `after` is rendered by Drizzle: the copier sends them as the pool does.
+  drizzle({ client: copier })
+  let copying: Promise<unknown> = Promise.resolve()
   const db = drizzle({ client: boundedClient(client, queryTimeoutMs), schema }) as unknown as Database
   return {
     db,
@@ -98,44 +108,52 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
       )
       return { open: Number(row?.open ?? 0) + 1, busy: Number(row?.busy ?? 0) }
     },
-    copyIn: async (table, columns, lines, after) => {
-      const copy = async (sql: typeof client) => {
-        const started = sql`copy ${sql(table)} (${sql(columns as string[])}) from stdin`.writable()
-        // Should the COPY start after its deadline, nothing will write to it: it is ended at once.
-        const writable = await withDeadline(
-          started,
-          queryTimeoutMs,
-          () =>
-            void started.then(
-              (late) => late.on('error', () => {}).destroy(),
-              () => {},
-            ),
-        )
-        // 'finish' comes once the server has confirmed the COPY; a refusal or a lost connection is 'error'.
-        const finished = new Promise<void>((resolve, reject) => {
-          // `on`, not `once`: a destroyed COPY may report more than one error, and an error with no listener throws.
-          writable.on('error', reject)
-          writable.once('finish', resolve)
-          writable.end(lines.join(''))
-        })
-        // A frozen server must not hold the ledger (and a shutdown waiting on it) for ever. Should the
-        // server commit the COPY after this, the ledger's retry writes those rows a second time.
-        await withDeadline(finished, queryTimeoutMs, () => writable.destroy())
-      }
-      if (!after) return copy(client)
-      const query = dialect.sqlToQuery(after)
-      await withDeadline(
-        client.begin(async (tx) => {
-          await copy(tx as unknown as typeof client)
-          await tx.unsafe(query.sql, query.params as never[])
-        }),
-        queryTimeoutMs,
-      )
+    copyIn: (table, columns, lines, after) => {
+      const run = copying.then(() => copyOnce(table, columns, lines, after))
+      copying = run.catch(() => {})
+      return run
     },
     // Called after the last request and the ledger's last write, so nothing legitimate is still running.
     // After a PostgreSQL restart, one idle socket sometimes never reports 'close' under Bun, and end()
     // then waited out its whole timeout: the shutdown took 5 s longer (tests/e2e/database-faults.test.ts).
-    close: () => client.end({ timeout: 1 }),
+    close: async () => void (await Promise.all([client.end({ timeout: 1 }), copier.end({ timeout: 1 })])),
+  }
+
+  /** One COPY (and `after`, in its transaction) on the copier's connection; see copyIn. */
+  async function copyOnce(table: string, columns: readonly string[], lines: readonly string[], after?: SQL) {
+    if (!after) return copy(copier, table, columns, lines)
+    const query = dialect.sqlToQuery(after)
+    await withDeadline(
+      copier.begin(async (tx) => {
+        await copy(tx as unknown as typeof copier, table, columns, lines)
+        await tx.unsafe(query.sql, query.params as never[])
+      }),
+      queryTimeoutMs,
+    )
+  }
+
+  async function copy(sql: typeof copier, table: string, columns: readonly string[], lines: readonly string[]) {
+    const started = sql`copy ${sql(table)} (${sql(columns as string[])}) from stdin`.writable()
+    // Should the COPY start after its deadline, nothing will write to it: it is ended at once.
+    const writable = await withDeadline(
+      started,
+      queryTimeoutMs,
+      () =>
+        void started.then(
+          (late) => late.on('error', () => {}).destroy(),
+          () => {},
+        ),
+    )
+    // 'finish' comes once the server has confirmed the COPY; a refusal or a lost connection is 'error'.
+    const finished = new Promise<void>((resolve, reject) => {
+      // `on`, not `once`: a destroyed COPY may report more than one error, and an error with no listener throws.
+      writable.on('error', reject)
+      writable.once('finish', resolve)
+      writable.end(lines.join(''))
+    })
+    // A frozen server must not hold the ledger (and a shutdown waiting on it) for ever. Should the
+    // server commit the COPY after this, the ledger's retry writes those rows a second time.
+    await withDeadline(finished, queryTimeoutMs, () => writable.destroy())
   }
 }
 

@@ -11,11 +11,19 @@ import { fsyncSync } from 'node:fs'
  * fsync per commit, and about 0.2 ms more per insert (BENCHMARKS.md).
  */
 
-/** PGlite's own start parameters, with fsync on and a WAL sync method that reaches the disk. */
+/**
+ * PGlite's own start parameters, with fsync on and a WAL sync method that reaches the disk, and shared buffers of
+ * 16 MB instead of PostgreSQL's 128 MB. PGlite's shared memory lives in its WebAssembly heap, and the whole buffer pool
+ * is resident from the start, idle or not (112 MB less pool measured as about 120 MB less RSS). 16 MB took a fresh
+ * idle server from 325–329 MB to 205–211 MB (BENCHMARKS.md, "PGlite idle memory"); what it costs is a scan of a table
+ * larger than the pool, which then reads through the file system (the OS's page cache) instead of the pool.
+ */
 export const DURABLE_START_PARAMS: string[] = [
   ...(PGlite as unknown as { defaultStartParams: string[] }).defaultStartParams.filter((param) => param !== '-F'),
   '-c',
   'wal_sync_method=fsync',
+  '-c',
+  'shared_buffers=16MB',
 ]
 
 type EmscriptenModule = { NODEFS: { stream_ops: { fsync?: (stream: { nfd?: number }) => number } } }
