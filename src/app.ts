@@ -46,6 +46,8 @@ import { usagePlugin } from './usage'
 import { UsageLedger } from './usage/ledger'
 import { estimateRows } from './usage/journal'
 import { metricsRoutes } from './telemetry/routes'
+import { consolePlugin } from './console'
+import { ConsoleService } from './console/service'
 import { Metrics } from './telemetry/metrics'
 
 export type AppDeps = {
@@ -214,6 +216,19 @@ export function createApp(deps: AppDeps) {
     )
     .use(adminPlugin({ auth, tokens: deps.tokens, logger: deps.logger, config: deps.config }))
     .use(usagePlugin({ db, auth, logger: deps.logger, clock: deps.clock }))
+    .use(
+      consolePlugin({
+        service: new ConsoleService({
+          db,
+          tokens: deps.tokens,
+          metrics,
+          limitsOf: (limits) => governance.limitsOf({ tokenId: '', limits }),
+          clock: deps.clock,
+        }),
+        auth,
+        logger: deps.logger,
+      }),
+    )
     .use(
       metricsRoutes({ authorize: (request) => authenticate(auth, request, 'metrics'), logger: deps.logger, metrics }),
     )

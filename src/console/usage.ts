@@ -1,0 +1,124 @@
+import { and, gte, lt, sql, type SQL } from 'drizzle-orm'
+import type { Database } from '../db/connect'
+import { usageDaily, usageRecords } from '../db/schema'
+
+/** What a chart splits its bars by, how long each bar is, and what its height measures. */
+export const DIMENSIONS = ['model', 'owner', 'token'] as const
+export const BUCKETS = ['day', 'hour'] as const
+export const MEASURES = ['tokens', 'requests'] as const
+export type Dimension = (typeof DIMENSIONS)[number]
+export type Bucket = (typeof BUCKETS)[number]
+export type Measure = (typeof MEASURES)[number]
+
+/** Most series a chart draws; the rest are summed into one "other" series, so a chart is bounded whatever the data. */
+export const TOP_SERIES = 8
+
+/** Longest range an hourly chart covers: it reads the ledger's own rows, which the daily rollup does not split. */
+export const MAX_HOUR_DAYS = 7
+/** Longest range a daily chart covers. */
+export const MAX_DAYS = 400
+
+export type ChartQuery = { by: Dimension; bucket: Bucket; days: number; measure: Measure; now: Date }
+
+/** The totals of one series in one bucket; `series` null is "other". */
+export type Cell = {
+  bucket: string
+  series: string | null
+  requests: number
+  prompt_tokens: number
+  completion_tokens: number
+  errors: number
+}
+
+export type ChartData = {
+  query: ChartQuery
+  /** Every bucket of the range, oldest first, empty ones included: `YYYY-MM-DD` or `YYYY-MM-DDTHH:00Z`. */
+  buckets: string[]
+  /** The series drawn, largest first by the measure; "other" (null) last when there is one. */
+  series: (string | null)[]
+  cells: Cell[]
+}
+
+const HOUR_MS = 3_600_000
+const DAY_MS = 86_400_000
+
+/** The range `[from, to)` of a chart ending with the bucket that holds `now`, and its buckets' names. */
+export function rangeOf(bucket: Bucket, days: number, now: Date): { from: Date; to: Date; buckets: string[] } {
+  const step = bucket === 'day' ? DAY_MS : HOUR_MS
+  const to = new Date(Math.floor(now.getTime() / step) * step + step)
+  const count = bucket === 'day' ? days : days * 24
+  const from = new Date(to.getTime() - count * step)
+  const buckets = Array.from({ length: count }, (_, i) => bucketName(bucket, new Date(from.getTime() + i * step)))
+  return { from, to, buckets }
+}
+
+const bucketName = (bucket: Bucket, at: Date) =>
+  bucket === 'day' ? at.toISOString().slice(0, 10) : `${at.toISOString().slice(0, 13)}:00Z`
+
+/** The columns a chart reads: the daily rollup for days, the ledger's rows for hours. */
+function sourceOf(query: ChartQuery, from: Date, to: Date) {
+  if (query.bucket === 'day') {
+    const t = usageDaily
+    return {
+      table: t,
+      where: and(gte(t.day, bucketName('day', from)), lt(t.day, bucketName('day', to))),
+      bucket: sql<string>`to_char(${t.day}, 'YYYY-MM-DD')`,
+      key: { model: sql`${t.model}`, owner: sql`${t.owner}`, token: sql`${t.tokenId}` }[query.by],
+      requests: sql`${t.requests}`,
+      prompt: sql`${t.promptTokens}`,
+      completion: sql`${t.completionTokens}`,
+      errors: sql`${t.errors}`,
+    }
+  }
+  const t = usageRecords
+  return {
+    table: t,
+    where: and(gte(t.at, from), lt(t.at, to)),
+    bucket: sql<string>`to_char(${t.at} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:00"Z"')`,
+    key: { model: sql`${t.model}`, owner: sql`${t.owner}`, token: sql`${t.tokenId}` }[query.by],
+    requests: sql`1`,
+    prompt: sql`${t.promptTokens}`,
+    completion: sql`${t.completionTokens}`,
+    errors: sql`(${t.status} >= 400 or ${t.errorCode} is not null)::int`,
+  }
+}
+
+/**
+ * A chart's data: the {@link TOP_SERIES} largest series over the range by the measure, the rest as "other", per
+ * bucket. Two bounded statements whatever the data: the top series, then the buckets (at most days × series rows).
+ */
+export async function chartData(db: Database, query: ChartQuery): Promise<ChartData> {
+  const { from, to, buckets } = rangeOf(query.bucket, query.days, query.now)
+  const source = sourceOf(query, from, to)
+  const measure: SQL = query.measure === 'requests' ? source.requests : sql`${source.prompt} + ${source.completion}`
+  const top = await db
+    .select({ key: source.key.mapWith(String) })
+    .from(source.table)
+    .where(source.where)
+    .groupBy(source.key)
+    .orderBy(sql`sum(${measure}) desc`, source.key)
+    .limit(TOP_SERIES + 2)
+  // With exactly TOP_SERIES + 1 series, drawing the last one beats calling one series "other".
+  const keys = top.map((row) => row.key)
+  const shown = keys.length > TOP_SERIES + 1 ? keys.slice(0, TOP_SERIES) : keys
+  const series = sql`case when ${source.key} in (${sql.join(
+    shown.length ? shown.map((key) => sql`${key}`) : [sql`null`],
+    sql`, `,
+  )}) then ${source.key} end`
+  const rows = await db
+    .select({
+      bucket: source.bucket,
+      series: series.mapWith((value: string | null) => value),
+      requests: sql<number>`sum(${source.requests})`.mapWith(Number),
+      prompt_tokens: sql<number>`sum(${source.prompt})`.mapWith(Number),
+      completion_tokens: sql<number>`sum(${source.completion})`.mapWith(Number),
+      errors: sql<number>`sum(${source.errors})`.mapWith(Number),
+    })
+    .from(source.table)
+    .where(source.where)
+    .groupBy(sql`1`, sql`2`)
+    .orderBy(sql`1`, sql`2`)
+  const cells = rows as Cell[]
+  const hasOther = cells.some((cell) => cell.series === null)
+  return { query, buckets, series: hasOther ? [...shown, null] : shown, cells }
+}
