@@ -49,6 +49,7 @@ import { metricsRoutes } from './telemetry/routes'
 import { consolePlugin } from './console'
 import { ConsoleService } from './console/service'
 import { Metrics } from './telemetry/metrics'
+import { Pricing } from './cost/pricing'
 
 export type AppDeps = {
   config: Config
@@ -73,6 +74,11 @@ export type AppDeps = {
   governance?: Governance
   /** The usage ledger; default: one on `database` (bootstrap passes its own, to flush it on stop). */
   ledger?: UsageLedger
+  /**
+   * The price table; default: one on `database`, recording `config.prices` as it starts (bootstrap passes its own,
+   * started before the first request).
+   */
+  pricing?: Pricing
   /** Prometheus metrics; default: a registry of this app's own. */
   metrics?: Metrics
   /** The peer address of a request, from the runtime (for throttling failed authentication). */
@@ -86,12 +92,13 @@ export type AppDeps = {
 
 /**
  * The reloader of an app: what a reload changes is handed to the chat setup (a new registry, for the requests
- * that start after it) and to governance (the default limits).
+ * that start after it), to governance (the default limits) and to the price table.
  */
 export function configReloaderFor(deps: {
   config: Config
   chat: ChatSetup
   governance: Governance
+  pricing: Pricing
   metrics: Metrics
   logger: Logger
 }): ConfigReloader {
@@ -100,8 +107,11 @@ export function configReloaderFor(deps: {
     kinds: PROVIDER_KINDS,
     logger: deps.logger,
     apply: (next, changed) => {
-      if (changed.some((part) => part !== 'limits')) Object.assign(deps.chat, chatSetupFrom(next.chat, deps.metrics))
+      if (changed.some((part) => part !== 'limits' && part !== 'prices'))
+        Object.assign(deps.chat, chatSetupFrom(next.chat, deps.metrics))
       if (changed.includes('limits')) deps.governance.setDefaults(next.defaultLimits)
+      // Recorded in the database first (src/cost/versions.ts); requests priced meanwhile use the versions before.
+      if (changed.includes('prices')) void deps.pricing.apply(next.prices)
     },
   })
 }
@@ -145,8 +155,9 @@ export function createApp(deps: AppDeps) {
     trustProxy: deps.config.trustProxy,
   }
   const chat = deps.chat ?? chatSetupFrom(deps.config.chat, metrics)
+  const pricing = deps.pricing ?? startedPricing(deps)
   const reloader =
-    deps.reloader ?? configReloaderFor({ config: deps.config, chat, governance, metrics, logger: deps.logger })
+    deps.reloader ?? configReloaderFor({ config: deps.config, chat, governance, pricing, metrics, logger: deps.logger })
   const docsConfig = new DocsConfigService(new DocsRevisionStore(db), deps.clock)
   // Read when the document is first asked for, by which time every plugin has added its routes.
   let routes: readonly DocumentedRoute[] = []
@@ -200,7 +211,7 @@ export function createApp(deps: AppDeps) {
       }),
     )
     .use(plantsPlugin({ db, auth, logger: deps.logger, config: deps.config }))
-    .use(chatPlugin({ ...deps, chat, auth, governance, ledger, metrics }))
+    .use(chatPlugin({ ...deps, chat, auth, governance, ledger, pricing, metrics }))
     .use(docsConfigPlugin({ service: docsConfig, auth, logger: deps.logger }))
     .use(docsPagesPlugin({ service: docsPages, auth, logger: deps.logger }))
     .use(docsAssetsPlugin({ service: docsAssets, auth, logger: deps.logger }))
@@ -215,7 +226,7 @@ export function createApp(deps: AppDeps) {
       }),
     )
     .use(adminPlugin({ auth, tokens: deps.tokens, logger: deps.logger, config: deps.config }))
-    .use(usagePlugin({ db, auth, logger: deps.logger, clock: deps.clock }))
+    .use(usagePlugin({ db, auth, pricing, logger: deps.logger, clock: deps.clock }))
     .use(
       consolePlugin({
         service: new ConsoleService({
@@ -237,7 +248,12 @@ export function createApp(deps: AppDeps) {
         schema: configSchema,
         scenarioSchema,
         authorize: (request) => authenticate(auth, request, 'admin'),
-        reload: (trigger) => reloader.reload(trigger),
+        // A reload answers once its prices are recorded, so that the next request is priced by them.
+        reload: async (trigger) => {
+          const outcome = reloader.reload(trigger)
+          await pricing.settled()
+          return outcome
+        },
         logger: deps.logger,
       }),
     )
@@ -287,6 +303,13 @@ export function createApp(deps: AppDeps) {
       },
     ),
   )
+}
+
+/** A price table of the app's own, recording the configuration's prices as the app starts. */
+function startedPricing(deps: AppDeps): Pricing {
+  const pricing = new Pricing(deps.database.db, deps.logger)
+  void pricing.start(deps.config.prices)
+  return pricing
 }
 
 /** The app's metrics, reading the ledger's queue and the database pool when scraped. */

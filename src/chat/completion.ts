@@ -13,6 +13,7 @@ import { utf8Length } from '../utf8'
 import { openEventStream, type StreamFraming, type StreamOutcome } from './sse/writer'
 import { DEFAULT_KEEP_ALIVE_MS } from '../config/chat'
 import type { ChatTicket } from '../governance/service'
+import type { Pricing } from '../cost/pricing'
 import { JSON_MEDIA_TYPE } from '../http/media-type'
 
 /** What one completion is served from, beside the registry. */
@@ -22,6 +23,8 @@ export type CompletionDeps = {
   maxResponseBytes?: number
   governance?: Governance
   ledger?: UsageLedger
+  /** The price table: each request is priced once, at its end, for its row, the metrics and `x-trellis-cost`. */
+  pricing?: Pricing
   metrics?: Pick<Metrics, 'chatStarted' | 'chatFinished'>
   /** Told about failures after the first byte, which the client only sees as an error event. */
   onStreamError?: (error: unknown) => void
@@ -38,9 +41,10 @@ type FinishedCompletion = {
   durationMs: number
   usage: Tokens
   errorCode: string | undefined
+  costMicros: number
 }
 
-type Tokens = { prompt: number; completion: number; cached: number; reasoning: number }
+type Tokens = { prompt: number; completion: number; cached: number; cacheWrite: number; reasoning: number }
 
 /**
  * Reserved for the answer of a request that sets no `max_tokens`: see the README on how far a limit may be overshot.
@@ -89,6 +93,8 @@ export class CompletionRun<R> {
   readonly #started = performance.now()
   #ttftMs: number | undefined
   #finished = false
+  /** What the request cost, in micro-dollars, once it has finished. */
+  costMicros = 0
 
   /**
    * Admits the request, reserving its tokens, or rejects with the 429 that refuses it. A `then`
@@ -156,6 +162,10 @@ export class CompletionRun<R> {
     const report = this.report
     const usage = tokensOf(report, whole, this.#format, this.#request)
     const settlement = this.#ticket?.settle(usage.prompt + usage.completion)
+    const at = new Date()
+    const priced = { model: this.#model, provider: report.provider, upstreamModel: report.upstreamModel }
+    const cost = this.#deps.pricing?.price(priced, at, usage)
+    this.costMicros = cost?.micros ?? 0
     const done: FinishedCompletion = {
       model: this.#model,
       provider: report.provider,
@@ -165,13 +175,14 @@ export class CompletionRun<R> {
       durationMs: performance.now() - this.#started,
       usage,
       errorCode,
+      costMicros: this.costMicros,
     }
     const ledger = this.#deps.ledger
     // Without a ledger, governance takes what the request spent off its holdings by itself.
     if (!ledger && settlement) this.#deps.governance?.consumed(settlement)
     ledger?.record(
       {
-        at: new Date(),
+        at,
         request_id: this.#requestId,
         token_id: this.#context.principal.tokenId,
         owner: this.#context.principal.owner,
@@ -185,6 +196,9 @@ export class CompletionRun<R> {
         completion_tokens: usage.completion,
         cached_tokens: usage.cached,
         reasoning_tokens: usage.reasoning,
+        cache_write_tokens: usage.cacheWrite,
+        cost_micros: this.costMicros,
+        price_version: cost?.version?.id ?? null,
         ttft_ms: this.#ttftMs ?? null,
         duration_ms: done.durationMs,
         error_code: errorCode ?? null,
@@ -284,11 +298,13 @@ function tokensOf<R>(report: StreamReport, whole: boolean, format: Reservable<R>
     countOrZero((usage?.[key] as Record<string, unknown> | undefined)?.[field])
   const prompt = usage ? countOrZero(usage.prompt_tokens) : format.promptEstimate(request)
   const cached = details('prompt_tokens_details', 'cached_tokens') || countOrZero(usage?.prompt_cache_hit_tokens)
-  if (!whole || !usage) return { prompt, completion: report.events, cached, reasoning: 0 }
+  const cacheWrite = details('prompt_tokens_details', 'cache_write_tokens')
+  if (!whole || !usage) return { prompt, completion: report.events, cached, cacheWrite, reasoning: 0 }
   return {
     prompt,
     completion: countOrZero(usage.completion_tokens),
     cached,
+    cacheWrite,
     reasoning: details('completion_tokens_details', 'reasoning_tokens'),
   }
 }

@@ -2,6 +2,7 @@ import { Elysia, type DocumentDecoration, type ValidationError } from 'elysia'
 import { API_KEY_SECURITY, type AuthDeps, authPlugin, BEARER_SECURITY, type Principal } from '../auth'
 import type { Governance } from '../governance/service'
 import type { UsageLedger } from '../usage/ledger'
+import type { Pricing } from '../cost/pricing'
 import type { Metrics } from '../telemetry/metrics'
 import { type CompletionDeps, serveCompletion } from './completion'
 import {
@@ -50,6 +51,8 @@ export type ChatDeps = {
   auth: AuthDeps
   governance?: Governance
   ledger?: UsageLedger
+  /** The price table: each request's cost, for its row, the metrics and `x-trellis-cost`. */
+  pricing?: Pricing
   metrics?: Metrics
   logger: Logger
   clock: () => Date
@@ -98,6 +101,7 @@ export function chatPlugin(deps: ChatDeps) {
     },
     governance: deps.governance,
     ledger: deps.ledger,
+    pricing: deps.pricing,
     metrics: deps.metrics,
     shutdownSignal: deps.shutdownSignal,
   }

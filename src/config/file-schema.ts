@@ -3,6 +3,7 @@ import { Type as t, type TSchema } from '@sinclair/typebox'
 import { Integer } from '../http/integer'
 import { CHAT_TUNING, ModelsSetting, type ProviderKinds, providersSchema } from './chat'
 import { LimitsSchema } from './limits'
+import { PricesSchema } from './prices'
 
 /** One setting of the file that is also an environment variable: the variable, and the schema of its value. */
 type Setting = { env: string; schema: TSchema }
@@ -172,6 +173,7 @@ export const FILE_PATH_OF: Readonly<Record<string, string>> = Object.fromEntries
   ['CHAT_PROVIDERS', 'providers'],
   ['CHAT_MODELS', 'models'],
   ['TRELLIS_DEFAULT_LIMITS', 'limits'],
+  ['TRELLIS_PRICES', 'prices'],
   ['CHAT_KEEPALIVE_MS', 'chat.keepAliveMs'],
   ['ECHO_TOKEN_DELAY_MS', 'chat.echoTokenDelayMs'],
   ['CHAT_MAX_EVENT_BYTES', 'chat.maxEventBytes'],
@@ -226,6 +228,7 @@ export function configFileSchema(kinds: ProviderKinds) {
           'TRELLIS_DEFAULT_LIMITS',
         ),
       ),
+      prices: t.Optional(withVariable(PricesSchema, 'TRELLIS_PRICES')),
       chat: t.Optional(
         t.Object(
           Object.fromEntries(Object.entries(CHAT_TUNING).map(([key, schema]) => [key, t.Optional(schema as TSchema)])),

@@ -13,6 +13,7 @@ import {
 } from './file-schema'
 import { ConfigFileInvalid } from './finding'
 import { type Limits, parseDefaultLimits } from './limits'
+import { type Prices, parsePrices } from './prices'
 
 export { ConfigError } from './env'
 export { ConfigFileInvalid } from './finding'
@@ -52,6 +53,11 @@ export type Config = {
   chat: ChatConfig
   /** `limits:` or `TRELLIS_DEFAULT_LIMITS`: the limits of a token that has none of its own (see src/config/limits.ts). */
   defaultLimits: Limits
+  /**
+   * `prices:` or `TRELLIS_PRICES`: US dollars per million tokens by model, over the default table
+   * (src/cost/default-prices.ts); see src/config/prices.ts.
+   */
+  prices: Prices
   /** Failed authentications a client address may have per minute before it is throttled. */
   authFailuresPerMinute: number
   /** Believe `X-Forwarded-For` (its nearest hop) for the client address: set behind a trusted proxy only. */
@@ -143,6 +149,7 @@ export function loadConfig(env: Env, kinds: ProviderKinds, options: ConfigOption
     gcIntervalMs: read.integer(SERVER_SETTINGS.gcIntervalMs, server.gcIntervalMs ?? (database ? 0 : 500)),
     chat: chatConfig(env, kinds, file),
     defaultLimits: defaultLimits(env, file),
+    prices: prices(env, file),
     authFailuresPerMinute: read.integer(SERVER_SETTINGS.authFailuresPerMinute, server.authFailuresPerMinute),
     trustProxy: read.boolean(SERVER_SETTINGS.trustProxy, server.trustProxy),
     usageLedger: read.boolean(TOP_SETTINGS.usageLedger, file?.value.usageLedger),
@@ -224,6 +231,14 @@ function defaultLimits(env: Env, file: ConfigFile | undefined): Limits {
     const raw = env.TRELLIS_DEFAULT_LIMITS
     if ((raw === undefined || raw.trim() === '') && file?.value.limits !== undefined) return file.value.limits as Limits
     return parseDefaultLimits(raw)
+  } catch (error) {
+    throw new ConfigError((error as Error).message)
+  }
+}
+
+function prices(env: Env, file: ConfigFile | undefined): Prices {
+  try {
+    return parsePrices(env.TRELLIS_PRICES, file)
   } catch (error) {
     throw new ConfigError((error as Error).message)
   }

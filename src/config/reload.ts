@@ -12,7 +12,7 @@ export type ReloadOutcome =
       reloaded: true
       /** The file read, or null with none. */
       file: string | null
-      /** What changed and was applied: `providers`, `models`, `limits`, `chat`. */
+      /** What changed and was applied: `providers`, `models`, `limits`, `prices`, `chat`. */
       changed: string[]
       /** Settings that differ from the running ones but apply only at the next start, e.g. `server.port (PORT)`. */
       needs_restart: string[]
@@ -25,6 +25,7 @@ const RELOADABLE = {
   providers: (config: Config) => config.chat.providers,
   models: (config: Config) => config.chat.models,
   limits: (config: Config) => config.defaultLimits,
+  prices: (config: Config) => config.prices,
   chat: ({ chat: { providers: _p, models: _m, ...tuning } }: Config) => tuning,
 } as const
 export type Reloadable = keyof typeof RELOADABLE
@@ -55,7 +56,7 @@ const variableOf = (setting: string) => Object.entries(FILE_PATH_OF).find(([, pa
 
 /**
  * Re-reads the configuration file and the environment of the start (`SIGHUP`, `POST /admin/config/reload`) and
- * hands what changed of providers, models, default limits and the chat tunables to `apply`; `config`, the object
+ * hands what changed of providers, models, default limits, prices and the chat tunables to `apply`; `config`, the object
  * the process was started with, is updated in place, so every reader sees the new values from then on. A
  * configuration that does not load is refused whole: nothing changes, and the findings are logged and returned.
  * Settings that cannot change while the process serves (its port, its database…) are named, not applied.
@@ -110,6 +111,7 @@ export class ConfigReloader {
     if (changed.length > 0) this.#apply(next, changed)
     running.chat = next.chat
     running.defaultLimits = next.defaultLimits
+    running.prices = next.prices
     running.file = next.file
     const models = Object.keys(next.chat.models)
     this.#logger.info('configuration reloaded', { trigger, file: next.file?.name ?? null, changed, models })

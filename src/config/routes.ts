@@ -1,6 +1,7 @@
 import { Elysia, t } from 'elysia'
 import { Integer } from '../http/integer'
-import { ErrorBody, errorResponse, errorStatuses, jsonErrors } from '../http/json-errors'
+import { HttpError } from '../http/errors'
+import { ErrorBody, errorStatuses, jsonErrors } from '../http/json-errors'
 import type { Logger } from '../telemetry/logger'
 import type { ReloadOutcome } from './reload'
 
@@ -40,7 +41,7 @@ export function configRoutes(deps: {
   /** The JSON Schema of a script provider's scenario, serialised (src/chat/providers/script/json-schema.ts). */
   scenarioSchema: () => string
   authorize: (request: Request) => Promise<unknown>
-  reload: (trigger: string) => ReloadOutcome
+  reload: (trigger: string) => ReloadOutcome | Promise<ReloadOutcome>
   logger: Logger
 }) {
   return new Elysia({ name: 'config' })
@@ -67,9 +68,9 @@ export function configRoutes(deps: {
     })
     .post(
       '/admin/config/reload',
-      ({ set }) => {
-        const outcome = deps.reload('http')
-        if (!outcome.reloaded) return errorResponse(400, outcome.message, {}, { findings: outcome.findings })
+      async ({ set }) => {
+        const outcome = await deps.reload('http')
+        if (!outcome.reloaded) throw new HttpError(400, outcome.message, { body: { findings: outcome.findings } })
         set.status = 200
         return outcome
       },

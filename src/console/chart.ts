@@ -15,7 +15,11 @@ const BOTTOM = 24
 const TOP = 8
 
 const DIMENSION_TITLES = { model: 'Model', owner: 'Owner', token: 'Token' } as const
-const MEASURE_TITLES = { tokens: 'Tokens (prompt + completion)', requests: 'Requests' } as const
+const MEASURE_TITLES = {
+  cost: 'Cost (US dollars)',
+  tokens: 'Tokens (prompt + completion)',
+  requests: 'Requests',
+} as const
 
 const numbers = new Intl.NumberFormat('en-US')
 const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 })
@@ -23,7 +27,25 @@ const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFra
 const seriesName = (series: string | null) => series ?? 'Other'
 const seriesClass = (data: ChartData, series: string | null) => `s${data.series.indexOf(series)}`
 const measureOf = (data: ChartData, cell: Cell) =>
-  data.query.measure === 'requests' ? cell.requests : cell.prompt_tokens + cell.completion_tokens
+  data.query.measure === 'cost'
+    ? cell.cost_micros
+    : data.query.measure === 'requests'
+      ? cell.requests
+      : cell.prompt_tokens + cell.completion_tokens
+
+/** Integer micro-dollars (never negative) as exact dollars with 6 decimals: no float rounding on the way. */
+const dollars = (micros: number, whole: (n: number) => string = String) =>
+  `${whole(Math.trunc(micros / 1_000_000))}.${String(micros % 1_000_000).padStart(6, '0')}`
+/** `$1,234.567890`. */
+const usd = (micros: number) => `$${dollars(micros, (n) => numbers.format(n))}`
+
+/** A value of the chart's measure, as its axis and tooltips show it. */
+const shown = (data: ChartData, value: number, short = false) =>
+  data.query.measure === 'cost'
+    ? short
+      ? `$${compact.format(value / 1_000_000)}`
+      : usd(value)
+    : (short ? compact : numbers).format(value)
 
 /** The chart, its legend and its table, as one HTML fragment. */
 export function chartHtml(data: ChartData): string {
@@ -62,7 +84,7 @@ function svgOf(data: ChartData, title: string): string {
     bars.push(
       `<rect class="${seriesClass(data, cell.series)}" x="${(LEFT + i * step).toFixed(1)}" y="${y.toFixed(1)}" ` +
         `width="${barWidth.toFixed(1)}" height="${Math.max(0.5, height).toFixed(1)}"><title>` +
-        `${escapeHtml(`${cell.bucket} ${seriesName(cell.series)}: ${numbers.format(value)}`)}</title></rect>`,
+        `${escapeHtml(`${cell.bucket} ${seriesName(cell.series)}: ${shown(data, value)}`)}</title></rect>`,
     )
   }
   const grid = [0, 0.5, 1].map((fraction) => {
@@ -70,7 +92,7 @@ function svgOf(data: ChartData, title: string): string {
     return (
       `<line class="grid" x1="${LEFT}" x2="${WIDTH}" y1="${y}" y2="${y}"/>` +
       `<text class="axis" x="${LEFT - 6}" y="${y}" text-anchor="end" dominant-baseline="middle">` +
-      `${compact.format(max * fraction)}</text>`
+      `${shown(data, max * fraction, true)}</text>`
     )
   })
   const labelled = [...new Set([0, Math.floor((data.buckets.length - 1) / 2), data.buckets.length - 1])]
@@ -94,7 +116,13 @@ function legendOf(data: ChartData): string {
   return `<ul class="legend">${items.join('')}</ul>`
 }
 
-type Totals = { requests: number; prompt_tokens: number; completion_tokens: number; errors: number }
+type Totals = {
+  requests: number
+  prompt_tokens: number
+  completion_tokens: number
+  errors: number
+  cost_micros: number
+}
 
 function tableOf(data: ChartData): string {
   const totals = new Map<string | null, Totals>(data.series.map((series) => [series, empty()]))
@@ -105,30 +133,33 @@ function tableOf(data: ChartData): string {
       sum.prompt_tokens += cell.prompt_tokens
       sum.completion_tokens += cell.completion_tokens
       sum.errors += cell.errors
+      sum.cost_micros += cell.cost_micros
     }
   }
-  const row = (name: string, sum: Totals, cell = 'td') =>
+  const row = (name: string, sum: Totals) =>
     `<tr><th scope="row">${escapeHtml(name)}</th>${[sum.requests, sum.prompt_tokens, sum.completion_tokens, sum.errors]
-      .map((value) => `<${cell} class="num">${numbers.format(value)}</${cell}>`)
-      .join('')}</tr>`
+      .map((value) => `<td class="num">${numbers.format(value)}</td>`)
+      .join('')}<td class="num">${usd(sum.cost_micros)}</td></tr>`
   return (
     `<div class="table-wrap"><table class="usage-table"><caption>Totals by ${data.query.by}</caption>` +
     `<thead><tr><th scope="col">${DIMENSION_TITLES[data.query.by]}</th><th scope="col" class="num">Requests</th>` +
     '<th scope="col" class="num">Prompt tokens</th><th scope="col" class="num">Completion tokens</th>' +
-    '<th scope="col" class="num">Errors</th></tr></thead>' +
+    '<th scope="col" class="num">Errors</th><th scope="col" class="num">Cost</th></tr></thead>' +
     `<tbody>${data.series.map((series) => row(seriesName(series), totals.get(series)!)).join('')}</tbody>` +
     `<tfoot>${row('Total', all)}</tfoot></table></div>`
   )
 }
 
-const empty = (): Totals => ({ requests: 0, prompt_tokens: 0, completion_tokens: 0, errors: 0 })
+const empty = (): Totals => ({ requests: 0, prompt_tokens: 0, completion_tokens: 0, errors: 0, cost_micros: 0 })
 
 /** The chart's cells as CSV (RFC 4180), one row per bucket and series. */
 export function chartCsv(data: ChartData): string {
   const header = [data.query.bucket, data.query.by, 'requests', 'prompt_tokens', 'completion_tokens', 'errors']
+  header.push('cost_micros', 'cost_usd')
   const rows = data.cells.map((cell) =>
     [cell.bucket, seriesName(cell.series), cell.requests, cell.prompt_tokens, cell.completion_tokens, cell.errors]
       .map(csvField)
+      .concat(String(cell.cost_micros), dollars(cell.cost_micros))
       .join(','),
   )
   return `${[header.join(','), ...rows].join('\r\n')}\r\n`

@@ -17,7 +17,7 @@ const oneOf = <T extends string>(values: readonly T[], what: string, fallback: T
 export const ChartParams = t.Object({
   by: oneOf(DIMENSIONS, 'by (what the bars are split by)', 'model'),
   bucket: oneOf(BUCKETS, 'bucket (the time a bar covers)', 'day'),
-  measure: oneOf(MEASURES, 'measure (what a bar’s height counts)', 'tokens'),
+  measure: oneOf(MEASURES, 'measure (what a bar’s height counts)', 'cost'),
   days: t.Optional(
     t.Numeric({
       minimum: 1,
@@ -54,6 +54,7 @@ export const TokenViews = t.Object({
         {
           month_tokens: Count,
           month_requests: Count,
+          month_cost_micros: Integer({ minimum: 0, description: 'What it cost this month, integer micro-dollars' }),
           minute_requests: Count,
           minute_tokens: Count,
         },

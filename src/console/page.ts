@@ -90,7 +90,7 @@ ${limitFields('create')}
 <section id="usage" aria-labelledby="usage-title" hidden><h2 id="usage-title">Usage and cost</h2>
 <form id="chart-form" class="controls">
 ${choice('chart-by', 'by', 'By', ['model', 'owner', 'token'])}
-${choice('chart-measure', 'measure', 'Measure', ['tokens', 'requests'])}
+${choice('chart-measure', 'measure', 'Measure', ['cost', 'tokens', 'requests'])}
 ${choice('chart-bucket', 'bucket', 'Per', ['day', 'hour'])}
 <label for="chart-days">Days</label><select id="chart-days" name="days"><option>1</option><option>7</option>
 <option selected>30</option><option>90</option></select>

@@ -19,6 +19,8 @@ export type ConsoleDeps = {
 export type TokenUsage = {
   month_tokens: number
   month_requests: number
+  /** Integer micro-dollars. */
+  month_cost_micros: number
   minute_requests: number
   minute_tokens: number
 }
@@ -71,6 +73,7 @@ export class ConsoleService {
           id: usageDaily.tokenId,
           requests: sql<number>`sum(${usageDaily.requests})`.mapWith(Number),
           tokens: sql<number>`sum(${usageDaily.promptTokens} + ${usageDaily.completionTokens})`.mapWith(Number),
+          cost: sql<number>`sum(${usageDaily.costMicros})::text`.mapWith(Number),
         })
         .from(usageDaily)
         .where(gte(usageDaily.day, month))
@@ -80,6 +83,7 @@ export class ConsoleService {
           id: usageRecords.tokenId,
           requests: sql<number>`count(*)`.mapWith(Number),
           tokens: sql<number>`sum(${usageRecords.promptTokens} + ${usageRecords.completionTokens})`.mapWith(Number),
+          cost: sql<number>`0`.mapWith(Number),
         })
         .from(usageRecords)
         .where(gte(usageRecords.at, new Date(now.getTime() - MINUTE_MS)))
@@ -125,7 +129,7 @@ export class ConsoleService {
   }
 }
 
-type Used = { requests: number; tokens: number }
+type Used = { requests: number; tokens: number; cost: number }
 
 function viewOf(token: TokenRecord, limits: Limits, month?: Used, minute?: Used): TokenView {
   return {
@@ -141,6 +145,7 @@ function viewOf(token: TokenRecord, limits: Limits, month?: Used, minute?: Used)
     usage: {
       month_tokens: month?.tokens ?? 0,
       month_requests: month?.requests ?? 0,
+      month_cost_micros: month?.cost ?? 0,
       minute_requests: minute?.requests ?? 0,
       minute_tokens: minute?.tokens ?? 0,
     },

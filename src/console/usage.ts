@@ -5,7 +5,7 @@ import { usageDaily, usageRecords } from '../db/schema'
 /** What a chart splits its bars by, how long each bar is, and what its height measures. */
 export const DIMENSIONS = ['model', 'owner', 'token'] as const
 export const BUCKETS = ['day', 'hour'] as const
-export const MEASURES = ['tokens', 'requests'] as const
+export const MEASURES = ['cost', 'tokens', 'requests'] as const
 export type Dimension = (typeof DIMENSIONS)[number]
 export type Bucket = (typeof BUCKETS)[number]
 export type Measure = (typeof MEASURES)[number]
@@ -28,6 +28,8 @@ export type Cell = {
   prompt_tokens: number
   completion_tokens: number
   errors: number
+  /** Integer micro-dollars. */
+  cost_micros: number
 }
 
 export type ChartData = {
@@ -68,6 +70,7 @@ function sourceOf(query: ChartQuery, from: Date, to: Date) {
       prompt: sql`${t.promptTokens}`,
       completion: sql`${t.completionTokens}`,
       errors: sql`${t.errors}`,
+      cost: sql`${t.costMicros}`,
     }
   }
   const t = usageRecords
@@ -80,6 +83,7 @@ function sourceOf(query: ChartQuery, from: Date, to: Date) {
     prompt: sql`${t.promptTokens}`,
     completion: sql`${t.completionTokens}`,
     errors: sql`(${t.status} >= 400 or ${t.errorCode} is not null)::int`,
+    cost: sql`${t.costMicros}`,
   }
 }
 
@@ -90,7 +94,11 @@ function sourceOf(query: ChartQuery, from: Date, to: Date) {
 export async function chartData(db: Database, query: ChartQuery): Promise<ChartData> {
   const { from, to, buckets } = rangeOf(query.bucket, query.days, query.now)
   const source = sourceOf(query, from, to)
-  const measure: SQL = query.measure === 'requests' ? source.requests : sql`${source.prompt} + ${source.completion}`
+  const measure: SQL = {
+    cost: source.cost,
+    requests: source.requests,
+    tokens: sql`${source.prompt} + ${source.completion}`,
+  }[query.measure]
   const top = await db
     .select({ key: source.key.mapWith(String) })
     .from(source.table)
@@ -113,6 +121,8 @@ export async function chartData(db: Database, query: ChartQuery): Promise<ChartD
       prompt_tokens: sql<number>`sum(${source.prompt})`.mapWith(Number),
       completion_tokens: sql<number>`sum(${source.completion})`.mapWith(Number),
       errors: sql<number>`sum(${source.errors})`.mapWith(Number),
+      // As text: a sum of bigints is numeric, which a driver may hand over as a string or a float.
+      cost_micros: sql<number>`sum(${source.cost})::text`.mapWith(Number),
     })
     .from(source.table)
     .where(source.where)

@@ -1,4 +1,4 @@
-import { type Static, Type } from '@sinclair/typebox'
+import type { PriceEntry } from '../config/prices'
 
 /**
  * Prices and what a request costs, in integers. Authors write US dollars per million tokens (`2.50`); Trellis keeps
@@ -7,30 +7,8 @@ import { type Static, Type } from '@sinclair/typebox'
  * ledger (a float price times a token count drifts: 0.1 + 0.2).
  */
 
-/** Largest price accepted, in dollars per million tokens: keeps every product of a count and a rate exact. */
-export const MAX_PRICE_USD = 1_000_000
-
-const Dollars = (what: string) =>
-  Type.Number({ minimum: 0, maximum: MAX_PRICE_USD, description: `${what}, US dollars per million tokens` })
-
-/** One model's prices as an author writes them (`prices:` in trellis.yaml, `TRELLIS_PRICES`). */
-export const PriceEntry = Type.Object(
-  {
-    input: Dollars('Prompt tokens not read from a cache'),
-    cached_input: Type.Optional(Dollars('Prompt tokens read from a cache (default: `input`)')),
-    cache_write: Type.Optional(Dollars('Prompt tokens written to a cache (default: `input`)')),
-    output: Dollars('Completion tokens other than reasoning'),
-    reasoning: Type.Optional(Dollars('Reasoning tokens (default: `output`)')),
-    from: Type.Optional(
-      Type.String({
-        pattern: '^\\d{4}-\\d{2}-\\d{2}$',
-        description: 'The UTC date from which these prices apply (default: 1970-01-01, always)',
-      }),
-    ),
-  },
-  { additionalProperties: false },
-)
-export type PriceEntry = Static<typeof PriceEntry>
+// The author's shape is configuration's (src/config/prices.ts), which may import no access room.
+export { MAX_PRICE_USD, PriceEntry } from '../config/prices'
 
 /** Integer micro-dollars per million tokens, by kind of token. */
 export type Rates = { input: number; cachedInput: number; cacheWrite: number; output: number; reasoning: number }

@@ -12,6 +12,7 @@ import {
   pgTable,
   primaryKey,
   real,
+  serial,
   text,
   timestamp,
   unique,
@@ -39,6 +40,8 @@ export const tokens = pgTable('tokens', {
   models: text('models').array(),
   /** After this the token is refused like a revoked one; null: never. */
   expiresAt: timestamp('expires_at', { withTimezone: true }),
+  /** Its chat answers carry `x-trellis-cost` (opt-in: a cost is not every client's business). */
+  costHeader: boolean('cost_header').notNull().default(false),
 })
 
 /**
@@ -132,6 +135,15 @@ export const usageRecords = pgTable(
     completionTokens: integer('completion_tokens').notNull(),
     cachedTokens: integer('cached_tokens').notNull(),
     reasoningTokens: integer('reasoning_tokens').notNull(),
+    /** Prompt tokens written to a cache (Anthropic's `cache_creation_input_tokens`), part of `prompt_tokens`. */
+    cacheWriteTokens: integer('cache_write_tokens').notNull().default(0),
+    /** What the request cost, in integer micro-dollars, computed once when the row was made (src/cost/pricing.ts). */
+    costMicros: bigint('cost_micros', { mode: 'number' }).notNull().default(0),
+    /**
+     * The `price_versions` row it was priced by; null: its model had no price (cost 0). An id, never a copy of the
+     * prices. Not a foreign key: versions are never deleted once in effect, and the ledger's COPY checks nothing more.
+     */
+    priceVersion: integer('price_version'),
     ttftMs: real('ttft_ms'),
     durationMs: real('duration_ms').notNull(),
     errorCode: text('error_code'),
@@ -149,9 +161,34 @@ export const usageRecords = pgTable(
 )
 
 /**
+ * The price table's history (src/cost/versions.ts): one row per model per change, in integer micro-dollars per
+ * million tokens. A version takes effect at `from`, never earlier than the moment it was recorded, and is never
+ * changed or deleted once in effect: a ledger row's `price_version` names the one it was priced by.
+ */
+export const priceVersions = pgTable(
+  'price_versions',
+  {
+    id: serial('id').primaryKey(),
+    /** A public model name, `provider/upstream model`, or an upstream model name. */
+    model: text('model').notNull(),
+    /** When it takes effect: the author's date, or when it was recorded if that date was already past. */
+    from: timestamp('from', { withTimezone: true }).notNull(),
+    /** The author's `from` date (YYYY-MM-DD), to tell an unchanged entry from a changed one. */
+    declaredFrom: text('declared_from').notNull(),
+    input: bigint('input', { mode: 'number' }).notNull(),
+    cachedInput: bigint('cached_input', { mode: 'number' }).notNull(),
+    cacheWrite: bigint('cache_write', { mode: 'number' }).notNull(),
+    output: bigint('output', { mode: 'number' }).notNull(),
+    reasoning: bigint('reasoning', { mode: 'number' }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [index('price_versions_model_from_idx').on(table.model, table.from)],
+)
+
+/**
  * The ledger by UTC day, token and model: what the console's charts read, so that 90 days of 1,000 tokens is a few
  * hundred thousand rows at most rather than every request. Kept by a statement trigger on `usage_records` (migration
- * 0008), so that every path that writes rows (the ledger's COPY, a survivor's estimates) adds to it in the same
+ * 0009), so that every path that writes rows (the ledger's COPY, a survivor's estimates) adds to it in the same
  * transaction; rows are added in key order, so two replicas' batches never deadlock on it.
  */
 export const usageDaily = pgTable(
@@ -167,6 +204,8 @@ export const usageDaily = pgTable(
     cachedTokens: bigint('cached_tokens', { mode: 'number' }).notNull(),
     reasoningTokens: bigint('reasoning_tokens', { mode: 'number' }).notNull(),
     errors: bigint('errors', { mode: 'number' }).notNull(),
+    /** Integer micro-dollars, the sum of the rows' `cost_micros`. */
+    costMicros: bigint('cost_micros', { mode: 'number' }).notNull(),
   },
   (table) => [primaryKey({ columns: [table.day, table.tokenId, table.model, table.owner] })],
 )

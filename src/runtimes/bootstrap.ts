@@ -10,6 +10,7 @@ import { migrate } from '../db/migrate'
 import { Governance } from '../governance/service'
 import { RequestGate } from '../http/drain'
 import { UsageLedger } from '../usage/ledger'
+import { Pricing } from '../cost/pricing'
 import { createLogger, type Logger } from '../telemetry/logger'
 
 /** How a process holds the embedded database's lock: how long it waits for it, and what it does if it loses it. */
@@ -100,7 +101,10 @@ export async function bootstrap(
     await governance.holders.beat().catch(() => {})
     // Made here rather than by the app, so that the entry can reload on SIGHUP what the app serves from.
     const chat = extra.chat ?? chatSetupFrom(config.chat, metrics)
-    const reloader = configReloaderFor({ config, chat, governance, metrics, logger })
+    // Recorded and read back before the first request, so that the first rows are priced.
+    const pricing = extra.pricing ?? new Pricing(database.db, logger)
+    if (!extra.pricing) await pricing.start(config.prices)
+    const reloader = configReloaderFor({ config, chat, governance, pricing, metrics, logger })
     const deps: AppDeps = {
       config,
       database,
@@ -110,6 +114,7 @@ export async function bootstrap(
       gate,
       governance,
       ledger,
+      pricing,
       metrics,
       reloader,
       ...extra,
@@ -121,6 +126,7 @@ export async function bootstrap(
       await governance
         .stop()
         .catch((error) => logger.warn('could not return quota leases', { error: (error as Error).message }))
+      pricing.stop()
       await ledger?.stop()
       await governance
         .retire()

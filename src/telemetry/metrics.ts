@@ -24,6 +24,7 @@ export class Metrics {
   readonly #ttft: Histogram
   readonly #streamDuration: Histogram
   readonly #tokens: Counter
+  readonly #cost: Counter
   readonly #active: Gauge
   readonly #upstream: Counter
   readonly #limited: Counter
@@ -61,6 +62,12 @@ export class Metrics {
       name: 'trellis_chat_tokens_total',
       help: 'Chat tokens, by model, provider and kind (prompt, completion, cached, reasoning)',
       labelNames: ['model', 'provider', 'kind'],
+      registers,
+    })
+    this.#cost = new Counter({
+      name: 'trellis_cost_total',
+      help: 'What chat requests cost by the price table, in US dollars, by public model',
+      labelNames: ['model'],
       registers,
     })
     this.#active = new Gauge({
@@ -149,6 +156,8 @@ export class Metrics {
     ttftMs: number | undefined
     durationMs: number
     usage: { prompt: number; completion: number; cached: number; reasoning: number }
+    /** What it cost, in integer micro-dollars. */
+    costMicros: number
   }): void {
     this.#active.dec()
     const provider = done.provider ?? 'none'
@@ -157,6 +166,7 @@ export class Metrics {
     for (const kind of ['prompt', 'completion', 'cached', 'reasoning'] as const) {
       if (done.usage[kind] > 0) this.#tokens.labels(done.model, provider, kind).inc(done.usage[kind])
     }
+    if (done.costMicros > 0) this.#cost.labels(done.model).inc(done.costMicros / 1_000_000)
   }
 
   upstreamFailed(provider: string, next: 'retry' | 'fallback' | 'give up'): void {

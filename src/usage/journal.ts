@@ -95,7 +95,9 @@ export function settledStatement(ids: readonly string[]): SQL {
 /**
  * What the journal of dead `holder` proves (src/governance/holders.ts `Proofs`): each entry becomes an estimate row,
  * `settled` false, `error_code` `process_died`, at the time of its last update: the prompt as estimated and the
- * completion tokens counted then (status 200 when some were sent, 502 when none were). Entries whose request has a
+ * completion tokens counted then (status 200 when some were sent, 502 when none were), priced like a row
+ * (src/cost/pricing.ts) by its public model's version in effect then, with no cache or reasoning tokens known: prompt at
+ * `input`, completion at `output`, rounded half up once. Entries whose request has a
  * row already are only deleted. Returns the estimates' tokens per budget, which the reconciliation charges.
  */
 export async function estimateRows(tx: Database, holder: string): Promise<Charge[]> {
@@ -105,11 +107,17 @@ export async function estimateRows(tx: Database, holder: string): Promise<Charge
       estimated as (
         insert into usage_records (at, request_id, token_id, owner, model, provider, upstream_model, streamed, status,
                                    finish_reason, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens,
-                                   ttft_ms, duration_ms, error_code, settled, reservation_id)
+                                   ttft_ms, duration_ms, error_code, settled, reservation_id, cost_micros, price_version)
         select updated_at, request_id, token_id, owner, model, provider, null, streamed,
                case when completion_tokens > 0 then 200 else 502 end, null, prompt_tokens, completion_tokens, 0, 0,
-               null, greatest(0, extract(epoch from (updated_at - at)) * 1000), 'process_died', false, id
+               null, greatest(0, extract(epoch from (updated_at - at)) * 1000), 'process_died', false, gone.id,
+               coalesce(floor((prompt_tokens::numeric * p.input + completion_tokens::numeric * p.output + 500000)
+                              / 1000000)::bigint, 0),
+               p.id
         from gone
+        left join lateral (select v.id, v.input, v.output from price_versions v
+                           where v.model = gone.model and v."from" <= gone.updated_at
+                           order by v."from" desc limit 1) p on true
         on conflict (reservation_id) where reservation_id is not null do nothing
         returning reservation_id, prompt_tokens + completion_tokens as tokens)
       select g.token_id, g.budget_period as period, sum(e.tokens)::float8 as tokens

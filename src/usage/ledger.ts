@@ -23,6 +23,12 @@ export type UsageRow = {
   completion_tokens: number
   cached_tokens: number
   reasoning_tokens: number
+  /** Prompt tokens written to a cache, part of `prompt_tokens`. */
+  cache_write_tokens: number
+  /** Its cost in integer micro-dollars, priced once when the row is made (src/cost/pricing.ts). */
+  cost_micros: number
+  /** The price version it was priced by; null: its model has no price. */
+  price_version: string | null
   ttft_ms: number | null
   duration_ms: number
   error_code: string | null
@@ -43,6 +49,9 @@ const COLUMNS = [
   'completion_tokens',
   'cached_tokens',
   'reasoning_tokens',
+  'cache_write_tokens',
+  'cost_micros',
+  'price_version',
   'ttft_ms',
   'duration_ms',
   'error_code',

@@ -27,6 +27,13 @@ export type UsageGroup = {
   completion_tokens: number
   cached_tokens: number
   reasoning_tokens: number
+  cache_write_tokens: number
+  /** What the group cost, in integer micro-dollars: the sum of its rows' costs, each computed once. */
+  cost_micros: number
+  /** `cost_micros` in US dollars, rounded to 6 decimals (exact: a micro-dollar is the unit). */
+  cost_usd: number
+  /** Rows whose model had no price (cost 0): the price table misses them. */
+  unpriced_requests: number
   errors: number
   estimated_requests: number
   estimated_prompt_tokens: number
@@ -53,6 +60,10 @@ export async function summarizeUsage(db: Database, query: UsageQuery): Promise<U
     completion_tokens: sql<number>`coalesce(sum(${usageRecords.completionTokens}), 0)`.mapWith(Number),
     cached_tokens: sql<number>`coalesce(sum(${usageRecords.cachedTokens}), 0)`.mapWith(Number),
     reasoning_tokens: sql<number>`coalesce(sum(${usageRecords.reasoningTokens}), 0)`.mapWith(Number),
+    cache_write_tokens: sql<number>`coalesce(sum(${usageRecords.cacheWriteTokens}), 0)`.mapWith(Number),
+    // numeric, then text: a sum of bigints past 2^53 would lose digits as a float.
+    cost_micros: sql<number>`coalesce(sum(${usageRecords.costMicros}), 0)::text`.mapWith(Number),
+    unpriced_requests: sql<number>`count(*) filter (where ${usageRecords.priceVersion} is null)`.mapWith(Number),
     errors:
       sql<number>`count(*) filter (where ${usageRecords.status} >= 400 or ${usageRecords.errorCode} is not null)`.mapWith(
         Number,
@@ -76,5 +87,39 @@ export async function summarizeUsage(db: Database, query: UsageQuery): Promise<U
     .limit(MAX_GROUPS + 1)
   if (rows.length > MAX_GROUPS)
     throw new TooManyGroups(`more than ${MAX_GROUPS} groups; narrow from and to, or group by less`)
-  return rows as UsageGroup[]
+  return (rows as unknown as { cost_micros: number }[]).map(withDollars) as UsageGroup[]
+}
+
+/** `cost_usd` beside `cost_micros`. */
+const withDollars = <T extends { cost_micros: number }>(group: T) => ({
+  ...group,
+  cost_usd: dollars(group.cost_micros),
+})
+
+/** Integer micro-dollars as dollars: exact to the 6th decimal, the unit. */
+export const dollars = (micros: number) => Math.round(micros) / 1_000_000
+
+/** The totals of every group: the sums of their counts and costs (the answer's `total`). */
+export type UsageTotal = Record<(typeof TOTALLED)[number] | 'cost_usd', number>
+
+const TOTALLED = [
+  'requests',
+  'prompt_tokens',
+  'completion_tokens',
+  'cached_tokens',
+  'reasoning_tokens',
+  'cache_write_tokens',
+  'cost_micros',
+  'unpriced_requests',
+  'errors',
+  'estimated_requests',
+  'estimated_prompt_tokens',
+  'estimated_completion_tokens',
+] as const
+
+/** The total of `groups` (an answer of {@link summarizeUsage}), whatever they were grouped by. */
+export function usageTotal(groups: readonly UsageGroup[]): UsageTotal {
+  const sums = Object.fromEntries(TOTALLED.map((key) => [key, 0])) as Record<(typeof TOTALLED)[number], number>
+  for (const group of groups) for (const key of TOTALLED) sums[key] += group[key]
+  return withDollars(sums)
 }

@@ -74,6 +74,11 @@ describe('GET /usage', () => {
         completion_tokens: sum((each) => each.completion_tokens),
         cached_tokens: sum((each) => each.prompt_tokens_details?.cached_tokens ?? 0),
         reasoning_tokens: sum((each) => each.completion_tokens_details?.reasoning_tokens ?? 0),
+        cache_write_tokens: 0,
+        // The built-in models are priced, at nothing (src/cost/default-prices.ts).
+        cost_micros: 0,
+        cost_usd: 0,
+        unpriced_requests: 0,
         errors: 0,
         // Every row is the request's own: none is an estimate (src/usage/journal.ts).
         estimated_requests: 0,
@@ -81,6 +86,9 @@ describe('GET /usage', () => {
         estimated_completion_tokens: 0,
       },
     ])
+    // One group: the total is the group without its key.
+    const { owner: _owner, ...total } = body.data[0]
+    expect(body.total).toEqual(total)
     expect(sum((each) => each.prompt_tokens_details?.cached_tokens ?? 0)).toBeGreaterThan(0)
     expect(sum((each) => each.completion_tokens_details?.reasoning_tokens ?? 0)).toBeGreaterThan(0)
   })
@@ -164,6 +172,9 @@ describe('the ledger itself', () => {
     completion_tokens: 1,
     cached_tokens: 0,
     reasoning_tokens: 0,
+    cache_write_tokens: 0,
+    cost_micros: 0,
+    price_version: null,
     ttft_ms: null,
     duration_ms: 1,
     error_code: null,

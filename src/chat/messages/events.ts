@@ -45,9 +45,9 @@ const stopReasonOf = (finishReason: unknown): string =>
     : 'end_turn'
 
 /**
- * OpenAI's usage as Anthropic counts it: `input_tokens` are those not read from the cache
- * (OpenAI's `prompt_tokens` include them), cache reads apart, and no cache writes, which
- * OpenAI-style caching does not charge. Reasoning tokens are `output_tokens_details.thinking_tokens`
+ * OpenAI's usage as Anthropic counts it: `input_tokens` are those neither read from nor written to the cache
+ * (OpenAI's `prompt_tokens` include both), cache reads and writes apart (writes only from an Anthropic upstream,
+ * `prompt_tokens_details.cache_write_tokens`: OpenAI-style caching does not charge them). Reasoning tokens are `output_tokens_details.thinking_tokens`
  * when the upstream counted them. Every field the SDK's `Usage` always has is there, `null` where
  * Trellis knows nothing (server tools, service tier, region, speed, a cache-write breakdown).
  */
@@ -55,10 +55,11 @@ function usageOf(usage: JsonObject | undefined) {
   const count = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : 0)
   const details = isObject(usage?.prompt_tokens_details) ? usage.prompt_tokens_details : undefined
   const cached = count(details?.cached_tokens) || count(usage?.prompt_cache_hit_tokens)
+  const written = count(details?.cache_write_tokens)
   const reasoning = isObject(usage?.completion_tokens_details) ? usage.completion_tokens_details.reasoning_tokens : null
   return {
-    input_tokens: Math.max(0, count(usage?.prompt_tokens) - cached),
-    cache_creation_input_tokens: 0,
+    input_tokens: Math.max(0, count(usage?.prompt_tokens) - cached - written),
+    cache_creation_input_tokens: written,
     cache_read_input_tokens: cached,
     output_tokens: count(usage?.completion_tokens),
     output_tokens_details: typeof reasoning === 'number' ? { thinking_tokens: count(reasoning) } : null,

@@ -43,7 +43,7 @@ export function usageOf(usage: JsonObject | undefined): ResponseUsage | undefine
     input_tokens: input,
     input_tokens_details: {
       cached_tokens: count(prompt?.cached_tokens) || count(usage.prompt_cache_hit_tokens),
-      cache_write_tokens: 0,
+      cache_write_tokens: count(prompt?.cache_write_tokens),
     },
     output_tokens: output,
     output_tokens_details: { reasoning_tokens: count(completion?.reasoning_tokens) },

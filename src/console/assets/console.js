@@ -87,6 +87,8 @@
   }
 
   const format = new Intl.NumberFormat('en-US')
+  /** Integer micro-dollars as exact dollars with 6 decimals, as the server's tables show them. */
+  const usd = (micros) => `$${format.format(Math.trunc(micros / 1e6))}.${String(micros % 1e6).padStart(6, '0')}`
 
   function meter(label, used, limit) {
     if (!limit) return el('p', { class: 'use' }, `${label}: ${format.format(used)} (no limit)`)
@@ -125,6 +127,9 @@
             meter('Requests this minute', token.usage.minute_requests, limits.rpm),
             meter('Tokens this minute', token.usage.minute_tokens, limits.tpm),
             meter('Tokens this month', token.usage.month_tokens, limits.budget_tokens),
+            limits.budget_usd
+              ? meter('Cost this month (US cents)', Math.round(token.usage.month_cost_micros / 10_000), Math.round(limits.budget_usd * 100))
+              : el('p', { class: 'use' }, `Cost this month: ${usd(token.usage.month_cost_micros)}`),
             limits.streams ? el('p', { class: 'use' }, `Streams at once: at most ${format.format(limits.streams)}`) : null,
           ),
           el('td', {}, token.expires_at ? token.expires_at.replace('T', ' ').slice(0, 16) : 'never'),

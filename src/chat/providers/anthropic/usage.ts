@@ -30,7 +30,7 @@ export function finishReasonOf(stopReason: unknown): string | undefined {
 /**
  * Anthropic's usage in OpenAI's shape, with DeepSeek's cache counters. Anthropic counts cache reads
  * and cache writes apart from `input_tokens`; OpenAI's `prompt_tokens` is the whole prompt, so it
- * is their sum, and the cache hits are the reads.
+ * is their sum, the cache hits are the reads, and `cache_write_tokens` the writes.
  */
 export function usageOf(usage: JsonObject): JsonObject {
   const input = count(usage.input_tokens)
@@ -44,7 +44,8 @@ export function usageOf(usage: JsonObject): JsonObject {
     total_tokens: prompt + completion,
     prompt_cache_hit_tokens: cacheRead,
     prompt_cache_miss_tokens: input + cacheWrite,
-    prompt_tokens_details: { cached_tokens: cacheRead },
+    // OpenRouter's name for cache writes: the ledger prices them (src/chat/completion.ts), translated answers show them.
+    prompt_tokens_details: { cached_tokens: cacheRead, cache_write_tokens: cacheWrite },
   }
   const details = usage.output_tokens_details
   if (isObject(details) && typeof details.thinking_tokens === 'number')
