@@ -141,7 +141,9 @@ function tableOf(data: ChartData): string {
       .map((value) => `<td class="num">${numbers.format(value)}</td>`)
       .join('')}<td class="num">${usd(sum.cost_micros)}</td></tr>`
   return (
-    `<div class="table-wrap"><table class="usage-table"><caption>Totals by ${data.query.by}</caption>` +
+    // Focusable, so a keyboard can scroll a table wider than a phone (axe: scrollable-region-focusable).
+    `<div class="table-wrap" tabindex="0" role="region" aria-label="Totals by ${data.query.by}">` +
+    `<table class="usage-table"><caption>Totals by ${data.query.by}</caption>` +
     `<thead><tr><th scope="col">${DIMENSION_TITLES[data.query.by]}</th><th scope="col" class="num">Requests</th>` +
     '<th scope="col" class="num">Prompt tokens</th><th scope="col" class="num">Completion tokens</th>' +
     '<th scope="col" class="num">Errors</th><th scope="col" class="num">Cost</th></tr></thead>' +

@@ -1,5 +1,6 @@
 import consoleScript from './assets/console.js' with { type: 'text' }
 import consoleStylesheet from './assets/console.css' with { type: 'text' }
+import faviconSvg from './assets/favicon.svg' with { type: 'text' }
 import { type Asset, asset } from '../http/static-asset'
 import { LimitsSchema } from '../config/limits'
 
@@ -8,11 +9,13 @@ export const CONSOLE_ASSET_BASE = '/console/_assets/'
 
 const css = asset(consoleStylesheet, 'text/css; charset=utf-8')
 const js = asset(consoleScript, 'text/javascript; charset=utf-8')
+const icon = asset(faviconSvg, 'image/svg+xml')
 const versioned = new Map<string, Asset>([
   [`console.${css.etag.slice(1, 11)}.css`, css],
   [`console.${js.etag.slice(1, 11)}.js`, js],
+  [`favicon.${icon.etag.slice(1, 11)}.svg`, icon],
 ])
-const [cssName, jsName] = [...versioned.keys()]
+const [cssName, jsName, iconName] = [...versioned.keys()]
 
 export function consoleAsset(name: string): Asset | undefined {
   return versioned.get(name)
@@ -51,6 +54,7 @@ export const CONSOLE_HTML = `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <title>Trellis console</title>
+<link rel="icon" href="${CONSOLE_ASSET_BASE}${iconName}" type="image/svg+xml">
 <link rel="stylesheet" href="${CONSOLE_ASSET_BASE}${cssName}">
 <script src="${CONSOLE_ASSET_BASE}${jsName}" defer></script>
 </head><body>
@@ -82,7 +86,7 @@ ${limitFields('create')}
 <p id="create-error" class="error" role="alert"></p></details>
 <p><label for="token-search">Search tokens</label>
 <input id="token-search" type="search" placeholder="owner, id, scope or model"></p>
-<div class="table-wrap"><table id="token-table"><caption>Tokens, with their use against their limits</caption>
+<div class="table-wrap" tabindex="0" role="region" aria-label="Tokens"><table id="token-table"><caption>Tokens, with their use against their limits</caption>
 <thead><tr><th scope="col">Token</th><th scope="col">Scopes and models</th><th scope="col">Use this minute and month</th>
 <th scope="col">Expires</th><th scope="col"><span class="admin-only">Actions</span></th></tr></thead><tbody></tbody></table></div>
 <p id="tokens-error" class="error" role="alert"></p></section>
