@@ -23,6 +23,8 @@ const MEASURE_TITLES = {
 
 const numbers = new Intl.NumberFormat('en-US')
 const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 })
+/** Axis labels in dollars: two significant digits, so that a chart of fractions of a cent is not all "$0". */
+const cents = new Intl.NumberFormat('en-US', { notation: 'compact', maximumSignificantDigits: 2 })
 
 const seriesName = (series: string | null) => series ?? 'Other'
 const seriesClass = (data: ChartData, series: string | null) => `s${data.series.indexOf(series)}`
@@ -43,7 +45,7 @@ const usd = (micros: number) => `$${dollars(micros, (n) => numbers.format(n))}`
 const shown = (data: ChartData, value: number, short = false) =>
   data.query.measure === 'cost'
     ? short
-      ? `$${compact.format(value / 1_000_000)}`
+      ? `$${cents.format(value / 1_000_000)}`
       : usd(value)
     : (short ? compact : numbers).format(value)
 
