@@ -5,7 +5,7 @@ import { type Asset, asset } from '../http/static-asset'
 import { LimitsSchema } from '../config/limits'
 
 /** Where the console's stylesheet and script are served: versioned names, cached for a year. */
-export const CONSOLE_ASSET_BASE = '/console/_assets/'
+const CONSOLE_ASSET_BASE = '/console/_assets/'
 
 const css = asset(consoleStylesheet, 'text/css; charset=utf-8')
 const js = asset(consoleScript, 'text/javascript; charset=utf-8')

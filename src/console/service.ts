@@ -16,7 +16,7 @@ export type ConsoleDeps = {
 }
 
 /** What a token has used against its limits: this UTC month (budget), and the last minute (rpm, tpm). */
-export type TokenUsage = {
+type TokenUsage = {
   month_tokens: number
   month_requests: number
   /** Integer micro-dollars. */

@@ -6,12 +6,12 @@ import { usageDaily, usageRecords } from '../db/schema'
 export const DIMENSIONS = ['model', 'owner', 'token'] as const
 export const BUCKETS = ['day', 'hour'] as const
 export const MEASURES = ['cost', 'tokens', 'requests'] as const
-export type Dimension = (typeof DIMENSIONS)[number]
-export type Bucket = (typeof BUCKETS)[number]
-export type Measure = (typeof MEASURES)[number]
+type Dimension = (typeof DIMENSIONS)[number]
+type Bucket = (typeof BUCKETS)[number]
+type Measure = (typeof MEASURES)[number]
 
 /** Most series a chart draws; the rest are summed into one "other" series, so a chart is bounded whatever the data. */
-export const TOP_SERIES = 8
+const TOP_SERIES = 8
 
 /** Longest range an hourly chart covers: it reads the ledger's own rows, which the daily rollup does not split. */
 export const MAX_HOUR_DAYS = 7
@@ -45,7 +45,7 @@ const HOUR_MS = 3_600_000
 const DAY_MS = 86_400_000
 
 /** The range `[from, to)` of a chart ending with the bucket that holds `now`, and its buckets' names. */
-export function rangeOf(bucket: Bucket, days: number, now: Date): { from: Date; to: Date; buckets: string[] } {
+function rangeOf(bucket: Bucket, days: number, now: Date): { from: Date; to: Date; buckets: string[] } {
   const step = bucket === 'day' ? DAY_MS : HOUR_MS
   const to = new Date(Math.floor(now.getTime() / step) * step + step)
   const count = bucket === 'day' ? days : days * 24

@@ -57,7 +57,10 @@ export const DOCUMENT_HEAD: DocumentHead = {
     { name: 'docs pages', description: 'The Markdown pages of the documentation site and their revisions' },
     { name: 'admin', description: 'Tokens, their scopes and limits' },
     { name: 'usage', description: 'Requests and tokens per owner and model' },
-    { name: 'console', description: 'What the web console at /console/ reads: tokens with their usage, charts, live figures' },
+    {
+      name: 'console',
+      description: 'What the web console at /console/ reads: tokens with their usage, charts, live figures',
+    },
     { name: 'operations', description: 'Health, readiness and metrics' },
   ],
   securitySchemes: {
