@@ -7,10 +7,16 @@ import type { Logger } from '../telemetry/logger'
 import { chartCsv, chartHtml } from './chart'
 import { ChartParams, LiveSample, Session, TokenViews } from './model'
 import { CONSOLE_CSP, CONSOLE_HTML, consoleAsset } from './page'
-import type { ConsoleService } from './service'
+import type { Governance } from '../governance/service'
+import { type ConsoleDeps, ConsoleService } from './service'
 import { MAX_HOUR_DAYS } from './usage'
 
-export type ConsoleRouteDeps = { service: ConsoleService; auth: AuthDeps; logger: Logger }
+/** What the console reads: the ledger, the tokens, the metrics registry, and governance for each token's limits. */
+export type ConsoleRouteDeps = Omit<ConsoleDeps, 'limitsOf'> & {
+  governance: Governance
+  auth: AuthDeps
+  logger: Logger
+}
 
 const errors = (...statuses: number[]) => errorStatuses(ErrorBody, ...statuses)
 const READ_ERRORS = errors(400, 401, 403, 429, 500, 503)
@@ -38,8 +44,12 @@ const PAGE_HEADERS = {
  * and CSV it fetches under /console/api/, scope `console` or `admin`. Changes to tokens go through the admin API
  * (`/admin/tokens`), which needs `admin`.
  */
-export const consolePlugin = (deps: ConsoleRouteDeps) =>
-  new Elysia({ name: 'console' })
+export const consolePlugin = (deps: ConsoleRouteDeps) => {
+  const service = new ConsoleService({
+    ...deps,
+    limitsOf: (limits) => deps.governance.limitsOf({ tokenId: '', limits }),
+  })
+  return new Elysia({ name: 'console' })
     .use(authPlugin(deps.auth))
     .onError(jsonErrors(deps.logger))
     .get('/console/', () => new Response(CONSOLE_HTML, { headers: PAGE_HEADERS }), { detail: { hide: true } })
@@ -66,7 +76,7 @@ export const consolePlugin = (deps: ConsoleRouteDeps) =>
         ),
       },
     )
-    .get('/console/api/tokens', async () => ({ data: await deps.service.tokens() }), {
+    .get('/console/api/tokens', async () => ({ data: await service.tokens() }), {
       auth: 'console',
       response: { 200: TokenViews, ...READ_ERRORS },
       detail: detail(
@@ -79,7 +89,7 @@ export const consolePlugin = (deps: ConsoleRouteDeps) =>
     .get(
       '/console/api/usage',
       async ({ query }) =>
-        new Response(chartHtml(await deps.service.chart(chartQuery(query))), {
+        new Response(chartHtml(await service.chart(chartQuery(query))), {
           headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' },
         }),
       {
@@ -100,7 +110,7 @@ export const consolePlugin = (deps: ConsoleRouteDeps) =>
     .get(
       '/console/api/usage.csv',
       async ({ query }) =>
-        new Response(chartCsv(await deps.service.chart(chartQuery(query))), {
+        new Response(chartCsv(await service.chart(chartQuery(query))), {
           headers: {
             'content-type': 'text/csv; charset=utf-8',
             'content-disposition': 'attachment; filename="trellis-usage.csv"',
@@ -118,7 +128,7 @@ export const consolePlugin = (deps: ConsoleRouteDeps) =>
         ),
       },
     )
-    .get('/console/api/live', () => deps.service.live(), {
+    .get('/console/api/live', () => service.live(), {
       auth: 'console',
       response: { 200: LiveSample, ...READ_ERRORS },
       detail: detail(
@@ -128,6 +138,7 @@ export const consolePlugin = (deps: ConsoleRouteDeps) =>
         'The counters now.',
       ),
     })
+}
 
 function chartQuery(query: typeof ChartParams.static) {
   const bucket = query.bucket ?? 'day'
