@@ -17,11 +17,15 @@
  * Then:
  *   bun bench/chat-relay.ts [--portkey /tmp/portkey/node_modules/@portkey-ai/gateway/build/start-server.js]
  *                           [--sequential 300] [--seconds 10] [--concurrency 64] [--gap-ms 0 | --one-pull] [--rounds 1]
- *                           [--governance]
+ *                           [--governance] [--baseline DIR]
  * `--gap-ms N` makes the mock pause N ms before each event after the first, so that every event
  * reaches the relay in its own read, as a model's tokens do; streams/s is then bounded by the
  * pauses (64 × 66 gaps), and CPU per stream is the figure to compare. `--one-pull` makes the mock
  * write every event of a stream in one pull (the performance issue's referee shape).
+ * `--baseline DIR` adds a second Trellis run from another checkout (`git worktree add DIR <commit>`, with its own
+ * `bun install`), configured alike, ledger on, the model priced (`TRELLIS_PRICES`, which a checkout without a price
+ * table ignores): CPU per stream of this checkout ÷ the baseline's, per round, isolates what the code between them
+ * costs (#30: the ledger with cost ÷ the ledger without).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
@@ -54,6 +58,7 @@ const ONE_PULL = Bun.argv.includes('--one-pull')
 const ROUNDS = Number(argument('rounds', '1'))
 /** With `--governance`: Trellis twice, without limits or ledger, and with both (limits that never trigger). */
 const GOVERNANCE = Bun.argv.includes('--governance')
+const BASELINE = argument('baseline', '')
 /** Limits far above what a run can reach: checked on every request, never refusing. */
 const NEVER_REACHED = [
   '--rpm',
@@ -87,6 +92,7 @@ async function main() {
   const env = trellisEnv(trellisPort, join(scratch, 'data'), {
     CHAT_PROVIDERS: JSON.stringify({ mock: { baseUrl: upstreamUrl, maxRetries: 0 } }),
     CHAT_MODELS: JSON.stringify({ bench: [{ provider: 'mock', model: 'mock-model' }] }),
+    TRELLIS_PRICES: JSON.stringify({ bench: { input: 2.5, cached_input: 1.25, output: 10 } }),
   })
   // Without --governance, Trellis as users run it by default: ledger on, a token without limits.
   const baseEnv = GOVERNANCE ? { ...env, USAGE_LEDGER: 'false' } : env
@@ -94,6 +100,21 @@ async function main() {
   const server = await startProcess(['bun', 'src/runtimes/bun.ts'], baseEnv, 'ignore')
   const trellisUrl = `http://127.0.0.1:${trellisPort}/v1/chat/completions`
   targets.push(target('trellis', trellisUrl, { authorization: `Bearer ${token}` }, 'bench', server.pid))
+  if (BASELINE) {
+    const basePort = await freePort()
+    const baselineEnv = { ...env, PORT: String(basePort), TRELLIS_DATA_DIR: join(scratch, 'data-baseline') }
+    const baseToken = await createChatToken(baselineEnv, [], 'chat', BASELINE)
+    const base = await startProcess(['bun', 'src/runtimes/bun.ts'], baselineEnv, 'ignore', BASELINE)
+    targets.push(
+      target(
+        'baseline',
+        `http://127.0.0.1:${basePort}/v1/chat/completions`,
+        { authorization: `Bearer ${baseToken}` },
+        'bench',
+        base.pid,
+      ),
+    )
+  }
   if (GOVERNANCE) {
     const governedPort = await freePort()
     const governedEnv = { ...env, PORT: String(governedPort), TRELLIS_DATA_DIR: join(scratch, 'data-governed') }
@@ -231,6 +252,18 @@ async function main() {
     console.log(
       `- the ledger at full load: ${(ledger.inserts / ledger.seconds).toFixed(1)} writes/s (one COPY each) carrying ${(ledger.rows / ledger.seconds).toFixed(0)} rows/s (${(ledger.rows / Math.max(1, ledger.inserts)).toFixed(0)} rows each)`,
     )
+  }
+  const baseline = concurrent.get('baseline')
+  if (baseline) {
+    const ours = concurrent.get('trellis')!
+    const perRound = rounds
+      .get('trellis')!
+      .map((run, i) => (run.cpuPerStreamUs / rounds.get('baseline')![i]!.cpuPerStreamUs).toFixed(3))
+    console.log(`\n## Against the baseline (${BASELINE})\n`)
+    console.log(
+      `- CPU per stream, this checkout ÷ baseline: ${(ours.cpuPerStreamUs / baseline.cpuPerStreamUs).toFixed(3)} (medians); per round ${perRound.join(', ')}`,
+    )
+    console.log(`- streams/s, this checkout ÷ baseline: ${(ours.perSecond / baseline.perSecond).toFixed(3)}`)
   }
   const trellis = concurrent.get('trellis')!
   const portkey = concurrent.get('portkey')

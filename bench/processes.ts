@@ -11,11 +11,12 @@ export async function createChatToken(
   env: Record<string, string>,
   extra: string[] = [],
   scope = 'chat',
+  cwd = ROOT,
 ): Promise<string> {
   const child = Bun.spawn(
     ['bun', 'src/cli/main.ts', 'token', 'create', '--owner', 'bench', '--scope', scope, ...extra],
     {
-      cwd: ROOT,
+      cwd,
       env: { ...process.env, ...env },
       stdout: 'pipe',
       stderr: 'inherit',

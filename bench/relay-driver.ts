@@ -139,9 +139,10 @@ export async function startProcess(
   command: string[],
   env: Record<string, string>,
   stdout: 'pipe' | 'ignore' = 'pipe',
+  cwd = ROOT,
 ): Promise<Subprocess<'ignore', 'pipe', 'inherit'>> {
   const child = Bun.spawn(command, {
-    cwd: ROOT,
+    cwd,
     env: { ...process.env, ...env },
     stdout,
     stderr: 'inherit',

@@ -19,6 +19,8 @@ export type Principal = {
   limits: TokenLimits
   /** Public model names the token may use; undefined: every model. */
   models?: readonly string[]
+  /** Its chat answers carry `x-trellis-cost` (the token's `cost_header`). */
+  costHeader?: boolean
 }
 
 /** What a route demands: a scope, or `any` for any valid token. */

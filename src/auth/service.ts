@@ -26,7 +26,13 @@ export type TokenServiceOptions = {
 type CacheEntry = { principal: Principal; expires: number }
 
 /** What a new token may carry besides its owner and scopes. */
-export type TokenGrants = { limits?: TokenLimits | null; models?: string[] | null; expiresAt?: Date | null }
+export type TokenGrants = {
+  limits?: TokenLimits | null
+  models?: string[] | null
+  expiresAt?: Date | null
+  /** Its chat answers carry `x-trellis-cost`. */
+  costHeader?: boolean
+}
 
 /** A token as listed: everything but its secret. */
 export type TokenRecord = {
@@ -36,6 +42,7 @@ export type TokenRecord = {
   limits: TokenLimits | null
   models: string[] | null
   expiresAt: Date | null
+  costHeader: boolean
   createdAt: Date
   revokedAt: Date | null
 }
@@ -47,6 +54,7 @@ export type TokenChange = {
   limits?: { [K in keyof TokenLimits]?: number | null } | null
   models?: string[] | null
   expiresAt?: Date | null
+  costHeader?: boolean
 }
 
 /** Any constant that no other advisory lock uses; the same in every replica. */
@@ -59,6 +67,7 @@ const RECORD_COLUMNS = {
   limits: tokens.limits,
   models: tokens.models,
   expiresAt: tokens.expiresAt,
+  costHeader: tokens.costHeader,
   createdAt: tokens.createdAt,
   revokedAt: tokens.revokedAt,
 }
@@ -89,6 +98,7 @@ export class TokenService {
         limits: tokens.limits,
         models: tokens.models,
         expiresAt: tokens.expiresAt,
+        costHeader: tokens.costHeader,
       })
       .from(tokens)
       .where(and(eq(tokens.hash, sql.placeholder('hash')), isNull(tokens.revokedAt)))
@@ -117,6 +127,7 @@ export class TokenService {
         limits: emptyToNull(input.limits),
         models: input.models ?? null,
         expiresAt: input.expiresAt ?? null,
+        costHeader: input.costHeader ?? false,
       })
       .returning(RECORD_COLUMNS)
     return { ...(row as TokenRecord), token: secret }
@@ -148,7 +159,7 @@ export class TokenService {
     return row as TokenRecord | undefined
   }
 
-  /** Changes a live token's limits, models or expiry; undefined when no live token has that id. */
+  /** Changes a live token's limits, models, expiry or cost header; undefined when no live token has that id. */
   async update(id: string, change: TokenChange): Promise<TokenRecord | undefined> {
     return this.db.transaction(async (tx) => {
       const [current] = await tx
@@ -162,6 +173,7 @@ export class TokenService {
         set.limits = change.limits === null ? null : emptyToNull(mergeLimits(current.limits ?? {}, change.limits))
       if (change.models !== undefined) set.models = change.models
       if (change.expiresAt !== undefined) set.expiresAt = change.expiresAt
+      if (change.costHeader !== undefined) set.costHeader = change.costHeader
       const [row] = await tx
         .update(tokens)
         .set(set)
@@ -218,6 +230,7 @@ export class TokenService {
       isAdmin: row.scopes.includes('admin'),
       limits: row.limits ?? {},
       ...(row.models ? { models: row.models } : {}),
+      ...(row.costHeader ? { costHeader: true } : {}),
     }
     // An expiring token is not cached past its expiry.
     this.remember(hash, principal, Math.min(now + this.ttl, expiresAt ?? Number.POSITIVE_INFINITY))

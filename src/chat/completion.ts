@@ -166,6 +166,8 @@ export class CompletionRun<R> {
     const priced = { model: this.#model, provider: report.provider, upstreamModel: report.upstreamModel }
     const cost = this.#deps.pricing?.price(priced, at, usage)
     this.costMicros = cost?.micros ?? 0
+    // A whole answer's headers are still to be sent; a stream's left long ago (its cost is its trailer, below).
+    if (this.#context.principal.costHeader) this.#context.setHeaders({ [COST_HEADER]: costText(this.costMicros) })
     const done: FinishedCompletion = {
       model: this.#model,
       provider: report.provider,
@@ -232,11 +234,21 @@ export class CompletionRun<R> {
       onStreamError: deps.onStreamError,
       onClose: (outcome) => this.finish(...statusOf(outcome, this.#context.request), outcome.ended === 'done'),
       framing,
+      trailer: this.#context.principal.costHeader
+        ? () => encoder.encode(`: ${COST_HEADER}: ${costText(this.costMicros)}\n\n`)
+        : undefined,
     })
     this.#ttftMs = performance.now() - this.#started
     return response
   }
 }
+
+/** What a request cost, for a token with `cost_header`: a header on a whole answer, a last SSE comment on a stream. */
+const COST_HEADER = 'x-trellis-cost'
+const encoder = new TextEncoder()
+
+/** Integer micro-dollars as dollars with 6 decimals, exactly: `1234` → `0.001234`. */
+const costText = (micros: number) => `${Math.trunc(micros / 1_000_000)}.${String(micros % 1_000_000).padStart(6, '0')}`
 
 /**
  * What an OpenAI request may use, reserved against `tpm` and the budget before it is sent: the

@@ -188,7 +188,16 @@ export const Usage = t.Object(
     total_tokens: Integer({ minimum: 0 }),
     prompt_cache_hit_tokens: t.Optional(Integer({ minimum: 0 })),
     prompt_cache_miss_tokens: t.Optional(Integer({ minimum: 0 })),
-    prompt_tokens_details: t.Optional(t.Object({ cached_tokens: Integer({ minimum: 0 }) }, open)),
+    prompt_tokens_details: t.Optional(
+      t.Object(
+        {
+          cached_tokens: Integer({ minimum: 0 }),
+          // OpenRouter's name: prompt tokens written to a cache (an Anthropic upstream's cache_creation_input_tokens).
+          cache_write_tokens: t.Optional(Integer({ minimum: 0 })),
+        },
+        open,
+      ),
+    ),
     completion_tokens_details: t.Optional(t.Object({ reasoning_tokens: Integer({ minimum: 0 }) }, open)),
   },
   open,

@@ -53,11 +53,13 @@ const USAGE: Record<string, string> = {
   migrate: 'trellis migrate                      apply database migrations, then exit',
   'token create': `trellis token create --owner NAME [--scope a,b] [--rpm N] [--tpm N] [--streams N]
                        [--budget-tokens N] [--models a,b] [--expires 30d|12h|2026-12-31]
+                       [--cost-header on|off]
                                        issue a token (shown once); scopes: plants:read, plants:write,
                                        chat, docs:write, metrics, admin (default: ${DEFAULT_SCOPES})`,
   'token update': `trellis token update ID [--rpm N|none] [--tpm N|none] [--streams N|none]
                        [--budget-tokens N|none] [--models a,b|none] [--expires 30d|DATE|never]
-                                       change a token's limits, models or expiry (none: remove)`,
+                       [--cost-header on|off]
+                                       change a token's limits, models, expiry or x-trellis-cost (none: remove)`,
   'token list': 'trellis token list                   list tokens (never their secrets)',
   'token revoke': 'trellis token revoke ID              revoke a token',
   'docs validate': `trellis docs validate FILE|- [--strict] [--json]
@@ -204,6 +206,7 @@ function parseCommand(argv: string[], version: string): Command {
           limits: change.limits as TokenLimits | undefined,
           models: change.models ?? undefined,
           expiresAt: change.expiresAt ?? undefined,
+          costHeader: change.costHeader,
         },
       }
     })
@@ -216,7 +219,7 @@ function parseCommand(argv: string[], version: string): Command {
     const change = guarded('token update', () => grantsOf(values, true))
     if (Object.keys(change).length === 0)
       throw new UsageError(
-        'token update: nothing to change; give --rpm, --tpm, --streams, --budget-tokens, --models or --expires',
+        'token update: nothing to change; give --rpm, --tpm, --streams, --budget-tokens, --models, --expires or --cost-header',
         USAGE['token update'],
       )
     return { name: 'token update', id: positionals[0], change }
@@ -280,6 +283,7 @@ const GRANT_OPTIONS = {
   'budget-tokens': { type: 'string' },
   models: { type: 'string' },
   expires: { type: 'string' },
+  'cost-header': { type: 'string' },
 } as const
 
 /** A parse whose failure is a usage error of `command`. */
@@ -328,6 +332,12 @@ function grantsOf(values: Partial<Record<keyof typeof GRANT_OPTIONS, string>>, r
       values.expires === 'never' || values.expires === 'none'
         ? removal('expires', values.expires)
         : expiry(values.expires)
+  const costHeader = values['cost-header']
+  if (costHeader !== undefined) {
+    if (costHeader !== 'on' && costHeader !== 'off')
+      throw new Error(`--cost-header must be on or off, got "${costHeader}"`)
+    change.costHeader = costHeader === 'on'
+  }
   return change
 }
 

@@ -226,6 +226,7 @@ function describeGrants(token: {
   limits: Record<string, number> | null
   models: string[] | null
   expiresAt: Date | null
+  costHeader?: boolean
 }): string {
   const parts: string[] = []
   if (token.limits)
@@ -236,6 +237,7 @@ function describeGrants(token: {
     )
   if (token.models) parts.push(`models ${token.models.join(', ')}`)
   if (token.expiresAt) parts.push(`expires ${token.expiresAt.toISOString()}`)
+  if (token.costHeader) parts.push('x-trellis-cost')
   return parts.length ? ` with ${parts.join('; ')}` : ''
 }
 

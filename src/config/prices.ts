@@ -46,11 +46,11 @@ export const PricesSchema = t.Record(t.String({ minLength: 1, maxLength: 200 }),
 export type Prices = Static<typeof PricesSchema>
 
 /** A `from` that matches the pattern but is no calendar date (2026-02-30), or undefined when it is one. */
-export function badDate(from: string | undefined): string | undefined {
+function badDate(from: string | undefined): string | undefined {
   if (from === undefined) return undefined
   const date = new Date(`${from}T00:00:00Z`)
   return Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== from
-    ? `from must be a calendar date such as 2026-01-01, got "${from}"`
+    ? `must be a calendar date such as 2026-01-01, got "${from}"`
     : undefined
 }
 
@@ -63,7 +63,7 @@ export function parsePrices(raw: string | undefined, file: ConfigFile | undefine
     const prices = (file?.value.prices ?? {}) as Prices
     for (const [model, entry] of Object.entries(prices)) {
       const problem = badDate(entry.from)
-      if (problem) file!.report(['prices', model, 'from'], `prices.${model}.${problem}`)
+      if (problem) file!.report(['prices', model, 'from'], `prices.${model}.from: ${problem}`)
     }
     return prices
   }

@@ -1,7 +1,7 @@
 import type { PriceEntry } from '../config/prices'
 
 /** The date the default table was taken: each price below is the provider's published list price on that day. */
-export const DEFAULT_PRICES_TAKEN = '2025-10-01'
+const DEFAULT_PRICES_TAKEN = '2025-10-01'
 
 /**
  * The price table that ships, for the models README.md names: US dollars per million tokens, the providers' list

@@ -22,7 +22,7 @@ import { type PriceVersion, type Rates, ratesOf } from './prices'
 type Wanted = { model: string; declaredFrom: string; rates: Rates }
 
 /** The table in effect: the defaults, each replaced whole by a configured entry of the same name. */
-export function wantedTable(prices: Prices): Wanted[] {
+function wantedTable(prices: Prices): Wanted[] {
   return Object.entries({ ...DEFAULT_PRICES, ...prices }).map(([model, entry]) => ({
     model,
     declaredFrom: entry.from ?? '1970-01-01',

@@ -180,6 +180,10 @@ describe('limits and the ledger', () => {
         cached_tokens:
           whole.usage!.input_tokens_details.cached_tokens + streamed.usage!.input_tokens_details.cached_tokens,
         reasoning_tokens: streamed.usage!.output_tokens_details.reasoning_tokens,
+        cache_write_tokens: 0,
+        cost_micros: 0,
+        cost_usd: 0,
+        unpriced_requests: 0,
         errors: 0,
         // Both answers were settled by their own process: nothing is an estimate (README, "The usage ledger").
         estimated_requests: 0,

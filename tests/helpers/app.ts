@@ -4,6 +4,7 @@ import type { Scope } from '../../src/auth/model'
 import { TokenService } from '../../src/auth/service'
 import { loadConfig } from '../../src/config'
 import { UsageLedger } from '../../src/usage/ledger'
+import { Pricing } from '../../src/cost/pricing'
 import { createLogger } from '../../src/telemetry/logger'
 import { bunUiAssets } from '../../src/runtimes/bun-assets'
 import { freshDatabase } from './database'
@@ -41,6 +42,11 @@ export async function makeTestApp(
   // The ledger the app would make itself, made here so a test can flush it (`deps.ledger.flush()`) rather than sleep
   // past its batch delay.
   deps.ledger ??= deps.config.usageLedger ? new UsageLedger(deps.database, deps.logger) : undefined
+  // The price table the app would make itself, started here so that the first request is priced (as at a real start).
+  if (!deps.pricing) {
+    deps.pricing = new Pricing(deps.database.db, deps.logger)
+    if (options.migrated !== false) await deps.pricing.start(deps.config.prices)
+  }
   const app = createApp(deps)
   const server =
     options.transport === 'listening server'
@@ -68,6 +74,7 @@ export async function makeTestApp(
       return app.handle(new Request(`http://localhost${path}`, { ...init, headers, body }))
     },
     close: async () => {
+      deps.pricing?.stop()
       await server?.stop(true)
       await database.close()
     },

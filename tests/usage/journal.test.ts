@@ -15,6 +15,7 @@ import { createLogger } from '../../src/telemetry/logger'
 import { estimateRows, JOURNAL_MS } from '../../src/usage/journal'
 import { type Admission, UsageLedger, type UsageRow } from '../../src/usage/ledger'
 import { freshDatabase } from '../helpers/database'
+import { recordVersions } from '../../src/cost/versions'
 
 // bun applies the preload's default timeout to the first file only (tests/setup.ts).
 setDefaultTimeout(30_000)
@@ -137,6 +138,23 @@ describe('the journal', () => {
     expect(s.ledger.dropped).toBe(1)
     expect(s.logs.some((line) => line.msg === 'usage ledger: row refused and dropped')).toBe(true)
     expect((await s.rows()).length).toBe(1)
+    await s.ledger.stop()
+  })
+
+  test("an estimate is priced by its model's version then: the prompt at input, the completion at output", async () => {
+    const versions = await recordVersions(database.db, { 'journal-priced': { input: 2, output: 8 } })
+    const version = versions.find((each) => each.model === 'journal-priced')!
+    const s = await setup()
+    const entry = s.ledger.begin({ ...s.admission('priced', { events: 3 }), model: 'journal-priced' })
+    await Bun.sleep(JOURNAL_MS * 2 + 100)
+    expect(await s.holders.reconcile(s.holders.id, true)).toBe(true)
+    const [row] = rowsOf<{ cost_micros: string; price_version: number }>(
+      await database.db.execute(
+        sql`select cost_micros::text, price_version from usage_records where reservation_id = ${entry.id}`,
+      ),
+    )
+    // 10 prompt tokens (as estimated) × $2 + 3 completion tokens (as counted) × $8, per million: 20 + 24 µ$.
+    expect(row).toEqual({ cost_micros: '44', price_version: Number(version.id) })
     await s.ledger.stop()
   })
 })

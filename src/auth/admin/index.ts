@@ -55,6 +55,7 @@ export const adminPlugin = (deps: AdminDeps) => {
           limits: input.limits,
           models: input.models,
           expiresAt: input.expires_at === undefined ? undefined : new Date(input.expires_at),
+          costHeader: input.cost_header,
         })
         set.status = 201
         return { ...recordOf(created), token: created.token }
@@ -117,6 +118,7 @@ export const adminPlugin = (deps: AdminDeps) => {
               : change.expires_at === null
                 ? null
                 : new Date(change.expires_at),
+          costHeader: change.cost_header,
         })
         return recordOf(found(params.id, updated))
       },
@@ -126,7 +128,7 @@ export const adminPlugin = (deps: AdminDeps) => {
         body: TokenChange,
         response: { 200: TokenRecord, ...errors(400, 401, 403, 404, 413, 415, 429, 500, 503) },
         detail: {
-          summary: "Change a token's limits, models or expiry",
+          summary: "Change a token's limits, models, expiry or cost header",
           description:
             "Needs the admin scope. Each field present replaces the token's (null clears it); `limits` merges " +
             'field by field, and null removes one limit. Other replicas see the change within 5 s.',
@@ -179,6 +181,7 @@ function recordOf(token: StoredToken) {
     limits: token.limits,
     models: token.models,
     expires_at: token.expiresAt?.toISOString() ?? null,
+    cost_header: token.costHeader,
     created_at: token.createdAt.toISOString(),
     revoked_at: token.revokedAt?.toISOString() ?? null,
   }

@@ -20,6 +20,11 @@ const ExpiresAt = t.String({
   error: 'expires_at must be an RFC 3339 date-time, such as 2026-12-31T23:59:59Z',
 })
 
+const CostHeader = t.Boolean({
+  description: 'Chat answers carry `x-trellis-cost`: what the request cost, in US dollars (see the README, "Cost")',
+  error: 'cost_header must be true or false',
+})
+
 export const NewToken = t.Object(
   {
     owner: StoredText({
@@ -38,6 +43,7 @@ export const NewToken = t.Object(
     limits: t.Optional(LimitsSchema),
     models: t.Optional(Models),
     expires_at: t.Optional(ExpiresAt),
+    cost_header: t.Optional(CostHeader),
   },
   { additionalProperties: false },
 )
@@ -61,6 +67,7 @@ export const TokenChange = t.Object(
     ),
     models: Removable(Models),
     expires_at: Removable(ExpiresAt),
+    cost_header: t.Optional(CostHeader),
   },
   { additionalProperties: false },
 )
@@ -74,6 +81,7 @@ export const TokenRecord = t.Object({
   }),
   models: t.Union([t.Array(t.String()), t.Null()]),
   expires_at: t.Union([t.String({ format: 'date-time' }), t.Null()]),
+  cost_header: t.Boolean({ description: 'Chat answers carry `x-trellis-cost`' }),
   created_at: t.String({ format: 'date-time' }),
   revoked_at: t.Union([t.String({ format: 'date-time' }), t.Null()]),
 })

@@ -70,6 +70,11 @@ export type EventStreamOptions = {
   maxBytes?: number
   /** The wire format's keep-alive, end and error event. */
   framing: StreamFraming
+  /**
+   * Bytes written last, after `onClose` has run, when the stream ends with its end or an error event (a client that
+   * left gets nothing): what only the end knows, such as the request's cost (an SSE comment, which clients ignore).
+   */
+  trailer?: () => Uint8Array
 }
 
 /**
@@ -206,13 +211,19 @@ class EventStream implements UnderlyingDefaultSource<Uint8Array> {
       this.#write(result.value)
       if (done === undefined || !endsWith(result.value, done)) return
       this.#close(DONE_OUTCOME)
-      this.#controller!.close()
+      this.#end()
       // The provider has nothing more to say; let it release what it holds.
       this.#iterator.return?.().catch(() => {})
       return
     }
     this.#close(DONE_OUTCOME)
     if (done !== undefined) this.#controller!.enqueue(done)
+    this.#end()
+  }
+
+  /** Closes the response, its trailer written first. */
+  #end(): void {
+    if (this.#options.trailer) this.#controller!.enqueue(this.#options.trailer())
     this.#controller!.close()
   }
 
@@ -225,8 +236,8 @@ class EventStream implements UnderlyingDefaultSource<Uint8Array> {
     }
     this.#options.onStreamError?.(error)
     this.#controller!.enqueue(this.#framing.errorEvent(error, this.#options.requestId))
-    this.#controller!.close()
     this.#stop({ ended: 'failed', error, beforeFirstByte: false })
+    this.#end()
   }
 
   #close(outcome: StreamOutcome): void {

@@ -26,6 +26,7 @@ describe('POST /admin/tokens', () => {
       limits: { rpm: 60, tpm: 100_000 },
       models: ['echo'],
       expires_at: '2099-01-01T00:00:00Z',
+      cost_header: true,
     })
     expect(response.status).toBe(201)
     const body = await response.json()
@@ -37,6 +38,7 @@ describe('POST /admin/tokens', () => {
       limits: { rpm: 60, tpm: 100_000 },
       models: ['echo'],
       expires_at: '2099-01-01T00:00:00.000Z',
+      cost_header: true,
       created_at: expect.any(String),
       revoked_at: null,
     })
@@ -53,6 +55,12 @@ describe('POST /admin/tokens', () => {
   // One row per bad request: status and a fragment of the message.
   const BAD: { name: string; json?: unknown; raw?: string; token?: 'plain'; status: number; message: string }[] = [
     { name: 'no owner', json: { scopes: ['chat'] }, status: 400, message: 'owner is required' },
+    {
+      name: 'a cost header that is not a boolean',
+      json: { owner: 'x', scopes: ['chat'], cost_header: 'yes' },
+      status: 400,
+      message: 'cost_header must be true or false',
+    },
     {
       name: 'an empty scope list',
       json: { owner: 'x', scopes: [] },
@@ -151,6 +159,8 @@ describe('PATCH and DELETE /admin/tokens/{id}', () => {
       limits: null,
       expires_at: null,
     })
+    expect(await (await patch({ cost_header: true })).json()).toMatchObject({ cost_header: true, limits: null })
+    expect(await (await patch({ cost_header: false })).json()).toMatchObject({ cost_header: false })
     expect((await patch({ scopes: ['admin'] })).status).toBe(400)
     // An integer past 2^53 is a bigint inside the parsed limits: the message still names the field.
     const huge = await patch('{"limits":{"rpm":9007199254740993}}')

@@ -192,6 +192,11 @@ test("the ledger charges what the upstream counted, under the public model's nam
       completion_tokens: 0,
       cached_tokens: 0,
       reasoning_tokens: 0,
+      cache_write_tokens: 0,
+      cost_micros: 0,
+      cost_usd: 0,
+      // No price for this model in the default table: it costs nothing, and is flagged.
+      unpriced_requests: 1,
       errors: 0,
       estimated_requests: 0,
       estimated_prompt_tokens: 0,

@@ -134,6 +134,11 @@ describe('the ledger', () => {
         completion_tokens: whole.usage.output_tokens + streamed.usage.output_tokens,
         cached_tokens: (whole.usage.cache_read_input_tokens ?? 0) + (streamed.usage.cache_read_input_tokens ?? 0),
         reasoning_tokens: expect.any(Number),
+        cache_write_tokens: 0,
+        // echo costs nothing, and has its price (src/cost/default-prices.ts).
+        cost_micros: 0,
+        cost_usd: 0,
+        unpriced_requests: 0,
         errors: 0,
         estimated_requests: 0,
         estimated_prompt_tokens: 0,

@@ -85,6 +85,9 @@ const Usage = t.Object(
     prompt_tokens: t.Optional(Count("Default: the prompt counted by echo's tokenizer.")),
     completion_tokens: t.Optional(Count("Default: the answer's tokens (reasoning, text, refusal, tool arguments).")),
     cached_tokens: t.Optional(Count('Prompt tokens read from a cache (part of prompt_tokens); default 0.')),
+    cache_write_tokens: t.Optional(
+      Count('Prompt tokens written to a cache (part of prompt_tokens, apart from cached_tokens); default 0.'),
+    ),
     reasoning_tokens: t.Optional(Count("Part of completion_tokens; default the reasoning text's tokens.")),
   },
   { additionalProperties: false, description: 'total_tokens is always prompt_tokens + completion_tokens.' },

@@ -119,6 +119,7 @@ export function planReply(reply: Step[], request: ChatRequest, choices: number, 
     usage?.prompt_tokens ?? promptOf(request.messages as PromptMessage[], request.tools as unknown[]).ends.length
   const completion = usage?.completion_tokens ?? counted * choices
   const cached = Math.min(usage?.cached_tokens ?? 0, prompt)
+  const written = Math.min(usage?.cache_write_tokens ?? 0, prompt - cached)
   const reasoned = usage?.reasoning_tokens ?? Math.min(reasoningTokens.length * choices, completion)
   return {
     steps,
@@ -130,7 +131,9 @@ export function planReply(reply: Step[], request: ChatRequest, choices: number, 
       total_tokens: prompt + completion,
       prompt_cache_hit_tokens: cached,
       prompt_cache_miss_tokens: prompt - cached,
-      prompt_tokens_details: { cached_tokens: cached },
+      prompt_tokens_details: written
+        ? { cached_tokens: cached, cache_write_tokens: written }
+        : { cached_tokens: cached },
       completion_tokens_details: { reasoning_tokens: reasoned },
     },
     error,

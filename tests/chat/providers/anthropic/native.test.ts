@@ -148,7 +148,7 @@ describe('streamEvents', () => {
       total_tokens: 252,
       prompt_cache_hit_tokens: 200,
       prompt_cache_miss_tokens: 40,
-      prompt_tokens_details: { cached_tokens: 200 },
+      prompt_tokens_details: { cached_tokens: 200, cache_write_tokens: 10 },
     })
     expect(report.finishReason).toBe('tool_calls')
     expect(report.events).toBe(text.split('event: content_block_delta\n').length - 1)

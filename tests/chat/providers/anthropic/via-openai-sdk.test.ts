@@ -151,7 +151,7 @@ describe('streamed through the openai SDK', () => {
       total_tokens: 134,
       prompt_cache_hit_tokens: 100,
       prompt_cache_miss_tokens: 25,
-      prompt_tokens_details: { cached_tokens: 100 },
+      prompt_tokens_details: { cached_tokens: 100, cache_write_tokens: 5 },
     } as never)
   })
 
