@@ -1,4 +1,4 @@
-import { gte, sql } from 'drizzle-orm'
+import { and, eq, gte, sql } from 'drizzle-orm'
 import type { TokenRecord, TokenService } from '../auth/service'
 import type { Limits } from '../config/limits'
 import type { Database } from '../db/connect'
@@ -70,14 +70,14 @@ export class ConsoleService {
       this.deps.tokens.list(),
       this.deps.db
         .select({
-          id: usageDaily.tokenId,
+          id: usageDaily.key,
           requests: sql<number>`sum(${usageDaily.requests})`.mapWith(Number),
           tokens: sql<number>`sum(${usageDaily.promptTokens} + ${usageDaily.completionTokens})`.mapWith(Number),
           cost: sql<number>`sum(${usageDaily.costMicros})::text`.mapWith(Number),
         })
         .from(usageDaily)
-        .where(gte(usageDaily.day, month))
-        .groupBy(usageDaily.tokenId),
+        .where(and(eq(usageDaily.dimension, 'token'), gte(usageDaily.day, month)))
+        .groupBy(usageDaily.key),
       this.deps.db
         .select({
           id: usageRecords.tokenId,

@@ -1,4 +1,4 @@
-import { and, gte, lt, sql, type SQL } from 'drizzle-orm'
+import { and, eq, gte, lt, sql, type SQL } from 'drizzle-orm'
 import type { Database } from '../db/connect'
 import { usageDaily, usageRecords } from '../db/schema'
 
@@ -57,15 +57,18 @@ function rangeOf(bucket: Bucket, days: number, now: Date): { from: Date; to: Dat
 const bucketName = (bucket: Bucket, at: Date) =>
   bucket === 'day' ? at.toISOString().slice(0, 10) : `${at.toISOString().slice(0, 13)}:00Z`
 
-/** The columns a chart reads: the daily rollup for days, the ledger's rows for hours. */
+/** The columns a chart reads: the daily rollup's rows of one dimension for days, the ledger's rows for hours. */
 function sourceOf(query: ChartQuery, from: Date, to: Date) {
   if (query.bucket === 'day') {
     const t = usageDaily
+    const days = and(gte(t.day, bucketName('day', from)), lt(t.day, bucketName('day', to)))
     return {
       table: t,
-      where: and(gte(t.day, bucketName('day', from)), lt(t.day, bucketName('day', to))),
+      where: and(eq(t.dimension, query.by), days),
+      /** The same days of the smallest dimension: every request once, for the totals that "other" is taken from. */
+      everything: and(eq(t.dimension, 'model'), days),
       bucket: sql<string>`to_char(${t.day}, 'YYYY-MM-DD')`,
-      key: { model: sql`${t.model}`, owner: sql`${t.owner}`, token: sql`${t.tokenId}` }[query.by],
+      key: sql`${t.key}`,
       requests: sql`${t.requests}`,
       prompt: sql`${t.promptTokens}`,
       completion: sql`${t.completionTokens}`,
@@ -77,6 +80,7 @@ function sourceOf(query: ChartQuery, from: Date, to: Date) {
   return {
     table: t,
     where: and(gte(t.at, from), lt(t.at, to)),
+    everything: undefined,
     bucket: sql<string>`to_char(${t.at} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:00"Z"')`,
     key: { model: sql`${t.model}`, owner: sql`${t.owner}`, token: sql`${t.tokenId}` }[query.by],
     requests: sql`1`,
@@ -87,9 +91,12 @@ function sourceOf(query: ChartQuery, from: Date, to: Date) {
   }
 }
 
+type Source = ReturnType<typeof sourceOf>
+
 /**
  * A chart's data: the {@link TOP_SERIES} largest series over the range by the measure, the rest as "other", per
- * bucket. Two bounded statements whatever the data: the top series, then the buckets (at most days × series rows).
+ * bucket. Bounded statements whatever the data: the top series; then, by day, the shown series' days (found by key in
+ * the rollup's index) and each day's total, "other" being the difference; by hour, one pass over the ledger's rows.
  */
 export async function chartData(db: Database, query: ChartQuery): Promise<ChartData> {
   const { from, to, buckets } = rangeOf(query.bucket, query.days, query.now)
@@ -109,10 +116,31 @@ export async function chartData(db: Database, query: ChartQuery): Promise<ChartD
   // With exactly TOP_SERIES + 1 series, drawing the last one beats calling one series "other".
   const keys = top.map((row) => row.key)
   const shown = keys.length > TOP_SERIES + 1 ? keys.slice(0, TOP_SERIES) : keys
-  const series = sql`case when ${source.key} in (${sql.join(
-    shown.length ? shown.map((key) => sql`${key}`) : [sql`null`],
-    sql`, `,
-  )}) then ${source.key} end`
+  const listed = sql.join(shown.length ? shown.map((key) => sql`${key}`) : [sql`null`], sql`, `)
+  const cells = source.everything
+    ? await dailyCells(db, source, listed, keys.length > shown.length)
+    : await cellsOf(db, source, sql`case when ${source.key} in (${listed}) then ${source.key} end`, source.where)
+  const hasOther = cells.some((cell) => cell.series === null)
+  return { query, buckets, series: hasOther ? [...shown, null] : shown, cells }
+}
+
+/** The shown series' cells, and, when some series are not shown, each day's "other": its total less theirs. */
+async function dailyCells(db: Database, source: Source, listed: SQL, others: boolean): Promise<Cell[]> {
+  const cells = await cellsOf(db, source, source.key, and(source.where, sql`${source.key} in (${listed})`))
+  if (!others) return cells
+  const totals = await cellsOf(db, source, sql`null`, source.everything)
+  const other = new Map(totals.map((total) => [total.bucket, total]))
+  for (const cell of cells) {
+    const rest = other.get(cell.bucket)!
+    for (const field of ['requests', 'prompt_tokens', 'completion_tokens', 'errors', 'cost_micros'] as const)
+      rest[field] -= cell[field]
+  }
+  const rest = [...other.values()].filter((cell) => cell.requests > 0)
+  return [...cells, ...rest].sort((a, b) => (a.bucket < b.bucket ? -1 : a.bucket > b.bucket ? 1 : 0))
+}
+
+/** Totals per bucket and `series` (an expression: the key, "other" as null) of the rows `where` picks. */
+async function cellsOf(db: Database, source: Source, series: SQL, where: SQL | undefined): Promise<Cell[]> {
   const rows = await db
     .select({
       bucket: source.bucket,
@@ -125,10 +153,8 @@ export async function chartData(db: Database, query: ChartQuery): Promise<ChartD
       cost_micros: sql<number>`sum(${source.cost})::text`.mapWith(Number),
     })
     .from(source.table)
-    .where(source.where)
+    .where(where)
     .groupBy(sql`1`, sql`2`)
     .orderBy(sql`1`, sql`2`)
-  const cells = rows as Cell[]
-  const hasOther = cells.some((cell) => cell.series === null)
-  return { query, buckets, series: hasOther ? [...shown, null] : shown, cells }
+  return rows as Cell[]
 }

@@ -149,22 +149,26 @@ describe('usage', () => {
       expect(answer.status).toBe(200)
     }
     await t.deps.ledger!.flush()
-    const fields =
-      'count(*)::int as requests, sum(prompt_tokens)::int as prompt, sum(completion_tokens)::int as completion'
-    const ledger = await t.deps.database.db.execute(
-      sql.raw(
-        `select token_id, model, ${fields}, sum(cost_micros)::int as cost from usage_records group by 1, 2 order by 1, 2`,
-      ),
-    )
-    const rollup = await t.deps.database.db.execute(
-      sql.raw(
-        'select token_id, model, sum(requests)::int as requests, sum(prompt_tokens)::int as prompt, ' +
-          'sum(completion_tokens)::int as completion, sum(cost_micros)::int as cost from usage_daily group by 1, 2 order by 1, 2',
-      ),
-    )
     const rowsOf = (result: unknown) => ((result as { rows?: unknown[] }).rows ?? result) as Record<string, unknown>[]
-    expect(rowsOf(rollup)).toEqual(rowsOf(ledger))
-    expect(rowsOf(rollup).some((row) => (row.cost as number) > 0)).toBe(true)
+    const query = (text: string) => t.deps.database.db.execute(sql.raw(text)).then(rowsOf)
+    const totals =
+      'sum(prompt_tokens)::int as prompt, sum(completion_tokens)::int as completion, sum(cost_micros)::int as cost'
+    for (const [dimension, column] of [
+      ['model', 'model'],
+      ['owner', 'owner'],
+      ['token', 'token_id'],
+    ]) {
+      const day = "to_char(at at time zone 'UTC', 'YYYY-MM-DD')"
+      const ledger = await query(
+        `select ${column} as key, ${day} as day, count(*)::int as requests, ${totals} from usage_records group by 1, 2 order by 1, 2`,
+      )
+      const rollup = await query(
+        `select key, to_char(day, 'YYYY-MM-DD') as day, requests::int, ${totals} from usage_daily ` +
+          `where dimension = '${dimension}' group by 1, 2, 3 order by 1, 2`,
+      )
+      expect({ dimension, rollup }).toEqual({ dimension, rollup: ledger })
+      expect(rollup.some((row) => (row.cost as number) > 0)).toBe(true)
+    }
   })
 
   test('a chart draws the 8 largest series and sums the rest as Other; its table and CSV agree on the totals', async () => {
