@@ -111,7 +111,9 @@ export async function chartData(db: Database, query: ChartQuery): Promise<ChartD
     .from(source.table)
     .where(source.where)
     .groupBy(source.key)
-    .orderBy(sql`sum(${measure}) desc`, source.key)
+    // As float8: summing bigints makes numerics, several times slower, and every sum here is an integer below 2^53,
+    // which a float8 holds exactly.
+    .orderBy(sql`sum((${measure})::float8) desc`, source.key)
     .limit(TOP_SERIES + 2)
   // With exactly TOP_SERIES + 1 series, drawing the last one beats calling one series "other".
   const keys = top.map((row) => row.key)
