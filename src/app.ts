@@ -151,7 +151,7 @@ export function createApp(deps: AppDeps) {
     trustProxy: deps.config.trustProxy,
   }
   const chat = deps.chat ?? chatSetupFrom(deps.config.chat, metrics)
-  const pricing = deps.pricing ?? startedPricing(deps)
+  const pricing = deps.pricing ?? Pricing.started(deps.database.db, deps.logger, deps.config.prices)
   const reloader =
     deps.reloader ?? configReloaderFor({ config: deps.config, chat, governance, pricing, metrics, logger: deps.logger })
   const docsConfig = new DocsConfigService(new DocsRevisionStore(db), deps.clock)
@@ -287,13 +287,6 @@ export function createApp(deps: AppDeps) {
       },
     ),
   )
-}
-
-/** A price table of the app's own, recording the configuration's prices as the app starts. */
-function startedPricing(deps: AppDeps): Pricing {
-  const pricing = new Pricing(deps.database.db, deps.logger)
-  void pricing.start(deps.config.prices)
-  return pricing
 }
 
 /** The app's metrics, reading the ledger's queue and the database pool when scraped. */

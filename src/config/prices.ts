@@ -25,7 +25,9 @@ export const PriceEntry = t.Object(
     from: t.Optional(
       t.String({
         pattern: '^\\d{4}-\\d{2}-\\d{2}$',
-        description: 'The UTC date from which these prices apply (default: 1970-01-01, always)',
+        description:
+          'The UTC date from which these prices apply; a date already past when they are first recorded means from ' +
+          'that moment, since rows priced before were priced once (default: from when they are recorded)',
       }),
     ),
   },

@@ -35,9 +35,16 @@ export class Pricing {
     this.#logger = logger
   }
 
+  /** One started at once, not waited for: requests priced before its versions are read cost nothing. */
+  static started(db: Database, logger: Logger, prices: Prices): Pricing {
+    const pricing = new Pricing(db, logger)
+    void pricing.start(prices)
+    return pricing
+  }
+
   /** Records `prices` and loads the versions; then reads them again every {@link REFRESH_MS}. */
   start(prices: Prices): Promise<void> {
-    this.#timer ??= unref(setInterval(() => void this.#refresh(), REFRESH_MS))
+    this.#timer ??= unref(setInterval(() => void this.refresh(), REFRESH_MS))
     return this.apply(prices)
   }
 
@@ -86,7 +93,8 @@ export class Pricing {
     return FREE
   }
 
-  async #refresh(): Promise<void> {
+  /** Reads the versions again (another replica may have recorded some), or retries a recording that failed. */
+  async refresh(): Promise<void> {
     if (this.#pending) return this.apply(this.#pending)
     try {
       this.#book.replace(await loadVersions(this.#db))

@@ -25,6 +25,8 @@ export class Metrics {
   readonly #streamDuration: Histogram
   readonly #tokens: Counter
   readonly #cost: Counter
+  /** Each model's child of `#cost`, kept: `labels()` hashes its arguments on every call, once per chat request here. */
+  readonly #costOf = new Map<string, { inc(value: number): void }>()
   readonly #active: Gauge
   readonly #upstream: Counter
   readonly #limited: Counter
@@ -166,7 +168,11 @@ export class Metrics {
     for (const kind of ['prompt', 'completion', 'cached', 'reasoning'] as const) {
       if (done.usage[kind] > 0) this.#tokens.labels(done.model, provider, kind).inc(done.usage[kind])
     }
-    if (done.costMicros > 0) this.#cost.labels(done.model).inc(done.costMicros / 1_000_000)
+    if (done.costMicros > 0) {
+      let cost = this.#costOf.get(done.model)
+      if (!cost) this.#costOf.set(done.model, (cost = this.#cost.labels(done.model)))
+      cost.inc(done.costMicros / 1_000_000)
+    }
   }
 
   upstreamFailed(provider: string, next: 'retry' | 'fallback' | 'give up'): void {

@@ -85,6 +85,14 @@ describe('parseCommandLine: what each command line means', () => {
       { name: 'token update', id: 'tok_1', change: { limits: { rpm: 120 } } },
     ],
     [
+      ['token', 'update', 'tok_1', '--cost-header', 'on'],
+      { name: 'token update', id: 'tok_1', change: { costHeader: true } },
+    ],
+    [
+      ['token', 'create', '--owner', 'alice', '--cost-header', 'off'],
+      { name: 'token create', owner: 'alice', scopes: ['plants:read', 'plants:write'], grants: { costHeader: false } },
+    ],
+    [
       ['token', 'update', 'tok_1', '--rpm', 'none', '--models', 'none', '--expires', 'never'],
       { name: 'token update', id: 'tok_1', change: { limits: { rpm: null }, models: null, expiresAt: null } },
     ],
@@ -136,6 +144,7 @@ describe('parseCommandLine: what each command line means', () => {
     [['token', 'create', '--owner', 'x', '--models', 'a,,b'], '--models must be model names'],
     [['token', 'create', '--owner', 'x', '--expires', 'soon'], '--expires must be 30d, 12h, 45m, a date'],
     [['token', 'update', 'tok_1'], 'nothing to change'],
+    [['token', 'update', 'tok_1', '--cost-header', 'yes'], '--cost-header must be on or off, got "yes"'],
     [['token', 'update', '--rpm', '5'], 'token update needs a token id'],
     [['usage', '--by', 'color'], '--by must be one or more of'],
     [['usage', '--from', 'yesterday'], '--from must be a date'],

@@ -258,6 +258,21 @@ describe('x-trellis-cost, for a token that asks for it', () => {
     expect(text.endsWith('data: [DONE]\n\n: x-trellis-cost: 0.007500\n\n')).toBe(true)
   })
 
+  test("Anthropic's Messages: the header on a whole answer, the comment after message_stop on a stream", async () => {
+    const ask = (stream: boolean) =>
+      t.request('/v1/messages', {
+        method: 'POST',
+        token: shown,
+        headers: { 'anthropic-version': '2023-06-01' },
+        json: { model: 'priced', max_tokens: 64, stream, messages: [{ role: 'user', content: 'everything' }] },
+      })
+    const whole = await ask(false)
+    expect(whole.headers.get('x-trellis-cost')).toBe('0.007463')
+    await whole.text()
+    const text = await (await ask(true)).text()
+    expect(text).toMatch(/event: message_stop\ndata: [^\n]*\n\n: x-trellis-cost: 0\.007463\n\n$/)
+  })
+
   test('a token that did not ask gets neither', async () => {
     const whole = await chat('plain')
     expect(whole.response.headers.get('x-trellis-cost')).toBeNull()

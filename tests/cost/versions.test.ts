@@ -10,6 +10,8 @@ import { join } from 'node:path'
 import { eq } from 'drizzle-orm'
 import { DEFAULT_PRICES } from '../../src/cost/default-prices'
 import { loadVersions, recordVersions } from '../../src/cost/versions'
+import { Pricing } from '../../src/cost/pricing'
+import { createLogger } from '../../src/telemetry/logger'
 import { priceVersions, usageRecords } from '../../src/db/schema'
 import type { DatabaseHandle } from '../../src/db/connect'
 import { freshDatabase } from '../helpers/database'
@@ -164,5 +166,33 @@ describe('a price change mid-month, through a config file and its reload', () =>
 
   test('GET /prices needs a token', async () => {
     expect((await t.request('/prices')).status).toBe(401)
+  })
+})
+
+describe('replicas', () => {
+  let database: DatabaseHandle
+  beforeAll(async () => {
+    database = await freshDatabase()
+  }, SETUP_TIMEOUT)
+  afterAll(() => database.close(), SETUP_TIMEOUT)
+
+  test('two processes on one database price alike: what one records, the other reads at its next refresh', async () => {
+    const logger = createLogger('silent')
+    const a = new Pricing(database.db, logger)
+    const b = new Pricing(database.db, logger)
+    const table = { shared: { input: 1, output: 2 } }
+    await Promise.all([a.apply(table), b.apply(table)])
+    expect(b.versions()).toEqual(a.versions())
+    // A reload on one of them only.
+    await a.apply({ shared: { input: 3, output: 4 } })
+    const counts = { prompt: 1000, completion: 1000, cached: 0, cacheWrite: 0, reasoning: 0 }
+    const now = new Date(Date.now() + 1_000)
+    expect(a.price({ model: 'shared' }, now, counts).micros).toBe(7_000)
+    expect(b.price({ model: 'shared' }, now, counts).micros).toBe(3_000)
+    await b.refresh()
+    expect(b.versions()).toEqual(a.versions())
+    const [priced, alike] = [a.price({ model: 'shared' }, now, counts), b.price({ model: 'shared' }, now, counts)]
+    expect(alike).toEqual(priced)
+    expect(alike.micros).toBe(7_000)
   })
 })
