@@ -46,6 +46,7 @@ import { usagePlugin } from './usage'
 import { UsageLedger } from './usage/ledger'
 import { estimateRows } from './usage/journal'
 import { metricsRoutes } from './telemetry/routes'
+import { consolePlugin } from './console'
 import { Metrics } from './telemetry/metrics'
 import { Pricing } from './cost/pricing'
 
@@ -119,10 +120,6 @@ const configSchema = once(() => configSchemaText(PROVIDER_KINDS))
 const scenarioSchema = once(scenarioSchemaText)
 
 /**
- * Builds the whole HTTP application from its dependencies. Web-standard only, so any
- * runtime can serve `createApp(deps).fetch`: Bun (src/runtimes/bun.ts), Deno and Node (src/runtimes).
- */
-/**
  * How governance's holder of this process meets the rest (src/governance/holders.ts): the journal's estimates prove
  * what a dead holder's requests used, and on PGlite, a single process's database, every other holder is dead.
  */
@@ -130,6 +127,7 @@ export function holdersFor(database: DatabaseHandle) {
   return { proofs: estimateRows, exclusive: database.kind === 'pglite' }
 }
 
+/** The whole HTTP application; Web-standard only, so Bun, Deno and Node (src/runtimes/) serve `createApp(deps).fetch`. */
 export function createApp(deps: AppDeps) {
   const db = deps.database.db
   const ledger = deps.ledger ?? (deps.config.usageLedger ? new UsageLedger(deps.database, deps.logger) : undefined)
@@ -226,6 +224,7 @@ export function createApp(deps: AppDeps) {
     )
     .use(adminPlugin({ auth, tokens: deps.tokens, logger: deps.logger, config: deps.config }))
     .use(usagePlugin({ db, auth, pricing, logger: deps.logger, clock: deps.clock }))
+    .use(consolePlugin({ ...deps, db, auth, metrics, governance }))
     .use(
       metricsRoutes({ authorize: (request) => authenticate(auth, request, 'metrics'), logger: deps.logger, metrics }),
     )

@@ -1,7 +1,11 @@
 import { t } from 'elysia'
 import type { TokenLimits } from '../db/schema'
 
-export const SCOPES = ['plants:read', 'plants:write', 'chat', 'docs:write', 'metrics', 'admin'] as const
+/**
+ * `console`: the console's read-only views (every token's settings and usage, never a secret; usage and cost of every
+ * owner; the live metrics). Changing tokens needs `admin`.
+ */
+export const SCOPES = ['plants:read', 'plants:write', 'chat', 'docs:write', 'metrics', 'console', 'admin'] as const
 export const ScopeSchema = t.Union(SCOPES.map((scope) => t.Literal(scope)))
 export type Scope = (typeof SCOPES)[number]
 

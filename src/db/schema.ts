@@ -124,6 +124,7 @@ export const usageJournal = pgTable(
   (table) => [index('usage_journal_holder_idx').on(table.holderId)],
 )
 
+export { usageDaily } from './usage-daily' // in a file of its own; re-exported, since drizzle-kit reads this one
 /** One row per chat request: who used what, how it went. Written in batches off the request path. */
 export const usageRecords = pgTable(
   'usage_records',
@@ -168,30 +169,7 @@ export const usageRecords = pgTable(
   ],
 )
 
-/**
- * The price table's history (src/cost/versions.ts): one row per model per change, in integer micro-dollars per
- * million tokens. A version takes effect at `from`, never earlier than the moment it was recorded, and is never
- * changed or deleted once in effect: a ledger row's `price_version` names the one it was priced by.
- */
-export const priceVersions = pgTable(
-  'price_versions',
-  {
-    id: serial('id').primaryKey(),
-    /** A public model name, `provider/upstream model`, or an upstream model name. */
-    model: text('model').notNull(),
-    /** When it takes effect: the author's date, or when it was recorded if that date was already past. */
-    from: timestamp('from', { withTimezone: true }).notNull(),
-    /** The author's `from` date (YYYY-MM-DD), to tell an unchanged entry from a changed one. */
-    declaredFrom: text('declared_from').notNull(),
-    input: bigint('input', { mode: 'number' }).notNull(),
-    cachedInput: bigint('cached_input', { mode: 'number' }).notNull(),
-    cacheWrite: bigint('cache_write', { mode: 'number' }).notNull(),
-    output: bigint('output', { mode: 'number' }).notNull(),
-    reasoning: bigint('reasoning', { mode: 'number' }).notNull(),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-  },
-  (table) => [index('price_versions_model_from_idx').on(table.model, table.from)],
-)
+export { priceVersions } from './price-versions' // in a file of its own, re-exported like usageDaily
 
 /**
  * Ids the service assigns when a client sends none. Kept apart from `plants.seq` so that

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import clientScript from './assets/client.js' with { type: 'text' }
 import faviconSvg from './assets/favicon.svg' with { type: 'text' }
 import logoDarkSvg from './assets/logo-dark.svg' with { type: 'text' }
@@ -7,17 +6,9 @@ import searchScript from './assets/search.js' with { type: 'text' }
 import searchStylesheet from './assets/search.css' with { type: 'text' }
 import stylesheet from './assets/site.css' with { type: 'text' }
 import { ASSET_BASE } from './links'
+import { type Asset, asset } from '../http/static-asset'
 
-/**
- * The site's stylesheet, script and built-in images, embedded as text at build time (`with { type: 'text' }`
- * is inlined by `bun build`, for the binary and for the Node and Deno bundles alike), so the site needs no
- * file beside the server and no CDN.
- */
-export type Asset = { body: string; type: string; etag: string }
-
-function asset(body: string, type: string): Asset {
-  return { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` }
-}
+export type { Asset }
 
 // The search dialog's script and styles are files of their own, served as part of the site's one script and stylesheet.
 const css = asset(`${stylesheet}\n${searchStylesheet}`, 'text/css; charset=utf-8')

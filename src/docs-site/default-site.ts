@@ -6,6 +6,7 @@ import docsOverview from './default-pages/docs-config-overview.md' with { type: 
 import docsRevisions from './default-pages/docs-config-revisions.md' with { type: 'text' }
 import docsSite from './default-pages/docs-config-site.md' with { type: 'text' }
 import docsValidate from './default-pages/docs-config-validate.md' with { type: 'text' }
+import consoleGuide from './default-pages/console.md' with { type: 'text' }
 import errors from './default-pages/errors.md' with { type: 'text' }
 import introduction from './default-pages/introduction.md' with { type: 'text' }
 import plantsOverview from './default-pages/plants-overview.md' with { type: 'text' }
@@ -30,6 +31,7 @@ const GUIDES = new Map<string, string>([
   ['docs-config/revisions', docsRevisions],
   ['docs-config/site', docsSite],
   ['testing', testing],
+  ['console', consoleGuide],
 ])
 
 /** The API reference page path of an operation: `api-reference/<tag>/<method>-<path words>`. */

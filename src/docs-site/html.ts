@@ -4,12 +4,9 @@
  * reader's browser must never run what such a token wrote.
  */
 
-const TEXT_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
+import { escapeHtml } from '../http/html-text'
 
-/** Text or an attribute value (always double-quoted by the callers). */
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (character) => TEXT_ESCAPES[character]!)
-}
+export { escapeHtml }
 
 /**
  * A URL from docs.json made safe for `href`/`src`: absolute http(s) and mailto URLs, and relative ones,

@@ -1,8 +1,9 @@
 import { Elysia } from 'elysia'
 import { ifNoneMatchHits } from '../http/entity-tags'
+import { assetResponse, IMMUTABLE } from '../http/static-asset'
 import { jsonErrors } from '../http/json-errors'
 import type { Logger } from '../telemetry/logger'
-import { siteAsset, type Asset } from './assets'
+import { siteAsset } from './assets'
 import { fileResponse } from './files'
 import { trimSlashes } from './links'
 import { DocsSiteService, type RedirectPage, type SitePage, type SiteSources } from './service'
@@ -36,11 +37,9 @@ export const docsSitePlugin = (deps: DocsSiteDeps) => {
       // Elysia routes /docs and /docs/ alike (strictPath is off); the site's links are absolute, so both serve the home
       // page.
       .get('/docs/', async ({ request }) => pageResponse(await service.serve(''), request), { detail: { hide: true } })
-      .get(
-        '/docs/_assets/:file',
-        ({ params, request }) => assetResponse(siteAsset(params.file), request, 'public, max-age=31536000, immutable'),
-        { detail: { hide: true } },
-      )
+      .get('/docs/_assets/:file', ({ params, request }) => assetResponse(siteAsset(params.file), request, IMMUTABLE), {
+        detail: { hide: true },
+      })
       // Where docs.json images pointed before the site served the repository's files at their own paths.
       .get(
         '/docs/_files/*',
@@ -84,16 +83,6 @@ function pageResponse(page: SitePage | RedirectPage, request: Request): Response
   if (page.status === 200 && ifNoneMatch !== null && ifNoneMatchHits(ifNoneMatch, page.etag))
     return new Response(null, { status: 304, headers })
   return new Response(page.html, { status: page.status, headers: { ...headers, 'content-type': HTML_TYPE } })
-}
-
-function assetResponse(asset: Asset | undefined, request?: Request, cacheControl = ''): Response {
-  if (asset === undefined || request === undefined)
-    return new Response('no such file', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } })
-  const headers = { etag: asset.etag, 'cache-control': cacheControl, 'x-content-type-options': 'nosniff' }
-  const ifNoneMatch = request.headers.get('if-none-match')
-  if (ifNoneMatch !== null && ifNoneMatchHits(ifNoneMatch, asset.etag))
-    return new Response(null, { status: 304, headers })
-  return new Response(asset.body, { headers: { ...headers, 'content-type': asset.type } })
 }
 
 /**

@@ -15,6 +15,7 @@ A token belongs to one **owner** and carries **scopes**:
 | \`chat\` | \`/chat/completions\`, \`/models\` (also under \`/v1\`), \`/v1/messages\` |
 | \`docs:write\` | \`PUT /docs.json\`, \`PUT /docs/pages/{path}\` |
 | \`metrics\` | \`GET /metrics\` |
+| \`console\` | the console's read-only views (\`/console/api/…\`): every token's settings and usage (never a secret), every owner's usage, the live metrics |
 | \`admin\` | every scope, \`/admin/tokens\`, \`/admin/config/reload\`, and every owner's plants and usage |
 
 Any valid token may validate a docs.json, read its revisions, and read its own owner's \`/usage\`.
@@ -56,6 +57,10 @@ export const DOCUMENT_HEAD: DocumentHead = {
     { name: 'docs pages', description: 'The Markdown pages of the documentation site and their revisions' },
     { name: 'admin', description: 'Tokens, their scopes and limits' },
     { name: 'usage', description: 'Requests and tokens per owner and model' },
+    {
+      name: 'console',
+      description: 'What the web console at /console/ reads: tokens with their usage, charts, live figures',
+    },
     { name: 'operations', description: 'Health, readiness and metrics' },
   ],
   securitySchemes: {

@@ -42,3 +42,7 @@ declare module '*/search.js' {
   const text: string
   export default text
 }
+declare module '*/console.js' {
+  const text: string
+  export default text
+}

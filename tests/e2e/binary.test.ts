@@ -173,6 +173,16 @@ describe('the compiled binary, alone in an empty directory', () => {
         const response = await fetch(`${server.url}${asset}`)
         expect({ asset, status: response.status }).toEqual({ asset, status: 200 })
       }
+      // The console: its page, stylesheet, script and icon are in the binary too.
+      const consolePage = await (await fetch(`${server.url}/console/`)).text()
+      for (const asset of consolePage.match(/\/console\/_assets\/[^"]+/g)!) {
+        const response = await fetch(`${server.url}${asset}`)
+        expect({ asset, status: response.status, empty: (await response.text()) === '' }).toEqual({
+          asset,
+          status: 200,
+          empty: false,
+        })
+      }
 
       const stream = await fetch(`${server.url}/v1/chat/completions`, {
         method: 'POST',

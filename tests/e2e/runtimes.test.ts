@@ -191,6 +191,14 @@ describe.each(RUNTIMES)('on $name', (runtime) => {
     },
   )
 
+  test.skipIf(!runtime.bin)('the console serves its page, stylesheet, script and icon', async () => {
+    const page = await (await fetch(`${server.url}/console/`)).text()
+    const assets = page.match(/\/console\/_assets\/[^"]+/g)!
+    expect(assets.length).toBe(3)
+    for (const asset of assets)
+      expect({ asset, status: (await fetch(`${server.url}${asset}`)).status }).toEqual({ asset, status: 200 })
+  })
+
   test.skipIf(!runtime.bin)('the reference UI is served from node_modules or the binary, never a CDN', async () => {
     const css = await fetch(`${server.url}/openapi/assets/swagger-ui.css`)
     expect(css.status).toBe(200)

@@ -1,6 +1,6 @@
 import { Integer } from '../../http/integer'
 import { t } from 'elysia'
-import { ScopeSchema } from '../model'
+import { SCOPES, ScopeSchema } from '../model'
 import { BudgetUsd, LimitsSchema } from '../../config/limits'
 import { StoredText } from '../../http/int64'
 
@@ -36,9 +36,9 @@ export const NewToken = t.Object(
     }),
     scopes: t.Array(ScopeSchema, {
       minItems: 1,
-      maxItems: 5,
-      description: 'plants:read, plants:write, chat, docs:write, admin (admin implies all)',
-      error: 'scopes must be a non-empty list of plants:read, plants:write, chat, docs:write, admin',
+      maxItems: SCOPES.length,
+      description: `${SCOPES.join(', ')} (admin implies all)`,
+      error: `scopes must be a non-empty list of ${SCOPES.join(', ')}`,
     }),
     limits: t.Optional(LimitsSchema),
     models: t.Optional(Models),

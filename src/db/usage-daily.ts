@@ -1,0 +1,28 @@
+import { bigint, date, pgTable, primaryKey, text } from 'drizzle-orm/pg-core'
+
+/**
+ * The ledger by UTC day, once per dimension: per model, per owner and per token (`dimension` says which, `key` is the
+ * model, the owner or the token id). What the console's charts and token list read, so that 90 days of 1,000 tokens is
+ * 90 × 1,000 rows for the token chart and a few hundred for the model chart, rather than every request. Kept by a
+ * statement trigger on `usage_records` (migration 0010), so that every path that writes rows (the ledger's COPY, a
+ * survivor's estimates) adds to it in the same transaction; rows are added in key order, so two replicas' batches
+ * never deadlock on it.
+ */
+export const usageDaily = pgTable(
+  'usage_daily',
+  {
+    dimension: text('dimension').notNull(),
+    key: text('key').notNull(),
+    day: date('day', { mode: 'string' }).notNull(),
+    requests: bigint('requests', { mode: 'number' }).notNull(),
+    promptTokens: bigint('prompt_tokens', { mode: 'number' }).notNull(),
+    completionTokens: bigint('completion_tokens', { mode: 'number' }).notNull(),
+    cachedTokens: bigint('cached_tokens', { mode: 'number' }).notNull(),
+    reasoningTokens: bigint('reasoning_tokens', { mode: 'number' }).notNull(),
+    errors: bigint('errors', { mode: 'number' }).notNull(),
+    /** Integer micro-dollars, the sum of the rows' `cost_micros`. */
+    costMicros: bigint('cost_micros', { mode: 'number' }).notNull(),
+  },
+  // Key before day: a chart finds one series' days in a few index entries.
+  (table) => [primaryKey({ columns: [table.dimension, table.key, table.day] })],
+)
