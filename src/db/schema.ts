@@ -11,7 +11,6 @@ import {
   pgTable,
   primaryKey,
   real,
-  serial,
   text,
   timestamp,
   unique,
