@@ -79,7 +79,7 @@ export const usagePlugin = (deps: UsageDeps) =>
       }),
       {
         auth: 'any',
-        response: { 200: PriceList, ...errorStatuses(ErrorBody, 401, 429, 500, 503) },
+        response: { 200: PriceList, ...errorStatuses(ErrorBody, 400, 401, 429, 500, 503) },
         detail: {
           summary: 'The price table, every version',
           description:
