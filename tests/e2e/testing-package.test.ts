@@ -9,7 +9,9 @@ setDefaultTimeout(30_000)
 
 /*
  * trellis/testing as another project uses it: a project of its own in a temporary directory (outside this checkout)
- * adds Trellis as a dev dependency by path, offline (from the package cache), imports `trellis/testing`, and runs its
+ * adds Trellis as a dev dependency by path, from the package cache where it can (`--prefer-offline`: a fresh machine's
+ * cache holds the packages `bun install --frozen-lockfile` fetched but not their metadata, which `--offline` needs, so
+ * what is missing is fetched from the registry), imports `trellis/testing`, and runs its
  * own tests: `bun test`, then Node's test runner on the Node build of the entry (what `bun run build:testing` makes).
  */
 
@@ -79,7 +81,7 @@ beforeAll(async () => {
   )
   writeFileSync(join(project, 'tests/app.test.ts'), CONSUMER_TEST)
   writeFileSync(join(project, 'tests/node.test.mjs'), NODE_TEST)
-  const installed = await run(['bun', 'install', '--offline'])
+  const installed = await run(['bun', 'install', '--prefer-offline'])
   expect({ code: installed.code, output: installed.code === 0 ? '' : installed.output }).toEqual({
     code: 0,
     output: '',
