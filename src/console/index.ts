@@ -142,7 +142,7 @@ export const consolePlugin = (deps: ConsoleRouteDeps) => {
 
 function chartQuery(query: typeof ChartParams.static) {
   const bucket = query.bucket ?? 'day'
-  const days = query.days ?? 30
+  const days = Number(query.days ?? 30)
   if (bucket === 'hour' && days > MAX_HOUR_DAYS)
     throw new HttpError(400, `days must be at most ${MAX_HOUR_DAYS} for an hourly chart (bucket=hour)`)
   return { by: query.by ?? 'model', bucket, days, measure: query.measure ?? 'cost' }

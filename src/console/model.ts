@@ -1,5 +1,6 @@
 import { t } from 'elysia'
 import { Integer } from '../http/integer'
+import { IntegerString } from '../http/int64'
 import { LimitsSchema } from '../config/limits'
 import { BUCKETS, DIMENSIONS, MAX_DAYS, MEASURES } from './usage'
 
@@ -19,10 +20,13 @@ export const ChartParams = t.Object({
   bucket: oneOf(BUCKETS, 'bucket (the time a bar covers)', 'day'),
   measure: oneOf(MEASURES, 'measure (what a bar’s height counts)', 'cost'),
   days: t.Optional(
-    t.Numeric({
+    // Documented as a plain integer: Elysia's t.Numeric documents a string branch with a number default, which
+    // Spectral refuses (oas3-valid-schema-example).
+    IntegerString({
+      format: 'int32',
       minimum: 1,
       maximum: MAX_DAYS,
-      multipleOf: 1,
+      default: 30,
       description: `days: how many days the chart covers, ending today (UTC); 1 to ${MAX_DAYS}, at most 7 by hour (default: 30)`,
       error: `days must be a whole number from 1 to ${MAX_DAYS}`,
     }),
