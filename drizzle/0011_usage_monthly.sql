@@ -17,6 +17,8 @@ CREATE TABLE "usage_monthly" (
 	CONSTRAINT "usage_monthly_dimension_key_month_pk" PRIMARY KEY("dimension","key","month")
 );
 --> statement-breakpoint
+CREATE INDEX "usage_daily_dimension_day_idx" ON "usage_daily" USING btree ("dimension","day");
+--> statement-breakpoint
 -- What the daily rollup already holds, so the months start complete.
 INSERT INTO "usage_monthly"
 SELECT "dimension", "key", date_trunc('month', "day"::timestamp)::date, sum("requests"), sum("prompt_tokens"), sum("completion_tokens"),
