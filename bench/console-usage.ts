@@ -56,18 +56,22 @@ for (let day = 0; day < DAYS; day++) {
       case when r % 50 = 0 then 'upstream_error' end
     from bench_tokens b, generate_series(1, ${PER_DAY}) r`)
 }
-const [{ rows, daily }] = rowsOf<{ rows: number; daily: number }>(
+const [{ rows, daily, monthly }] = rowsOf<{ rows: number; daily: number; monthly: number }>(
   await db.execute(
-    sql`select (select count(*) from usage_records)::int as rows, (select count(*) from usage_daily)::int as daily`,
+    sql`select (select count(*) from usage_records)::int as rows, (select count(*) from usage_daily)::int as daily, (select count(*) from usage_monthly)::int as monthly`,
   ),
 )
 console.log(
-  `${rows.toLocaleString('en-US')} ledger rows, ${daily.toLocaleString('en-US')} rollup rows, written in ` +
+  `${rows.toLocaleString('en-US')} ledger rows, ${daily.toLocaleString('en-US')} daily and ` +
+    `${monthly.toLocaleString('en-US')} monthly rollup rows, written in ` +
     `${((performance.now() - started) / 1000).toFixed(1)} s`,
 )
 
 // PostgreSQL's autovacuum would have analyzed the new rows by now; PGlite has no background workers, so it plans without.
-if (process.env.DATABASE_URL) await db.execute(sql`analyze usage_daily`)
+if (process.env.DATABASE_URL) {
+  await db.execute(sql`analyze usage_daily`)
+  await db.execute(sql`analyze usage_monthly`)
+}
 
 const from = new Date(today.getTime() - (DAYS - 1) * 86_400_000)
 const to = new Date(today.getTime() + 86_400_000)

@@ -2,7 +2,7 @@ import { and, eq, gte, sql } from 'drizzle-orm'
 import type { TokenRecord, TokenService } from '../auth/service'
 import type { Limits } from '../config/limits'
 import type { Database } from '../db/connect'
-import { type TokenLimits, usageDaily, usageRecords } from '../db/schema'
+import { type TokenLimits, usageMonthly, usageRecords } from '../db/schema'
 import type { Metrics } from '../telemetry/metrics'
 import { type ChartData, type ChartQuery, chartData } from './usage'
 
@@ -68,16 +68,17 @@ export class ConsoleService {
     const month = `${now.toISOString().slice(0, 7)}-01`
     const [list, monthRows, minuteRows] = await Promise.all([
       this.deps.tokens.list(),
+      // The monthly rollup: one row per token, where the daily one has one per day of the month so far.
       this.deps.db
         .select({
-          id: usageDaily.key,
-          requests: sql<number>`sum(${usageDaily.requests})`.mapWith(Number),
-          tokens: sql<number>`sum(${usageDaily.promptTokens} + ${usageDaily.completionTokens})`.mapWith(Number),
-          cost: sql<number>`sum(${usageDaily.costMicros})::text`.mapWith(Number),
+          id: usageMonthly.key,
+          requests: sql<number>`sum(${usageMonthly.requests})`.mapWith(Number),
+          tokens: sql<number>`sum(${usageMonthly.promptTokens} + ${usageMonthly.completionTokens})`.mapWith(Number),
+          cost: sql<number>`sum(${usageMonthly.costMicros})::text`.mapWith(Number),
         })
-        .from(usageDaily)
-        .where(and(eq(usageDaily.dimension, 'token'), gte(usageDaily.day, month)))
-        .groupBy(usageDaily.key),
+        .from(usageMonthly)
+        .where(and(eq(usageMonthly.dimension, 'token'), gte(usageMonthly.month, month)))
+        .groupBy(usageMonthly.key),
       this.deps.db
         .select({
           id: usageRecords.tokenId,

@@ -124,6 +124,7 @@ export const usageJournal = pgTable(
 )
 
 export { usageDaily } from './usage-daily' // in a file of its own; re-exported, since drizzle-kit reads this one
+export { usageMonthly } from './usage-monthly' // likewise
 /** One row per chat request: who used what, how it went. Written in batches off the request path. */
 export const usageRecords = pgTable(
   'usage_records',

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
+import { DIMENSIONS, MEASURES, chartData } from '../../src/console/usage'
 import { usageRecords } from '../../src/db/schema'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
 
@@ -138,8 +139,45 @@ describe('bad chart queries are 400s that name the field', () => {
   })
 })
 
+const rowsOf = (result: unknown) => ((result as { rows?: unknown[] }).rows ?? result) as Record<string, unknown>[]
+
+let edgeRowsWritten: Promise<void> | undefined
+/**
+ * Ledger rows of early 2025, away from the other tests' rows: twelve tokens of four owners and three models spending
+ * differently on each day from January 1 to April 15 (none on every third day), and one token, owner and model whose
+ * only rows are on March 30, which a range ending before it must not show although March's monthly row holds it.
+ */
+function edgeRows(): Promise<void> {
+  edgeRowsWritten ??= insertRows([
+    ...Array.from({ length: 105 }, (_, d) =>
+      Array.from({ length: 12 }, (_, k) => ({ d, k })).filter(({ d, k }) => (d + k) % 3 !== 0),
+    )
+      .flat()
+      .map(({ d, k }) => ({
+        at: new Date(Date.UTC(2025, 0, 1 + d, (d * 5 + k) % 24)),
+        token: `tok_edge${String(k).padStart(8, '0')}`,
+        owner: `edge-owner-${k % 4}`,
+        model: `edge-model-${k % 3}`,
+        prompt: ((d * 7 + k * 11) % 13) * 10,
+        completion: ((d * 3 + k * 5) % 7) * 10,
+        cost: (k + 1) * (((d * 31 + k * 17) % 23) + 1),
+      })),
+    ...[1, 2].map(() => ({
+      at: new Date(Date.UTC(2025, 2, 30, 9)),
+      token: 'tok_edgelate00000',
+      owner: 'edge-late',
+      model: 'edge-late',
+      prompt: 100_000,
+      completion: 100_000,
+      cost: 10_000_000,
+    })),
+  ])
+  return edgeRowsWritten
+}
+
 describe('usage', () => {
-  test('the daily rollup holds what the ledger holds, cost included, for requests made through the server', async () => {
+  test('the daily and monthly rollups hold what the ledger holds, cost included, for requests made through the server', async () => {
+    await edgeRows() // months of rows too
     for (let i = 0; i < 4; i++) {
       const answer = await t.request('/v1/chat/completions', {
         method: 'POST',
@@ -149,7 +187,6 @@ describe('usage', () => {
       expect(answer.status).toBe(200)
     }
     await t.deps.ledger!.flush()
-    const rowsOf = (result: unknown) => ((result as { rows?: unknown[] }).rows ?? result) as Record<string, unknown>[]
     const query = (text: string) => t.deps.database.db.execute(sql.raw(text)).then(rowsOf)
     const totals =
       'sum(prompt_tokens)::int as prompt, sum(completion_tokens)::int as completion, sum(cost_micros)::int as cost'
@@ -168,8 +205,55 @@ describe('usage', () => {
       )
       expect({ dimension, rollup }).toEqual({ dimension, rollup: ledger })
       expect(rollup.some((row) => (row.cost as number) > 0)).toBe(true)
+      const month = "to_char(at at time zone 'UTC', 'YYYY-MM') || '-01'"
+      const ledgerMonths = await query(
+        `select ${column} as key, ${month} as month, count(*)::int as requests, ${totals} from usage_records group by 1, 2 order by 1, 2`,
+      )
+      const monthly = await query(
+        `select key, to_char(month, 'YYYY-MM-DD') as month, requests::int, ${totals} from usage_monthly ` +
+          `where dimension = '${dimension}' group by 1, 2, 3 order by 1, 2`,
+      )
+      expect({ dimension, monthly }).toEqual({ dimension, monthly: ledgerMonths })
     }
   })
+
+  test.each([
+    // [now, days]: the range is the `days` days ending with the day of `now`.
+    ['2025-03-20T12:00:00Z', 30], // a cut February's days, March less its later days (some with rows)
+    ['2025-03-05T00:00:00Z', 60], // January less its first days, all of February, March's first days
+    ['2025-04-10T23:59:59Z', 100], // from December (no rows) to April
+    ['2025-02-20T08:00:00Z', 10], // inside one month
+    ['2025-03-31T10:00:00Z', 31], // exactly March
+    ['2025-02-28T10:00:00Z', 28], // exactly February
+  ] as const)(
+    "the top series over months and their edges (now %s, %i days) are the ledger rows' own",
+    async (at, days) => {
+      await edgeRows()
+      const now = new Date(at)
+      const to = new Date(Math.floor(now.getTime() / 86_400_000) * 86_400_000 + 86_400_000)
+      const from = new Date(to.getTime() - days * 86_400_000)
+      const column = { model: 'model', owner: 'owner', token: 'token_id' }
+      const measure = { cost: 'cost_micros', tokens: 'prompt_tokens + completion_tokens', requests: '1' }
+      for (const by of DIMENSIONS)
+        for (const what of MEASURES) {
+          const ledger = rowsOf(
+            await t.deps.database.db.execute(
+              sql`select ${sql.raw(column[by])} as key from usage_records where at >= ${from.toISOString()}::timestamptz
+              and at < ${to.toISOString()}::timestamptz group by 1
+              order by sum((${sql.raw(measure[what])})::float8) desc, 1 limit 10`,
+            ),
+          ).map((row) => String(row.key))
+          const chart = await chartData(t.deps.database.db, { by, bucket: 'day', days, measure: what, now })
+          const expected = ledger.length > 9 ? ledger.slice(0, 8) : ledger
+          expect({ by, what, series: chart.series.filter((key) => key !== null) }).toEqual({
+            by,
+            what,
+            series: expected,
+          })
+          expect(chart.series.includes(null)).toBe(ledger.length > 9)
+        }
+    },
+  )
 
   test('a chart draws the 8 largest series and sums the rest as Other; its table and CSV agree on the totals', async () => {
     const owner = `many-${crypto.randomUUID().slice(0, 6)}`
