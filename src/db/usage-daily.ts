@@ -1,5 +1,17 @@
 import { bigint, date, index, pgTable, primaryKey, text } from 'drizzle-orm/pg-core'
 
+/** The totals a rollup row keeps (daily here, monthly in usage-monthly.ts): new builders per table, as Drizzle needs. */
+export const rollupTotals = () => ({
+  requests: bigint('requests', { mode: 'number' }).notNull(),
+  promptTokens: bigint('prompt_tokens', { mode: 'number' }).notNull(),
+  completionTokens: bigint('completion_tokens', { mode: 'number' }).notNull(),
+  cachedTokens: bigint('cached_tokens', { mode: 'number' }).notNull(),
+  reasoningTokens: bigint('reasoning_tokens', { mode: 'number' }).notNull(),
+  errors: bigint('errors', { mode: 'number' }).notNull(),
+  /** Integer micro-dollars, the sum of the rows' `cost_micros`. */
+  costMicros: bigint('cost_micros', { mode: 'number' }).notNull(),
+})
+
 /**
  * The ledger by UTC day, once per dimension: per model, per owner and per token (`dimension` says which, `key` is the
  * model, the owner or the token id). What the console's charts and token list read, so that 90 days of 1,000 tokens is
@@ -14,14 +26,7 @@ export const usageDaily = pgTable(
     dimension: text('dimension').notNull(),
     key: text('key').notNull(),
     day: date('day', { mode: 'string' }).notNull(),
-    requests: bigint('requests', { mode: 'number' }).notNull(),
-    promptTokens: bigint('prompt_tokens', { mode: 'number' }).notNull(),
-    completionTokens: bigint('completion_tokens', { mode: 'number' }).notNull(),
-    cachedTokens: bigint('cached_tokens', { mode: 'number' }).notNull(),
-    reasoningTokens: bigint('reasoning_tokens', { mode: 'number' }).notNull(),
-    errors: bigint('errors', { mode: 'number' }).notNull(),
-    /** Integer micro-dollars, the sum of the rows' `cost_micros`. */
-    costMicros: bigint('cost_micros', { mode: 'number' }).notNull(),
+    ...rollupTotals(),
   },
   (table) => [
     // Key before day: a chart finds one series' days in a few index entries.

@@ -1,4 +1,5 @@
-import { bigint, date, pgTable, primaryKey, text } from 'drizzle-orm/pg-core'
+import { date, pgTable, primaryKey, text } from 'drizzle-orm/pg-core'
+import { rollupTotals } from './usage-daily'
 
 /**
  * The ledger by UTC month (`month` is its first day), once per dimension like the daily rollup (`usage_daily`), whose rows it sums.
@@ -12,14 +13,7 @@ export const usageMonthly = pgTable(
     dimension: text('dimension').notNull(),
     key: text('key').notNull(),
     month: date('month', { mode: 'string' }).notNull(),
-    requests: bigint('requests', { mode: 'number' }).notNull(),
-    promptTokens: bigint('prompt_tokens', { mode: 'number' }).notNull(),
-    completionTokens: bigint('completion_tokens', { mode: 'number' }).notNull(),
-    cachedTokens: bigint('cached_tokens', { mode: 'number' }).notNull(),
-    reasoningTokens: bigint('reasoning_tokens', { mode: 'number' }).notNull(),
-    errors: bigint('errors', { mode: 'number' }).notNull(),
-    /** Integer micro-dollars, the sum of the rows' `cost_micros`. */
-    costMicros: bigint('cost_micros', { mode: 'number' }).notNull(),
+    ...rollupTotals(),
   },
   (table) => [primaryKey({ columns: [table.dimension, table.key, table.month] })],
 )
