@@ -37,6 +37,7 @@ import { join } from 'node:path'
 import { createChatToken, freePort, trellisEnv } from './processes'
 import {
   argument,
+  firstLine,
   median,
   openAIEvents,
   peakRssMb,
@@ -97,6 +98,11 @@ async function main() {
   const upstream = await startMock({ gapMs: GAP_MS, onePull: ONE_PULL })
   const upstreamUrl = upstream.url
   const targets: Target[] = [target('direct', `${upstreamUrl}/chat/completions`, {}, 'mock-model', upstream.pid)]
+  // The floor (#31): the least any Bun relay must do, in the same run (bench/relay-floor.ts).
+  const floorEnv = { FLOOR_UPSTREAM: upstreamUrl, FLOOR_TOKEN: 'sk-floor', FLOOR_MODEL: 'mock-model' }
+  const floor = await startProcess(['bun', 'bench/relay-floor.ts'], floorEnv)
+  const floorUrl = `${(await firstLine(floor)).trim()}/v1/chat/completions`
+  targets.push(target('floor', floorUrl, { authorization: 'Bearer sk-floor' }, 'bench', floor.pid))
 
   const trellisPort = await freePort()
   const env = trellisEnv(trellisPort, join(scratch, 'data'), {
@@ -322,6 +328,30 @@ async function main() {
     console.log(
       `- Portkey CPU per stream ÷ Trellis CPU per stream: ${(portkey.cpuPerStreamUs / trellis.cpuPerStreamUs).toFixed(2)} (streams one core could relay, Trellis over Portkey)`,
     )
+  }
+  // #31's targets: the relay as users run it (limits that never trigger and the ledger with --governance) ÷ the floor.
+  const relay = concurrent.has('trellis+gov') ? 'trellis+gov' : 'trellis'
+  const floorRun = concurrent.get('floor')!
+  const ours = concurrent.get(relay)!
+  console.log(`\n## Against the floor (${relay})\n`)
+  console.log(
+    `- ${relay} streams/s ÷ floor streams/s at c=${CONCURRENCY}: ${(ours.perSecond / floorRun.perSecond).toFixed(2)} (target ≥ 0.67, one pull)`,
+  )
+  console.log(
+    `- added p50 TTFT at c=1, ${relay} − floor: ${(p50(relay, 'ttft') - p50('floor', 'ttft')).toFixed(3)} ms (target ≤ 0.10 ms)`,
+  )
+  console.log(
+    `- CPU per stream, ${relay} ÷ floor: ${(ours.cpuPerStreamUs / floorRun.cpuPerStreamUs).toFixed(2)} (target ≤ 1.15, one event per read)`,
+  )
+  if (ROUNDS > 1) {
+    const perRound = rounds
+      .get(relay)!
+      .map((run, i) => {
+        const base = rounds.get('floor')![i]!
+        return `${(run.perSecond / base.perSecond).toFixed(2)} / ${(run.cpuPerStreamUs / base.cpuPerStreamUs).toFixed(2)}`
+      })
+      .join(', ')
+    console.log(`- per round, streams/s ratio / CPU ratio: ${perRound}`)
   }
   reportErrors(targets)
 }
