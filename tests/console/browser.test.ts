@@ -92,6 +92,8 @@ describe.skipIf(browser === undefined)('the console in a browser', () => {
     await page.locator('#create-owner').fill(owner)
     await page.locator('#create-rpm').fill('100')
     await page.locator('#create-form button[type=submit]').click()
+    // The secret appears once the create request answers: wait for it, not for the (empty) element.
+    await page.locator('#created-secret', { hasText: /^trl_/ }).waitFor()
     const secret = (await page.locator('#created-secret').textContent())!
     expect(secret).toMatch(/^trl_/)
     await expect(page.locator('#copy-secret').isVisible()).resolves.toBe(true)
