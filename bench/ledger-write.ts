@@ -9,7 +9,9 @@
  * `--function FILE` adds a third turn with the trigger's function replaced by FILE's `CREATE OR REPLACE FUNCTION`
  * (a candidate), the migrated one restored after it.
  *
- *   bun bench/ledger-write.ts [--batch 250] [--batches 40] [--rounds 5] [--function FILE]
+ * `--batch 250,1000` writes each turn's rows in batches of each size in turn (the ledger's `batchSize`).
+ *
+ *   bun bench/ledger-write.ts [--batch 250] [--rows 10000] [--rounds 5] [--function FILE]
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test bun bench/ledger-write.ts
  */
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -21,8 +23,9 @@ import { copyLine } from '../src/db/copy-text'
 import { migrate, rowsOf } from '../src/db/migrate'
 import { argument, median } from './relay-driver'
 
-const BATCH = Number(argument('batch', '250'))
-const BATCHES = Number(argument('batches', '40'))
+/** One size, or several (`250,1000`): each turn then writes the same rows in batches of each size. */
+const SIZES = argument('batch', '250').split(',').map(Number)
+const ROWS = Number(argument('rows', '10000'))
 const ROUNDS = Number(argument('rounds', '5'))
 const URL = process.env.DATABASE_URL
 const CANDIDATE = argument('function', '')
@@ -52,8 +55,8 @@ const COLUMNS = [
   'reservation_id',
 ]
 
-const batchOf = () =>
-  Array.from({ length: BATCH }, () =>
+const batchOf = (size: number) =>
+  Array.from({ length: size }, () =>
     copyLine([
       new Date(),
       crypto.randomUUID(),
@@ -94,12 +97,14 @@ if (URL) {
 
 try {
   await migrate(handle.unbounded)
-  const write = async () => {
+  const write = async (size: number) => {
+    const batches = Math.ceil(ROWS / size)
     const cpu = process.cpuUsage()
     const started = performance.now()
-    for (let i = 0; i < BATCHES; i++) await handle.copyIn('usage_records', COLUMNS, batchOf())
+    for (let i = 0; i < batches; i++) await handle.copyIn('usage_records', COLUMNS, batchOf(size))
     const used = process.cpuUsage(cpu)
-    return { wallUs: ((performance.now() - started) * 1000) / (BATCHES * BATCH), cpuUs: (used.user + used.system) / (BATCHES * BATCH) }
+    const rows = batches * size
+    return { wallUs: ((performance.now() - started) * 1000) / rows, cpuUs: (used.user + used.system) / rows }
   }
   const trigger = (on: boolean) =>
     handle.db.execute(sql.raw(`alter table usage_records ${on ? 'enable' : 'disable'} trigger usage_daily_add`))
@@ -107,24 +112,26 @@ try {
     await handle.db.execute(sql`select pg_get_functiondef('usage_daily_add'::regproc) as definition`),
   )
   const candidate = CANDIDATE ? await Bun.file(CANDIDATE).text() : undefined
-  await write() // warm-up
+  await write(SIZES[0]!) // warm-up
   type Result = { wallUs: number; cpuUs: number }
-  const results: Record<string, Result[]> = { on: [], off: [] }
-  if (candidate) results.candidate = []
+  const results: Record<string, Result[]> = {}
+  const turn = async (mode: string) => {
+    for (const size of SIZES) (results[`${mode}, batches of ${size}`] ??= []).push(await write(size))
+  }
   for (let round = 0; round < ROUNDS; round++) {
     await trigger(true)
-    results.on!.push(await write())
+    await turn('on')
     if (candidate) {
       await handle.db.execute(sql.raw(candidate))
-      results.candidate!.push(await write())
+      await turn('candidate')
       await handle.db.execute(sql.raw(definition!))
     }
     await trigger(false)
-    results.off!.push(await write())
+    await turn('off')
   }
   await trigger(true)
   const figure = URL ? 'wall time' : 'CPU of this process'
-  console.log(`${URL ? 'PostgreSQL' : 'PGlite'}: ${ROUNDS} rounds of ${BATCHES} COPY batches of ${BATCH} rows, per row (${figure})`)
+  console.log(`${URL ? 'PostgreSQL' : 'PGlite'}: ${ROUNDS} rounds of ${ROWS} rows per turn, per row (${figure})`)
   for (const key of ['cpuUs', 'wallUs'] as const)
     for (const [mode, runs] of Object.entries(results))
       console.log(
