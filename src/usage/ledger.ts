@@ -130,9 +130,9 @@ export class UsageLedger {
     this.#database = database
     this.#logger = logger
     this.#maxQueue = options.maxQueue ?? 10_000
-    // A write costs the database a fixed part beside its rows' (on PGlite, in this process: about 1.7 ms for the COPY's
-    // transaction and 2 ms for the rollup trigger's two upserts, against 27 + 10 µs a row; bench/ledger-write.ts): at
-    // full load a batch of 1,000 rather than 250 saves about 10 µs a row. Below full load `flushMs` writes first.
+    // A write costs the database a fixed part beside its rows' (the COPY's transaction, the rollup trigger's upserts): at
+    // full load a batch of 1,000 rather than 250 cost PGlite, in this process, 51 rather than 61 µs a row, and PostgreSQL
+    // 43 rather than 58 (bench/ledger-write.ts, BENCHMARKS.md #31). Below full load `flushMs` writes first.
     this.#batchSize = options.batchSize ?? 1_000
     this.#flushMs = options.flushMs ?? 1_000
   }
