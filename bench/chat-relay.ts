@@ -29,7 +29,8 @@
  * `--baseline DIR` adds a second Trellis run from another checkout (`git worktree add DIR <commit>`, with its own
  * `bun install`), configured alike, ledger on, the model priced (`TRELLIS_PRICES`, which a checkout without a price
  * table ignores): CPU per stream of this checkout ÷ the baseline's, per round, isolates what the code between them
- * costs (#30: the ledger with cost ÷ the ledger without).
+ * costs (#30: the ledger with cost ÷ the ledger without). With `--governance` the baseline is governed as `trellis+gov` is
+ * (its token has the limits that never trigger) and compared with it (#31: a change to governance, before ÷ after).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
@@ -119,7 +120,7 @@ async function main() {
   if (BASELINE) {
     const basePort = await freePort()
     const baselineEnv = { ...env, PORT: String(basePort), TRELLIS_DATA_DIR: join(scratch, 'data-baseline') }
-    const baseToken = await createChatToken(baselineEnv, [], 'chat', BASELINE)
+    const baseToken = await createChatToken(baselineEnv, GOVERNANCE ? NEVER_REACHED : [], 'chat', BASELINE)
     const base = await startProcess(['bun', 'src/runtimes/bun.ts'], baselineEnv, serverLog('baseline'), BASELINE)
     targets.push(
       target(
@@ -290,11 +291,13 @@ async function main() {
   }
   const baseline = concurrent.get('baseline')
   if (baseline) {
-    const ours = concurrent.get('trellis')!
+    // With --governance the baseline is governed: it compares with this checkout's governed server.
+    const mine = GOVERNANCE ? 'trellis+gov' : 'trellis'
+    const ours = concurrent.get(mine)!
     const perRound = rounds
-      .get('trellis')!
+      .get(mine)!
       .map((run, i) => (run.cpuPerStreamUs / rounds.get('baseline')![i]!.cpuPerStreamUs).toFixed(3))
-    console.log(`\n## Against the baseline (${BASELINE})\n`)
+    console.log(`\n## Against the baseline (${BASELINE}${GOVERNANCE ? ', both governed' : ''})\n`)
     console.log(
       `- CPU per stream, this checkout ÷ baseline: ${(ours.cpuPerStreamUs / baseline.cpuPerStreamUs).toFixed(3)} (medians); per round ${perRound.join(', ')}`,
     )

@@ -12,8 +12,11 @@
  * bench/responses-relay.ts. `--per-pull` writes one event per pull without pauses (that benchmark's default shape)
  * instead of all in one.
  *
+ * `--ungoverned` profiles governance off instead (#31: `USAGE_LEDGER=false` and a token without limits), as
+ * `bench/chat-relay.ts --governance` runs its `trellis` target: the two profiles side by side show what governance costs.
+ *
  *   bun bench/profile-relay.ts [--seconds 15] [--concurrency 64] [--gap-ms 0 | --one-pull] [--out /tmp/trellis-prof]
- *   [--responses translated|native] [--per-pull]
+ *   [--responses translated|native] [--per-pull] [--ungoverned]
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -38,6 +41,8 @@ const OUT = argument('out', '/tmp/trellis-prof')
 const RESPONSES = argument('responses', '')
 /** One event per pull without pauses, as bench/responses-relay.ts's default shape. */
 const PER_PULL = Bun.argv.includes('--per-pull')
+/** Governance off: no ledger, a token without limits. */
+const UNGOVERNED = Bun.argv.includes('--ungoverned')
 const NEVER_REACHED = [
   '--rpm',
   '1000000000',
@@ -64,6 +69,7 @@ try {
   // Logging at `info`, as the performance issue measures.
   const env = trellisEnv(port, join(scratch, 'data'), {
     LOG_LEVEL: 'info',
+    ...(UNGOVERNED ? { USAGE_LEDGER: 'false' } : {}),
     CHAT_PROVIDERS: JSON.stringify({
       mock: { baseUrl: upstreamUrl, maxRetries: 0 },
       native: { baseUrl: upstreamUrl, maxRetries: 0, responses: 'native' },
@@ -73,7 +79,7 @@ try {
       'bench-native': [{ provider: 'native', model: 'mock-model' }],
     }),
   })
-  const token = await createChatToken(env, NEVER_REACHED)
+  const token = await createChatToken(env, UNGOVERNED ? [] : NEVER_REACHED)
   const server = await startProcess(
     ['bun', '--cpu-prof', `--cpu-prof-dir=${OUT}`, 'src/runtimes/bun.ts'],
     env,

@@ -167,9 +167,11 @@ export class CompletionRun<R> {
     // One time for the row and its cost: the price version in effect then prices both the row and the budget.
     const at = new Date()
     const priced = { model: this.#model, provider: report.provider, upstreamModel: report.upstreamModel }
-    const settlement = this.#ticket?.settle(usage.prompt + usage.completion, { priced, counts: usage, at })
     const cost = this.#deps.pricing?.price(priced, at, usage)
     this.costMicros = cost?.micros ?? 0
+    // Priced once: the budget is settled at the row's cost (the same table, time and counts).
+    const used = { priced, counts: usage, at, micros: cost?.micros }
+    const settlement = this.#ticket?.settle(usage.prompt + usage.completion, used)
     // A whole answer's headers are still to be sent; a stream's left long ago (its cost is its trailer, below).
     if (this.#context.principal.costHeader) this.#context.setHeaders({ [COST_HEADER]: costText(this.costMicros) })
     const done: FinishedCompletion = {

@@ -55,10 +55,20 @@ export function reservedMicros(rates: ReservedRates, prompt: number, completion:
  * What a finished request used, to price it: the model that served it, its exact counts (`cacheWrite` when the
  * provider reports it, else 0), and the time its ledger row carries (the price version in effect then applies).
  */
-export type UsedCost = { priced: PricedModel; counts: Omit<Counts, 'cacheWrite'> & { cacheWrite?: number }; at: Date }
+export type UsedCost = {
+  priced: PricedModel
+  counts: Omit<Counts, 'cacheWrite'> & { cacheWrite?: number }
+  at: Date
+  /**
+   * What it cost, when its caller priced it already with the same table (the ledger row's cost, `Pricing.price` of the
+   * same `priced`, `at` and counts): not priced a second time (#31).
+   */
+  micros?: number
+}
 
 /** What `used` cost, in micro-dollars: `costMicros` at the version in effect at its time; 0 when unpriced. */
 export function spentMicros(lookup: PriceLookup, used: UsedCost): number {
+  if (used.micros !== undefined) return used.micros
   const version = lookup(used.priced, used.at)
   return version ? costMicros(version.rates, { ...used.counts, cacheWrite: used.counts.cacheWrite ?? 0 }) : 0
 }

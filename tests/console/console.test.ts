@@ -45,6 +45,8 @@ async function insertRows(
     completion: number
     cost: number
     status?: number
+    cached?: number
+    reasoning?: number
   }[],
 ) {
   await t.deps.database.db.insert(usageRecords).values(
@@ -58,8 +60,8 @@ async function insertRows(
       status: row.status ?? 200,
       promptTokens: row.prompt,
       completionTokens: row.completion,
-      cachedTokens: 0,
-      reasoningTokens: 0,
+      cachedTokens: row.cached ?? 0,
+      reasoningTokens: row.reasoning ?? 0,
       costMicros: row.cost,
       durationMs: 1,
     })),
@@ -187,9 +189,17 @@ describe('usage', () => {
       expect(answer.status).toBe(200)
     }
     await t.deps.ledger!.flush()
+    // Cache reads, reasoning and failures too, two to a batch as rows of one group: every total of the rollups.
+    const at = new Date()
+    await insertRows([
+      { at, token: 'tok_r1', owner: 'o-r', model: 'm-r', prompt: 10, completion: 5, cost: 7, cached: 4, reasoning: 2 },
+      { at, token: 'tok_r1', owner: 'o-r', model: 'm-r', prompt: 20, completion: 0, cost: 3, status: 502 },
+    ])
     const query = (text: string) => t.deps.database.db.execute(sql.raw(text)).then(rowsOf)
     const totals =
-      'sum(prompt_tokens)::int as prompt, sum(completion_tokens)::int as completion, sum(cost_micros)::int as cost'
+      'sum(prompt_tokens)::int as prompt, sum(completion_tokens)::int as completion, sum(cost_micros)::int as cost, ' +
+      'sum(cached_tokens)::int as cached, sum(reasoning_tokens)::int as reasoning'
+    const ledgerErrors = 'count(*) filter (where status >= 400 or error_code is not null)::int as errors'
     for (const [dimension, column] of [
       ['model', 'model'],
       ['owner', 'owner'],
@@ -197,20 +207,20 @@ describe('usage', () => {
     ]) {
       const day = "to_char(at at time zone 'UTC', 'YYYY-MM-DD')"
       const ledger = await query(
-        `select ${column} as key, ${day} as day, count(*)::int as requests, ${totals} from usage_records group by 1, 2 order by 1, 2`,
+        `select ${column} as key, ${day} as day, count(*)::int as requests, ${totals}, ${ledgerErrors} from usage_records group by 1, 2 order by 1, 2`,
       )
       const rollup = await query(
-        `select key, to_char(day, 'YYYY-MM-DD') as day, requests::int, ${totals} from usage_daily ` +
+        `select key, to_char(day, 'YYYY-MM-DD') as day, requests::int, ${totals}, sum(errors)::int as errors from usage_daily ` +
           `where dimension = '${dimension}' group by 1, 2, 3 order by 1, 2`,
       )
       expect({ dimension, rollup }).toEqual({ dimension, rollup: ledger })
       expect(rollup.some((row) => (row.cost as number) > 0)).toBe(true)
       const month = "to_char(at at time zone 'UTC', 'YYYY-MM') || '-01'"
       const ledgerMonths = await query(
-        `select ${column} as key, ${month} as month, count(*)::int as requests, ${totals} from usage_records group by 1, 2 order by 1, 2`,
+        `select ${column} as key, ${month} as month, count(*)::int as requests, ${totals}, ${ledgerErrors} from usage_records group by 1, 2 order by 1, 2`,
       )
       const monthly = await query(
-        `select key, to_char(month, 'YYYY-MM-DD') as month, requests::int, ${totals} from usage_monthly ` +
+        `select key, to_char(month, 'YYYY-MM-DD') as month, requests::int, ${totals}, sum(errors)::int as errors from usage_monthly ` +
           `where dimension = '${dimension}' group by 1, 2, 3 order by 1, 2`,
       )
       expect({ dimension, monthly }).toEqual({ dimension, monthly: ledgerMonths })

@@ -168,6 +168,21 @@ describe('settling at the exact cost', () => {
     expect(await spent(token.tokenId)).toBe(5_063)
   })
 
+  test("a cost its caller priced already (the ledger row's) is settled as it is, not priced a second time", async () => {
+    const { governance: g } = governance()
+    const token = holder(10)
+    const ticket = await g.admitChat(token, request(), 3_000, asking(1_000, 2_000))
+    // The table would say 3,500 (1,000 × $2.50 + 100 × $10 per million); the row's cost, handed over, is what counts.
+    expect(costMicros(GPT_TEST, { ...counts(1_000, 100), cacheWrite: 0 })).toBe(3_500)
+    const used = { priced: { model: 'gpt-test' }, counts: counts(1_000, 100), at: new Date(), micros: 3_499 }
+    expect(settle(g, ticket, 1_100, used)?.spent).toEqual([
+      { key: { tokenId: token.tokenId, kind: 'budget_usd', period: '2026-11' }, units: 3_499 },
+    ])
+    await g.stop()
+    await g.retire()
+    expect(await spent(token.tokenId)).toBe(3_499)
+  })
+
   test('usage dearer than its reservation is charged beyond it (an answer past its estimate), priced by the route that served', async () => {
     const { governance: g } = governance()
     const token = holder(10)
