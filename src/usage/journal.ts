@@ -16,7 +16,8 @@ import { BUDGET_USD, type MoneyReservation } from '../governance/service'
  *   the prompt (its estimate) and the completion tokens counted at the last update, charged to the budget, and to
  *   the money budget at the rates its reservation was made at (the estimate's, an upper bound of the real cost).
  * A unique index on `reservation_id` keeps one row per request, whichever comes first. What a crash still loses:
- * a request admitted less than JOURNAL_MS before it (plus one write), whose row was not written either.
+ * a request that was never journaled (it ended, or the crash came, within JOURNAL_MS of its admission, plus one write)
+ * and whose row was still queued in the ledger: a batch waits up to its flush time (1 s) or its size (1,000 rows).
  */
 export const JOURNAL_MS = 250
 const PROGRESS_MS = 1_000
