@@ -26,14 +26,14 @@
  * baseline after a full GC, peak and after-GC figures). Rounds alternate between the two (floor first in odd rounds),
  * and each round prints Trellis ÷ floor per held stream (target ≤ 1.25×), the medians at the end. Before the warm-up
  * one stream from each is fetched whole and compared, id and `created` aside, so the floor writes the same bytes.
- * `--no-floor` measures Trellis alone, as before.
+ * `--no-floor` measures Trellis alone, as before. `--census` adds, per round, live objects by type per held stream.
  *
  *   bun bench/chat-held-streams.ts [--streams 5000] [--rate 20] [--tokens 200] [--rounds 2] [--batch 250]
- *   [--batch-pause 25] [--smol] [--no-floor]
+ *   [--batch-pause 25] [--smol] [--no-floor] [--census]
  */
 import { PROVIDER_KINDS } from '../src/chat/providers'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { heapStats } from 'bun:jsc'
+import { type AfterGc, answerGcProbes } from './held-probe'
 import { loadConfig } from '../src/config'
 import { serve } from '../src/runtimes/bun'
 import { tmpdir } from 'node:os'
@@ -59,6 +59,8 @@ const BATCH = argument('batch', '250')
 const BATCH_PAUSE_MS = argument('batch-pause', '25')
 const SMOL = Bun.argv.includes('--smol')
 const FLOOR = !Bun.argv.includes('--no-floor')
+/** Prints, per round, the heap's capacity and the object types that grew most per held stream (after a full GC). */
+const CENSUS = Bun.argv.includes('--census')
 
 let scratch = ''
 const servers: Subprocess[] = []
@@ -67,7 +69,6 @@ const servers: Subprocess[] = []
 type Target = { name: string; pid: number; probe: GcProbe; idle: AfterGc; rounds: RoundResult[] }
 type RoundResult = { peak: number; afterGc: number; heap: number }
 
-type AfterGc = { rss: number; heap: number }
 type GcProbe = { afterGc: () => Promise<AfterGc> }
 
 type Outcome = {
@@ -148,6 +149,7 @@ async function main() {
           `after a full GC: RSS ${mb(result.held.rss)} MB (→ ${kb(figures.afterGc)} KB per stream; freed pages stay mapped), ` +
           `JS heap ${mb(result.held.heap)} MB → ${kb(figures.heap)} KB per stream live`,
       )
+      if (CENSUS) console.log(`  ${census(target.idle, result.held)}`)
     }
     if (floor) {
       const [mine, floors] = [targets[0]!.rounds[round - 1]!, targets[1]!.rounds[round - 1]!]
@@ -158,15 +160,9 @@ async function main() {
     }
   }
   for (const target of targets) {
-    const median = (key: keyof RoundResult) =>
-      kb(
-        percentile(
-          target.rounds.map((figures) => figures[key]),
-          50,
-        ),
-      )
+    const middle = (key: keyof RoundResult) => kb(median(target.rounds.map((figures) => figures[key])))
     console.log(
-      `${target.name}, median of ${ROUNDS} rounds per held stream: peak ${median('peak')} KB, after a full GC ${median('afterGc')} KB, live JS heap ${median('heap')} KB`,
+      `${target.name}, median of ${ROUNDS} rounds per held stream: peak ${middle('peak')} KB, after a full GC ${middle('afterGc')} KB, live JS heap ${middle('heap')} KB`,
     )
   }
   if (floor) {
@@ -190,7 +186,7 @@ function start(name: string, command: string[], env: Record<string, string>): Ta
     stderr: 'inherit',
   })
   servers.push(child)
-  return { name, pid: child.pid, probe: gcProbe(child), idle: { rss: 0, heap: 0 }, rounds: [] }
+  return { name, pid: child.pid, probe: gcProbe(child), idle: { rss: 0, heap: 0, capacity: 0, counts: {} }, rounds: [] }
 }
 
 /** One stream from Trellis and one from the floor, read whole; says whether they match with ids and times blanked. */
@@ -267,7 +263,12 @@ async function holdRound(port: number, request: Uint8Array, pid: number, probe: 
     `pace per stream p50 ${percentile(paces, 50).toFixed(1)} tokens/s (p5 ${percentile(paces, 5).toFixed(1)}, min ${Math.min(...paces).toFixed(1)})`,
     `first event p50 ${percentile(ttfts, 50).toFixed(0)} ms, p99 ${percentile(ttfts, 99).toFixed(0)} ms; round took ${((finished - started) / 1000).toFixed(1)} s`,
   ].join('; ')
-  return { dropped: failed.length, peakRss, held: held ? await held : { rss: NaN, heap: NaN }, report }
+  return {
+    dropped: failed.length,
+    peakRss,
+    held: held ? await held : { rss: NaN, heap: NaN, capacity: NaN, counts: {} },
+    report,
+  }
 }
 
 /**
@@ -386,14 +387,19 @@ function gcProbe(child: Subprocess<'pipe', 'pipe', 'inherit'>): GcProbe {
  */
 async function serveForBench() {
   await serve(loadConfig(process.env, PROVIDER_KINDS))
-  const decoder = new TextDecoder()
-  const reader = Bun.stdin.stream().getReader()
-  for (let piece = await reader.read(); !piece.done; piece = await reader.read()) {
-    for (const _request of decoder.decode(piece.value).split('\n').filter(Boolean)) {
-      Bun.gc(true)
-      process.stdout.write(`${JSON.stringify({ rss: process.memoryUsage.rss(), heap: heapStats().heapSize })}\n`)
-    }
-  }
+  await answerGcProbes()
+}
+
+/** The object types whose live count grew most between `idle` and `held`, per held stream. */
+function census(idle: AfterGc, held: AfterGc): string {
+  const grown = Object.entries(held.counts)
+    .map(([type, count]) => [type, (count - (idle.counts[type] ?? 0)) / STREAMS] as const)
+    .filter(([, count]) => count >= 0.5)
+    .sort((a, b) => b[1] - a[1])
+  return (
+    `heap capacity ${kb((held.capacity - idle.capacity) / STREAMS)} KB per stream; objects per stream: ` +
+    grown.map(([type, count]) => `${type} ${count.toFixed(1)}`).join(', ')
+  )
 }
 
 function rssOf(pid: number): number {

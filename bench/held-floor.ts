@@ -10,7 +10,7 @@
  *
  *   PORT=P FLOOR_TOKEN_DELAY_MS=50 bun bench/held-floor.ts
  */
-import { heapStats } from 'bun:jsc'
+import { answerGcProbes } from './held-probe'
 
 const delayMs = Number(process.env.FLOOR_TOKEN_DELAY_MS ?? 50)
 const encoder = new TextEncoder()
@@ -64,11 +64,4 @@ Bun.serve({
   },
 })
 
-const decoder = new TextDecoder()
-const reader = Bun.stdin.stream().getReader()
-for (let piece = await reader.read(); !piece.done; piece = await reader.read()) {
-  for (const _request of decoder.decode(piece.value).split('\n').filter(Boolean)) {
-    Bun.gc(true)
-    process.stdout.write(`${JSON.stringify({ rss: process.memoryUsage.rss(), heap: heapStats().heapSize })}\n`)
-  }
-}
+await answerGcProbes()
