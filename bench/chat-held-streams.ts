@@ -26,10 +26,10 @@
  * baseline after a full GC, peak and after-GC figures). Rounds alternate between the two (floor first in odd rounds),
  * and each round prints Trellis ÷ floor per held stream (target ≤ 1.25×), the medians at the end. Before the warm-up
  * one stream from each is fetched whole and compared, id and `created` aside, so the floor writes the same bytes.
- * `--no-floor` measures Trellis alone, as before. `--census` adds, per round, live objects by type per held stream.
+ * `--no-floor` measures Trellis alone, as before. `--baseline DIR` adds another checkout's Trellis to the same rounds. `--census` adds, per round, live objects by type per held stream.
  *
  *   bun bench/chat-held-streams.ts [--streams 5000] [--rate 20] [--tokens 200] [--rounds 2] [--batch 250]
- *   [--batch-pause 25] [--smol] [--no-floor] [--census]
+ *   [--batch-pause 25] [--smol] [--no-floor] [--census] [--baseline DIR]
  */
 import { PROVIDER_KINDS } from '../src/chat/providers'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -59,6 +59,11 @@ const BATCH = argument('batch', '250')
 const BATCH_PAUSE_MS = argument('batch-pause', '25')
 const SMOL = Bun.argv.includes('--smol')
 const FLOOR = !Bun.argv.includes('--no-floor')
+/**
+ * `--baseline DIR`: a second Trellis, from another checkout (a worktree of an earlier commit with this file and
+ * held-probe.ts copied in), measured in the same rounds, for a change's before and after in one run.
+ */
+const BASELINE = Bun.argv.includes('--baseline') ? Bun.argv[Bun.argv.indexOf('--baseline') + 1] : undefined
 /** Prints, per round, the heap's capacity and the object types that grew most per held stream (after a full GC). */
 const CENSUS = Bun.argv.includes('--census')
 
@@ -87,6 +92,15 @@ async function main() {
   const token = await createChatToken(env)
   const smol = SMOL ? ['--smol'] : []
   const trellis = start('Trellis', ['bun', ...smol, 'bench/chat-held-streams.ts', '--serve'], env)
+  const basePort = BASELINE ? await freePort() : 0
+  const baseEnv = trellisEnv(basePort, join(scratch, 'base-data'), {
+    ECHO_TOKEN_DELAY_MS: String(1000 / RATE),
+    LOG_LEVEL: 'warn',
+  })
+  const baseToken = BASELINE ? await createChatToken(baseEnv, [], 'chat', BASELINE) : ''
+  const base = BASELINE
+    ? start('baseline', ['bun', ...smol, 'bench/chat-held-streams.ts', '--serve'], baseEnv, BASELINE)
+    : undefined
   const floorPort = FLOOR ? await freePort() : 0
   const floor = FLOOR
     ? start('floor', ['bun', ...smol, 'bench/held-floor.ts'], {
@@ -96,18 +110,22 @@ async function main() {
     : undefined
   await waitUntilServing(port)
   if (floor) await waitUntilServing(floorPort)
+  if (base) await waitUntilServing(basePort)
 
   const words = Array.from({ length: TOKENS }, (_, i) => `w${i}`).join(' ')
   const body = JSON.stringify({ model: 'echo', messages: [{ role: 'user', content: words }], stream: true })
-  const requestTo = (at: number) =>
+  const requestTo = (at: number, bearer = token) =>
     new TextEncoder().encode(
-      `POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1:${at}\r\nauthorization: Bearer ${token}\r\n` +
+      `POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1:${at}\r\nauthorization: Bearer ${bearer}\r\n` +
         `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
     )
   const targets = [
     { ...trellis, port, request: requestTo(port) },
     ...(floor ? [{ ...floor, port: floorPort, request: requestTo(floorPort) }] : []),
+    ...(base ? [{ ...base, port: basePort, request: requestTo(basePort, baseToken) }] : []),
   ]
+  const floorTarget = targets.find((target) => target.name === 'floor')
+  const measured = targets.filter((target) => target !== floorTarget)
   console.log(
     `streams: ${STREAMS} per round, ${TOKENS} tokens each at ${RATE} tokens/s (ECHO_TOKEN_DELAY_MS=${1000 / RATE})${SMOL ? '; servers run with bun --smol' : ''}`,
   )
@@ -136,7 +154,8 @@ async function main() {
       const result = await holdRound(target.port, target.request, target.pid, target.probe)
       dropped += result.dropped
       await Bun.sleep(2000)
-      const perStream = (bytes: number, base: number) => (bytes - base) / STREAMS
+      // A round whose streams were never all open at once (a slow or busy machine) measures nothing: NaN, not 0 − idle.
+      const perStream = (bytes: number, base: number) => (bytes ? (bytes - base) / STREAMS : NaN)
       const figures = {
         peak: perStream(result.peakRss, target.idle.rss),
         afterGc: perStream(result.held.rss, target.idle.rss),
@@ -151,10 +170,10 @@ async function main() {
       )
       if (CENSUS) console.log(`  ${census(target.idle, result.held)}`)
     }
-    if (floor) {
-      const [mine, floors] = [targets[0]!.rounds[round - 1]!, targets[1]!.rounds[round - 1]!]
+    for (const target of floorTarget ? measured : []) {
+      const [mine, floors] = [target.rounds[round - 1]!, floorTarget!.rounds[round - 1]!]
       console.log(
-        `round ${round}: Trellis ÷ floor per held stream: peak ${ratio(mine.peak, floors.peak)} (target ≤ 1.25), ` +
+        `round ${round}: ${target.name} ÷ floor per held stream: peak ${ratio(mine.peak, floors.peak)} (target ≤ 1.25), ` +
           `after a full GC ${ratio(mine.afterGc, floors.afterGc)}; live JS heap ${kb(mine.heap)} KB against ${kb(floors.heap)} KB`,
       )
     }
@@ -165,11 +184,11 @@ async function main() {
       `${target.name}, median of ${ROUNDS} rounds per held stream: peak ${middle('peak')} KB, after a full GC ${middle('afterGc')} KB, live JS heap ${middle('heap')} KB`,
     )
   }
-  if (floor) {
+  for (const target of floorTarget ? measured : []) {
     const ratios = (key: keyof RoundResult) =>
-      targets[0]!.rounds.map((figures, round) => figures[key] / targets[1]!.rounds[round]![key])
+      target.rounds.map((figures, round) => figures[key] / floorTarget!.rounds[round]![key])
     console.log(
-      `Trellis ÷ floor, median of ${ROUNDS} rounds: peak ${median(ratios('peak')).toFixed(2)}× (target ≤ 1.25×), ` +
+      `${target.name} ÷ floor, median of ${ROUNDS} rounds: peak ${median(ratios('peak')).toFixed(2)}× (target ≤ 1.25×), ` +
         `after a full GC ${median(ratios('afterGc')).toFixed(2)}×`,
     )
   }
@@ -177,9 +196,9 @@ async function main() {
 }
 
 /** Starts a server under test with a GC probe on its stdin and stdout. */
-function start(name: string, command: string[], env: Record<string, string>): Target {
+function start(name: string, command: string[], env: Record<string, string>, cwd = ROOT): Target {
   const child = Bun.spawn(command, {
-    cwd: ROOT,
+    cwd,
     env: { ...process.env, ...env },
     stdin: 'pipe',
     stdout: 'pipe',
@@ -410,6 +429,7 @@ function rssOf(pid: number): number {
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b)
   const middle = sorted.length >> 1
+  if (sorted.some(Number.isNaN)) return NaN
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
 }
 
