@@ -181,14 +181,14 @@ async function main() {
   for (const target of targets) {
     const middle = (key: keyof RoundResult) => kb(median(target.rounds.map((figures) => figures[key])))
     console.log(
-      `${target.name}, median of ${ROUNDS} rounds per held stream: peak ${middle('peak')} KB, after a full GC ${middle('afterGc')} KB, live JS heap ${middle('heap')} KB`,
+      `${target.name}, median of ${measuredRounds(target)} rounds per held stream: peak ${middle('peak')} KB, after a full GC ${middle('afterGc')} KB, live JS heap ${middle('heap')} KB`,
     )
   }
   for (const target of floorTarget ? measured : []) {
     const ratios = (key: keyof RoundResult) =>
       target.rounds.map((figures, round) => figures[key] / floorTarget!.rounds[round]![key])
     console.log(
-      `${target.name} ÷ floor, median of ${ROUNDS} rounds: peak ${median(ratios('peak')).toFixed(2)}× (target ≤ 1.25×), ` +
+      `${target.name} ÷ floor, median of ${measuredRounds(target)} rounds: peak ${median(ratios('peak')).toFixed(2)}× (target ≤ 1.25×), ` +
         `after a full GC ${median(ratios('afterGc')).toFixed(2)}×`,
     )
   }
@@ -226,6 +226,8 @@ async function sameEvents(port: number, floorPort: number, token: string, body: 
   return `the floor's events equal Trellis's (ids and created aside): ${Buffer.byteLength(mine)} bytes, ${mine.split('\n\n').length - 1} events`
 }
 
+const measuredRounds = (target: Target) =>
+  `${target.rounds.filter((figures) => !Number.isNaN(figures.peak)).length} of ${ROUNDS}`
 const ratio = (mine: number, floor: number) => `${(mine / floor).toFixed(2)}× (${kb(mine)} ÷ ${kb(floor)} KB)`
 const kb = (bytes: number) => (bytes / 1024).toFixed(1)
 const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1)
@@ -426,10 +428,11 @@ function rssOf(pid: number): number {
   return Number(match![1]) * 1024
 }
 
+/** The median of the rounds that measured something (a round never all open is NaN, and left out). */
 function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
+  const sorted = values.filter((value) => !Number.isNaN(value)).sort((a, b) => a - b)
   const middle = sorted.length >> 1
-  if (sorted.some(Number.isNaN)) return NaN
+  if (sorted.length === 0) return NaN
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
 }
 
