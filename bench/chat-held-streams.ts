@@ -21,12 +21,19 @@
  * With `--smol`, the server runs as `bun --smol` (Bun's smaller-heap mode: the GC runs more often,
  * so less garbage is resident at the peak, for some CPU).
  *
+ * The floor (#31): bench/held-floor.ts, a bare `Bun.serve` writing the same events at the same pace from a
+ * `ReadableStream`, started as a second server and measured the same way (same driver, checks, warm-up, idle
+ * baseline after a full GC, peak and after-GC figures). Rounds alternate between the two (floor first in odd rounds),
+ * and each round prints Trellis ÷ floor per held stream (target ≤ 1.25×), the medians at the end. Before the warm-up
+ * one stream from each is fetched whole and compared, id and `created` aside, so the floor writes the same bytes.
+ * `--no-floor` measures Trellis alone, as before. `--baseline DIR` adds another checkout's Trellis to the same rounds. `--census` adds, per round, live objects by type per held stream.
+ *
  *   bun bench/chat-held-streams.ts [--streams 5000] [--rate 20] [--tokens 200] [--rounds 2] [--batch 250]
- *   [--batch-pause 25] [--smol]
+ *   [--batch-pause 25] [--smol] [--no-floor] [--census] [--baseline DIR]
  */
 import { PROVIDER_KINDS } from '../src/chat/providers'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { heapStats } from 'bun:jsc'
+import { type AfterGc, answerGcProbes } from './held-probe'
 import { loadConfig } from '../src/config'
 import { serve } from '../src/runtimes/bun'
 import { tmpdir } from 'node:os'
@@ -51,11 +58,22 @@ const ROUNDS = argument('rounds', '2')
 const BATCH = argument('batch', '250')
 const BATCH_PAUSE_MS = argument('batch-pause', '25')
 const SMOL = Bun.argv.includes('--smol')
+const FLOOR = !Bun.argv.includes('--no-floor')
+/**
+ * `--baseline DIR`: a second Trellis, from another checkout (a worktree of an earlier commit with this file and
+ * held-probe.ts copied in), measured in the same rounds, for a change's before and after in one run.
+ */
+const BASELINE = Bun.argv.includes('--baseline') ? Bun.argv[Bun.argv.indexOf('--baseline') + 1] : undefined
+/** Prints, per round, the heap's capacity and the object types that grew most per held stream (after a full GC). */
+const CENSUS = Bun.argv.includes('--census')
 
 let scratch = ''
-let server: Subprocess | undefined
+const servers: Subprocess[] = []
 
-type AfterGc = { rss: number; heap: number }
+/** A server under test: Trellis, or the floor. */
+type Target = { name: string; pid: number; probe: GcProbe; idle: AfterGc; rounds: RoundResult[] }
+type RoundResult = { peak: number; afterGc: number; heap: number }
+
 type GcProbe = { afterGc: () => Promise<AfterGc> }
 
 type Outcome = {
@@ -72,67 +90,160 @@ async function main() {
   const port = await freePort()
   const env = trellisEnv(port, join(scratch, 'data'), { ECHO_TOKEN_DELAY_MS: String(1000 / RATE), LOG_LEVEL: 'warn' })
   const token = await createChatToken(env)
-  const child = Bun.spawn(['bun', ...(SMOL ? ['--smol'] : []), 'bench/chat-held-streams.ts', '--serve'], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdin: 'pipe',
-    stdout: 'pipe',
-    stderr: 'inherit',
+  const smol = SMOL ? ['--smol'] : []
+  const trellis = start('Trellis', ['bun', ...smol, 'bench/chat-held-streams.ts', '--serve'], env)
+  const basePort = BASELINE ? await freePort() : 0
+  const baseEnv = trellisEnv(basePort, join(scratch, 'base-data'), {
+    ECHO_TOKEN_DELAY_MS: String(1000 / RATE),
+    LOG_LEVEL: 'warn',
   })
-  server = child
-  const probe = gcProbe(child)
+  const baseToken = BASELINE ? await createChatToken(baseEnv, [], 'chat', BASELINE) : ''
+  const base = BASELINE
+    ? start('baseline', ['bun', ...smol, 'bench/chat-held-streams.ts', '--serve'], baseEnv, BASELINE)
+    : undefined
+  const floorPort = FLOOR ? await freePort() : 0
+  const floor = FLOOR
+    ? start('floor', ['bun', ...smol, 'bench/held-floor.ts'], {
+        PORT: String(floorPort),
+        FLOOR_TOKEN_DELAY_MS: String(1000 / RATE),
+      })
+    : undefined
   await waitUntilServing(port)
+  if (floor) await waitUntilServing(floorPort)
+  if (base) await waitUntilServing(basePort)
 
   const words = Array.from({ length: TOKENS }, (_, i) => `w${i}`).join(' ')
   const body = JSON.stringify({ model: 'echo', messages: [{ role: 'user', content: words }], stream: true })
-  const request = new TextEncoder().encode(
-    `POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nauthorization: Bearer ${token}\r\n` +
-      `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  const requestTo = (at: number, bearer = token) =>
+    new TextEncoder().encode(
+      `POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1:${at}\r\nauthorization: Bearer ${bearer}\r\n` +
+        `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    )
+  const targets = [
+    { ...trellis, port, request: requestTo(port) },
+    ...(floor ? [{ ...floor, port: floorPort, request: requestTo(floorPort) }] : []),
+    ...(base ? [{ ...base, port: basePort, request: requestTo(basePort, baseToken) }] : []),
+  ]
+  const floorTarget = targets.find((target) => target.name === 'floor')
+  const measured = targets.filter((target) => target !== floorTarget)
+  console.log(
+    `streams: ${STREAMS} per round, ${TOKENS} tokens each at ${RATE} tokens/s (ECHO_TOKEN_DELAY_MS=${1000 / RATE})${SMOL ? '; servers run with bun --smol' : ''}`,
   )
 
+  // The floor must write what Trellis writes: one whole stream from each, compared with the id and `created` blanked.
+  const same = floor ? sameEvents(port, floorPort, token, body) : undefined
   // Warm-up: JIT, first allocations, the token cache; then let the heap settle.
-  const warm = await Promise.all(Array.from({ length: 100 }, () => oneStream(port, request, TOKENS)))
-  if (warm.some((outcome) => !outcome.ok))
-    throw new Error(`warm-up failed: ${warm.find((outcome) => !outcome.ok)!.reason}`)
+  for (const target of targets) {
+    const warm = await Promise.all(Array.from({ length: 100 }, () => oneStream(target.port, target.request, TOKENS)))
+    if (warm.some((outcome) => !outcome.ok))
+      throw new Error(`${target.name} warm-up failed: ${warm.find((outcome) => !outcome.ok)!.reason}`)
+  }
+  if (same) console.log(await same)
   await Bun.sleep(2000)
-  const idle = await probe.afterGc()
-  const idleRss = idle.rss
-  console.log(
-    `streams: ${STREAMS} per round, ${TOKENS} tokens each at ${RATE} tokens/s (ECHO_TOKEN_DELAY_MS=${1000 / RATE})${SMOL ? '; server run with bun --smol' : ''}`,
-  )
-  console.log(`server idle after warm-up and a full GC: RSS ${mb(idle.rss)} MB, JS heap ${mb(idle.heap)} MB`)
+  for (const target of targets) {
+    target.idle = await target.probe.afterGc()
+    console.log(
+      `${target.name} idle after warm-up and a full GC: RSS ${mb(target.idle.rss)} MB, JS heap ${mb(target.idle.heap)} MB`,
+    )
+  }
 
   let dropped = 0
   for (let round = 1; round <= ROUNDS; round++) {
-    const result = await holdRound(port, request, probe)
-    dropped += result.dropped
-    await Bun.sleep(2000)
-    console.log(`round ${round}: ${result.report}`)
-    const perStream = (bytes: number, base: number) => `${kb((bytes - base) / STREAMS)} KB per stream`
+    const order = round % 2 === 1 ? [...targets].reverse() : targets
+    for (const target of order) {
+      const result = await holdRound(target.port, target.request, target.pid, target.probe)
+      dropped += result.dropped
+      await Bun.sleep(2000)
+      // A round whose streams were never all open at once (a slow or busy machine) measures nothing: NaN, not 0 − idle.
+      const perStream = (bytes: number, base: number) => (bytes ? (bytes - base) / STREAMS : NaN)
+      const figures = {
+        peak: perStream(result.peakRss, target.idle.rss),
+        afterGc: perStream(result.held.rss, target.idle.rss),
+        heap: perStream(result.held.heap, target.idle.heap),
+      }
+      target.rounds.push(figures)
+      console.log(`round ${round}, ${target.name}: ${result.report}`)
+      console.log(
+        `  all ${STREAMS} open: RSS peak ${mb(result.peakRss)} MB → ${kb(figures.peak)} KB per stream; ` +
+          `after a full GC: RSS ${mb(result.held.rss)} MB (→ ${kb(figures.afterGc)} KB per stream; freed pages stay mapped), ` +
+          `JS heap ${mb(result.held.heap)} MB → ${kb(figures.heap)} KB per stream live`,
+      )
+      if (CENSUS) console.log(`  ${census(target.idle, result.held)}`)
+    }
+    for (const target of floorTarget ? measured : []) {
+      const [mine, floors] = [target.rounds[round - 1]!, floorTarget!.rounds[round - 1]!]
+      console.log(
+        `round ${round}: ${target.name} ÷ floor per held stream: peak ${ratio(mine.peak, floors.peak)} (target ≤ 1.25), ` +
+          `after a full GC ${ratio(mine.afterGc, floors.afterGc)}; live JS heap ${kb(mine.heap)} KB against ${kb(floors.heap)} KB`,
+      )
+    }
+  }
+  for (const target of targets) {
+    const middle = (key: keyof RoundResult) => kb(median(target.rounds.map((figures) => figures[key])))
     console.log(
-      `  all ${STREAMS} open: RSS peak ${mb(result.peakRss)} MB → ${perStream(result.peakRss, idleRss)} (target ≤ 30 KB); ` +
-        `after a full GC: RSS ${mb(result.held.rss)} MB (→ ${perStream(result.held.rss, idleRss)}; freed pages stay mapped), ` +
-        `JS heap ${mb(result.held.heap)} MB → ${perStream(result.held.heap, idle.heap)} live`,
+      `${target.name}, median of ${measuredRounds(target)} rounds per held stream: peak ${middle('peak')} KB, after a full GC ${middle('afterGc')} KB, live JS heap ${middle('heap')} KB`,
+    )
+  }
+  for (const target of floorTarget ? measured : []) {
+    const ratios = (key: keyof RoundResult) =>
+      target.rounds.map((figures, round) => figures[key] / floorTarget!.rounds[round]![key])
+    console.log(
+      `${target.name} ÷ floor, median of ${measuredRounds(target)} rounds: peak ${median(ratios('peak')).toFixed(2)}× (target ≤ 1.25×), ` +
+        `after a full GC ${median(ratios('afterGc')).toFixed(2)}×`,
     )
   }
   return dropped === 0 ? 0 : 1
 }
 
+/** Starts a server under test with a GC probe on its stdin and stdout. */
+function start(name: string, command: string[], env: Record<string, string>, cwd = ROOT): Target {
+  const child = Bun.spawn(command, {
+    cwd,
+    env: { ...process.env, ...env },
+    stdin: 'pipe',
+    stdout: 'pipe',
+    stderr: 'inherit',
+  })
+  servers.push(child)
+  return { name, pid: child.pid, probe: gcProbe(child), idle: { rss: 0, heap: 0, capacity: 0, counts: {} }, rounds: [] }
+}
+
+/** One stream from Trellis and one from the floor, read whole; says whether they match with ids and times blanked. */
+async function sameEvents(port: number, floorPort: number, token: string, body: string): Promise<string> {
+  const read = async (at: number) => {
+    const response = await fetch(`http://127.0.0.1:${at}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body,
+    })
+    return (await response.text())
+      .replaceAll(/"id":"chatcmpl-[0-9a-f]+","object"/g, '"id":"…","object"')
+      .replaceAll(/"created":\d+,/g, '"created":…,')
+  }
+  const [mine, floors] = await Promise.all([read(port), read(floorPort)])
+  if (mine !== floors)
+    throw new Error(`the floor does not write Trellis's events:\n${floors.slice(0, 600)}\n---\n${mine.slice(0, 600)}`)
+  return `the floor's events equal Trellis's (ids and created aside): ${Buffer.byteLength(mine)} bytes, ${mine.split('\n\n').length - 1} events`
+}
+
+const measuredRounds = (target: Target) =>
+  `${target.rounds.filter((figures) => !Number.isNaN(figures.peak)).length} of ${ROUNDS}`
+const ratio = (mine: number, floor: number) => `${(mine / floor).toFixed(2)}× (${kb(mine)} ÷ ${kb(floor)} KB)`
 const kb = (bytes: number) => (bytes / 1024).toFixed(1)
 const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1)
 
 /** Opens STREAMS streams in batches, waits for all of them, and sums up. */
-async function holdRound(port: number, request: Uint8Array, probe: GcProbe) {
+async function holdRound(port: number, request: Uint8Array, pid: number, probe: GcProbe) {
   let peakRss = 0
   let held: Promise<AfterGc> | undefined
   let open = 0
   let allOpenAt = 0
   let ended = 0
   const sampler = setInterval(() => {
-    if (open === STREAMS) peakRss = Math.max(peakRss, rssOf(server!.pid))
+    if (open === STREAMS) peakRss = Math.max(peakRss, rssOf(pid))
   }, 100)
   const progress = setInterval(
-    () => console.error(`… ${open} open, ${ended} ended, server RSS ${mb(rssOf(server!.pid))} MB`),
+    () => console.error(`… ${open} open, ${ended} ended, server RSS ${mb(rssOf(pid))} MB`),
     2000,
   )
 
@@ -144,7 +255,11 @@ async function holdRound(port: number, request: Uint8Array, probe: GcProbe) {
         open++
         if (open === STREAMS && !allOpenAt) {
           allOpenAt = performance.now()
-          held = probe.afterGc()
+          // A probe answered after a stream ended (a slow machine: the last opened as the first ended) measured less
+          // than all of them: left out, like a round never all open.
+          held = probe
+            .afterGc()
+            .then((figures) => (ended === 0 ? figures : { rss: NaN, heap: NaN, capacity: NaN, counts: {} }))
         }
       }).then((outcome) => {
         if (outcome.firstEventAt) open--
@@ -173,7 +288,12 @@ async function holdRound(port: number, request: Uint8Array, probe: GcProbe) {
     `pace per stream p50 ${percentile(paces, 50).toFixed(1)} tokens/s (p5 ${percentile(paces, 5).toFixed(1)}, min ${Math.min(...paces).toFixed(1)})`,
     `first event p50 ${percentile(ttfts, 50).toFixed(0)} ms, p99 ${percentile(ttfts, 99).toFixed(0)} ms; round took ${((finished - started) / 1000).toFixed(1)} s`,
   ].join('; ')
-  return { dropped: failed.length, peakRss, held: held ? await held : { rss: NaN, heap: NaN }, report }
+  return {
+    dropped: failed.length,
+    peakRss,
+    held: held ? await held : { rss: NaN, heap: NaN, capacity: NaN, counts: {} },
+    report,
+  }
 }
 
 /**
@@ -292,19 +412,32 @@ function gcProbe(child: Subprocess<'pipe', 'pipe', 'inherit'>): GcProbe {
  */
 async function serveForBench() {
   await serve(loadConfig(process.env, PROVIDER_KINDS))
-  const decoder = new TextDecoder()
-  const reader = Bun.stdin.stream().getReader()
-  for (let piece = await reader.read(); !piece.done; piece = await reader.read()) {
-    for (const _request of decoder.decode(piece.value).split('\n').filter(Boolean)) {
-      Bun.gc(true)
-      process.stdout.write(`${JSON.stringify({ rss: process.memoryUsage.rss(), heap: heapStats().heapSize })}\n`)
-    }
-  }
+  await answerGcProbes()
+}
+
+/** The object types whose live count grew most between `idle` and `held`, per held stream. */
+function census(idle: AfterGc, held: AfterGc): string {
+  const grown = Object.entries(held.counts)
+    .map(([type, count]) => [type, (count - (idle.counts[type] ?? 0)) / STREAMS] as const)
+    .filter(([, count]) => count >= 0.5)
+    .sort((a, b) => b[1] - a[1])
+  return (
+    `heap capacity ${kb((held.capacity - idle.capacity) / STREAMS)} KB per stream; objects per stream: ` +
+    grown.map(([type, count]) => `${type} ${count.toFixed(1)}`).join(', ')
+  )
 }
 
 function rssOf(pid: number): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
   return Number(match![1]) * 1024
+}
+
+/** The median of the rounds that measured something (a round never all open is NaN, and left out). */
+function median(values: number[]): number {
+  const sorted = values.filter((value) => !Number.isNaN(value)).sort((a, b) => a - b)
+  const middle = sorted.length >> 1
+  if (sorted.length === 0) return NaN
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
 }
 
 function percentile(values: number[], p: number): number {
@@ -329,8 +462,8 @@ if (Bun.argv.includes('--serve')) {
   try {
     code = await main()
   } finally {
-    server?.kill()
-    await server?.exited
+    for (const server of servers) server.kill()
+    await Promise.all(servers.map((server) => server.exited))
     if (scratch) rmSync(scratch, { recursive: true, force: true })
   }
   process.exit(code)
