@@ -32,14 +32,15 @@
  *   [--batch-pause 25] [--smol] [--no-floor] [--census] [--baseline DIR]
  */
 import { PROVIDER_KINDS } from '../src/chat/providers'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { type AfterGc, answerGcProbes } from './held-probe'
 import { loadConfig } from '../src/config'
 import { serve } from '../src/runtimes/bun'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createChatToken, freePort, trellisEnv } from './processes'
-import type { Socket, Subprocess } from 'bun'
+import type { Subprocess } from 'bun'
+import { median, oneStream, type Outcome, percentile, rssOf, waitUntilServing } from './held-driver'
 
 const ROOT = join(import.meta.dir, '..')
 const argument = (name: string, fallback: string) => {
@@ -75,15 +76,6 @@ type Target = { name: string; pid: number; probe: GcProbe; idle: AfterGc; rounds
 type RoundResult = { peak: number; afterGc: number; heap: number }
 
 type GcProbe = { afterGc: () => Promise<AfterGc> }
-
-type Outcome = {
-  ok: boolean
-  reason?: string
-  events: number
-  firstEventAt: number
-  endedAt: number
-  startedAt: number
-}
 
 async function main() {
   scratch = mkdtempSync(join(tmpdir(), 'trellis-held-'))
@@ -296,95 +288,6 @@ async function holdRound(port: number, request: Uint8Array, pid: number, probe: 
   }
 }
 
-/**
- * One streaming request over its own socket. Decodes chunked transfer encoding and counts
- * SSE events; `onOpen` fires at the first event.
- */
-function oneStream(port: number, request: Uint8Array, tokens: number, onOpen?: () => void): Promise<Outcome> {
-  const startedAt = performance.now()
-  return new Promise((resolve) => {
-    const decoder = new TextDecoder()
-    let raw = ''
-    let headersDone = false
-    let status = 0
-    let sse = ''
-    let events = 0
-    let done = false
-    let error = false
-    let firstEventAt = 0
-    let settled = false
-    const finish = (reason?: string) => {
-      if (settled) return
-      settled = true
-      const ok = !reason && done && !error && events === tokens + 2
-      resolve({
-        ok,
-        reason: ok ? undefined : (reason ?? (error ? 'error event' : !done ? 'no [DONE]' : `${events} events`)),
-        events,
-        firstEventAt,
-        endedAt: performance.now(),
-        startedAt,
-      })
-    }
-    const consume = () => {
-      if (!headersDone) {
-        const end = raw.indexOf('\r\n\r\n')
-        if (end < 0) return
-        status = Number(raw.slice(9, 12))
-        headersDone = true
-        raw = raw.slice(end + 4)
-        if (status !== 200) return finish(`status ${status}`)
-      }
-      // chunked transfer encoding: <hex size>\r\n<data>\r\n
-      for (;;) {
-        const line = raw.indexOf('\r\n')
-        if (line < 0) return
-        const size = parseInt(raw.slice(0, line), 16)
-        if (raw.length < line + 2 + size + 2) return
-        sse += raw.slice(line + 2, line + 2 + size)
-        raw = raw.slice(line + 2 + size + 2)
-        let boundary: number
-        while ((boundary = sse.indexOf('\n\n')) >= 0) {
-          const event = sse.slice(0, boundary)
-          sse = sse.slice(boundary + 2)
-          if (event === 'data: [DONE]') done = true
-          else if (event.startsWith('data: {"error"')) error = true
-          else if (event.startsWith('data: ')) {
-            if (events++ === 0) {
-              firstEventAt = performance.now()
-              onOpen?.()
-            }
-          }
-        }
-        // The zero-size chunk ends the body; the server may keep the connection open regardless.
-        if (size === 0) return finish()
-      }
-    }
-    Bun.connect({
-      hostname: '127.0.0.1',
-      port,
-      socket: {
-        open(socket: Socket) {
-          socket.write(request)
-        },
-        data(_socket, data) {
-          raw += decoder.decode(data, { stream: true })
-          consume()
-        },
-        close() {
-          finish()
-        },
-        error(_socket, cause) {
-          finish(`socket error: ${cause.message}`)
-        },
-        connectError(_socket, cause) {
-          finish(`connect error: ${cause.message}`)
-        },
-      },
-    }).catch((cause: Error) => finish(`connect error: ${cause.message}`))
-  })
-}
-
 /** Asks the `--serve` child for a full GC and its RSS and JS heap size afterwards, one line each way. */
 function gcProbe(child: Subprocess<'pipe', 'pipe', 'inherit'>): GcProbe {
   const reader = child.stdout.getReader()
@@ -425,34 +328,6 @@ function census(idle: AfterGc, held: AfterGc): string {
     `heap capacity ${kb((held.capacity - idle.capacity) / STREAMS)} KB per stream; objects per stream: ` +
     grown.map(([type, count]) => `${type} ${count.toFixed(1)}`).join(', ')
   )
-}
-
-function rssOf(pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
-  return Number(match![1]) * 1024
-}
-
-/** The median of the rounds that measured something (a round never all open is NaN, and left out). */
-function median(values: number[]): number {
-  const sorted = values.filter((value) => !Number.isNaN(value)).sort((a, b) => a - b)
-  const middle = sorted.length >> 1
-  if (sorted.length === 0) return NaN
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
-}
-
-async function waitUntilServing(port: number) {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return
-    } catch {}
-    await Bun.sleep(100)
-  }
-  throw new Error('server did not start')
 }
 
 if (Bun.argv.includes('--serve')) {
