@@ -43,6 +43,8 @@ const RESPONSES = argument('responses', '')
 const PER_PULL = Bun.argv.includes('--per-pull')
 /** Governance off: no ledger, a token without limits. */
 const UNGOVERNED = Bun.argv.includes('--ungoverned')
+/** The floor (bench/relay-floor.ts) under the same load instead of Trellis, for its own breakdown (#31). */
+const FLOOR = Bun.argv.includes('--floor')
 const NEVER_REACHED = [
   '--rpm',
   '1000000000',
@@ -80,9 +82,10 @@ try {
     }),
   })
   const token = await createChatToken(env, UNGOVERNED ? [] : NEVER_REACHED)
+  const floorEnv = { FLOOR_UPSTREAM: upstreamUrl, FLOOR_TOKEN: token, FLOOR_MODEL: 'mock-model', PORT: String(port) }
   const server = await startProcess(
-    ['bun', '--cpu-prof', `--cpu-prof-dir=${OUT}`, 'src/runtimes/bun.ts'],
-    env,
+    ['bun', '--cpu-prof', `--cpu-prof-dir=${OUT}`, FLOOR ? 'bench/relay-floor.ts' : 'src/runtimes/bun.ts'],
+    FLOOR ? floorEnv : env,
     'ignore',
   )
   const prompt = 'Say something.'
@@ -95,7 +98,7 @@ try {
       })
     : JSON.stringify({ model: 'bench', messages: [{ role: 'user', content: prompt }], stream: true })
   const target: Target = {
-    name: 'trellis',
+    name: FLOOR ? 'floor' : 'trellis',
     url: `http://127.0.0.1:${port}/v1/${RESPONSES ? 'responses' : 'chat/completions'}`,
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
     body,
