@@ -21,6 +21,7 @@ import { sql } from 'drizzle-orm'
 import { type DatabaseHandle, openDatabase } from '../src/db/connect'
 import { copyLine } from '../src/db/copy-text'
 import { migrate, rowsOf } from '../src/db/migrate'
+import { WRITTEN } from '../src/usage/ledger'
 import { argument, median } from './relay-driver'
 
 /** One size, or several (`250,1000`): each turn then writes the same rows in batches of each size. */
@@ -30,30 +31,8 @@ const ROUNDS = Number(argument('rounds', '5'))
 const URL = process.env.DATABASE_URL
 const CANDIDATE = argument('function', '')
 
-const COLUMNS = [
-  'at',
-  'request_id',
-  'token_id',
-  'owner',
-  'model',
-  'provider',
-  'upstream_model',
-  'streamed',
-  'status',
-  'finish_reason',
-  'prompt_tokens',
-  'completion_tokens',
-  'cached_tokens',
-  'reasoning_tokens',
-  'cache_write_tokens',
-  'cost_micros',
-  'price_version',
-  'ttft_ms',
-  'duration_ms',
-  'error_code',
-  'settled',
-  'reservation_id',
-]
+/** The ledger's own columns, in the order it writes them. */
+const COLUMNS = WRITTEN
 
 const batchOf = (size: number) =>
   Array.from({ length: size }, () =>

@@ -58,7 +58,7 @@ const COLUMNS = [
 ] as const satisfies readonly (keyof UsageRow)[]
 
 /** The columns written: a row's, then `settled` (true: the request's own row) and `reservation_id`. */
-const WRITTEN = [...COLUMNS, 'settled', 'reservation_id'] as const
+export const WRITTEN = [...COLUMNS, 'settled', 'reservation_id'] as const
 
 /** What a queued row does beside itself: what its request spent from a budget, and the journal entry it replaces. */
 type Extra = { settlement: Settlement | undefined; journaled: string | undefined }
