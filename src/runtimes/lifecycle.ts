@@ -119,11 +119,13 @@ export function shutdownOnSignals() {
 }
 
 async function drainThenExit(signal: string, server: Drainable, options: ShutdownOptions, deadline: AbortController) {
-  options.logger.info('draining', { signal, deadline_ms: options.timeoutMs })
   // From here on responses say Connection: close, and requests still arriving on open connections get 503.
   options.gate.startDraining()
   const started = performance.now()
   const drained = server.drain()
+  // Logged once the listener is told to close: a reader of the log (an orchestrator, a test) that sees the line and
+  // then connects must find the port closed, not win a race against the line before it.
+  options.logger.info('draining', { signal, deadline_ms: options.timeoutMs })
   let timer: ReturnType<typeof setTimeout> | undefined
   const expired = new Promise<'deadline'>(
     (resolve) => (timer = setTimeout(() => resolve('deadline'), options.timeoutMs)),
