@@ -40,7 +40,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createChatToken, freePort, trellisEnv } from './processes'
 import type { Subprocess } from 'bun'
-import { median, oneStream, type Outcome, percentile, rssOf, waitUntilServing } from './held-driver'
+import { median, oneStream, type Outcome, rssOf, waitUntilServing } from './held-driver'
+import { percentile } from './relay-driver'
 
 const ROOT = join(import.meta.dir, '..')
 const argument = (name: string, fallback: string) => {

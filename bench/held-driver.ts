@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs'
 import type { Socket } from 'bun'
+import { median as medianOf } from './relay-driver'
 
 export type Outcome = {
   ok: boolean
@@ -109,17 +110,7 @@ export function rssOf(pid: number): number {
 }
 
 /** The median of the rounds that measured something (a round never all open is NaN, and left out). */
-export function median(values: number[]): number {
-  const sorted = values.filter((value) => !Number.isNaN(value)).sort((a, b) => a - b)
-  const middle = sorted.length >> 1
-  if (sorted.length === 0) return NaN
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
-}
-
-export function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
-}
+export const median = (values: number[]): number => medianOf(values.filter((value) => !Number.isNaN(value)))
 
 export async function waitUntilServing(port: number) {
   for (let attempt = 0; attempt < 200; attempt++) {

@@ -3,7 +3,6 @@ import { drizzle } from 'drizzle-orm/pglite'
 import postgres from 'postgres'
 import { type Database, type DatabaseHandle, openDatabase } from '../../src/db/connect'
 import { migrate } from '../../src/db/migrate'
-import { MIGRATIONS } from '../../src/db/migrations.gen'
 import * as schema from '../../src/db/schema'
 
 /**
@@ -97,7 +96,7 @@ function migratedTemplate(url: string): Promise<string> {
       target.pathname = `/${name}`
       const handle = await openDatabase({ url: target.toString(), poolSize: 1 })
       try {
-        await migrate(handle.unbounded, MIGRATIONS)
+        await migrate(handle.unbounded)
       } finally {
         await handle.close()
       }
