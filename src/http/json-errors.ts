@@ -50,10 +50,12 @@ type ErrorContext = {
  * Wraps an error hook so that the status it answers is also the context's: Elysia's after-response
  * hook sees only that, and the request log once recorded a 404 as 200 and a 415 as 400.
  */
-export function recordingStatus<C extends { set: { status?: unknown } }>(hook: (context: C) => Response) {
-  return (context: C): Response => {
-    const response = hook(context)
-    context.set.status = response.status
+export function recordingStatus(hook: (context: ErrorContext) => Response) {
+  // Destructured, never a whole `context` handed on: Elysia reads every hook's source to decide what each request must
+  // parse, and a context passed to a function counts as all of it used, so every route parsed cookies and the query.
+  return ({ code, error, request, set }: ErrorContext): Response => {
+    const response = hook({ code, error, request, set })
+    set.status = response.status
     return response
   }
 }
