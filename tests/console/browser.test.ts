@@ -6,7 +6,9 @@ import { ROOT } from '../helpers/process'
 import { collectErrors, launchChromium, screenshot } from '../docs-site/browser'
 
 // bun applies the preload's default timeout to the first file only (tests/setup.ts).
-setDefaultTimeout(30_000)
+// 90 s here: these tests start processes or a browser, and beside a parallel run (`bun test --parallel=2`, .ci/run)
+// the slowest took 26 s.
+setDefaultTimeout(90_000)
 
 /**
  * The console (issue #30 §2, §3) in Chromium: sign in with an admin token, create a token and see its secret once,

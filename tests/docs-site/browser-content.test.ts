@@ -3,7 +3,9 @@ import type { Page } from 'playwright-core'
 import { computedStyle, dangerousMarkup, launchChromium, rgb, useDocsSite, watchForScript } from './browser'
 
 // bun applies the preload's default timeout to the first file only (tests/setup.ts).
-setDefaultTimeout(30_000)
+// 90 s here: these tests start processes or a browser, and beside a parallel run (`bun test --parallel=2`, .ci/run)
+// the slowest took 26 s.
+setDefaultTimeout(90_000)
 
 /**
  * The docs site (issue #16) in Chromium, showing what authors store: hostile pages and a hostile docs.json

@@ -7,7 +7,9 @@ import { ROOT } from '../helpers/process'
 import { collectErrors, launchChromium, modeOf, screenshot, useDocsSite } from './browser'
 
 // bun applies the preload's default timeout to the first file only (tests/setup.ts).
-setDefaultTimeout(30_000)
+// 90 s here: these tests start processes or a browser, and beside a parallel run (`bun test --parallel=2`, .ci/run)
+// the slowest took 26 s.
+setDefaultTimeout(90_000)
 
 /**
  * Trellis's own documentation site, as it stands before anyone stores a docs.json (issue #16): the API

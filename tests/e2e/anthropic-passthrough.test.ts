@@ -3,7 +3,9 @@ import Anthropic, { APIError } from '@anthropic-ai/sdk'
 import { makeTestApp } from '../helpers/app'
 import { anthropicEventsOf, messageOf, sseOf, useMockAnthropic, type AnthropicReply } from '../chat/mock-anthropic'
 
-setDefaultTimeout(30_000)
+// 90 s here: these tests start processes or a browser, and beside a parallel run (`bun test --parallel=2`, .ci/run)
+// the slowest took 26 s.
+setDefaultTimeout(90_000)
 
 /*
  * Anthropic → Anthropic: the official `@anthropic-ai/sdk` against a real listening Trellis whose

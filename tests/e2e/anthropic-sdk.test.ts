@@ -15,7 +15,9 @@ import { createEchoProvider } from '../../src/chat/providers/echo/echo'
 import { makeChatApp, registryOf } from '../chat/chat-app'
 
 // Each app starts on a fresh database; the first one in a process takes seconds.
-setDefaultTimeout(30_000)
+// 90 s here: these tests start processes or a browser, and beside a parallel run (`bun test --parallel=2`, .ci/run)
+// the slowest took 26 s.
+setDefaultTimeout(90_000)
 
 /*
  * The official `@anthropic-ai/sdk`, unchanged, against a real listening Trellis (Bun.serve on a

@@ -6,7 +6,9 @@ import pkg from '../../package.json' with { type: 'json' }
 import { buildBinary } from '../helpers/binary'
 
 // bun applies the preload's default timeout to the first file only (tests/setup.ts).
-setDefaultTimeout(30_000)
+// 90 s here: these tests start processes or a browser, and beside a parallel run (`bun test --parallel=2`, .ci/run)
+// the slowest took 26 s.
+setDefaultTimeout(90_000)
 
 /**
  * The compiled binary, exactly as `bun run build` makes it, copied alone into an empty

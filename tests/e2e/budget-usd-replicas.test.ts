@@ -11,7 +11,9 @@ import postgres from 'postgres'
 import { type RunningServer, runCli, startServer, storageEnv } from '../helpers/process'
 
 // bun applies the preload's default timeout to the first file only (tests/setup.ts).
-setDefaultTimeout(30_000)
+// 90 s here: these tests start processes or a browser, and beside a parallel run (`bun test --parallel=2`, .ci/run)
+// the slowest took 26 s.
+setDefaultTimeout(90_000)
 
 const skipped = process.env.DATABASE_URL ? undefined : 'two processes need PostgreSQL (DATABASE_URL unset)'
 if (skipped) console.warn(`tests/e2e/budget-usd-replicas.test.ts SKIPPED: ${skipped}`)

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import type { ChatProvider } from '../../src/chat/providers/provider'
 import { makeChatApp, registryOf, USER } from '../chat/chat-app'
 
-setDefaultTimeout(30_000)
+// 90 s here: these tests start processes or a browser, and beside a parallel run (`bun test --parallel=2`, .ci/run)
+// the slowest took 26 s.
+setDefaultTimeout(90_000)
 
 /*
  * A client that hangs up on a real socket aborts the provider's signal, so the upstream

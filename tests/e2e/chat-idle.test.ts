@@ -2,7 +2,9 @@ import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { eventsOf, makeChatApp, USER } from '../chat/chat-app'
 
 // Streams here deliberately outlast Bun's idle timeout by several seconds.
-setDefaultTimeout(30_000)
+// 90 s here: these tests start processes or a browser, and beside a parallel run (`bun test --parallel=2`, .ci/run)
+// the slowest took 26 s.
+setDefaultTimeout(90_000)
 
 /*
  * No idle timeout may cut a live stream. Bun closes a connection that sends nothing for

@@ -18,7 +18,9 @@ import { PrivateCluster } from '../helpers/pg-cluster'
 import { type RunningServer, runCli, startServer } from '../helpers/process'
 
 // bun applies the preload's default timeout to the first file only (tests/setup.ts).
-setDefaultTimeout(30_000)
+// 90 s here: these tests start processes or a browser, and beside a parallel run (`bun test --parallel=2`, .ci/run)
+// the slowest took 26 s.
+setDefaultTimeout(90_000)
 
 const skipped = !process.env.DATABASE_URL
   ? 'runs in the PostgreSQL pass of the suite (DATABASE_URL unset)'

@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from '
 import { type RunningServer, runCli, startServer, storageEnv } from '../helpers/process'
 
 // bun applies the preload's default timeout to the first file only (tests/setup.ts).
-setDefaultTimeout(30_000)
+// 90 s here: these tests start processes or a browser, and beside a parallel run (`bun test --parallel=2`, .ci/run)
+// the slowest took 26 s.
+setDefaultTimeout(90_000)
 
 let storage: Awaited<ReturnType<typeof storageEnv>>
 beforeAll(async () => {

@@ -4,7 +4,9 @@ import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
 import { type Crawl, cli, crawl, fixturePages, get, MAX_PAGES } from './mintlify-crawl'
 
 // bun applies the preload's default timeout to the first file only (tests/setup.ts).
-setDefaultTimeout(30_000)
+// 90 s here: these tests start processes or a browser, and beside a parallel run (`bun test --parallel=2`, .ci/run)
+// the slowest took 26 s.
+setDefaultTimeout(90_000)
 
 /**
  * Issue #27 §5, end to end: real Mintlify repositories in both docs.json shapes (trimmed copies, see

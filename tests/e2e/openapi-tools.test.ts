@@ -6,7 +6,9 @@ import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
 import { ROOT } from '../helpers/process'
 
 // bun applies the preload's default timeout to the first file only (tests/setup.ts).
-setDefaultTimeout(30_000)
+// 90 s here: these tests start processes or a browser, and beside a parallel run (`bun test --parallel=2`, .ci/run)
+// the slowest took 26 s.
+setDefaultTimeout(90_000)
 
 /**
  * The served /openapi.json as the ecosystem's tools read it: the two standard linters with

@@ -5,7 +5,9 @@ import { ROOT } from '../helpers/process'
 import { namedExamples, testingSection } from '../testing/examples'
 
 // bun applies the preload's default timeout to the first file only (tests/setup.ts).
-setDefaultTimeout(30_000)
+// 90 s here: these tests start processes or a browser, and beside a parallel run (`bun test --parallel=2`, .ci/run)
+// the slowest took 26 s.
+setDefaultTimeout(90_000)
 
 /**
  * The README's "Testing with Trellis" examples, as a reader copies them: every ```ts block that starts with

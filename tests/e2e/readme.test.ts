@@ -6,7 +6,9 @@ import { SETUP_TIMEOUT } from '../helpers/app'
 import { ROOT, type RunningServer, startServer } from '../helpers/process'
 
 // bun applies the preload's default timeout to the first file only (tests/setup.ts).
-setDefaultTimeout(30_000)
+// 90 s here: these tests start processes or a browser, and beside a parallel run (`bun test --parallel=2`, .ci/run)
+// the slowest took 26 s.
+setDefaultTimeout(90_000)
 
 /**
  * The README's walkthrough as a newcomer meets it: its ```sh blocks, taken from README.md

@@ -8,7 +8,9 @@ import { makeTestApp, SETUP_TIMEOUT } from '../helpers/app'
 import { startMockUpstream, type MockUpstream } from '../chat/mock-upstream'
 
 // bun applies the preload's default timeout to the first file only (tests/setup.ts).
-setDefaultTimeout(30_000)
+// 90 s here: these tests start processes or a browser, and beside a parallel run (`bun test --parallel=2`, .ci/run)
+// the slowest took 26 s.
+setDefaultTimeout(90_000)
 
 type Listening = { url: string; token: string; upstreamRequests: Request[]; stop: () => Promise<void> }
 

@@ -3,7 +3,9 @@ import OpenAI from 'openai'
 import { useMockResponses } from '../chat/mock-responses'
 import { makeTestApp } from '../helpers/app'
 
-setDefaultTimeout(30_000)
+// 90 s here: these tests start processes or a browser, and beside a parallel run (`bun test --parallel=2`, .ci/run)
+// the slowest took 26 s.
+setDefaultTimeout(90_000)
 
 /*
  * The native Responses relay end to end (#26 §1): a model served by an `openai` provider with

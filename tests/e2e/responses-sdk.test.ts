@@ -6,7 +6,9 @@ import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
 import { openAISpec } from '../helpers/openai-spec'
 
 // Each app starts on a fresh database; the first one in a process takes seconds.
-setDefaultTimeout(30_000)
+// 90 s here: these tests start processes or a browser, and beside a parallel run (`bun test --parallel=2`, .ci/run)
+// the slowest took 26 s.
+setDefaultTimeout(90_000)
 
 /*
  * The official `openai` SDK, unchanged, against a real listening Trellis, with base URL

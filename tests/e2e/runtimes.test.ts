@@ -5,7 +5,9 @@ import pkg from '../../package.json' with { type: 'json' }
 import { type RunningServer, ROOT, runCli, startServer, storageEnv } from '../helpers/process'
 
 // bun applies the preload's default timeout to the first file only (tests/setup.ts).
-setDefaultTimeout(30_000)
+// 90 s here: these tests start processes or a browser, and beside a parallel run (`bun test --parallel=2`, .ci/run)
+// the slowest took 26 s.
+setDefaultTimeout(90_000)
 
 /**
  * One smoke test, three runtimes: the same app served by Bun (`bun src/runtimes/bun.ts`), by

@@ -10,7 +10,9 @@ import { random } from '../helpers/random'
 import { ask, type Said, WAYS } from './script-clients'
 
 // bun applies the preload's default timeout to the first file only (tests/setup.ts).
-setDefaultTimeout(30_000)
+// 90 s here: these tests start processes or a browser, and beside a parallel run (`bun test --parallel=2`, .ci/run)
+// the slowest took 26 s.
+setDefaultTimeout(90_000)
 
 /*
  * Property (issue #28 §4): for random scenarios (seeded, so a failure replays), the six ways of asking (Chat

@@ -6,7 +6,9 @@ import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
 import { ask, type Said, WAYS } from './script-clients'
 
 // bun applies the preload's default timeout to the first file only (tests/setup.ts).
-setDefaultTimeout(30_000)
+// 90 s here: these tests start processes or a browser, and beside a parallel run (`bun test --parallel=2`, .ci/run)
+// the slowest took 26 s.
+setDefaultTimeout(90_000)
 
 /*
  * The script provider (issue #28 §1) through a listening Trellis with the official `openai` and `@anthropic-ai/sdk`

@@ -5,7 +5,9 @@ import { join } from 'node:path'
 import { type RunningServer, runCli, startServer, storageEnv } from '../helpers/process'
 
 // bun applies the preload's default timeout to the first file only (tests/setup.ts).
-setDefaultTimeout(30_000)
+// 90 s here: these tests start processes or a browser, and beside a parallel run (`bun test --parallel=2`, .ci/run)
+// the slowest took 26 s.
+setDefaultTimeout(90_000)
 
 /** The real server as a newcomer runs it: `bun src/runtimes/bun.ts`, spoken to over TCP with fetch. */
 const cleanups: (() => Promise<unknown>)[] = []

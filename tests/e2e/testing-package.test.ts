@@ -5,7 +5,9 @@ import { join } from 'node:path'
 import { ROOT } from '../helpers/process'
 
 // bun applies the preload's default timeout to the first file only (tests/setup.ts).
-setDefaultTimeout(30_000)
+// 90 s here: these tests start processes or a browser, and beside a parallel run (`bun test --parallel=2`, .ci/run)
+// the slowest took 26 s.
+setDefaultTimeout(90_000)
 
 /*
  * trellis/testing as another project uses it: a project of its own in a temporary directory (outside this checkout)

@@ -13,7 +13,9 @@ import { join } from 'node:path'
 import { runCli, startServer, storageEnv, type RunningServer } from '../helpers/process'
 
 // bun applies the preload's default timeout to the first file only (tests/setup.ts).
-setDefaultTimeout(30_000)
+// 90 s here: these tests start processes or a browser, and beside a parallel run (`bun test --parallel=2`, .ci/run)
+// the slowest took 26 s.
+setDefaultTimeout(90_000)
 
 const TLS = join(import.meta.dir, '../chat/fixtures/tls')
 const pem = (name: string) => Bun.file(join(TLS, name)).text()

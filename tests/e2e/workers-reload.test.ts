@@ -6,7 +6,9 @@ import { scratchPostgresDatabase } from '../helpers/database'
 import { ROOT, runCli, startServer } from '../helpers/process'
 
 // bun applies the preload's default timeout to the first file only (tests/setup.ts).
-setDefaultTimeout(30_000)
+// 90 s here: these tests start processes or a browser, and beside a parallel run (`bun test --parallel=2`, .ci/run)
+// the slowest took 26 s.
+setDefaultTimeout(90_000)
 
 /**
  * `serve --workers 2 --config FILE` (issue #29 §2): every worker reads the file the parent was given, and SIGHUP to
