@@ -6,7 +6,9 @@ import { type PushIo, runDocsPush } from '../../src/cli/docs-push'
 import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../helpers/app'
 
 // bun applies the preload's default timeout to the first file only (tests/setup.ts).
-setDefaultTimeout(30_000)
+// 90 s here: these tests start processes, and beside a parallel run (`bun test --parallel=2`, .ci/run) the slowest
+// took over 12 s.
+setDefaultTimeout(90_000)
 
 /**
  * `trellis docs push` against the real app listening on an ephemeral port: in process (captured

@@ -6,7 +6,9 @@ import { runDocsValidate, type CliIo } from '../../src/cli/docs-validate'
 import { CORPUS_DIR, corpusFiles } from '../docs-config/corpus'
 
 // bun applies the preload's default timeout to the first file only (tests/setup.ts).
-setDefaultTimeout(30_000)
+// 90 s here: these tests start processes, and beside a parallel run (`bun test --parallel=2`, .ci/run) the slowest
+// took over 12 s.
+setDefaultTimeout(90_000)
 
 const REPO = join(import.meta.dir, '../..')
 const VALID = '{\n  "name": "Acme",\n  "navigation": [{ "group": "A", "pages": ["a"] }]\n}\n'

@@ -9,7 +9,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 // bun applies the preload's default timeout to the first file only (tests/setup.ts).
-setDefaultTimeout(30_000)
+// 90 s here: these tests start processes, and beside a parallel run (`bun test --parallel=2`, .ci/run) the slowest
+// took over 12 s.
+setDefaultTimeout(90_000)
 
 const HOLDER = join(import.meta.dir, 'fixtures/lock-holder.ts')
 const dirs: string[] = []

@@ -10,7 +10,9 @@ import { freshDatabase } from '../helpers/database'
 import { SETUP_TIMEOUT } from '../helpers/app'
 
 // bun applies the preload's default timeout to the first file only (tests/setup.ts).
-setDefaultTimeout(30_000)
+// 90 s here: these tests start processes, and beside a parallel run (`bun test --parallel=2`, .ci/run) the slowest
+// took over 12 s.
+setDefaultTimeout(90_000)
 
 const ROOT = join(import.meta.dir, '../..')
 

@@ -11,7 +11,9 @@ import { makeTestApp, SETUP_TIMEOUT, type TestApp } from '../../helpers/app'
 import { runCli } from '../../helpers/process'
 
 // bun applies the preload's default timeout to the first file only (tests/setup.ts).
-setDefaultTimeout(30_000)
+// 90 s here: these tests start processes, and beside a parallel run (`bun test --parallel=2`, .ci/run) the slowest
+// took over 12 s.
+setDefaultTimeout(90_000)
 
 let t: TestApp
 let admin: string
