@@ -6,8 +6,8 @@ import { parseCommandLine, UsageError } from '../../src/cli/command-line'
 import { runCli } from '../helpers/process'
 
 // bun applies the preload's default timeout to the first file only (tests/setup.ts).
-// 90 s here: these tests start processes, and beside a parallel run (`bun test --parallel=2`, .ci/run) the slowest
-// took over 12 s.
+// 90 s here: these tests start processes, which take several times as long beside a parallel run
+// (`bun test --parallel=2`, .ci/run); the CLI mistakes test took 12 s there.
 setDefaultTimeout(90_000)
 
 const parse = (argv: string[]) => parseCommandLine(argv, '9.9.9')
