@@ -40,3 +40,5 @@ const server = Bun.serve({
   },
 })
 console.log(JSON.stringify({ msg: 'listening', url: server.url.toString() }))
+// An exit of its own on SIGTERM, so that `bun --cpu-prof` writes its profile (bench/profile-plants.ts --floor).
+process.on('SIGTERM', () => process.exit(0))
