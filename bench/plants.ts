@@ -6,11 +6,8 @@
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { TokenService } from '../src/auth/service'
-import { openDatabase } from '../src/db/connect'
-import { migrate } from '../src/db/migrate'
-import { plants } from '../src/db/schema'
 import { scratchPostgresDatabase } from '../tests/helpers/database'
+import { seedPlantStore } from './plant-seed'
 
 const ROOT = join(import.meta.dir, '..')
 const DURATION = process.env.BENCH_DURATION ?? '10s'
@@ -23,18 +20,7 @@ const scratch = await scratchPostgresDatabase(
 const children: ReturnType<typeof Bun.spawn>[] = []
 const pids: Record<string, number> = {}
 try {
-  const database = await openDatabase({ url: scratch.url })
-  await migrate(database.db)
-  const { token } = await new TokenService(database.db).create({
-    owner: 'bench',
-    scopes: ['plants:read', 'plants:write'],
-  })
-  await database.db
-    .insert(plants)
-    .values(
-      Array.from({ length: 1000 }, (_, i) => ({ id: BigInt(i + 1), owner: 'bench', name: `seed ${i}`, tag: 'seed' })),
-    )
-  await database.close()
+  const token = await seedPlantStore(scratch.url)
 
   const env = {
     ...process.env,

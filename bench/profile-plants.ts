@@ -9,11 +9,8 @@
  *   bun bench/profile-plants.ts [--route get|post] [--seconds 8] [--out /tmp/plants-prof] [--floor]
  */
 import { join } from 'node:path'
-import { TokenService } from '../src/auth/service'
-import { openDatabase } from '../src/db/connect'
-import { migrate } from '../src/db/migrate'
-import { plants } from '../src/db/schema'
 import { scratchPostgresDatabase } from '../tests/helpers/database'
+import { seedPlantStore } from './plant-seed'
 import { argument } from './relay-driver'
 
 const ROOT = join(import.meta.dir, '..')
@@ -27,18 +24,7 @@ const scratch = await scratchPostgresDatabase(
   process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
 )
 try {
-  const database = await openDatabase({ url: scratch.url })
-  await migrate(database.db)
-  const { token } = await new TokenService(database.db).create({
-    owner: 'bench',
-    scopes: ['plants:read', 'plants:write'],
-  })
-  await database.db
-    .insert(plants)
-    .values(
-      Array.from({ length: 1000 }, (_, i) => ({ id: BigInt(i + 1), owner: 'bench', name: `seed ${i}`, tag: 'seed' })),
-    )
-  await database.close()
+  const token = await seedPlantStore(scratch.url)
   const trellis = Bun.spawn(['bun', '--cpu-prof', '--cpu-prof-dir', OUT, SERVER], {
     cwd: ROOT,
     env: {

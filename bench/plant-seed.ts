@@ -1,0 +1,27 @@
+import { TokenService } from '../src/auth/service'
+import { openDatabase } from '../src/db/connect'
+import { migrate } from '../src/db/migrate'
+import { plants } from '../src/db/schema'
+
+/**
+ * The plant store's benchmark database (bench/plants.ts, bench/profile-plants.ts): migrated, 1,000 plants of owner
+ * `bench`, and a token of that owner that reads and writes them, whose secret is returned.
+ */
+export async function seedPlantStore(url: string): Promise<string> {
+  const database = await openDatabase({ url })
+  try {
+    await migrate(database.db)
+    const { token } = await new TokenService(database.db).create({
+      owner: 'bench',
+      scopes: ['plants:read', 'plants:write'],
+    })
+    await database.db
+      .insert(plants)
+      .values(
+        Array.from({ length: 1000 }, (_, i) => ({ id: BigInt(i + 1), owner: 'bench', name: `seed ${i}`, tag: 'seed' })),
+      )
+    return token
+  } finally {
+    await database.close()
+  }
+}
