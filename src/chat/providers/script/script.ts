@@ -201,8 +201,12 @@ export function createScriptProvider(options: ScriptOptions): ScriptProvider {
   }
 }
 
-/** How long a cut waits after the last bytes before it, so that they reach the client before the connection breaks. */
-const CUT_DELAY_MS = 20
+/**
+ * How long a cut waits after the last bytes before it, so that they reach the client before the connection breaks: Bun
+ * drops a chunk it has not yet written when the body fails, and 20 ms once lost one on a machine running two test
+ * files at a time.
+ */
+const CUT_DELAY_MS = 100
 
 /** How big an item is on the wire (Chat Completions' encoding), and its first `n` bytes when it can be split. */
 type Bytes<T> = { size(item: T): number; prefix(item: T, n: number): T | undefined; events: boolean }
