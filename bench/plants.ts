@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { scratchPostgresDatabase } from '../tests/helpers/database'
-import { seedPlantStore } from './plant-seed'
+import { seedPlantStore, startPlantServer } from './plant-bench'
 
 const ROOT = join(import.meta.dir, '..')
 const DURATION = process.env.BENCH_DURATION ?? '10s'
@@ -89,16 +89,10 @@ try {
 }
 
 async function start(command: string[], env: Record<string, string | undefined>, url: string) {
-  const child = Bun.spawn(command, { cwd: ROOT, env, stdout: 'ignore', stderr: 'inherit' })
+  const child = await startPlantServer(command, env, url)
   children.push(child)
   pids[url.endsWith('3101') ? 'floor' : 'trellis'] = child.pid
-  for (let i = 0; i < 200; i++) {
-    try {
-      if ((await fetch(`${url}/health`)).status < 500) return url
-    } catch {}
-    await Bun.sleep(50)
-  }
-  throw new Error(`${command.join(' ')} did not start`)
+  return url
 }
 
 function wrk(args: string[]) {

@@ -10,7 +10,7 @@
  */
 import { join } from 'node:path'
 import { scratchPostgresDatabase } from '../tests/helpers/database'
-import { seedPlantStore } from './plant-seed'
+import { seedPlantStore, startPlantServer } from './plant-bench'
 import { argument } from './relay-driver'
 
 const ROOT = join(import.meta.dir, '..')
@@ -25,30 +25,16 @@ const scratch = await scratchPostgresDatabase(
 )
 try {
   const token = await seedPlantStore(scratch.url)
-  const trellis = Bun.spawn(['bun', '--cpu-prof', '--cpu-prof-dir', OUT, SERVER], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DATABASE_URL: scratch.url,
-      NODE_ENV: 'production',
-      HOST: '127.0.0.1',
-      PORT,
-      LOG_LEVEL: 'info',
-    },
-    stdout: 'ignore',
-    stderr: 'inherit',
-  })
   const url = `http://127.0.0.1:${PORT}`
-  for (let attempt = 0; attempt < 200; attempt++) {
-    if (
-      await fetch(`${url}/health`).then(
-        (response) => response.ok,
-        () => false,
-      )
-    )
-      break
-    await Bun.sleep(100)
+  const env = {
+    ...process.env,
+    DATABASE_URL: scratch.url,
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT,
+    LOG_LEVEL: 'info',
   }
+  const server = await startPlantServer(['bun', '--cpu-prof', '--cpu-prof-dir', OUT, SERVER], env, url)
   const args = ['-t1', '-c32', `-d${SECONDS}s`, '-H', `Authorization: Bearer ${token}`]
   const target =
     ROUTE === 'post' ? ['-s', join(ROOT, 'bench/wrk-post-plants.lua'), `${url}/plants`] : [`${url}/plants?limit=10`]
@@ -60,8 +46,8 @@ try {
       .filter((line) => /Requests\/sec|Non-2xx/.test(line))
       .join('\n'),
   )
-  trellis.kill('SIGTERM')
-  await trellis.exited
+  server.kill('SIGTERM')
+  await server.exited
   console.log(`profile in ${OUT}`)
 } finally {
   await scratch.drop()

@@ -26,7 +26,12 @@ export async function freshDatabase(options: { migrated?: boolean } = {}): Promi
   return handle
 }
 
-const cache = globalThis as { __trellisEmptyCluster?: Promise<Blob>; __trellisMigratedCluster?: Promise<Blob> }
+/** Per process, on globalThis so that every test file a process runs (`--no-isolate`) shares them. */
+const cache = globalThis as {
+  __trellisEmptyCluster?: Promise<Blob>
+  __trellisMigratedCluster?: Promise<Blob>
+  __trellisTemplate?: Promise<string>
+}
 function emptyCluster(): Promise<Blob> {
   cache.__trellisEmptyCluster ??= (async () => {
     const db = await PGlite.create()
@@ -67,10 +72,8 @@ export async function scratchPostgresDatabase(url: string, template?: string) {
   const name = `trellis_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
   const admin = postgres(url, { max: 1, onnotice: () => {} })
   await admin.unsafe(`create database "${name}"${template ? ` template "${template}"` : ''}`)
-  const target = new URL(url)
-  target.pathname = `/${name}`
   return {
-    url: target.toString(),
+    url: databaseUrl(url, name),
     drop: async () => {
       await admin.unsafe(`drop database if exists "${name}" with (force)`)
       await admin.end()
@@ -78,40 +81,34 @@ export async function scratchPostgresDatabase(url: string, template?: string) {
   }
 }
 
-const templates = globalThis as { __trellisTemplate?: Promise<string> }
 /**
  * A database migrated once per process, that every migrated test database copies. It is this process's own (named by
- * its pid), so suites running side by side on one server never copy a template another is still migrating, and it is
- * dropped when the process exits; one left by a process that was killed is dropped by the next run.
+ * its pid), so suites running side by side on one server never copy a template another is still migrating. It outlives
+ * its process (`bun test` runs no `exit` handlers): the next run drops every template whose process has ended.
  */
 function migratedTemplate(url: string): Promise<string> {
-  templates.__trellisTemplate ??= (async () => {
+  cache.__trellisTemplate ??= (async () => {
     const name = `trellis_template_${process.pid}`
     const admin = postgres(url, { max: 1, onnotice: () => {} })
     try {
       await dropStaleTemplates(admin)
       await admin.unsafe(`drop database if exists "${name}" with (force)`)
       await admin.unsafe(`create database "${name}"`)
-      const target = new URL(url)
-      target.pathname = `/${name}`
-      const handle = await openDatabase({ url: target.toString(), poolSize: 1 })
+      const handle = await openDatabase({ url: databaseUrl(url, name), poolSize: 1 })
       try {
         await migrate(handle.unbounded)
       } finally {
         await handle.close()
       }
-      process.once('exit', () => {
-        Bun.spawnSync(['psql', url, '-qc', `drop database if exists "${name}" with (force)`], { stdout: 'ignore' })
-      })
       return name
     } finally {
       await admin.end()
     }
   })()
-  return templates.__trellisTemplate
+  return cache.__trellisTemplate
 }
 
-/** Templates of test processes that no longer run (killed before their exit handler ran). */
+/** Templates of test processes that have ended. */
 async function dropStaleTemplates(admin: postgres.Sql): Promise<void> {
   const rows = await admin<
     { datname: string }[]
@@ -129,4 +126,11 @@ function alive(pid: number): boolean {
   } catch {
     return false
   }
+}
+
+/** `url` with its database replaced by `name`. */
+function databaseUrl(url: string, name: string): string {
+  const target = new URL(url)
+  target.pathname = `/${name}`
+  return target.toString()
 }

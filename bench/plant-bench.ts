@@ -1,3 +1,5 @@
+import { join } from 'node:path'
+import type { Subprocess } from 'bun'
 import { TokenService } from '../src/auth/service'
 import { openDatabase } from '../src/db/connect'
 import { migrate } from '../src/db/migrate'
@@ -24,4 +26,24 @@ export async function seedPlantStore(url: string): Promise<string> {
   } finally {
     await database.close()
   }
+}
+
+/**
+ * Starts a plant store server (Trellis or the raw floor) from the repository root and waits until it answers at `url`:
+ * any status under 500 on `/health` (the floor has no such route and answers 404).
+ */
+export async function startPlantServer(
+  command: string[],
+  env: Record<string, string | undefined>,
+  url: string,
+): Promise<Subprocess> {
+  const child = Bun.spawn(command, { cwd: join(import.meta.dir, '..'), env, stdout: 'ignore', stderr: 'inherit' })
+  for (let i = 0; i < 200; i++) {
+    try {
+      if ((await fetch(`${url}/health`)).status < 500) return child
+    } catch {}
+    await Bun.sleep(50)
+  }
+  child.kill()
+  throw new Error(`${command.join(' ')} did not start`)
 }
